@@ -1,0 +1,29 @@
+# Each target bootstraps .venv itself: a fresh machine needs nothing but python3.
+PY      ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed-$(shell $(PY) -c "import hashlib,sys;print(hashlib.md5(open('pyproject.toml','rb').read()).hexdigest()[:10])")
+
+.PHONY: report test bench clean
+
+$(VPY):
+	$(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+
+$(STAMP): $(VPY) pyproject.toml
+	$(VPY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(VENV)/bin/imlkit report
+
+test: $(STAMP)
+	bash scripts/setup_test_env.sh
+	$(VPY) -m pytest -q
+
+bench: $(STAMP)
+	$(VPY) -m pip install -q -e ".[test,bench]"
+	bash bench/run_all.sh
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

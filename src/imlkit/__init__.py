@@ -1,0 +1,29 @@
+"""imlkit: interpretable machine learning in one consistent API.
+
+Loss-based feature importance with honest uncertainty (PFI, CFI, LOCO, LOFO, SAGE, PIMP),
+feature and regional effects (ICE, PD, ALE, H-statistic, REPID), inherently interpretable
+models (:mod:`imlkit.models`), and an HTML report (``imlkit report``).
+"""
+from . import datasets, models, plotting, samplers
+from ._validation import ImlkitError, ModelError, ValidationError
+from .effects import (
+    EffectResult,
+    HStatisticResult,
+    RegionalResult,
+    ale,
+    h_statistic,
+    ice,
+    partial_dependence,
+    repid,
+)
+from .importance import ImportanceResult, cfi, lofo, loco, pfi, pimp, sage, sage_value
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "pfi", "cfi", "loco", "lofo", "sage", "sage_value", "pimp", "ImportanceResult",
+    "ice", "partial_dependence", "ale", "h_statistic", "repid",
+    "EffectResult", "HStatisticResult", "RegionalResult",
+    "datasets", "models", "samplers", "plotting",
+    "ImlkitError", "ValidationError", "ModelError",
+]

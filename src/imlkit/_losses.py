@@ -1,0 +1,160 @@
+"""Pointwise losses by name, and the sign convention of scores.
+
+A loss is evaluated observation by observation, ``L(y_i, f(x_i))``, because the
+loss-based importance methods keep the observation-wise values (LOCO tests them, PFI keeps
+them for inspection). Scores (``accuracy``, ``r2``) are accepted for aggregate use; their
+direction is recorded so that every importance is "bigger = more important".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ._validation import ValidationError
+
+__all__ = ["Loss", "get_loss", "LOSS_NAMES"]
+
+_EPS = 1e-15
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A loss or score.
+
+    Attributes
+    ----------
+    name : str
+    pointwise : callable or None
+        ``(y_true (n,), y_pred (n,) or (n, k)) -> (n,)``; None for aggregate-only scores (r2).
+    aggregate_fn : callable or None
+        ``(y_true, y_pred) -> float`` for scores that are not a mean of pointwise values.
+    greater_is_better : bool
+        True for scores; importances flip their sign so larger always means more important.
+    needs_proba : bool
+        The loss takes class probabilities (``predict_proba``) instead of labels/values.
+    needs_labels : bool
+        The loss compares class labels (classification); predictions are labels.
+    """
+
+    name: str
+    pointwise: Callable | None
+    aggregate_fn: Callable | None = None
+    greater_is_better: bool = False
+    needs_proba: bool = False
+    needs_labels: bool = False
+
+    def aggregate(self, y_true, y_pred):
+        """The risk (or score) over all observations."""
+        if self.aggregate_fn is not None:
+            return float(self.aggregate_fn(y_true, y_pred))
+        return float(np.mean(self.pointwise(y_true, y_pred)))
+
+    def aggregate_rows(self, y_true, y_pred_blocks):
+        """Risk per block: ``y_pred_blocks`` has shape (r, n[, k]); returns (r,)."""
+        if self.aggregate_fn is None:
+            return self.pointwise_blocks(y_true, y_pred_blocks).mean(axis=1)
+        return np.array([self.aggregate(y_true, b) for b in y_pred_blocks])
+
+    def pointwise_blocks(self, y_true, y_pred_blocks):
+        """Pointwise losses for r stacked prediction blocks: (r, n[, k]) -> (r, n)."""
+        r, n = y_pred_blocks.shape[:2]
+        flat = y_pred_blocks.reshape((r * n,) + y_pred_blocks.shape[2:])
+        return np.asarray(self.pointwise(np.tile(y_true, r), flat), dtype=float).reshape(r, n)
+
+    @property
+    def sign(self):
+        """+1 for losses, -1 for scores: multiply a risk difference by it."""
+        return -1.0 if self.greater_is_better else 1.0
+
+
+def _as_float(y):
+    return np.asarray(y, dtype=float)
+
+
+def _squared(y, p):
+    return (_as_float(y) - _as_float(p)) ** 2
+
+
+def _absolute(y, p):
+    return np.abs(_as_float(y) - _as_float(p))
+
+
+def _log_loss(y, p):
+    """Cross-entropy; ``y`` are integer class positions, ``p`` (n, k) probabilities."""
+    p = np.asarray(p, dtype=float)
+    y = np.asarray(y)
+    if p.ndim == 1:  # probability of the positive class
+        p = np.column_stack([1.0 - p, p])
+    picked = p[np.arange(p.shape[0]), y.astype(int)]
+    return -np.log(np.clip(picked, _EPS, 1.0))
+
+
+def _brier(y, p):
+    p = np.asarray(p, dtype=float)
+    y = np.asarray(y).astype(int)
+    if p.ndim == 1:
+        p = np.column_stack([1.0 - p, p])
+    onehot = np.zeros_like(p)
+    onehot[np.arange(p.shape[0]), y] = 1.0
+    return ((p - onehot) ** 2).sum(axis=1)
+
+
+def _zero_one(y, p):
+    return (np.asarray(y) != np.asarray(p)).astype(float)
+
+
+def _correct(y, p):
+    return (np.asarray(y) == np.asarray(p)).astype(float)
+
+
+def _r2(y, p):
+    y = _as_float(y)
+    ss_tot = np.sum((y - y.mean()) ** 2)
+    if ss_tot == 0:
+        raise ValidationError("'r2' is undefined for a constant target; choose another loss.")
+    return 1.0 - np.sum((y - _as_float(p)) ** 2) / ss_tot
+
+
+_REGISTRY = {
+    "squared_error": Loss("squared_error", _squared),
+    "absolute_error": Loss("absolute_error", _absolute),
+    "log_loss": Loss("log_loss", _log_loss, needs_proba=True),
+    "brier": Loss("brier", _brier, needs_proba=True),
+    "zero_one": Loss("zero_one", _zero_one, needs_labels=True),
+    "accuracy": Loss("accuracy", _correct, greater_is_better=True, needs_labels=True),
+    "r2": Loss("r2", None, aggregate_fn=_r2, greater_is_better=True),
+}
+_ALIASES = {"mse": "squared_error", "mae": "absolute_error", "cross_entropy": "log_loss",
+            "misclassification": "zero_one"}
+LOSS_NAMES = tuple(_REGISTRY)
+
+
+def get_loss(loss, name="loss"):
+    """Return the :class:`Loss` for a name, a Loss, or a pointwise callable.
+
+    A callable must map ``(y_true (n,), y_pred (n,)) -> (n,)``; it is treated as a loss
+    (smaller is better) evaluated on ``predict`` output.
+    """
+    if isinstance(loss, Loss):
+        return loss
+    if isinstance(loss, str):
+        key = _ALIASES.get(loss, loss)
+        if key not in _REGISTRY:
+            allowed = ", ".join(repr(k) for k in _REGISTRY)
+            raise ValidationError(f"'{name}' must be one of {allowed} or a callable; got {loss!r}.")
+        return _REGISTRY[key]
+    if callable(loss):
+        fname = getattr(loss, "__name__", "custom")
+
+        def pointwise(y, p, _f=loss):
+            out = np.asarray(_f(y, p), dtype=float)
+            if out.shape != (len(y),):
+                raise ValidationError(
+                    f"The loss callable {fname!r} must return one value per observation, shape "
+                    f"({len(y)},); got shape {out.shape}. Wrap an aggregate metric as a pointwise one.")
+            return out
+
+        return Loss(fname, pointwise)
+    raise TypeError(f"'{name}' must be a loss name or a callable; got {type(loss).__name__}.")

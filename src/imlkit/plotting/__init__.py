@@ -1,0 +1,8 @@
+"""matplotlib drawing only: each function takes a result and returns an Axes.
+
+Nothing is computed here (no centring, subsampling or statistics); matplotlib is imported
+lazily, inside the drawing functions, so importing imlkit stays cheap.
+"""
+from ._importance import plot_importance
+
+__all__ = ["plot_importance"]

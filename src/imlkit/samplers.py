@@ -1,0 +1,366 @@
+"""Marginal and conditional samplers, shared by CFI and SAGE.
+
+A sampler is fitted once on data ``X_fit`` and then draws replacement values for a set of
+columns ``S`` of some rows ``X``:
+
+* marginal: from P(X_S) -- rows of ``X_fit[S]`` ignoring the rest of the row;
+* conditional: from P(X_S | X_-S = x_-S) -- values that are realistic given the other
+  columns of that row.
+
+``sample(X, features, n_samples, rng)`` returns a DataFrame of shape
+``(n_samples * len(X), |S|)``: block ``r`` (rows ``r*n .. r*n+n-1``) is the ``r``-th draw for
+every row of ``X``. This matches :func:`imlkit._model.stack_frame`, so a sampler's output
+replaces columns of ``n_samples`` stacked copies of ``X`` directly.
+
+Samplers hold no mutable caches visible to the caller: ``sample`` is a pure function of
+its arguments and the fitted state, so a fitted sampler can be shipped to workers.
+
+References
+----------
+Molnar, König, Bischl & Casalicchio (2020/2023). Model-agnostic feature importance and
+effects with dependent features: a conditional subgroup approach. (cs-PFI)
+Strobl et al. (2008). Conditional variable importance for random forests.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ._validation import ValidationError, check_int, check_X, resolve_features
+
+__all__ = [
+    "Sampler",
+    "MarginalSampler",
+    "ConditionalPermutationSampler",
+    "SubgroupSampler",
+    "GaussianSampler",
+    "make_sampler",
+    "SAMPLER_NAMES",
+]
+
+
+class Sampler:
+    """Base class: ``fit(X)`` once, then ``sample(X, features, n_samples, rng)``."""
+
+    #: True when the draws depend on the other columns of the row (conditional sampling).
+    conditional = False
+
+    def fit(self, X):
+        """Remember the data the replacement values are drawn from.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n_fit, p)
+        """
+        self.X_fit_, self._fit_was_frame = check_X(X, "X_fit")
+        self._check_fit_data(self.X_fit_)
+        return self
+
+    def _check_fit_data(self, X):  # hook for subclasses
+        pass
+
+    def sample(self, X, features, n_samples=1, rng=None):
+        """Draw replacement values for the columns ``features`` of every row of ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+            The rows to perturb; same columns as the fitted data.
+        features : str, int or list
+            The columns S to replace (jointly).
+        n_samples : int
+            Independent draws per row.
+        rng : numpy.random.Generator, int or None
+
+        Returns
+        -------
+        DataFrame, shape (n_samples * n, |S|)
+        """
+        if not hasattr(self, "X_fit_"):
+            raise ValidationError(f"This {type(self).__name__} is not fitted yet; call fit(X) first.")
+        X, _ = check_X(X)
+        if list(X.columns) != list(self.X_fit_.columns):
+            raise ValidationError("'X' must have the same columns as the data the sampler was fitted on; "
+                                  f"fitted on {list(self.X_fit_.columns)}, got {list(X.columns)}.")
+        S = [c for cols in resolve_features(features, X.columns, "features", allow_groups=False).values()
+             for c in cols]
+        n_samples = check_int("n_samples", n_samples, min_value=1)
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        return self._sample(X, S, n_samples, rng)
+
+    def _sample(self, X, S, n_samples, rng):
+        idx = self._draw_indices(X, S, n_samples, rng)
+        return self.X_fit_[S].iloc[idx.ravel()].reset_index(drop=True)
+
+    def _is_fit_data(self, X):
+        return X is self.X_fit_ or (X.shape == self.X_fit_.shape and X.equals(self.X_fit_))
+
+    # Group-based samplers (marginal, binned conditional, subgroup) share this: rows of X
+    # draw fitted rows from their own group; on the fitted data itself a draw is a
+    # permutation within each group, so each group's multiset of values is kept.
+    def _draw_indices(self, X, S, n_samples, rng):
+        codes_fit, codes_x = self._group_codes(X, S, rng)
+        same = self._is_fit_data(X)
+        return _draw_within_groups(codes_fit, codes_x, same, n_samples, rng)
+
+    def _group_codes(self, X, S, rng):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng):
+    """Indices into the fitted rows, shape (n_samples, n): each row draws from its group.
+
+    ``same``: X is the fitted data; every draw is then a permutation within each group.
+    Otherwise row i draws uniformly (with replacement) from the fitted rows of its group; a
+    group that has no fitted rows falls back to all fitted rows, with a warning.
+    """
+    n = len(codes_x)
+    out = np.empty((n_samples, n), dtype=np.intp)
+    if same:
+        order = np.argsort(codes_fit, kind="stable")
+        for r in range(n_samples):
+            # lexsort by (group, random key): a uniformly random order inside each group,
+            # placed back at the group's own positions -> a within-group permutation.
+            shuffled = np.lexsort((rng.random(n), codes_fit))
+            out[r, order] = shuffled
+        return out
+    order = np.argsort(codes_fit, kind="stable")
+    n_groups = int(max(codes_fit.max(initial=-1), codes_x.max(initial=-1))) + 1
+    counts = np.bincount(codes_fit, minlength=n_groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    cnt_x = counts[codes_x]
+    empty = cnt_x == 0
+    if empty.any():
+        warnings.warn(f"{int(empty.sum())} row(s) fall in a group with no fitted rows; their values are drawn "
+                      "from all fitted rows (marginally).", stacklevel=4)
+    for r in range(n_samples):
+        u = rng.random(n)
+        pos = np.where(empty, (u * len(codes_fit)).astype(np.intp),
+                       starts[codes_x] + (u * np.maximum(cnt_x, 1)).astype(np.intp))
+        out[r] = np.where(empty, pos, order[np.minimum(pos, len(order) - 1)])
+    return out
+
+
+class MarginalSampler(Sampler):
+    """Draws X_S from its marginal: a joint permutation of the rows of X_S (PFI).
+
+    On the fitted data each draw is a permutation, so each column keeps its multiset of
+    values; on other rows, fitted rows are drawn uniformly with replacement.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = MarginalSampler().fit(pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6]}))
+    >>> sorted(s.sample(s.X_fit_, "a", rng=0)["a"].tolist())
+    [1, 2, 3]
+    """
+
+    def _group_codes(self, X, S, rng):
+        return np.zeros(len(self.X_fit_), dtype=np.intp), np.zeros(len(X), dtype=np.intp)
+
+
+def _encode_columns(frame, columns):
+    """Columns as float codes for trees and binning: categoricals/strings -> integer codes."""
+    out = np.empty((len(frame), len(columns)), dtype=float)
+    for k, c in enumerate(columns):
+        s = frame[c]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            codes = s.cat.codes.to_numpy().astype(float)
+            codes[codes < 0] = np.nan
+            out[:, k] = codes
+        elif s.dtype.kind in "biuf":
+            out[:, k] = s.to_numpy(dtype=float)
+        else:
+            codes, _ = pd.factorize(s, sort=True)
+            codes = codes.astype(float)
+            codes[codes < 0] = np.nan
+            out[:, k] = codes
+    return out
+
+
+class ConditionalPermutationSampler(Sampler):
+    """Permute X_S within groups of the conditioning columns (the course's scheme).
+
+    Groups are the combinations of the conditioning columns' values: exact values for
+    categorical, boolean and low-cardinality columns (at most ``n_bins`` distinct values),
+    quantile bins (``n_bins`` per column) for the other numeric ones. Within each group the
+    values of X_S are permuted, which approximates sampling from P(X_S | X_-S).
+
+    Parameters
+    ----------
+    n_bins : int, default 4
+        Quantile bins per numeric conditioning column.
+    conditioning : list of str, optional
+        Columns to condition on; default all columns not in S. With many conditioning
+        columns the groups become single rows and nothing moves (a warning says so); then
+        condition on the few most dependent columns or use :class:`SubgroupSampler`.
+    """
+
+    conditional = True
+
+    def __init__(self, n_bins=4, conditioning=None):
+        self.n_bins = check_int("n_bins", n_bins, min_value=2)
+        self.conditioning = conditioning
+
+    def __repr__(self):
+        return f"ConditionalPermutationSampler(n_bins={self.n_bins}, conditioning={self.conditioning!r})"
+
+    def _group_codes(self, X, S, rng):
+        cond = self.conditioning
+        if cond is None:
+            cond = [c for c in X.columns if c not in S]
+        else:
+            cond = list(resolve_features(cond, X.columns, "conditioning", allow_groups=False))
+            clash = [c for c in cond if c in S]
+            if clash:
+                raise ValidationError(f"'conditioning' must not contain the sampled feature(s) {clash}.")
+        n_fit = len(self.X_fit_)
+        if not cond:
+            return np.zeros(n_fit, dtype=np.intp), np.zeros(len(X), dtype=np.intp)
+        keys = []
+        for c in cond:
+            f = self.X_fit_[c]
+            x = X[c]
+            if isinstance(f.dtype, pd.CategoricalDtype) or f.dtype.kind not in "iuf" or f.nunique() <= self.n_bins:
+                both = pd.concat([f, x], ignore_index=True).astype(object)
+                codes, _ = pd.factorize(both, use_na_sentinel=False)
+            else:
+                vals = f.to_numpy(dtype=float)
+                edges = np.unique(np.nanquantile(vals, np.linspace(0, 1, self.n_bins + 1)[1:-1]))
+                codes = np.searchsorted(edges, np.concatenate([vals, x.to_numpy(dtype=float)]), side="right")
+            keys.append(codes)
+        key = pd.MultiIndex.from_arrays(keys) if len(keys) > 1 else pd.Index(keys[0])
+        group, _ = pd.factorize(key)
+        codes_fit, codes_x = group[:n_fit].astype(np.intp), group[n_fit:].astype(np.intp)
+        mean_size = n_fit / max(len(np.unique(codes_fit)), 1)
+        if mean_size < 2:
+            warnings.warn(f"Conditioning on {len(cond)} column(s) leaves groups of {mean_size:.1f} rows on average, "
+                          "so the permutation barely moves anything; condition on fewer columns "
+                          "(conditioning=[...]) or use SubgroupSampler.", stacklevel=4)
+        return codes_fit, codes_x
+
+
+class SubgroupSampler(Sampler):
+    """cs-PFI: permute X_S within the leaves of a shallow tree that predicts X_S from X_-S.
+
+    A CART tree (regression on the values, categorical columns by their codes) learns the
+    subgroups of X_-S in which X_S is most homogeneous; permuting within its leaves keeps
+    the dependence that the tree captured (Molnar et al. 2020, "conditional subgroups").
+
+    Parameters
+    ----------
+    max_depth : int, default 4
+    min_samples_leaf : int, default 30
+        Clipped to a quarter of the fitted rows on small data.
+    """
+
+    conditional = True
+
+    def __init__(self, max_depth=4, min_samples_leaf=30):
+        self.max_depth = check_int("max_depth", max_depth, min_value=1)
+        self.min_samples_leaf = check_int("min_samples_leaf", min_samples_leaf, min_value=1)
+
+    def __repr__(self):
+        return f"SubgroupSampler(max_depth={self.max_depth}, min_samples_leaf={self.min_samples_leaf})"
+
+    def _group_codes(self, X, S, rng):
+        from sklearn.tree import DecisionTreeRegressor
+
+        rest = [c for c in X.columns if c not in S]
+        n_fit = len(self.X_fit_)
+        if not rest:
+            return np.zeros(n_fit, dtype=np.intp), np.zeros(len(X), dtype=np.intp)
+        Z_fit = _encode_columns(self.X_fit_, rest)
+        target = _encode_columns(self.X_fit_, S)
+        # Standardise the (possibly multi-column) target so no column dominates the split criterion.
+        sd = np.nanstd(target, axis=0)
+        target = (target - np.nanmean(target, axis=0)) / np.where(sd > 0, sd, 1.0)
+        target = np.nan_to_num(target)
+        leaf = max(1, min(self.min_samples_leaf, n_fit // 4))
+        tree = DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=leaf,
+                                     random_state=int(rng.integers(2**31 - 1)))
+        tree.fit(Z_fit, target)
+        codes_fit = tree.apply(Z_fit)
+        codes_x = codes_fit if self._is_fit_data(X) else tree.apply(_encode_columns(X, rest))
+        _, inv = np.unique(np.concatenate([codes_fit, codes_x]), return_inverse=True)
+        return inv[:n_fit].astype(np.intp), inv[n_fit:].astype(np.intp)
+
+
+class GaussianSampler(Sampler):
+    """Exact conditional of a multivariate normal fitted to numeric data.
+
+    With mean μ and covariance Σ estimated on the fitted data,
+
+        X_S | X_-S = x  ~  N(μ_S + Σ_{S,-S} Σ_{-S,-S}^{-1} (x - μ_-S),
+                             Σ_{S,S} - Σ_{S,-S} Σ_{-S,-S}^{-1} Σ_{-S,S}).
+
+    Draws are continuous (integer columns get non-integer values). Every column must be
+    numeric; a text or categorical column is an error naming it.
+    """
+
+    conditional = True
+
+    def _check_fit_data(self, X):
+        bad = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype) or X[c].dtype.kind not in "biuf"]
+        if bad:
+            raise ValidationError(f"GaussianSampler needs numeric columns; column(s) {bad} are not numeric. "
+                                  "Use SubgroupSampler or ConditionalPermutationSampler for mixed data.")
+        A = X.to_numpy(dtype=float)
+        if not np.isfinite(A).all():
+            raise ValidationError("GaussianSampler needs data without NaN or infinite values.")
+        self.mean_ = A.mean(axis=0)
+        self.cov_ = np.atleast_2d(np.cov(A, rowvar=False))
+
+    def _sample(self, X, S, n_samples, rng):
+        cols = list(X.columns)
+        s_idx = np.array([cols.index(c) for c in S])
+        r_idx = np.array([k for k in range(len(cols)) if cols[k] not in S], dtype=int)
+        A = X.to_numpy(dtype=float)
+        mu, cov = self.mean_, self.cov_
+        if len(r_idx):
+            c_rr = cov[np.ix_(r_idx, r_idx)]
+            c_sr = cov[np.ix_(s_idx, r_idx)]
+            # lstsq instead of inv: exact copies of a column make Σ_{-S,-S} singular.
+            B = np.linalg.lstsq(c_rr, c_sr.T, rcond=None)[0].T
+            cond_mean = mu[s_idx] + (A[:, r_idx] - mu[r_idx]) @ B.T
+            cond_cov = cov[np.ix_(s_idx, s_idx)] - B @ c_sr.T
+        else:
+            cond_mean = np.broadcast_to(mu[s_idx], (len(A), len(s_idx)))
+            cond_cov = cov[np.ix_(s_idx, s_idx)]
+        w, V = np.linalg.eigh((cond_cov + cond_cov.T) / 2)
+        root = V * np.sqrt(np.clip(w, 0, None))
+        z = rng.standard_normal((n_samples, len(A), len(s_idx)))
+        draws = cond_mean[None] + z @ root.T
+        return pd.DataFrame(draws.reshape(-1, len(s_idx)), columns=S)
+
+
+_SAMPLERS = {
+    "marginal": MarginalSampler,
+    "permutation": ConditionalPermutationSampler,
+    "subgroup": SubgroupSampler,
+    "gaussian": GaussianSampler,
+}
+SAMPLER_NAMES = ("auto",) + tuple(_SAMPLERS)
+
+
+def make_sampler(sampler, X_fit):
+    """Resolve ``sampler`` (a name or a Sampler) and fit it on ``X_fit``.
+
+    ``"auto"``: Gaussian when every column is numeric, otherwise subgroup (cs-PFI).
+    An already fitted Sampler instance is used as it is.
+    """
+    if isinstance(sampler, Sampler):
+        return sampler if hasattr(sampler, "X_fit_") else sampler.fit(X_fit)
+    if not isinstance(sampler, str) or sampler not in SAMPLER_NAMES:
+        allowed = ", ".join(repr(s) for s in SAMPLER_NAMES)
+        raise ValidationError(f"'sampler' must be one of {allowed} or a Sampler instance; got {sampler!r}.")
+    if sampler == "auto":
+        numeric = all(not isinstance(X_fit[c].dtype, pd.CategoricalDtype) and X_fit[c].dtype.kind in "biuf"
+                      for c in X_fit.columns)
+        sampler = "gaussian" if numeric else "subgroup"
+    return _SAMPLERS[sampler]().fit(X_fit)
