@@ -7,8 +7,3 @@ def ice(*a, **k):  # PLACEHOLDER
 
 def partial_dependence(*a, **k):  # PLACEHOLDER
     raise NotImplementedError('partial_dependence is not implemented yet')
-
-
-class EffectResult:  # PLACEHOLDER
-    def __init__(self, *a, **k):
-        raise NotImplementedError('EffectResult is not implemented yet')

@@ -3,6 +3,7 @@
 Nothing is computed here (no centring, subsampling or statistics); matplotlib is imported
 lazily, inside the drawing functions, so importing imlkit stays cheap.
 """
+from ._effects import plot_effect
 from ._importance import plot_importance
 
-__all__ = ["plot_importance"]
+__all__ = ["plot_importance", "plot_effect"]
