@@ -121,6 +121,11 @@ def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng):
     """
     n = len(codes_x)
     out = np.empty((n_samples, n), dtype=np.intp)
+    if same and not codes_fit.any():
+        # One group (marginal sampling): a plain permutation per draw.
+        for r in range(n_samples):
+            out[r] = rng.permutation(n)
+        return out
     if same:
         order = np.argsort(codes_fit, kind="stable")
         for r in range(n_samples):

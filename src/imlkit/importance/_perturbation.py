@@ -12,6 +12,7 @@ call (in blocks of ``max_rows``), which is what makes imlkit faster than looping
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._dependence import dependence_r2
 from .._model import stack_frame
@@ -159,10 +160,13 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
         if relation == "ratio" and base_risk == 0:
             raise ValidationError("relation='ratio' needs a non-zero baseline loss; the model's loss on X is 0. "
                                   "Use relation='difference'.")
-        seeds = spawn(seed, len(groups))
-        tasks = [(predictor, X, y, loss_obj, name, cols, sampler_obj, n_repeats, s, base_point)
-                 for (name, cols), s in zip(groups.items(), seeds)]
-        out = parallel_map(_perturb_feature, tasks, n_jobs=n_jobs, progress=progress, desc=method.upper())
+        # One seed per feature, whatever the chunking: results do not depend on n_jobs.
+        items = [(name, cols, s) for (name, cols), s in zip(groups.items(), spawn(seed, len(groups)))]
+        chunks = _chunk(items, n_repeats * len(X), predictor.max_rows, n_jobs)
+        tasks = [(predictor, X, y, loss_obj, chunk, sampler_obj, n_repeats, base_point) for chunk in chunks]
+        out = [r for part in parallel_map(_perturb_chunk, tasks, n_jobs=n_jobs, progress=progress,
+                                          desc=method.upper())
+               for r in part]
     risks = np.array([o[0] for o in out])  # (m, r)
     sign = loss_obj.sign
     if relation == "difference":
@@ -180,22 +184,43 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
         warnings=warns)
 
 
-def _perturb_feature(predictor, X, y, loss, name, cols, sampler, n_repeats, seed, base_point):
-    """One feature (group): ``n_repeats`` perturbed copies stacked into one prediction call.
+def _chunk(items, rows_per_item, max_rows, n_jobs):
+    """Group features so that each model call predicts as many stacked rows as allowed.
 
-    Returns the risk of each repeat, shape (r,), and the observation-wise loss increase
-    averaged over repeats, shape (n,) (None for aggregate-only scores).
+    Per-call overhead (validation, thread start-up) is what separates a perturbation method
+    from the floor of one predict over all rows, so features share calls up to ``max_rows``;
+    with several workers there are at least as many chunks as workers.
     """
-    rng = np.random.default_rng(seed)
+    from joblib import effective_n_jobs
+
+    per_chunk = max(1, max_rows // max(rows_per_item, 1))
+    workers = 1 if n_jobs == 1 else max(1, effective_n_jobs(n_jobs))
+    if workers > 1:
+        per_chunk = min(per_chunk, -(-len(items) // workers))
+    return [items[k:k + per_chunk] for k in range(0, len(items), per_chunk)]
+
+
+def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point):
+    """Features of one chunk: ``n_repeats`` perturbed copies each, all stacked into one call.
+
+    Returns, per feature, the risk of each repeat, shape (r,), and the observation-wise loss
+    increase averaged over repeats, shape (n,) (None for aggregate-only scores).
+    """
     n = len(X)
-    replacement = sampler.sample(X, cols, n_samples=n_repeats, rng=rng)
-    stacked = stack_frame(X, n_repeats, replacement)
-    pred = predictor.predict(stacked, context=f"feature {name!r} perturbed")
-    pred = pred.reshape((n_repeats, n) + pred.shape[1:])
-    risks = loss.aggregate_rows(y, pred)
-    if base_point is None:
-        return risks, None
-    return risks, loss.pointwise_blocks(y, pred).mean(axis=0) - base_point
+    frames = []
+    for name, cols, seed in items:
+        replacement = sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
+        frames.append(stack_frame(X, n_repeats, replacement))
+    stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    names = ", ".join(repr(it[0]) for it in items)
+    pred = predictor.predict(stacked, context=f"the data with feature(s) {names} perturbed")
+    pred = pred.reshape((len(items), n_repeats, n) + pred.shape[1:])
+    out = []
+    for block in pred:
+        risks = loss.aggregate_rows(y, block)
+        obs = None if base_point is None else loss.pointwise_blocks(y, block).mean(axis=0) - base_point
+        out.append((risks, obs))
+    return out
 
 
 def _dependence_warnings(X, groups):

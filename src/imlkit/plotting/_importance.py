@@ -74,7 +74,7 @@ def _box(result, ax, max_features, **kwargs):
         raise ValidationError(f"kind='box' needs per-repeat importances; this {result.method} result has none.")
     ax = get_ax(ax, figsize=(6, 0.35 * min(len(result.feature_names), max_features) + 1.2))
     order = _ordered(result, max_features)
-    ax.boxplot([result.repeats[i] for i in order], vert=False, **kwargs)
+    ax.boxplot([result.repeats[i] for i in order], orientation="horizontal", **kwargs)
     ax.set_yticks(np.arange(1, len(order) + 1))
     ax.set_yticklabels([result.feature_names[i] for i in order])
     ax.axvline(0 if result.params.get("relation") != "ratio" else 1, color="grey", lw=0.8)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every side-by-side benchmark; each writes bench/results/<name>.md (and .csv where it has a table).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+status=0
+for script in bench/*.py; do
+    echo "== $script"
+    .venv/bin/python "$script" || { echo "!! $script failed"; status=1; }
+done
+exit $status
