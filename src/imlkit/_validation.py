@@ -47,18 +47,17 @@ class ModelError(ImlkitError, RuntimeError):
 
 
 # --------------------------------------------------------------------------- scalars
+def _describe(kind, bounds, allow_none):
+    """'an int >= 1 and <= 5 or None' from the bounds that are set."""
+    parts = [op + str(v) for v, op in bounds if v is not None]
+    return kind + (" " + " and ".join(parts) if parts else "") + (" or None" if allow_none else "")
+
+
 def check_int(name, value, *, min_value=None, max_value=None, allow_none=False):
     """Return ``value`` as an int or raise ``'name' must be an int >= m; got v.``"""
     if value is None and allow_none:
         return None
-    bounds = []
-    if min_value is not None:
-        bounds.append(f">= {min_value}")
-    if max_value is not None:
-        bounds.append(f"<= {max_value}")
-    what = "an int" + (" " + " and ".join(bounds) if bounds else "")
-    if allow_none:
-        what += " or None"
+    what = _describe("an int", [(min_value, ">= "), (max_value, "<= ")], allow_none)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"'{name}' must be {what}; got {value!r}.")
     value = int(value)
@@ -72,14 +71,8 @@ def check_float(name, value, *, low=None, high=None, low_inclusive=True, high_in
     """Return ``value`` as a finite float within the given bounds."""
     if value is None and allow_none:
         return None
-    bounds = []
-    if low is not None:
-        bounds.append((">= " if low_inclusive else "> ") + f"{low}")
-    if high is not None:
-        bounds.append(("<= " if high_inclusive else "< ") + f"{high}")
-    what = "a number" + (" " + " and ".join(bounds) if bounds else "")
-    if allow_none:
-        what += " or None"
+    what = _describe("a number", [(low, ">= " if low_inclusive else "> "),
+                                  (high, "<= " if high_inclusive else "< ")], allow_none)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"'{name}' must be {what}; got {value!r}.")
     value = float(value)
