@@ -1,10 +1,450 @@
-"""PLACEHOLDER: being written by another issue; replaced before landing."""
+"""REPID: regional effect plots that split the data where the ICE curves differ in shape."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import (ValidationError, check_bool, check_float, check_int, check_X, resolve_feature,
+                           resolve_features)
+from ..importance._common import Timer
+from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolve_output
+
+__all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
 
 
-def repid(*a, **k):  # PLACEHOLDER
-    raise NotImplementedError('repid is not implemented yet')
+@dataclass(frozen=True)
+class RegionNode:
+    """One node of the REPID tree.
+
+    ``kind`` is ``"numeric"`` (left: x_z <= threshold), ``"ordinal"`` (ordered categorical
+    codes, left: code <= threshold) or ``"nominal"`` (left: x_z == level); None for a leaf.
+    ``int_imp`` is the split's improvement relative to the root risk.
+    """
+
+    id: int
+    depth: int
+    n: int
+    risk: float
+    parent: int | None
+    rule: tuple = ()
+    feature: str | None = None
+    kind: str | None = None
+    threshold: float | None = None
+    level: object = None
+    categories: tuple | None = None
+    int_imp: float | None = None
+    left: int | None = None
+    right: int | None = None
+
+    @property
+    def is_leaf(self):
+        return self.feature is None
+
+    def condition(self, side):
+        """The rule text of the left (``"left"``) or right child."""
+        f = self.feature
+        if self.kind == "nominal":
+            return f"{f} == {self.level!r}" if side == "left" else f"{f} != {self.level!r}"
+        if self.kind == "ordinal":
+            k = int(np.floor(self.threshold))
+            return f"{f} <= {self.categories[k]!r}" if side == "left" else f"{f} >= {self.categories[k + 1]!r}"
+        return f"{f} <= {self.threshold:.4g}" if side == "left" else f"{f} > {self.threshold:.4g}"
 
 
-class RegionalResult:  # PLACEHOLDER
-    def __init__(self, *a, **k):
-        raise NotImplementedError('RegionalResult is not implemented yet')
+@dataclass(frozen=True)
+class Region:
+    """A leaf of the REPID tree with its regional effect.
+
+    Attributes
+    ----------
+    id : int
+        Position in ``RegionalResult.regions`` (what ``apply`` returns).
+    node : int
+        Node id in the tree.
+    rule : str
+    n : int
+    average : ndarray, shape (m,)
+        Regional PD: the mean of the uncentred ICE curves of the region's rows.
+    centered_average, centered_std : ndarray, shape (m,)
+        Mean and standard deviation of the region's c-ICE curves per grid point.
+    risk : float
+        R(region) = Σ_i Σ_k (ĉ_ik − mean_k)².
+    heterogeneity : float
+        risk / (n · m): the mean squared deviation of the c-ICE curves from their mean.
+    """
+
+    id: int
+    node: int
+    rule: str
+    n: int
+    average: np.ndarray
+    centered_average: np.ndarray
+    centered_std: np.ndarray
+    risk: float
+    heterogeneity: float
+
+
+@dataclass(frozen=True)
+class RegionalResult:
+    """Regional effects of one feature found by REPID.
+
+    Attributes
+    ----------
+    feature : str
+    grid : ndarray, shape (m,)
+    average : ndarray, shape (m,)
+        The global PD.
+    tree : tuple of RegionNode
+        Node 0 is the root.
+    regions : tuple of Region
+        The leaves, in breadth-first order of their nodes (left before right).
+    interaction_scores : Series
+        Sum of ``int_imp`` over the splits on each split feature (0 for unused ones), descending.
+    split_features : tuple of str
+    categorical : bool
+    output : str
+    params, extra : dict
+    """
+
+    feature: str
+    grid: np.ndarray
+    average: np.ndarray
+    tree: tuple
+    regions: tuple
+    interaction_scores: pd.Series
+    split_features: tuple
+    categorical: bool = False
+    output: str | None = None
+    params: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    method: str = "repid"
+
+    @property
+    def feature_names(self):
+        return (self.feature,)
+
+    def to_frame(self):
+        """One row per region: ``rule, n, risk, heterogeneity`` (index: region id)."""
+        return pd.DataFrame({"rule": [r.rule for r in self.regions], "n": [r.n for r in self.regions],
+                             "risk": [r.risk for r in self.regions],
+                             "heterogeneity": [r.heterogeneity for r in self.regions]},
+                            index=pd.Index([r.id for r in self.regions], name="region"))
+
+    def curves(self):
+        """Long table of the global and regional PDs: ``region, rule, <feature>, average``."""
+        frames = [pd.DataFrame({"region": -1, "rule": "all", self.feature: self.grid, "average": self.average})]
+        for r in self.regions:
+            frames.append(pd.DataFrame({"region": r.id, "rule": r.rule, self.feature: self.grid,
+                                        "average": r.average}))
+        return pd.concat(frames, ignore_index=True)
+
+    def tree_text(self):
+        """The tree as indented text with n, risk and each split's intImp."""
+        lines = []
+        by_id = {nd.id: nd for nd in self.tree}
+
+        def walk(nd, prefix, label):
+            head = f"{prefix}{label}n={nd.n}, risk={nd.risk:.4g}"
+            if not nd.is_leaf:
+                head += f", split on {nd.feature} (intImp={nd.int_imp:.3f})"
+            lines.append(head)
+            if not nd.is_leaf:
+                walk(by_id[nd.left], prefix + "  ", nd.condition("left") + ": ")
+                walk(by_id[nd.right], prefix + "  ", nd.condition("right") + ": ")
+
+        walk(by_id[0], "", "root: ")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return f"REPID regions of {self.feature!r}\n" + self.tree_text()
+
+    def apply(self, X):
+        """Region id (position in ``regions``) of each row of ``X``.
+
+        Returns
+        -------
+        ndarray of int, shape (n,)
+        """
+        X, _ = check_X(X)
+        missing = [c for c in self.split_features if c not in X.columns]
+        if missing:
+            raise ValidationError(f"'X' lacks the split feature(s) {missing} used by this REPID tree.")
+        leaf_region = {r.node: r.id for r in self.regions}
+        node = np.zeros(len(X), dtype=int)
+        for nd in self.tree:  # nodes are stored parent before child
+            if nd.is_leaf:
+                continue
+            here = node == nd.id
+            if not here.any():
+                continue
+            z = _split_values(X[nd.feature], nd.kind, nd.categories)
+            if nd.kind == "nominal":
+                go_left = z == nd.level
+            else:
+                go_left = z <= nd.threshold
+            node[here & go_left] = nd.left
+            node[here & ~go_left] = nd.right
+        return np.array([leaf_region[k] for k in node], dtype=int)
+
+    def plot(self, ax=None, **kwargs):
+        """Global PD beside each region's PD with its c-ICE band, and the tree as text."""
+        from ..plotting._regional import plot_regional
+
+        return plot_regional(self, ax=ax, **kwargs)
+
+
+def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
+          grid_type="quantile", output=None, max_rows=None, progress=False):
+    """Regional effect plots with implicit interaction detection (REPID).
+
+    Parameters
+    ----------
+    model : fitted estimator or callable
+    X : DataFrame or array, shape (n, p)
+    feature : str or int
+        The feature whose effect is split into regions.
+    split_features : None, name, index or list
+        Candidate split features (default: all others).
+    grid : int or array-like, default 20
+    max_depth : int, default 3
+    min_node_size : int, default 30
+        Fewest rows in a child.
+    min_improvement : float, default 0.1
+        γ: the root splits only if intImp >= γ; a deeper node only if its intImp >= γ × the
+        intImp of its parent's split.
+    grid_type : {"quantile", "uniform"}
+    output : None, "predict" or a class label
+    max_rows : int, optional
+    progress : bool
+
+    Returns
+    -------
+    RegionalResult
+
+    Notes
+    -----
+    With ĉ_ik the mean-centred ICE curve of row i at grid point k (the curve minus its own
+    mean over the grid), the risk of a node N is
+
+        R(N) = Σ_{i∈N} Σ_k (ĉ_ik − mean_{N,k})²,
+
+    and a node is split at the feature z and threshold t minimising R(left) + R(right). With
+    T = Σ_{i∈N} ‖ĉ_i‖² and S_L, S_R the column sums of the curves in the children,
+
+        R(L) + R(R) = T − ‖S_L‖²/n_L − ‖S_R‖²/n_R,
+
+    so every threshold of z is scored at once from prefix sums over the rows sorted by z
+    (O(n log n + n m) per feature). Splits are at midpoints between adjacent distinct values;
+    ordered categoricals split on their codes, nominal ones one level against the rest. The
+    improvement of a split is intImp = (R(N) − R(L) − R(R)) / R(root); the interaction score
+    of a feature is the sum of the intImp of its splits. The regional PD is the mean of the
+    uncentred ICE curves of a leaf's rows.
+
+    References
+    ----------
+    Herbinger, Bischl & Casalicchio (2022). REPID: Regional effect plots with implicit
+    interaction detection. AISTATS, PMLR 151.
+
+    Examples
+    --------
+    >>> import imlkit as ik
+    >>> X, _ = ik.datasets.make_regional(600, random_state=1)
+    >>> r = repid(ik.datasets.regional_function, X, "x2", max_depth=1)
+    >>> r.tree[0].feature, len(r.regions)
+    ('x3', 2)
+    """
+    X, was_frame = check_X(X)
+    name = resolve_feature(feature, X.columns)
+    if split_features is None:
+        splits = [c for c in X.columns if c != name]
+    else:
+        splits = list(resolve_features(split_features, X.columns, "split_features", allow_groups=False))
+        if name in splits:
+            raise ValidationError(f"'split_features' must not contain the feature {name!r} itself.")
+    if not splits:
+        raise ValidationError("'split_features' is empty: REPID needs at least one other feature to split on.")
+    max_depth = check_int("max_depth", max_depth, min_value=1)
+    min_node_size = check_int("min_node_size", min_node_size, min_value=1)
+    gamma = check_float("min_improvement", min_improvement, low=0.0)
+    check_bool("progress", progress)
+    values, categorical = make_grid(X[name], grid, grid_type)
+    kind, column, label, _ = resolve_output(model, output, allow_all=False)
+    predictor = make_predictor(model, kind, was_frame, max_rows)
+    encoded = {}
+    for c in splits:
+        z, zkind, cats = _encode(X[c])
+        encoded[c] = (z, zkind, cats)
+    params = dict(split_features=splits, grid=grid if np.isscalar(grid) else "explicit", max_depth=max_depth,
+                  min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
+                  max_rows=max_rows)
+
+    with Timer() as timer:
+        F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m)
+        C = F - F.mean(axis=1, keepdims=True)
+        nodes = _grow(C, encoded, splits, max_depth, min_node_size, gamma)
+    params["seconds"] = timer.seconds
+    tree = tuple(nd for nd, _ in nodes)
+    regions = []
+    m = C.shape[1]
+    for nd, rows in nodes:
+        if not nd.is_leaf:
+            continue
+        cc = C[rows]
+        regions.append(Region(id=len(regions), node=nd.id, rule=" & ".join(nd.rule) or "all", n=len(rows),
+                              average=F[rows].mean(axis=0), centered_average=cc.mean(axis=0),
+                              centered_std=cc.std(axis=0), risk=nd.risk,
+                              heterogeneity=nd.risk / (len(rows) * m)))
+    scores = pd.Series(0.0, index=pd.Index(splits, name="feature"), name="interaction_score")
+    for nd in tree:
+        if not nd.is_leaf:
+            scores[nd.feature] += nd.int_imp
+    scores = scores.sort_values(ascending=False, kind="stable")
+    return RegionalResult(feature=name, grid=values, average=F.mean(axis=0), tree=tree, regions=tuple(regions),
+                          interaction_scores=scores, split_features=tuple(splits), categorical=categorical,
+                          output=label, params=params,
+                          extra={"root_risk": tree[0].risk, "centered_std": C.std(axis=0)})
+
+
+def _encode(s):
+    """A split feature as (values, kind, categories): numeric, ordinal codes or nominal codes."""
+    name = s.name
+    if s.isna().any():
+        raise ValidationError(f"Split feature {name!r} contains missing values; REPID needs complete split "
+                              f"features.")
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cats = tuple(s.cat.categories.tolist())
+        codes = s.cat.codes.to_numpy().astype(float)
+        return codes, ("ordinal" if s.dtype.ordered else "nominal"), cats
+    if is_categorical(s):
+        codes, uniq = pd.factorize(s, sort=True)
+        return codes.astype(float), "nominal", tuple(uniq.tolist())
+    return s.to_numpy(dtype=float), "numeric", None
+
+
+def _split_values(s, kind, categories):
+    """Values of a split feature in new data, on the scale the tree's thresholds use."""
+    if kind == "numeric":
+        return s.to_numpy(dtype=float)
+    if kind == "ordinal":
+        codes = pd.Categorical(s, categories=list(categories)).codes.astype(float)
+        return np.where(codes < 0, np.nan, codes)
+    return s.astype(object).to_numpy()
+
+
+def best_numeric_split(C, z, min_node_size):
+    """Best threshold of one ordered split feature by prefix sums.
+
+    Parameters
+    ----------
+    C : ndarray, shape (n, m)
+        The node's c-ICE curves.
+    z : ndarray, shape (n,)
+    min_node_size : int
+
+    Returns
+    -------
+    (risk, threshold) : the smallest R(left) + R(right) and the midpoint threshold, or None
+    when no threshold leaves ``min_node_size`` rows on both sides.
+    """
+    n = len(z)
+    if n < 2 * min_node_size:
+        return None
+    order = np.argsort(z, kind="stable")
+    zs = z[order]
+    # Centring by the node mean leaves the risks unchanged and keeps T − ‖S‖²/n well conditioned.
+    Cs = C[order] - C.mean(axis=0)
+    T = float(np.einsum("ij,ij->", Cs, Cs))
+    SL = np.cumsum(Cs, axis=0)[:-1]
+    SR = -SL  # total column sums are 0 after centring
+    nL = np.arange(1, n, dtype=float)
+    nR = n - nL
+    ok = (zs[:-1] < zs[1:]) & (nL >= min_node_size) & (nR >= min_node_size)
+    if not ok.any():
+        return None
+    gain = np.einsum("ij,ij->i", SL, SL) / nL + np.einsum("ij,ij->i", SR, SR) / nR
+    gain[~ok] = -np.inf
+    i = int(np.argmax(gain))
+    return max(T - float(gain[i]), 0.0), float((zs[i] + zs[i + 1]) / 2)
+
+
+def best_nominal_split(C, codes, min_node_size):
+    """Best one-level-versus-rest split of a nominal feature given as integer codes.
+
+    Returns (risk, level code) or None.
+    """
+    n = len(codes)
+    if n < 2 * min_node_size:
+        return None
+    codes = codes.astype(int)
+    L = int(codes.max()) + 1
+    Cc = C - C.mean(axis=0)
+    T = float(np.einsum("ij,ij->", Cc, Cc))
+    onehot = np.zeros((n, L))
+    onehot[np.arange(n), codes] = 1.0
+    S = onehot.T @ Cc                          # (L, m) column sums per level; the rest is −S
+    nl = onehot.sum(axis=0)
+    ok = (nl >= min_node_size) & (n - nl >= min_node_size)
+    if not ok.any():
+        return None
+    s2 = np.einsum("ij,ij->i", S, S)
+    gain = s2 / np.maximum(nl, 1) + s2 / np.maximum(n - nl, 1)
+    gain[~ok] = -np.inf
+    k = int(np.argmax(gain))
+    return max(T - float(gain[k]), 0.0), k
+
+
+def node_risk(C):
+    """R(N) = Σ_i Σ_k (c_ik − mean_k)²."""
+    D = C - C.mean(axis=0)
+    return float(np.einsum("ij,ij->", D, D))
+
+
+def _grow(C, encoded, splits, max_depth, min_node_size, gamma):
+    """Grow the tree breadth-first; returns [(RegionNode, row positions)] parent before child."""
+    root_rows = np.arange(C.shape[0])
+    root_risk = node_risk(C)
+    out = []
+    # queue entries: (id, depth, rows, parent, rule, parent_int_imp)
+    queue = [(0, 0, root_rows, None, (), None)]
+    next_id = 1
+    while queue:
+        nid, depth, rows, parent, rule, parent_imp = queue.pop(0)
+        Cn = C[rows]
+        risk = node_risk(Cn)
+        best = None
+        if depth < max_depth and len(rows) >= 2 * min_node_size and root_risk > 0:
+            for c in splits:
+                z, kind, cats = encoded[c]
+                zn = z[rows]
+                found = (best_nominal_split(Cn, zn, min_node_size) if kind == "nominal"
+                         else best_numeric_split(Cn, zn, min_node_size))
+                if found is not None and (best is None or found[0] < best[0]):
+                    best = (found[0], found[1], c, kind, cats)
+        if best is not None:
+            int_imp = (risk - best[0]) / root_risk
+            needed = gamma if parent_imp is None else gamma * parent_imp
+            if int_imp < needed or int_imp <= 0:
+                best = None
+        if best is None:
+            out.append((RegionNode(id=nid, depth=depth, n=len(rows), risk=risk, parent=parent, rule=rule), rows))
+            continue
+        _, cut, c, kind, cats = best
+        z = encoded[c][0][rows]
+        if kind == "nominal":
+            go_left = z == cut
+            level = cats[int(cut)]
+            threshold = None
+        else:
+            go_left = z <= cut
+            level = None
+            threshold = cut
+        node = RegionNode(id=nid, depth=depth, n=len(rows), risk=risk, parent=parent, rule=rule, feature=c,
+                          kind=kind, threshold=threshold, level=level, categories=cats,
+                          int_imp=float(int_imp), left=next_id, right=next_id + 1)
+        out.append((node, rows))
+        queue.append((next_id, depth + 1, rows[go_left], nid, rule + (node.condition("left"),), int_imp))
+        queue.append((next_id + 1, depth + 1, rows[~go_left], nid, rule + (node.condition("right"),), int_imp))
+        next_id += 2
+    return out

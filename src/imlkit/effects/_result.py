@@ -65,11 +65,37 @@ class EffectResult:
             a, b = np.meshgrid(np.asarray(g1), np.asarray(g2), indexing="ij")
             return pd.DataFrame({self.feature_names[0]: a.ravel(), self.feature_names[1]: b.ravel(),
                                  "average": np.asarray(self.average).ravel()})
-        data = {self.feature_names[0]: np.asarray(self.grid), "average": np.asarray(self.average)}
+        avg = np.asarray(self.average)
+        if avg.ndim == 2:  # a multi-class effect: one column per class
+            classes = self.extra.get("classes", range(avg.shape[1]))
+            data = {self.feature_names[0]: np.asarray(self.grid)}
+            data.update({f"average[{c}]": avg[:, k] for k, c in enumerate(classes)})
+            return pd.DataFrame(data)
+        data = {self.feature_names[0]: np.asarray(self.grid), "average": avg}
         if self.ci_low is not None:
             data["ci_low"] = self.ci_low
             data["ci_high"] = self.ci_high
         return pd.DataFrame(data)
+
+    def individual_frame(self):
+        """The ICE curves in long form: ``row, <feature>, value`` (one row per curve and grid point).
+
+        ``row`` is the position of the curve's row in the data the effect was computed on.
+        """
+        if self.individual is None:
+            from .._validation import ValidationError
+
+            raise ValidationError(f"This {self.method!r} result has no individual curves; use ik.ice().")
+        M = np.asarray(self.individual)
+        if M.ndim != 2:
+            from .._validation import ValidationError
+
+            raise ValidationError("individual_frame() needs one output; pass 'output' to pick a class.")
+        n, m = M.shape
+        rows = self.extra.get("row_index")
+        rows = np.arange(n) if rows is None else np.asarray(rows)
+        return pd.DataFrame({"row": np.repeat(rows, m), self.feature_names[0]: np.tile(np.asarray(self.grid), n),
+                             "value": M.ravel()})
 
     def plot(self, ax=None, **kwargs):
         """ICE lines with the average on top, a rug of observed values; bars for categoricals;

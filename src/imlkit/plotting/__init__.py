@@ -5,5 +5,6 @@ lazily, inside the drawing functions, so importing imlkit stays cheap.
 """
 from ._effects import plot_effect
 from ._importance import plot_importance
+from ._regional import plot_h_statistic, plot_regional
 
-__all__ = ["plot_importance", "plot_effect"]
+__all__ = ["plot_importance", "plot_effect", "plot_h_statistic", "plot_regional"]

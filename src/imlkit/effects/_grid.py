@@ -1,0 +1,254 @@
+"""Shared machinery of the effect methods: grids, the model's output, and the ICE matrix.
+
+Every effect (ICE, PD, ALE, H-statistic, REPID) evaluates the model on copies of X in which
+one or two columns are set to other values. This module builds those copies with
+:func:`imlkit._model.stack_frame` and predicts them with one :class:`Predictor` pass
+(in chunks of whole copies bounded by ``max_rows``), so each method is written once on top of
+:func:`predict_replaced` / :func:`ice_matrix`.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .._model import DEFAULT_MAX_ROWS, Predictor, stack_frame
+from .._parallel import progress_bar
+from .._validation import ValidationError, check_choice, check_int
+
+__all__ = ["is_categorical", "observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
+           "check_sample_weight", "subsample_rows", "make_predictor"]
+
+
+def is_categorical(s):
+    """Categorical dtype, text, objects or booleans: the effect is drawn per level."""
+    return isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OSUb" or str(s.dtype).startswith("str")
+
+
+def observed_levels(s):
+    """The observed levels of a categorical column, in category order (else sorted)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        present = set(s.dropna().unique().tolist())
+        return np.array([c for c in s.cat.categories.tolist() if c in present], dtype=object)
+    vals = pd.unique(s.dropna())
+    try:
+        vals = sorted(vals.tolist())
+    except TypeError:  # mixed types: keep order of appearance
+        vals = list(vals)
+    return np.array(vals, dtype=object)
+
+
+def make_grid(s, grid=20, grid_type="quantile", name="grid"):
+    """Grid of one feature.
+
+    Parameters
+    ----------
+    s : Series, shape (n,)
+    grid : int or array-like
+        Number of points (>= 2) or explicit values (levels for a categorical feature).
+    grid_type : {"quantile", "uniform"}
+        Quantiles of the observed values, or equally spaced between min and max. Integer
+        features use observed values (``method="nearest"``) so that encoders never see
+        unseen values; a feature with at most ``grid`` distinct values uses all of them.
+
+    Returns
+    -------
+    values : ndarray, shape (m,)
+    categorical : bool
+    """
+    check_choice("grid_type", grid_type, ["quantile", "uniform"])
+    feat = s.name
+    categorical = is_categorical(s)
+    if categorical:
+        levels = observed_levels(s)
+        if len(levels) < 2:
+            raise ValidationError(f"Feature {feat!r} is constant (one level); an effect needs at least 2 "
+                                  f"distinct values.")
+        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
+            check_int(name, grid, min_value=2)
+            return levels, True
+        values = np.asarray(list(grid), dtype=object)
+        unknown = [v for v in values.tolist() if v not in set(levels.tolist())]
+        if unknown:
+            raise ValidationError(f"'{name}' has values {unknown} that are not levels of feature {feat!r}; "
+                                  f"the levels are {levels.tolist()}.")
+        if len(values) < 1:
+            raise ValidationError(f"'{name}' must hold at least 1 value; got none.")
+        return values, True
+    x = s.to_numpy(dtype=float)
+    x = x[np.isfinite(x)]
+    uniq = np.unique(x)
+    if len(uniq) < 2:
+        raise ValidationError(f"Feature {feat!r} is constant; an effect needs at least 2 distinct values.")
+    if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
+        m = check_int(name, grid, min_value=2)
+        if len(uniq) <= m:
+            return uniq, False
+        if grid_type == "uniform":
+            return np.linspace(uniq[0], uniq[-1], m), False
+        method = "nearest" if s.dtype.kind in "iu" else "linear"
+        return np.unique(np.quantile(x, np.linspace(0, 1, m), method=method)), False
+    if isinstance(grid, (str, bytes)) or isinstance(grid, bool):
+        raise TypeError(f"'{name}' must be an int >= 2 or an array of grid values; got {grid!r}.")
+    try:
+        values = np.asarray(grid, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise TypeError(f"'{name}' must be an int >= 2 or an array of numbers for feature {feat!r}; "
+                        f"got {grid!r}.") from None
+    if len(values) < 1 or not np.isfinite(values).all():
+        raise ValidationError(f"'{name}' must hold at least 1 finite value; got {values.tolist()}.")
+    return values, False
+
+
+def resolve_output(model, output, allow_all=True):
+    """Which model output an effect is about.
+
+    Returns
+    -------
+    kind : {"predict", "proba"}
+    column : int, "all" or None
+        Column of ``predict_proba``; ``"all"`` for every class of a multi-class model.
+    label : str
+        ``"prediction"`` or ``"P(class=c)"``.
+    classes : ndarray or None
+    """
+    has_proba = hasattr(model, "predict_proba")
+    if output == "predict" or (output is None and not has_proba):
+        return "predict", None, "prediction", None
+    if not has_proba:
+        raise ValidationError(f"'output' must be None or 'predict' for a model without predict_proba "
+                              f"({type(model).__name__}); got {output!r}.")
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        raise ValidationError("'output' needs the model's 'classes_' to pick a class; the model has none. "
+                              "Use output='predict'.")
+    classes = np.asarray(classes)
+    if output is None:
+        if len(classes) == 2:
+            return "proba", 1, f"P(class={classes[1]})", classes
+        if not allow_all:
+            raise ValidationError(f"'output' must name one class of this multi-class model; the classes are "
+                                  f"{classes.tolist()}.")
+        return "proba", "all", "P(class)", classes
+    matches = np.flatnonzero(classes == output)
+    if len(matches) != 1:
+        raise ValidationError(f"'output' must be None, 'predict' or one of the classes {classes.tolist()}; "
+                              f"got {output!r}.")
+    return "proba", int(matches[0]), f"P(class={output})", classes
+
+
+def make_predictor(model, kind, was_frame, max_rows):
+    return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows)
+
+
+def _replacement(s, values):
+    """A column of new values with ``s``'s dtype (categoricals stay categoricals)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return pd.Categorical(values, dtype=s.dtype)
+    if is_categorical(s):
+        return pd.Series(np.asarray(values, dtype=object), dtype=s.dtype)
+    values = np.asarray(values)
+    if s.dtype.kind in "iu" and values.dtype.kind == "f" and np.all(values == np.round(values)):
+        return values.astype(s.dtype)
+    return values
+
+
+def predict_replaced(predictor, X, values, column=None, context="the data", progress=False):
+    """Predict ``k`` copies of X with some columns replaced copy by copy.
+
+    Parameters
+    ----------
+    predictor : Predictor
+    X : DataFrame, shape (n, p)
+    values : dict {column name: array of shape (k, n)}
+        ``values[c][r, i]`` is the value of column ``c`` in copy ``r`` of row ``i``.
+    column : int, "all" or None
+        Output column for ``predict_proba`` models.
+
+    Returns
+    -------
+    ndarray, shape (k, n) (or (k, n, n_classes) for ``column="all"``)
+
+    Notes
+    -----
+    The copies are stacked with :func:`stack_frame` and predicted together; to bound memory
+    the stack is built in chunks of whole copies of at most ``max_rows`` rows, so with the
+    default ``max_rows`` the model is called once.
+    """
+    n = len(X)
+    k = next(iter(values.values())).shape[0]
+    max_rows = predictor.max_rows or DEFAULT_MAX_ROWS
+    per_chunk = max(1, max_rows // max(n, 1))
+    starts = list(range(0, k, per_chunk))
+    parts = []
+    with progress_bar(len(starts), "predict", progress and len(starts) > 1) as bar:
+        for s0 in starts:
+            s1 = min(k, s0 + per_chunk)
+            repl = pd.DataFrame({c: _replacement(X[c], v[s0:s1].ravel()) for c, v in values.items()})
+            pred = predictor.predict(stack_frame(X, s1 - s0, repl), context=context)
+            parts.append(_select(pred, column).reshape((s1 - s0, n) + pred.shape[1:] if column == "all"
+                                                       else (s1 - s0, n)))
+            bar.update(1)
+    out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    return out.astype(float, copy=False)
+
+
+def _select(pred, column):
+    pred = np.asarray(pred)
+    if column is None:
+        if pred.ndim != 1:
+            raise ValidationError(f"The model returned predictions of shape {pred.shape}; effects need one "
+                                  f"number per row. Pass 'output' to pick a class.")
+        if pred.dtype.kind not in "biuf":
+            raise ValidationError("The model's predictions are not numeric (class labels?); effects need "
+                                  "numbers. Use a model with predict_proba and 'output' to pick a class.")
+        return pred
+    if column == "all":
+        return pred
+    return pred[:, column]
+
+
+def ice_matrix(predictor, X, feature, grid, column=None, context=None, progress=False):
+    """The n x m ICE matrix ``M[i, k] = f(x_feature = grid[k], x_{i,-feature})``.
+
+    ``feature`` may be one column name with ``grid`` of shape (m,), or a pair of names with
+    ``grid`` a pair of arrays (all m1·m2 combinations, first feature varying slowest).
+
+    Returns
+    -------
+    ndarray, shape (n, m) (or (n, m, n_classes) for ``column="all"``)
+    """
+    n = len(X)
+    if isinstance(feature, str):
+        g = np.asarray(grid, dtype=object if is_categorical(X[feature]) else float)
+        values = {feature: np.repeat(g[:, None], n, axis=1)}
+        context = context or f"the grid of feature {feature!r}"
+    else:
+        f1, f2 = feature
+        g1, g2 = (np.asarray(g, dtype=object if is_categorical(X[f]) else float) for f, g in zip(feature, grid))
+        a = np.repeat(g1, len(g2))
+        b = np.tile(g2, len(g1))
+        values = {f1: np.repeat(a[:, None], n, axis=1), f2: np.repeat(b[:, None], n, axis=1)}
+        context = context or f"the grid of features {f1!r} and {f2!r}"
+    out = predict_replaced(predictor, X, values, column=column, context=context, progress=progress)
+    return np.moveaxis(out, 0, 1)
+
+
+def check_sample_weight(sample_weight, n):
+    """None or a non-negative finite vector of length n with a positive sum."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=float).ravel()
+    if w.shape[0] != n:
+        raise ValidationError(f"'sample_weight' must have one weight per row of X ({n}); got {w.shape[0]}.")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValidationError("'sample_weight' must be finite and >= 0 with a positive sum.")
+    return w
+
+
+def subsample_rows(n, n_samples, rng):
+    """Sorted row positions of a subsample of ``n_samples`` rows (all rows when None or >= n)."""
+    if n_samples is None or n_samples >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=n_samples, replace=False))

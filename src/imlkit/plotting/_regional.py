@@ -1,0 +1,71 @@
+"""Drawing of HStatisticResult (bars) and RegionalResult (regional PDs with c-ICE bands)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import ValidationError
+from ._base import get_ax
+
+__all__ = ["plot_h_statistic", "plot_regional"]
+
+
+def plot_h_statistic(result, kind="overall", ax=None, max_features=20, color="C0", **kwargs):
+    """Horizontal bars of overall H² (``kind="overall"``) or pairwise H² (``"pairwise"``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if kind == "overall":
+        names = list(result.feature_names)
+        vals = np.asarray(result.overall, dtype=float)
+        title = "Overall interaction strength H²"
+    elif kind == "pairwise":
+        names = [f"{a} × {b}" for a, b in zip(result.pairwise["feature_1"], result.pairwise["feature_2"])]
+        vals = result.pairwise["h2"].to_numpy(dtype=float)
+        title = "Pairwise interaction strength H²"
+    else:
+        raise ValidationError(f"'kind' must be one of 'overall', 'pairwise'; got {kind!r}.")
+    order = np.argsort(-np.nan_to_num(vals, nan=-np.inf), kind="stable")[:max_features][::-1]
+    ax = get_ax(ax, figsize=(6, 0.35 * max(len(order), 1) + 1.2))
+    kw = dict(color=color)
+    kw.update(kwargs)
+    ax.barh(np.arange(len(order)), np.nan_to_num(vals[order]), **kw)
+    ax.set_yticks(np.arange(len(order)))
+    ax.set_yticklabels([names[i] for i in order])
+    ax.set_xlabel("H²")
+    ax.set_title(title)
+    return ax
+
+
+def plot_regional(result, ax=None, show_tree=True, band=True, **kwargs):
+    """Global PD (dashed) beside each region's PD with its c-ICE band (± one sd); the tree as text.
+
+    The band of a region is its PD ± the standard deviation of its c-ICE curves at each grid
+    point, so a narrow band means the region's curves share one shape.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = get_ax(ax, figsize=(8 if show_tree else 6, 4))
+    categorical = result.categorical
+    grid = np.arange(len(result.grid)) if categorical else np.asarray(result.grid, dtype=float)
+    for r in result.regions:
+        line, = ax.plot(grid, r.average, linewidth=2, marker="o" if categorical else None,
+                        label=f"{r.rule} (n={r.n})", **kwargs)
+        if band:
+            ax.fill_between(grid, r.average - r.centered_std, r.average + r.centered_std, color=line.get_color(),
+                            alpha=0.15, linewidth=0)
+    ax.plot(grid, result.average, "k--", linewidth=2, label="global PD")
+    if categorical:
+        ax.set_xticks(grid)
+        ax.set_xticklabels([str(v) for v in result.grid], rotation=45, ha="right")
+    ax.set_xlabel(result.feature)
+    ax.set_ylabel(result.output or "prediction")
+    ax.set_title(f"Regional effects of {result.feature} (REPID)")
+    ax.legend(fontsize="x-small", loc="best")
+    if show_tree:
+        ax.text(1.02, 1.0, result.tree_text(), transform=ax.transAxes, va="top", ha="left", family="monospace",
+                fontsize="x-small")
+    return ax
