@@ -1,0 +1,245 @@
+"""Design matrices with readable column names: dummy coding, reference levels, interactions.
+
+Shared by :class:`~imlkit.models.GLM` (its whole design) and :class:`~imlkit.models.GAM` (its
+factor and linear terms), so both name a coefficient the same way:
+
+* a numeric column ``temp`` is one column ``temp``;
+* a categorical column ``workingday`` with levels ``no < yes`` is dummy-coded against its
+  first (reference) level: one column ``workingday[yes]``;
+* an interaction ``("workingday", "temp")`` is the product of the two blocks:
+  ``workingday[yes]:temp`` (numeric x numeric gives ``a:b``, categorical x categorical gives
+  ``a[l]:b[m]`` for every pair of non-reference levels).
+
+A column is categorical when its dtype is ``category``, ``object``, ``string`` or ``bool``.
+The levels of a ``category`` column keep their declared order (only the observed ones are
+used, so no column is identically zero); other columns use their sorted distinct values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import ValidationError, check_X, check_same_columns
+
+__all__ = ["DesignSpec", "fit_design", "is_categorical", "check_interactions"]
+
+INTERCEPT = "(Intercept)"
+
+
+def is_categorical(series):
+    """True for ``category``, ``object``, ``string`` and ``bool`` columns."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    return dtype.kind in "bOUS" or isinstance(dtype, pd.StringDtype) or str(dtype) in ("str", "string")
+
+
+def _levels(series):
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        present = set(series.dropna().unique())
+        return [c for c in series.cat.categories if c in present]
+    values = series.dropna().unique()
+    try:
+        return sorted(values)
+    except TypeError:  # mixed types: keep first-seen order
+        return list(values)
+
+
+def check_interactions(interactions, columns, name="interactions"):
+    """Validate ``[("a", "b"), ...]``: known, distinct columns, no pair twice."""
+    if interactions is None:
+        return []
+    if isinstance(interactions, tuple) and len(interactions) == 2 and all(isinstance(v, str) for v in interactions):
+        interactions = [interactions]
+    if not isinstance(interactions, (list, tuple)):
+        raise TypeError(f"'{name}' must be None or a list of pairs of column names; got {type(interactions).__name__}.")
+    out, seen = [], set()
+    for pair in interactions:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValidationError(f"'{name}' must hold pairs of column names such as ('workingday', 'temp'); "
+                                  f"got {pair!r}.")
+        a, b = (str(v) for v in pair)
+        for v in (a, b):
+            if v not in columns:
+                raise ValidationError(f"Unknown feature {v!r} in '{name}'; the columns are {list(columns)}.")
+        if a == b:
+            raise ValidationError(f"An interaction needs two different features; got {pair!r} in '{name}'.")
+        if frozenset((a, b)) in seen:
+            raise ValidationError(f"The interaction {pair!r} appears twice in '{name}'.")
+        seen.add(frozenset((a, b)))
+        out.append((a, b))
+    return out
+
+
+@dataclass
+class DesignSpec:
+    """What :func:`fit_design` learned from the training data; ``transform`` applies it.
+
+    Attributes
+    ----------
+    columns : list of str
+        The input columns, in order (new data must have the same).
+    features : list of str
+        The columns that enter the design as main effects.
+    categorical : dict
+        ``{column: [levels]}`` for categorical columns; the first level is the reference.
+    interactions : list of (str, str)
+    intercept : bool
+    names : list of str
+        Design column names, ``"(Intercept)"`` first when ``intercept``.
+    blocks : dict
+        ``{feature or (a, b): [design column positions]}``.
+    """
+
+    columns: list
+    features: list
+    categorical: dict
+    interactions: list = field(default_factory=list)
+    intercept: bool = True
+    names: list = field(default_factory=list)
+    blocks: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    def reference(self, feature):
+        """The reference level of a categorical feature."""
+        return self.categorical[feature][0]
+
+    def _main_block(self, frame, feature, name):
+        s = frame[feature]
+        if feature in self.categorical:
+            levels = self.categorical[feature]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                values = s.astype(object).to_numpy()
+            else:
+                values = s.to_numpy(dtype=object)
+            lookup = {lv: i for i, lv in enumerate(levels)}
+            codes = np.fromiter((lookup.get(v, -1) for v in values), dtype=np.int64, count=len(values))
+            if (codes < 0).any():
+                bad = pd.unique(values[codes < 0])[:5]
+                if pd.isna(bad).any():
+                    raise ValidationError(f"Column {feature!r} of '{name}' has missing values.")
+                raise ValidationError(f"Column {feature!r} of '{name}' has level(s) {list(bad)} not seen in fit; "
+                                      f"the known levels are {levels}.")
+            out = np.zeros((len(values), len(levels) - 1))
+            rows = np.flatnonzero(codes > 0)
+            out[rows, codes[rows] - 1] = 1.0
+            return out, [f"{feature}[{lv}]" for lv in levels[1:]]
+        try:
+            x = s.to_numpy(dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"Column {feature!r} of '{name}' must be numeric; got dtype {s.dtype}.") from exc
+        if not np.isfinite(x).all():
+            raise ValidationError(f"Column {feature!r} of '{name}' contains NaN or infinite values.")
+        return x[:, None], [feature]
+
+    def transform(self, X, name="X"):
+        """The design matrix of new data.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+
+        Returns
+        -------
+        ndarray, shape (n, len(names))
+        """
+        frame, _ = check_X(X, name)
+        check_same_columns(pd.DataFrame(columns=self.columns), frame, "the fit data", name)
+        n = len(frame)
+        parts, cache = [], {}
+        if self.intercept:
+            parts.append(np.ones((n, 1)))
+        for f in self.features:
+            cache[f] = self._main_block(frame, f, name)
+            parts.append(cache[f][0])
+        for a, b in self.interactions:
+            for f in (a, b):
+                if f not in cache:
+                    cache[f] = self._main_block(frame, f, name)
+            ma, mb = cache[a][0], cache[b][0]
+            parts.append((ma[:, :, None] * mb[:, None, :]).reshape(n, -1))
+        return np.hstack(parts) if parts else np.empty((n, 0))
+
+
+def fit_design(X, interactions=None, *, features=None, intercept=True, name="X"):
+    """Learn the coding of ``X`` (levels, references, names) for :meth:`DesignSpec.transform`.
+
+    Parameters
+    ----------
+    X : DataFrame or array, shape (n, p)
+    interactions : list of (str, str), optional
+        Pairs of columns whose product terms are added.
+    features : list of str, optional
+        The columns entering as main effects (default: all).
+    intercept : bool
+        Put a column of ones named ``"(Intercept)"`` first.
+
+    Returns
+    -------
+    DesignSpec
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"temp": [1.0, 2.0, 3.0], "workingday": pd.Categorical(["no", "yes", "no"])})
+    >>> spec = fit_design(X, interactions=[("workingday", "temp")])
+    >>> spec.names
+    ['(Intercept)', 'temp', 'workingday[yes]', 'workingday[yes]:temp']
+    >>> spec.transform(X)[:, 3]
+    array([0., 2., 0.])
+    """
+    frame, _ = check_X(X, name)
+    columns = list(frame.columns)
+    features = columns if features is None else list(features)
+    pairs = check_interactions(interactions, columns)
+    used = list(dict.fromkeys(features + [v for p in pairs for v in p]))
+    categorical = {}
+    for c in used:
+        if is_categorical(frame[c]):
+            levels = _levels(frame[c])
+            if frame[c].isna().any():
+                raise ValidationError(f"Column {c!r} of '{name}' has missing values.")
+            if len(levels) < 2:
+                raise ValidationError(f"Categorical column {c!r} of '{name}' must have at least 2 levels to be "
+                                      f"dummy-coded; got {levels}.")
+            categorical[c] = levels
+    spec = DesignSpec(columns=columns, features=features, categorical=categorical,
+                      interactions=pairs, intercept=bool(intercept))
+    names, blocks, pos = [], {}, 0
+    if intercept:
+        names.append(INTERCEPT)
+        pos = 1
+
+    def main_names(f):
+        if f in categorical:
+            return [f"{f}[{lv}]" for lv in categorical[f][1:]]
+        return [f]
+
+    for f in features:
+        nm = main_names(f)
+        names += nm
+        blocks[f] = list(range(pos, pos + len(nm)))
+        pos += len(nm)
+    for a, b in pairs:
+        nm = [f"{u}:{v}" for u in main_names(a) for v in main_names(b)]
+        names += nm
+        blocks[(a, b)] = list(range(pos, pos + len(nm)))
+        pos += len(nm)
+    spec.names = names
+    spec.blocks = blocks
+    num = [c for c in used if c not in categorical]
+    # Quartiles describe a numeric moderator in interaction sentences.
+    info = {}
+    for c in num:
+        try:
+            x = frame[c].to_numpy(dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"Column {c!r} of '{name}' must be numeric or categorical; "
+                                  f"got dtype {frame[c].dtype}.") from exc
+        if not np.isfinite(x).all():
+            raise ValidationError(f"Column {c!r} of '{name}' contains NaN or infinite values.")
+        info[c] = np.quantile(x, [0.25, 0.5, 0.75])
+    spec.info = info
+    return spec

@@ -1,0 +1,226 @@
+"""GLM: statsmodels on an independently built design, the course's coffee and bike examples."""
+import pickle
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from numpy.testing import assert_allclose
+from sklearn.base import clone, is_classifier, is_regressor
+
+from imlkit.datasets import load_bike, make_coffee
+from imlkit.datasets._simulated import COFFEE_COEFFICIENTS
+from imlkit.models import GLM
+from imlkit.models._design import fit_design
+
+# Same IRLS on the same design: differences are at the level of IRLS's convergence tolerance.
+SAME_FIT = dict(rtol=1e-6, atol=1e-9)
+
+
+def coffee(n=300, seed=0):
+    return make_coffee(n, random_state=seed)
+
+
+def design_by_hand(X):
+    """The course's design built without imlkit: dummies by pandas, a constant by statsmodels."""
+    D = pd.get_dummies(X, columns=["work"], drop_first=True, dtype=float)
+    return sm.add_constant(D[["stress", "sleep", "work_yes"]], has_constant="add").to_numpy()
+
+
+def continuous_target(X, seed=0):
+    """A positive continuous response for gamma/exponential/gaussian checks."""
+    rng = np.random.default_rng(seed)
+    mu = np.exp(0.5 + 0.05 * X["stress"] - 0.05 * X["sleep"] + 0.3 * (X["work"] == "yes"))
+    return pd.Series(rng.gamma(2.0, mu / 2.0), name="minutes")
+
+
+LINKS = sm.families.links
+
+
+@pytest.mark.filterwarnings("ignore:.*does not respect the domain")
+@pytest.mark.parametrize("family, link, sm_family, sign, scale", [
+    ("gaussian", None, sm.families.Gaussian(), 1, None),
+    ("poisson", None, sm.families.Poisson(), 1, None),
+    ("binomial", None, sm.families.Binomial(), 1, None),
+    ("gamma", "log", sm.families.Gamma(LINKS.Log()), 1, None),
+    # The course's negative inverse link -1/mu is statsmodels' inverse link 1/mu with negated weights.
+    ("gamma", None, sm.families.Gamma(LINKS.InversePower()), -1, None),
+    ("exponential", "log", sm.families.Gamma(LINKS.Log()), 1, 1.0),
+    ("poisson", "sqrt", sm.families.Poisson(LINKS.Sqrt()), 1, None),
+])
+def test_numbers_equal_statsmodels_on_the_same_design(family, link, sm_family, sign, scale):
+    X, counts = coffee()
+    y = {"poisson": counts, "binomial": (counts > 2).astype(int)}.get(family, continuous_target(X))
+    if family == "gaussian":
+        y = counts.astype(float)
+    ours = GLM(family=family, link=link).fit(X, y).summary()
+    ref = sm.GLM(np.asarray(y, dtype=float), design_by_hand(X), family=sm_family).fit(scale=scale)
+    assert list(ours.index) == ["(Intercept)", "stress", "sleep", "work[yes]"]
+    assert_allclose(ours["weight"], sign * ref.params, **SAME_FIT)
+    assert_allclose(ours["std_error"], ref.bse, **SAME_FIT)
+    assert_allclose(ours["statistic"], sign * ref.tvalues, **SAME_FIT)
+    assert_allclose(ours["p_value"], ref.pvalues, rtol=1e-5, atol=1e-12)
+    ci = np.sort(sign * ref.conf_int(alpha=0.05), axis=1)
+    assert_allclose(ours[["ci_low", "ci_high"]].to_numpy(), ci, **SAME_FIT)
+
+
+def test_exp_columns_only_for_log_and_logit_links():
+    X, y = coffee()
+    s = GLM(family="poisson").fit(X, y).summary()
+    assert_allclose(s["exp_weight"], np.exp(s["weight"]), rtol=1e-12)
+    assert_allclose(s["exp_ci_low"], np.exp(s["ci_low"]), rtol=1e-12)
+    assert_allclose(s["exp_ci_high"], np.exp(s["ci_high"]), rtol=1e-12)
+    assert "exp_weight" not in GLM().fit(X, y).summary().columns
+    assert "exp_weight" in GLM(family="binomial").fit(X, y > 2).summary().columns
+
+
+def test_coffee_recovers_its_coefficients_within_their_intervals():
+    X, y = make_coffee(2000, random_state=0)
+    s = GLM(family="poisson").fit(X, y).summary()
+    for name, true in COFFEE_COEFFICIENTS.items():
+        assert s.loc[name, "ci_low"] <= true <= s.loc[name, "ci_high"], name
+    # Over repeated 200-day samples the 95% intervals cover the truth about 95% of the time;
+    # 30 x 4 intervals: a rate below 0.85 would be > 3 binomial SEs under nominal coverage.
+    hits = []
+    for seed in range(30):
+        X, y = make_coffee(200, random_state=seed + 100)
+        s = GLM(family="poisson").fit(X, y).summary()
+        hits += [s.loc[k, "ci_low"] <= v <= s.loc[k, "ci_high"] for k, v in COFFEE_COEFFICIENTS.items()]
+    assert np.mean(hits) >= 0.85
+
+
+def test_interpret_reads_the_course_table():
+    X, y = coffee(300, seed=3)
+    m = GLM(family="poisson").fit(X, y)
+    s = m.summary()
+    text = m.interpret("stress")
+    f = s.loc["stress"]
+    expected = (f"Increasing stress by one unit multiplies the expected count by {f.exp_weight:.3g} "
+                f"[{f.exp_ci_low:.3g}, {f.exp_ci_high:.3g}]")
+    assert text[0].startswith(expected)
+    w = s.loc["work[yes]"]
+    assert any(t.startswith(f"work = yes (instead of no) multiplies the expected count by {w.exp_weight:.3g}")
+               for t in m.interpret())
+    assert all("sleep" not in t for t in text)
+
+
+def bike_frame():
+    X, y = load_bike()
+    X = X.assign(workingday=pd.Categorical(np.where(X["workingday"] == 1, "yes", "no"), categories=["no", "yes"]))
+    return X[["workingday", "temp", "hum", "windspeed", "weathersit"]], y
+
+
+def test_bike_interaction_reads_the_effect_of_temp_at_each_level_of_workingday():
+    X, y = bike_frame()
+    m = GLM(interactions=[("workingday", "temp")]).fit(X, y)
+    s = m.summary()
+    assert "workingday[yes]:temp" in s.index
+    assert "weathersit[cloudy/misty]" in s.index  # ordered categorical: first level is the reference
+    text = m.interpret("temp")
+    yes = [t for t in text if t.startswith("When workingday = yes")]
+    no = [t for t in text if t.startswith("When workingday = no")]
+    assert len(yes) == 1 and len(no) == 1
+    # The effect at workingday = yes is w_temp + w_{workingday[yes]:temp}, with statsmodels'
+    # own interval for that contrast.
+    c = np.zeros(len(s))
+    c[[s.index.get_loc("temp"), s.index.get_loc("workingday[yes]:temp")]] = 1
+    tt = m.result_.t_test(c)
+    est, se, lo, hi = m.contrast(c)
+    assert_allclose(est, float(np.squeeze(tt.effect)), rtol=1e-10)
+    assert_allclose([lo, hi], np.squeeze(tt.conf_int(alpha=0.05)), rtol=1e-8)
+    numbers = [float(v) for v in re.findall(r"-?\d+\.?\d*", yes[0].split("by", 1)[1])]
+    assert_allclose(numbers, [est, lo, hi], rtol=5e-3)  # printed with 4 significant digits
+    assert_allclose(m.contrast({"temp": 1.0})[0], s.loc["temp", "weight"], rtol=1e-12)
+
+
+def test_interaction_design_numeric_by_numeric_and_categorical_by_categorical():
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0.5, 1.0, 2.0, 3.0],
+                      "c": pd.Categorical(["u", "v", "w", "u"]), "d": ["p", "q", "p", "q"]})
+    spec = fit_design(X, interactions=[("a", "b"), ("c", "d")])
+    assert spec.names[-3:] == ["a:b", "c[v]:d[q]", "c[w]:d[q]"]
+    D = spec.transform(X)
+    assert_allclose(D[:, spec.names.index("a:b")], X["a"] * X["b"])
+    assert_allclose(D[:, spec.names.index("c[v]:d[q]")], [0, 1, 0, 0])
+
+
+def test_numeric_interaction_is_read_at_the_quartiles_of_the_moderator():
+    X, y = coffee()
+    m = GLM(family="poisson", interactions=[("stress", "sleep")]).fit(X, y)
+    text = [t for t in m.interpret("stress") if t.startswith("When sleep")]
+    q = np.quantile(X["sleep"], [0.25, 0.5, 0.75])
+    assert len(text) == 3 and "(its median)" in text[1]
+    s = m.summary()
+    est = s.loc["stress", "weight"] + q[1] * s.loc["stress:sleep", "weight"]
+    assert f"by {np.exp(est):.3g} [" in text[1]
+
+
+def test_without_intercept():
+    X, y = coffee()
+    m = GLM(family="poisson", fit_intercept=False).fit(X, y)
+    assert "(Intercept)" not in m.summary().index
+    import statsmodels.api as sm
+
+    ref = sm.GLM(y, design_by_hand(X)[:, 1:], family=sm.families.Poisson()).fit()
+    assert_allclose(m.coef_.to_numpy(), ref.params, **SAME_FIT)
+
+
+def test_predict_proba_classes_and_sklearn_contract():
+    X, counts = coffee()
+    y = np.where(counts > 2, "many", "few")
+    m = GLM(family="binomial").fit(X, y)
+    assert list(m.classes_) == ["few", "many"]
+    P = m.predict_proba(X)
+    assert_allclose(P.sum(axis=1), 1.0)
+    assert set(m.predict(X)) <= {"few", "many"}
+    assert_allclose(P[:, 1], m.result_.predict(m.design_.transform(X)), rtol=1e-12)
+    assert is_classifier(m) and not hasattr(GLM(family="poisson"), "predict_proba")
+    assert is_regressor(GLM(family="poisson"))
+    assert clone(m).get_params() == m.get_params()
+    back = pickle.loads(pickle.dumps(GLM(family="gamma").fit(X, continuous_target(X))))
+    assert_allclose(back.predict(X), back.result_.predict(back.design_.transform(X)), rtol=1e-12)
+
+
+def test_array_input_equals_frame_input():
+    X, y = coffee()
+    num = X[["stress", "sleep"]].astype(float)
+    a = GLM(family="poisson").fit(num.to_numpy(), y)
+    f = GLM(family="poisson").fit(num, y)
+    assert_allclose(a.coef_.to_numpy(), f.coef_.to_numpy(), rtol=1e-12)
+    assert list(a.coef_.index) == ["(Intercept)", "x0", "x1"]
+
+
+def test_works_with_imlkit_importance():
+    import imlkit as ik
+
+    X, y = coffee()
+    m = GLM(family="poisson").fit(X, y)
+    r = ik.pfi(m, X, y, n_repeats=3, random_state=0)
+    assert r.to_frame().loc["stress", "importance"] > 0
+
+
+@pytest.mark.parametrize("kwargs, y_kind, exc, match", [
+    (dict(family="tweedie"), "count", ValueError, "'family' must be one of"),
+    (dict(family="poisson", link="logit"), "count", ValueError, "'link' 'logit' is not allowed for the poisson"),
+    (dict(family="gaussian", link="banana"), "count", ValueError, "'link' must be one of"),
+    (dict(family="poisson"), "negative", ValueError, "non-negative counts"),
+    (dict(family="binomial"), "single", ValueError, "single class"),
+    (dict(family="binomial"), "three", ValueError, "needs exactly 2"),
+    (dict(family="gamma"), "count", ValueError, "must be > 0 for the gamma"),
+    (dict(interactions=[("work", "coffee")]), "count", ValueError, "Unknown feature 'coffee'"),
+    (dict(interactions=[("work", "work")]), "count", ValueError, "two different features"),
+    (dict(confidence_level=1.5), "count", ValueError, "'confidence_level'"),
+])
+def test_error_table(kwargs, y_kind, exc, match):
+    X, y = coffee()
+    y = {"count": y, "negative": y - 3, "single": np.zeros(len(y)), "three": y % 3}[y_kind]
+    with pytest.raises(exc, match=match):
+        GLM(**kwargs).fit(X, y)
+
+
+def test_unseen_level_at_predict_is_named():
+    X, y = coffee()
+    m = GLM(family="poisson").fit(X, y)
+    bad = X.assign(work=pd.Categorical(["holiday"] * len(X)))
+    with pytest.raises(ValueError, match="level\\(s\\) \\['holiday'\\] not seen in fit"):
+        m.predict(bad)
