@@ -1,9 +1,381 @@
-"""PLACEHOLDER: being written by another issue; replaced before landing."""
+"""SAGE: Shapley values of the loss reduction, by permutation sampling or exactly.
+
+The value function lives in :mod:`._sage_value`; this module turns it into Shapley values:
+
+* the permutation estimator draws (observation, ordering) pairs in batches, adds the players
+  one at a time and credits each with L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)); the credits of
+  one batch are predicted in stacked calls, batches run in parallel with one seed each, and a
+  running (Welford/Chan) mean and covariance decides convergence after every batch;
+* ``exact=True`` enumerates all 2^m coalitions with Shapley weights (m ≤ 12).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import joblib
+import numpy as np
+from scipy import stats
+
+from .._parallel import parallel_map, progress_bar
+from .._validation import ValidationError, check_bool, check_float, check_int, resolve_features
+from ._common import Timer, check_common
+from ._result import ImportanceResult
+from ._sage_value import build_game, sage_value
+
+__all__ = ["sage", "sage_value", "RunningMoments"]
+
+#: Players allowed for ``exact=True``: 2^12 coalitions, each predicted on all rows.
+MAX_EXACT_PLAYERS = 12
+#: Orderings after which an unconverged run stops when ``max_permutations=None``.
+DEFAULT_PERMUTATION_CAP = 1_000_000
 
 
-def sage(*a, **k):  # PLACEHOLDER
-    raise NotImplementedError('sage is not implemented yet')
+class RunningMoments:
+    """Running mean, variances and covariances with a control column, merged batch by batch.
+
+    Tracks d columns z = (Δ_1, ..., Δ_m, D): means, the sums of squared deviations of every
+    column and the co-moments of every column with the last one. Batches are merged with
+    Chan et al.'s pairwise update (Welford's update for a batch), so the result does not
+    depend (up to rounding) on how the samples were grouped into batches.
+    """
+
+    def __init__(self, d):
+        self.n = 0
+        self.mean = np.zeros(d)
+        self.m2 = np.zeros(d)
+        self.c = np.zeros(d)
+
+    def update(self, z):
+        """Add the rows of ``z`` (b, d)."""
+        z = np.asarray(z, dtype=float)
+        nb = len(z)
+        if nb == 0:
+            return
+        mb = z.mean(axis=0)
+        dev = z - mb
+        m2b = (dev ** 2).sum(axis=0)
+        cb = (dev * dev[:, -1:]).sum(axis=0)
+        n = self.n + nb
+        delta = mb - self.mean
+        w = self.n * nb / n
+        self.mean = self.mean + delta * nb / n
+        self.m2 = self.m2 + m2b + delta ** 2 * w
+        self.c = self.c + cb + delta * delta[-1] * w
+        self.n = n
+
+    def estimate(self, control_mean=None):
+        """Means of the first d−1 columns and their standard errors.
+
+        With ``control_mean`` (the known mean of the last column) the regression estimator
+        mean_j − c_j (mean_D − control_mean), c_j = Cov(z_j, D)/Var(D), is returned with the
+        standard error of its residual; otherwise the plain mean and s/√n.
+        """
+        n = self.n
+        mean, m2 = self.mean[:-1], self.m2[:-1]
+        if control_mean is None:
+            resid = m2
+            est = mean.copy()
+        else:
+            md = self.m2[-1]
+            coef = self.c[:-1] / md if md > 0 else np.zeros_like(mean)
+            est = mean - coef * (self.mean[-1] - control_mean)
+            resid = np.maximum(m2 - coef * self.c[:-1], 0.0)
+        se = np.sqrt(resid / (n - 1) / n) if n > 1 else np.full_like(mean, np.inf)
+        return est, se
 
 
-def sage_value(*a, **k):  # PLACEHOLDER
-    raise NotImplementedError('sage_value is not implemented yet')
+def _converged(phi, se, tolerance, v_all):
+    """max SE ≤ tolerance × (max φ − min φ), with a scale that cannot collapse to zero.
+
+    When all φ are (numerically) equal -- one player, symmetric players, a constant model --
+    the gap is 0 and the rule never fires (the peer implementation then loops forever);
+    the largest |φ| (or |v(N)|) is the scale instead. Returns (converged, ratio).
+    """
+    gap = float(np.max(phi) - np.min(phi)) if len(phi) else 0.0
+    size = max(float(np.max(np.abs(phi))) if len(phi) else 0.0, abs(v_all))
+    scale = gap if gap > 1e-9 * size else size
+    max_se = float(np.max(se)) if len(se) else 0.0
+    if scale <= 0:
+        return max_se <= 0, (0.0 if max_se <= 0 else np.inf)
+    return max_se <= tolerance * scale, max_se / scale
+
+
+def _sage_batch(game, n_samples, antithetic, seed):
+    """Credits of ``n_samples`` (observation, ordering) pairs; returns z = (Δ_1..Δ_m, D), (b, m+1).
+
+    With ``antithetic`` every ordering is paired with its reverse on the same observation and
+    the pair's mean credit is one sample.
+    """
+    rng = np.random.default_rng(seed)
+    n, m = len(game.X), len(game.players)
+    rows = rng.integers(0, n, size=n_samples)  # iid draws: the standard error assumes them
+    orders = rng.permuted(np.tile(np.arange(m), (n_samples, 1)), axis=1)
+    if antithetic:
+        rows = np.concatenate([rows, rows])
+        orders = np.concatenate([orders, orders[:, ::-1]])
+    s = len(rows)
+    rank = np.empty_like(orders)
+    rank[np.arange(s)[:, None], orders] = np.arange(m)[None, :]
+    losses = np.empty((s, m + 1))
+    losses[:, 0] = game.pointwise_loss(rows, np.broadcast_to(game.empty_pred, (s,) + game.empty_pred.shape))
+    losses[:, m] = game.pointwise_loss(rows, game.full_pred[rows])
+    if m > 1:
+        # Coalition k of sample i holds the first k players of its ordering (k = 1..m-1).
+        masks = rank[:, None, :] < np.arange(1, m)[None, :, None]
+        pair_rows = np.repeat(rows, m - 1)
+        pred = game.coalition_predictions(pair_rows, masks.reshape(-1, m), rng)
+        losses[:, 1:m] = game.pointwise_loss(pair_rows, pred).reshape(s, m - 1)
+    deltas = losses[:, :-1] - losses[:, 1:]
+    credit = np.empty((s, m))
+    credit[np.arange(s)[:, None], orders] = deltas
+    z = np.column_stack([credit, losses[:, 0] - losses[:, m]])
+    if antithetic:
+        z = (z[:n_samples] + z[n_samples:]) / 2
+    return z
+
+
+def _exact(game, rng):
+    """Shapley values of v over all 2^m coalitions: φ_j = Σ_{S∌j} |S|!(m−|S|−1)!/m! (v(S∪j) − v(S)).
+
+    All proper, non-empty coalitions of all rows go through one ``coalition_predictions`` call,
+    so the model sees a few large stacked calls rather than 2^m small ones.
+    """
+    m = len(game.players)
+    n = len(game.X)
+    r_empty = game.risk_empty()
+    values = np.zeros(2 ** m)
+    bits = ((np.arange(2 ** m)[:, None] >> np.arange(m)[None, :]) & 1).astype(bool)
+    values[-1] = r_empty - game.risk_full()
+    mid = np.arange(1, 2 ** m - 1)
+    if len(mid):
+        rows = np.tile(np.arange(n), len(mid))
+        pred = game.coalition_predictions(rows, np.repeat(bits[mid], n, axis=0), rng)
+        values[mid] = r_empty - game.pointwise_loss(rows, pred).reshape(len(mid), n).mean(axis=1)
+    size = bits.sum(axis=1)
+    weight = np.array([math.factorial(s) * math.factorial(m - s - 1) / math.factorial(m) if s < m else 0.0
+                       for s in range(m + 1)])
+    phi = np.zeros(m)
+    for j in range(m):
+        without = np.flatnonzero(~bits[:, j])
+        phi[j] = np.sum(weight[size[without]] * (values[without | (1 << j)] - values[without]))
+    return phi, values
+
+
+def sage(model, X, y, loss=None, features=None, removal="marginal", sampler=None, n_background=128,
+         tolerance=0.05, max_permutations=None, antithetic=False, exact=False, batch_size=256,
+         max_rows=None, n_jobs=None, random_state=None, progress=False, confidence_level=0.95,
+         control_variate=True, background=None):
+    """Shapley additive global importance (SAGE), marginal or conditional.
+
+    Parameters
+    ----------
+    model : fitted estimator or callable
+        Anything with ``predict`` (``predict_proba`` for classifiers) or ``X -> ŷ``.
+    X : DataFrame or array, shape (n, p)
+        Evaluation data (ideally held out); φ explains the risk over its rows.
+    y : array-like, shape (n,)
+    loss : str or callable, optional
+        ``"squared_error"``, ``"log_loss"``, ``"zero_one"``, ... (pointwise losses only).
+        Default: log loss for classifiers, else squared error. Classifiers are evaluated on
+        probabilities; label losses take the class with the largest mean probability.
+    features : None, list or dict
+        The players: columns or groups (``{"weather": ["temp", "hum"]}``) that enter and
+        leave coalitions together. Columns not named join as single players, so a feature's
+        φ does not depend on which others you list; every player is reported, named ones first.
+    removal : {"marginal", "conditional"}
+        Dropped features are averaged over background rows of X (marginal) or over draws
+        from P(X_-S | X_S) (conditional).
+    sampler : str or Sampler, optional
+        Conditional sampler; default ``make_sampler("auto", X)``. Conditional removal only.
+    n_background : int, default 128
+        B: background rows (marginal) or conditional draws per prediction.
+    tolerance : float, default 0.05
+        Stop when the largest standard error ≤ tolerance × (max φ − min φ).
+    max_permutations : int, optional
+        Upper bound on the orderings (default: until convergence, at most 10^6).
+    antithetic : bool, default False
+        Pair every ordering with its reverse on the same observation.
+    exact : bool, default False
+        Enumerate all 2^m coalitions (m ≤ 12) instead of sampling; the standard errors are 0
+        (the background draws are the only remaining randomness).
+    batch_size : int, default 256
+        Orderings per batch: one stacked evaluation, one parallel task, one convergence check.
+    max_rows : int, optional
+        At most this many rows per model call.
+    n_jobs : int, optional
+        Batches run in parallel (joblib); the result is identical for every ``n_jobs``.
+    random_state : None, int or numpy Generator
+    progress : bool
+        A bar of the estimated progress towards convergence.
+    confidence_level : float, default 0.95
+        Level of the normal interval φ ± z·SE.
+    control_variate : bool, default True
+        Use each observation's total loss reduction D_i = L(y_i, f_∅) − L(y_i, f(x_i)), whose
+        mean over X is known exactly, as a control variate (see Notes). The estimate then
+        satisfies Σ φ_j = v(N) exactly and usually needs far fewer orderings.
+    background : DataFrame or array, shape (B, p), optional
+        Rows to marginalise over instead of ``n_background`` rows sampled from X.
+
+    Returns
+    -------
+    ImportanceResult
+        ``method`` ``"sage_marginal"`` or ``"sage_conditional"``; ``importance`` φ (m,),
+        ``std`` their standard errors, ``ci_low``/``ci_high`` the normal interval;
+        ``baseline_loss`` R(f) the model's risk on X. ``extra``: ``n_permutations`` (orderings
+        used), ``converged``, ``trace`` (k, m) running φ after each batch, ``trace_se`` (k, m),
+        ``trace_n`` (k,) orderings after each batch, ``loss_empty`` R(f_∅), ``v_all``
+        v(N) = R(f_∅) − R(f), and for ``exact`` the value of every coalition (``values``,
+        indexed by the bit mask of players).
+
+    Notes
+    -----
+    With v(S) = R(f_∅) − R(f_S) (:func:`sage_value`) the SAGE value of player j is
+
+        φ_j = Σ_{S ⊆ N∖{j}} |S|! (m − |S| − 1)! / m! · (v(S ∪ {j}) − v(S))
+            = E_τ [v(S_j^τ ∪ {j}) − v(S_j^τ)],
+
+    the mean surplus of j over the players preceding it in a uniformly random ordering τ.
+    The estimator samples pairs (i, τ) and averages Δ_ij = L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)),
+    an unbiased estimate of φ_j. Along an ordering the credits telescope: Σ_j Δ_ij = D_i, whose
+    mean over all rows is v(N). The control-variate estimate is
+    φ̂_j = mean(Δ_j) − c_j (mean(D) − v(N)), c_j = Cov(Δ_j, D)/Var(D); since Σ_j c_j = 1,
+    Σ_j φ̂_j = v(N). Its standard error is that of the residual Δ_j − c_j D. Efficiency:
+    Σ_j φ_j = v(N) = R(f_∅) − R(f).
+
+    Marginal SAGE: φ_j ≠ 0 only if the model uses x_j. Conditional SAGE: φ_j can be non-zero
+    for a feature the model does not use but that carries information about y (see
+    ``explain()``).
+
+    References
+    ----------
+    Covert, Lundberg & Lee (2020). Understanding global feature contributions with additive
+    importance measures. NeurIPS 33.
+    Castro, Gómez & Tejada (2009). Polynomial calculation of the Shapley value based on
+    sampling. Computers & Operations Research 36(5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3)); y = X[:, 0] + 0.5 * X[:, 1]
+    >>> f = lambda A: A[:, 0] + 0.5 * A[:, 1]
+    >>> r = sage(f, X, y, n_background=32, exact=True, random_state=0)
+    >>> bool(np.isclose(r.importance.sum(), r.extra["v_all"]))
+    True
+    >>> r.importance.round(1).tolist()     # additive model: φ_j = β_j² Var(x_j)
+    [1.0, 0.2, 0.0]
+    """
+    params = dict(loss=loss, features=features, removal=removal, n_background=n_background,
+                  tolerance=tolerance, max_permutations=max_permutations, antithetic=antithetic,
+                  exact=exact, batch_size=batch_size, max_rows=max_rows, n_jobs=n_jobs,
+                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
+                  confidence_level=confidence_level, control_variate=control_variate,
+                  background=None if background is None else "given")
+    seed = check_common(confidence_level=confidence_level, n_jobs=n_jobs, random_state=random_state,
+                        progress=progress)
+    tolerance = check_float("tolerance", tolerance, low=0.0, low_inclusive=False)
+    antithetic = check_bool("antithetic", antithetic)
+    exact = check_bool("exact", exact)
+    control_variate = check_bool("control_variate", control_variate)
+    unit = 2 if antithetic else 1
+    batch_size = check_int("batch_size", batch_size, min_value=2 * unit)
+    max_permutations = check_int("max_permutations", max_permutations, min_value=2 * unit, allow_none=True)
+    bg_seed, draw_seed, batch_root = seed.spawn(3)
+
+    def players_of(columns):
+        named = resolve_features(features, columns)
+        used = [c for cols in named.values() for c in cols]
+        dup = sorted({c for c in used if used.count(c) > 1})
+        if dup:
+            raise ValidationError(f"'features' puts column(s) {dup} in more than one player; players must not overlap.")
+        rest = [c for c in columns if c not in used]
+        clash = [c for c in rest if c in named]
+        if clash:
+            raise ValidationError(f"'features' names a group {clash[0]!r} like a column that is not in it; "
+                                  "rename the group.")
+        named.update({c: [c] for c in rest})
+        return named
+
+    with Timer() as timer:
+        game, players = build_game(model, X, y, loss, players_of, removal, sampler, n_background,
+                                   background, max_rows, bg_seed)
+        m = len(players)
+        if exact and m > MAX_EXACT_PLAYERS:
+            raise ValidationError(f"'exact=True' enumerates 2^m coalitions and allows at most {MAX_EXACT_PLAYERS} "
+                                  f"players; got {m}. Use the permutation estimator (exact=False) or group features.")
+        r_empty, r_full = game.risk_empty(), game.risk_full()
+        v_all = r_empty - r_full
+        extra = dict(loss_empty=r_empty, v_all=v_all, default_plot="bar")
+        warns = []
+        if exact:
+            phi, values = _exact(game, np.random.default_rng(draw_seed))
+            se = np.zeros(m)
+            extra.update(values=values, n_permutations=0, converged=True)
+        else:
+            phi, se, run = _estimate(game, tolerance, max_permutations, antithetic, batch_size,
+                                     n_jobs, batch_root, progress, v_all, control_variate)
+            extra.update(run)
+            if not run["converged"]:
+                warns.append(f"SAGE did not converge within {run['n_permutations']} orderings: the largest "
+                             f"standard error is {run['ratio']:.3g} x the range of the values (tolerance "
+                             f"{tolerance}). Raise max_permutations or the tolerance.")
+                warnings.warn(warns[-1], stacklevel=2)
+    half = stats.norm.ppf(0.5 + confidence_level / 2) * se
+    params.update(loss=game.loss.name, sampler=None if game.sampler is None else repr(game.sampler),
+                  n_background=game.n_draws, seconds=timer.seconds)
+    return ImportanceResult(
+        method=f"sage_{removal}", feature_names=tuple(players), importance=phi, std=se,
+        ci_low=phi - half, ci_high=phi + half, loss=game.loss.name, baseline_loss=r_full * game.loss.sign,
+        groups=dict(players), params=params, warnings=tuple(warns), extra=extra)
+
+
+def _estimate(game, tolerance, max_permutations, antithetic, batch_size, n_jobs, batch_root, progress,
+              v_all, control_variate):
+    """The permutation estimator's loop; convergence is checked after every batch, in batch order.
+
+    Batches are dispatched in rounds of as many as there are workers, but each is merged and
+    checked one at a time and the batches after the first converged one are dropped: the
+    result is that of the sequential run for every ``n_jobs``.
+    """
+    m = len(game.players)
+    unit = 2 if antithetic else 1
+    control_mean = v_all if control_variate else None
+    cap = DEFAULT_PERMUTATION_CAP if max_permutations is None else max_permutations
+    workers = max(1, joblib.effective_n_jobs(n_jobs))
+    tracker = RunningMoments(m + 1)
+    trace, trace_se, trace_n = [], [], []
+    used, converged, ratio = 0, False, np.inf
+    shown = 0
+    with progress_bar(100, "SAGE", progress) as bar:
+        while not converged and used < cap:
+            sizes = []
+            planned = used
+            while len(sizes) < workers and planned < cap:
+                k = min(batch_size, cap - planned) // unit * unit
+                if k < unit:
+                    break
+                sizes.append(k)
+                planned += k
+            if not sizes:
+                break
+            seeds = batch_root.spawn(len(sizes))
+            tasks = [(game, k // unit, antithetic, s) for k, s in zip(sizes, seeds)]
+            for k, z in zip(sizes, parallel_map(_sage_batch, tasks, n_jobs=n_jobs)):
+                tracker.update(z)
+                used += k
+                phi, se = tracker.estimate(control_mean)
+                trace.append(phi)
+                trace_se.append(se)
+                trace_n.append(used)
+                converged, ratio = _converged(phi, se, tolerance, v_all)
+                pct = 100 if converged else int(min(99, 100 * (tolerance / ratio) ** 2)) if ratio > 0 else 100
+                if pct > shown:
+                    bar.update(pct - shown)
+                    shown = pct
+                if converged:
+                    break
+    phi, se = tracker.estimate(control_mean)
+    run = dict(n_permutations=used, converged=converged, ratio=ratio, trace=np.array(trace),
+               trace_se=np.array(trace_se), trace_n=np.array(trace_n), default_plot="bar")
+    return phi, se, run
