@@ -6,7 +6,8 @@ from scipy import stats
 
 from .._validation import check_choice
 
-__all__ = ["t_interval", "repeat_quantiles", "adjust_pvalues", "P_ADJUST"]
+__all__ = ["t_interval", "repeat_quantiles", "adjust_pvalues", "P_ADJUST", "wilcoxon_test", "sign_test",
+           "t_test", "nadeau_bengio", "hodges_lehmann", "null_pvalue", "best_null_distribution"]
 
 P_ADJUST = ("holm", "bonferroni", None)
 
@@ -68,3 +69,272 @@ def adjust_pvalues(p, method="holm"):
     adj[order] = np.minimum(1.0, stepped)
     out[ok] = adj
     return out
+
+
+# --------------------------------------------------------------------------- tests on Δ
+# The functions below test one sample of observation-wise loss differences Δ (LOCO, LOFO).
+# Each returns ``(p_value, low, high)``: a one- or two-sided p-value for H0 "Δ is centred at
+# 0" against ``alternative``, and a two-sided interval at ``confidence_level`` (NaN where the
+# sample is too small to reach the level).
+
+ALTERNATIVES = ("greater", "two-sided")
+
+
+def signed_rank_cdf(n):
+    """Exact null distribution of the Wilcoxon signed-rank statistic T+ for n untied values.
+
+    Returns
+    -------
+    ndarray, shape (n(n+1)/2 + 1,)
+        ``P(T+ <= t)`` for t = 0, 1, ..., n(n+1)/2.
+    """
+    top = n * (n + 1) // 2
+    counts = np.zeros(top + 1)
+    counts[0] = 1.0
+    for k in range(1, n + 1):
+        # Rank k is either in the positive set (shift by k) or not.
+        counts[k:] = counts[k:] + counts[:-k].copy()
+    return np.cumsum(counts) / 2.0 ** n
+
+
+def _walsh_order_statistic(x_sorted, k):
+    """The k-th smallest (1-based) Walsh average (x_i + x_j)/2, i <= j, without forming all of them.
+
+    Bisection on the value: the number of Walsh averages <= t is a sum of searchsorted counts,
+    so memory stays O(n) where enumerating would need n(n+1)/2 numbers.
+    """
+    x = x_sorted
+    n = x.size
+    idx = np.arange(n)
+
+    def count_le(t):
+        # pairs i <= j with x_i + x_j <= 2t
+        j = np.searchsorted(x, 2.0 * t - x, side="right")
+        return int(np.clip(j - idx, 0, None).sum())
+
+    lo, hi = float(x[0]), float(x[-1])
+    if count_le(lo) >= k:
+        return lo
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if count_le(mid) >= k:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def hodges_lehmann(x):
+    """Hodges–Lehmann estimate of the pseudo-median: the median of the Walsh averages."""
+    x = np.sort(np.asarray(x, dtype=float))
+    N = x.size * (x.size + 1) // 2
+    if N % 2:
+        return _walsh_order_statistic(x, (N + 1) // 2)
+    return 0.5 * (_walsh_order_statistic(x, N // 2) + _walsh_order_statistic(x, N // 2 + 1))
+
+
+def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
+    """Wilcoxon signed-rank test of Δ and the Hodges–Lehmann interval by test inversion.
+
+    Parameters
+    ----------
+    delta : ndarray, shape (n,)
+
+    Returns
+    -------
+    p_value, low, high : float
+
+    Notes
+    -----
+    The interval is ``[W_(C), W_(N+1-C)]`` over the N = n(n+1)/2 sorted Walsh averages
+    ``W = (Δ_i + Δ_k)/2, i <= k``, with C the largest integer such that
+    ``P(T+ <= C - 1) <= (1 - level)/2`` under H0 (exact distribution for n <= 50, the normal
+    approximation ``C = floor(N/2 - z·sqrt(n(n+1)(2n+1)/24))`` beyond). It is the set of
+    shifts θ that a two-sided signed-rank test of Δ - θ does not reject.
+
+    References
+    ----------
+    Hollander, Wolfe & Chicken (2014). Nonparametric Statistical Methods, 3rd ed., §3.3.
+    """
+    d = np.asarray(delta, dtype=float)
+    n = d.size
+    nonzero = d[d != 0]
+    if nonzero.size == 0:
+        p = 1.0 if alternative == "greater" else 1.0
+    else:
+        p = float(stats.wilcoxon(nonzero, alternative=alternative).pvalue)
+    x = np.sort(d)
+    N = n * (n + 1) // 2
+    a = (1.0 - confidence_level) / 2.0
+    if n <= 50:
+        cdf = signed_rank_cdf(n)
+        ok = np.nonzero(cdf <= a)[0]          # values t with P(T+ <= t) <= a
+        C = int(ok[-1]) + 1 if ok.size else 0
+    else:
+        z = stats.norm.ppf(1.0 - a)
+        C = int(np.floor(N / 2.0 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)))
+    if C < 1:
+        return p, np.nan, np.nan
+    return p, _walsh_order_statistic(x, C), _walsh_order_statistic(x, N + 1 - C)
+
+
+def sign_test(delta, confidence_level=0.95, alternative="greater"):
+    """Sign test of the median of Δ and the order-statistic interval for the median.
+
+    Returns
+    -------
+    p_value, low, high : float
+
+    Notes
+    -----
+    p-value: ``P(B >= s)`` with B ~ Bin(n', 1/2), s the number of positive and n' of non-zero
+    Δ (two-sided: the binomial test's). Interval: ``[Δ_(l), Δ_(n+1-l)]`` with l the largest
+    integer such that ``P(Bin(n, 1/2) <= l - 1) <= (1 - level)/2``; it covers the median with
+    probability >= level for any continuous distribution.
+    """
+    d = np.asarray(delta, dtype=float)
+    n = d.size
+    nz = d[d != 0]
+    s = int((nz > 0).sum())
+    p = 1.0 if nz.size == 0 else float(stats.binomtest(s, nz.size, 0.5, alternative=alternative).pvalue)
+    a = (1.0 - confidence_level) / 2.0
+    ls = np.arange(1, n // 2 + 1)
+    ok = ls[stats.binom.cdf(ls - 1, n, 0.5) <= a]
+    if ok.size == 0:
+        return p, np.nan, np.nan
+    lo = int(ok[-1])
+    x = np.sort(d)
+    return p, float(x[lo - 1]), float(x[n - lo])
+
+
+def t_test(delta, confidence_level=0.95, alternative="greater"):
+    """One-sample t-test of the mean of Δ and the t-interval ``mean ± t·s/sqrt(n)``."""
+    d = np.asarray(delta, dtype=float)
+    n = d.size
+    mean = float(d.mean())
+    if n < 2:
+        return np.nan, np.nan, np.nan
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        p = (0.0 if mean > 0 else 1.0) if alternative == "greater" else (0.0 if mean != 0 else 1.0)
+        return p, mean, mean
+    p = float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
+    half = stats.t.ppf(0.5 + confidence_level / 2, n - 1) * sd / np.sqrt(n)
+    return p, mean - half, mean + half
+
+
+def nadeau_bengio(values, test_fraction, confidence_level=0.95, alternative="greater"):
+    """Corrected resampled t-test over K cross-validation folds (Nadeau & Bengio 2003).
+
+    Parameters
+    ----------
+    values : ndarray, shape (K,)
+        One importance per fold.
+    test_fraction : float
+        ``n_test / n_train`` of a fold.
+
+    Returns
+    -------
+    p_value, low, high : float
+
+    Notes
+    -----
+    The folds' training sets overlap, so the K estimates are positively correlated and the
+    naive variance s²/K is too small. The corrected variance is ``(1/K + n_test/n_train)·s²``,
+    with a t distribution on K - 1 degrees of freedom.
+
+    References
+    ----------
+    Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Machine Learning 52, 239-281.
+    """
+    v = np.asarray(values, dtype=float)
+    K = v.size
+    if K < 2:
+        return np.nan, np.nan, np.nan
+    mean = float(v.mean())
+    se = float(np.sqrt((1.0 / K + test_fraction) * v.var(ddof=1)))
+    if se == 0:
+        p = (0.0 if mean > 0 else 1.0) if alternative == "greater" else (0.0 if mean != 0 else 1.0)
+        return p, mean, mean
+    tstat = mean / se
+    p = float(stats.t.sf(tstat, K - 1)) if alternative == "greater" else float(2 * stats.t.sf(abs(tstat), K - 1))
+    half = stats.t.ppf(0.5 + confidence_level / 2, K - 1) * se
+    return p, mean - half, mean + half
+
+
+def simultaneous_level(confidence_level, m, p_adjust):
+    """Per-feature level of the intervals: Bonferroni widens them to ``1 - (1 - level)/m``."""
+    if p_adjust == "bonferroni" and m > 1:
+        return 1.0 - (1.0 - confidence_level) / m
+    return confidence_level
+
+
+def null_pvalue(null, observed, distribution="empirical"):
+    """P(null >= observed) for one feature (PIMP).
+
+    Parameters
+    ----------
+    null : ndarray, shape (B,)
+        Null importances (refits on a permuted target).
+    observed : float
+    distribution : {"empirical", "normal", "lognormal", "gamma"}
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    empirical: ``(k + 1)/(B + 1)`` with k = #{b: null_b >= observed} (a valid permutation
+    p-value, never 0). normal: ``1 - Φ((obs - mean)/sd)`` with the sample mean and sd
+    (ddof=1). lognormal, gamma: fitted (location 0) to the positive null values only; with
+    π₊ the fraction of positive null values, ``p = π₊·S(obs)`` for obs > 0 and
+    ``p = π₊ + #{b: obs <= null_b <= 0}/B`` for obs <= 0 (the non-positive part is empirical).
+    Returns NaN when the distribution cannot be fitted (constant sample, fewer than two
+    positive values).
+    """
+    z = np.asarray(null, dtype=float)
+    B = z.size
+    if distribution == "empirical":
+        return float((np.sum(z >= observed) + 1) / (B + 1))
+    if distribution == "normal":
+        sd = z.std(ddof=1) if B > 1 else 0.0
+        if not sd > 0:
+            return np.nan
+        return float(stats.norm.sf(observed, loc=z.mean(), scale=sd))
+    pos = z[z > 0]
+    if pos.size < 2 or np.ptp(pos) == 0:
+        return np.nan
+    frac = pos.size / B
+    if observed <= 0:
+        return float(min(1.0, frac + np.sum((z >= observed) & (z <= 0)) / B))
+    if distribution == "lognormal":
+        logs = np.log(pos)
+        return float(frac * stats.norm.sf(np.log(observed), loc=logs.mean(), scale=logs.std(ddof=1)))
+    if distribution == "gamma":
+        shape, _, scale = stats.gamma.fit(pos, floc=0)
+        return float(frac * stats.gamma.sf(observed, shape, loc=0, scale=scale))
+    raise ValueError(f"unknown distribution {distribution!r}")  # guarded at the entry point
+
+
+def best_null_distribution(null, ks_alpha=0.05):
+    """The family (normal, lognormal, gamma) fitting the null sample best by Kolmogorov–Smirnov.
+
+    lognormal and gamma are candidates only when every null value is positive. Returns
+    ``"empirical"`` when no candidate's KS p-value reaches ``ks_alpha`` (with estimated
+    parameters the KS p-value is optimistic, so this is a lenient screen, not a test).
+    """
+    z = np.asarray(null, dtype=float)
+    if z.size < 3 or np.ptp(z) == 0:
+        return "empirical"
+    fits = {"normal": stats.kstest(z, "norm", args=(z.mean(), z.std(ddof=1))).pvalue}
+    if np.all(z > 0):
+        logs = np.log(z)
+        if np.ptp(logs) > 0:
+            fits["lognormal"] = stats.kstest(logs, "norm", args=(logs.mean(), logs.std(ddof=1))).pvalue
+            shape, _, scale = stats.gamma.fit(z, floc=0)
+            fits["gamma"] = stats.kstest(z, "gamma", args=(shape, 0, scale)).pvalue
+    best = max(fits, key=lambda k: fits[k])
+    return best if fits[best] >= ks_alpha else "empirical"

@@ -1,9 +1,410 @@
-"""PLACEHOLDER: being written by another issue; replaced before landing."""
+"""LOCO and LOFO: refit the learner without a feature (or group) and compare test losses.
+
+    Δ_j(i) = L(y_i, f_-j(x_i,-j)) − L(y_i, f(x_i)),      i in the test data
+    LOCO_j = median_i Δ_j(i)        (Lei et al. 2018; "mean" gives R_emp(f_-j) − R_emp(f))
+    LOFO_j = e_j − e_orig  or  e_j / e_orig                (mean test losses)
+
+Both are one function with different defaults; the refits run through the shared engine in
+``_refit.py`` (features × refits × folds as independent tasks).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._losses import get_loss
+from .._model import Predictor
+from .._validation import (
+    ValidationError,
+    check_choice,
+    check_int,
+    check_same_columns,
+    check_X_y,
+    resolve_features,
+)
+from ._common import Timer, check_common
+from ._inference import (
+    ALTERNATIVES,
+    P_ADJUST,
+    adjust_pvalues,
+    nadeau_bengio,
+    repeat_quantiles,
+    sign_test,
+    simultaneous_level,
+    t_test,
+    wilcoxon_test,
+)
+from ._refit import RefitJob, RefitProblem, check_learner, make_folds, run_refits, _seed_params
+from ._result import ImportanceResult
+
+__all__ = ["loco", "lofo"]
+
+AGGREGATES = ("median", "mean")
+TESTS = ("wilcoxon", "sign", "t", None)
+_TEST_FN = {"wilcoxon": wilcoxon_test, "sign": sign_test, "t": t_test}
 
 
-def loco(*a, **k):  # PLACEHOLDER
-    raise NotImplementedError('loco is not implemented yet')
+def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_error", features=None,
+         aggregate="median", test="wilcoxon", alternative="greater", p_adjust="holm",
+         confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
+         n_jobs=None, random_state=None, progress=False):
+    """Leave-one-covariate-out importance with distribution-free inference (Lei et al. 2018).
+
+    Parameters
+    ----------
+    learner : unfitted estimator or zero-argument factory
+        Cloned (``sklearn.base.clone``) or called for every fit. ``random_state`` parameters
+        of the learner (also nested ones, ``model__random_state``) are drawn from
+        ``random_state`` for each refit when they are None or when ``n_refits > 1``; the full
+        and the reduced fits of one refit share the seed (common random numbers).
+    X_train : DataFrame or array, shape (n_train, p)
+    y_train : array-like, shape (n_train,)
+    X_test : DataFrame or array, shape (n_test, p), optional
+        Held-out data. Leave it (and ``y_test``) None and give ``cv`` for cross-validation.
+    y_test : array-like, shape (n_test,), optional
+    loss : str or callable, default "absolute_error"
+        A pointwise loss (Lei et al. use L1). Scores (``"accuracy"``) are flipped so that
+        larger = more important; aggregate-only scores (``"r2"``) need ``aggregate="mean"``
+        and ``test=None`` unless ``cv`` is given.
+    features : None, name, index, list or dict
+        A dict ``{"weather": ["temp", "atemp", "hum"]}`` leaves the group out together:
+        the way to get the *shared* importance of correlated features, which each get
+        LOCO ≈ 0 alone because the others take their place.
+    aggregate : {"median", "mean"}
+        Over the test observations.
+    test : {"wilcoxon", "sign", "t", None}
+        Inference on Δ_j: Wilcoxon signed-rank with the Hodges–Lehmann interval (default),
+        sign test with the order-statistic interval for the median, t-test with the t-interval
+        for the mean, or none. With ``cv`` any test uses the Nadeau–Bengio corrected t over folds.
+    alternative : {"greater", "two-sided"}
+        H0: the feature does not help (Δ centred at 0); "greater" tests that it does.
+    p_adjust : {"holm", "bonferroni", None}
+        Family-wise correction over the m features. Bonferroni also widens the intervals to
+        level ``1 − (1 − confidence_level)/m``; Holm leaves them per-feature.
+    confidence_level : float, default 0.95
+    n_refits : int, default 1
+        Refits per feature with different learner seeds (stochastic learners). Δ is averaged
+        over refits; ``std`` and ``repeats`` show the spread between refits.
+    cv : int or splitter, optional
+        K-fold cross-validation on ``X_train`` (shuffled with ``random_state``) or a
+        scikit-learn splitter; importance is averaged over folds.
+    relation : {"difference", "ratio"}
+        ``agg(Δ_j)`` or ``agg(L_-j)/agg(L)`` (scores: ``agg(S)/agg(S_-j)``).
+    max_rows : int, optional
+        At most this many rows per predict call.
+    n_jobs : int, optional
+        Refits run in parallel with joblib (inside ``joblib.parallel_config(backend="dask")``
+        on a Dask cluster with ``n_jobs=None``).
+    random_state : None, int or numpy Generator
+    progress : bool
+        One progress bar over all refits.
+
+    Returns
+    -------
+    ImportanceResult
+        ``method="loco"``; ``importance`` (m,); ``observation_importance`` (m, n_test) holds
+        Δ_j(i) averaged over refits (with ``cv``: (m, n_train), each row from the fold in
+        which it was tested); ``repeats`` (m, n_refits) the per-refit importances;
+        ``p_value``, ``p_adjusted`` when ``test`` is given; ``extra["fold_importance"]``
+        (m, K) with ``cv``.
+
+    Notes
+    -----
+    For each feature (group) j: f_-j is the learner fitted on the training data without the
+    columns of j, Δ_j(i) = L(y_i, f_-j(x_i,-j)) − L(y_i, f(x_i)) on the test data, and
+    LOCO_j = median_i Δ_j(i) (``aggregate="mean"``: LOCO_j = R_emp(f_-j) − R_emp(f)).
+    Conditional on the training data the Δ_j(i) are i.i.d., so the Wilcoxon and sign tests
+    are exact finite-sample tests of H0: the centre of Δ_j is <= 0.
+
+    With cross-validation the K fold estimates share training data; the interval and p-value
+    use the Nadeau–Bengio variance ``(1/K + n_test/n_train)·s²`` with K − 1 degrees of freedom.
+
+    LOCO describes the *learner*: whether it needs access to x_j to reach its performance
+    (the unique contribution of x_j). It does not say whether a fitted model uses x_j, nor
+    whether x_j is associated with y (see ``explain()``).
+
+    References
+    ----------
+    Lei, J., G'Sell, M., Rinaldo, A., Tibshirani, R. J. & Wasserman, L. (2018).
+    Distribution-free predictive inference for regression. JASA 113(523), 1094-1111.
+    Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Mach. Learn. 52.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2)); y = 3 * X[:, 0] + rng.normal(size=400)
+    >>> r = loco(LinearRegression(), X[:300], y[:300], X[300:], y[300:], random_state=0)
+    >>> bool(r.p_adjusted[0] < 0.01), bool(r.p_adjusted[1] > 0.05)
+    (True, True)
+    """
+    return _refit_importance("loco", learner, X_train, y_train, X_test, y_test, loss, features,
+                             aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
+                             relation, max_rows, n_jobs, random_state, progress)
 
 
-def lofo(*a, **k):  # PLACEHOLDER
-    raise NotImplementedError('lofo is not implemented yet')
+def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss="squared_error", features=None,
+         relation="difference", test=None, alternative="greater", p_adjust="holm",
+         confidence_level=0.95, n_refits=1, cv=None, aggregate="mean", max_rows=None, n_jobs=None,
+         random_state=None, progress=False):
+    """Leave-one-feature-out importance: LOCO with LOFO's defaults (mean test loss).
+
+    Parameters
+    ----------
+    relation : {"difference", "ratio"}
+        ``LOFO_j = e_j − e_orig`` or ``e_j / e_orig``; for scores (``"accuracy"``, ``"r2"``)
+        ``e_orig − e_j`` or ``e_orig / e_j`` so that larger = more important.
+    test : {None, "t", "wilcoxon", "sign"}, default None
+        Optional inference on the observation-wise differences (``"t"`` matches the mean).
+
+    Other parameters and the result: as :func:`loco` (``method="lofo"``).
+
+    Notes
+    -----
+    e_orig = (1/n_test) Σ_i L(y_i, f(x_i)) and e_j the same for the learner refitted without
+    x_j. An exact copy of a feature makes both copies' LOFO ≈ 0 (each replaces the other);
+    leave them out together with ``features={"temp": ["temp", "temp_copy"]}`` to see their
+    shared importance. Negative values mean the learner does better without the feature.
+
+    References
+    ----------
+    Molnar, C. (2025). Interpretable Machine Learning, 3rd ed., chapter "LOFO".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2)); y = 3 * X[:, 0] + rng.normal(size=400)
+    >>> r = lofo(LinearRegression(), X[:300], y[:300], X[300:], y[300:], relation="ratio")
+    >>> bool(r.importance[0] > 5), bool(abs(r.importance[1] - 1) < 0.05)
+    (True, True)
+    """
+    return _refit_importance("lofo", learner, X_train, y_train, X_test, y_test, loss, features,
+                             aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
+                             relation, max_rows, n_jobs, random_state, progress)
+
+
+# --------------------------------------------------------------------------- validation
+def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):
+    """Validate a learner with its train/test data and loss.
+
+    Returns
+    -------
+    template : unfitted estimator
+    X_train : DataFrame;  y_train : ndarray;  X_test : DataFrame or None;  y_test : ndarray or None
+    loss : Loss;  as_frame : bool
+    """
+    template = check_learner(learner)
+    Xtr, was_frame, ytr = check_X_y(X_train, y_train, X_name="X_train", y_name="y_train", min_rows=2)
+    if X_test is None and y_test is None:
+        if not allow_cv or cv is None:
+            raise ValidationError("'X_test' and 'y_test' are required" +
+                                  (" unless 'cv' is given." if allow_cv else "."))
+        Xte = yte = None
+    else:
+        if X_test is None or y_test is None:
+            raise ValidationError("'X_test' and 'y_test' must be given together.")
+        if allow_cv and cv is not None:
+            raise ValidationError("Give either a test set ('X_test', 'y_test') or 'cv', not both.")
+        Xte, was_frame_test, yte = check_X_y(X_test, y_test, X_name="X_test", y_name="y_test")
+        if was_frame_test != was_frame:
+            raise ValidationError("'X_train' and 'X_test' must both be DataFrames or both be arrays.")
+        check_same_columns(Xtr, Xte, "X_train", "X_test")
+    loss_obj = get_loss(loss)
+    # Checks predict_proba for probability losses and max_rows on the unfitted learner.
+    Predictor(template, output="proba" if loss_obj.needs_proba else "predict", max_rows=max_rows)
+    if not loss_obj.needs_proba and not loss_obj.needs_labels and ytr.dtype.kind not in "biuf":
+        raise ValidationError(f"loss {loss_obj.name!r} needs a numeric target; y_train has dtype {ytr.dtype}. "
+                              f"For classification use 'log_loss', 'brier', 'zero_one' or 'accuracy'.")
+    return template, Xtr, ytr, Xte, yte, loss_obj, was_frame
+
+
+def _check_cv(cv):
+    if cv is None or hasattr(cv, "split"):
+        return cv
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        return check_int("cv", cv, min_value=2)
+    raise TypeError(f"'cv' must be None, an int >= 2 or a splitter with a split method; got {cv!r}.")
+
+
+def _check_groups(groups, columns):
+    for name, cols in groups.items():
+        if len(cols) == len(columns):
+            raise ValidationError(f"Leaving out {name!r} removes every column of X_train; the learner "
+                                  f"needs at least one column left. Choose a smaller group.")
+
+
+# --------------------------------------------------------------------------- computation
+def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, features, aggregate,
+                      test, alternative, p_adjust, confidence_level, n_refits, cv, relation, max_rows,
+                      n_jobs, random_state, progress):
+    params = dict(loss=loss if isinstance(loss, str) else getattr(loss, "__name__", "custom"),
+                  features=features, aggregate=aggregate, test=test, alternative=alternative,
+                  p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits,
+                  cv=cv if cv is None or isinstance(cv, int) else repr(cv), relation=relation,
+                  max_rows=max_rows, n_jobs=n_jobs,
+                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
+    seed = check_common(relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
+                        random_state=random_state, progress=progress)
+    check_choice("aggregate", aggregate, AGGREGATES)
+    check_choice("test", test, TESTS)
+    check_choice("alternative", alternative, ALTERNATIVES)
+    check_choice("p_adjust", p_adjust, P_ADJUST)
+    n_refits = check_int("n_refits", n_refits, min_value=1)
+    cv = _check_cv(cv)
+    template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
+        learner, X_train, y_train, X_test, y_test, loss, max_rows, allow_cv=True, cv=cv)
+    if loss_obj.pointwise is None:
+        if aggregate != "mean":
+            raise ValidationError(f"loss {loss_obj.name!r} has no observation-wise values; use "
+                                  f"aggregate='mean' or a pointwise loss.")
+        if test is not None and cv is None:
+            raise ValidationError(f"test={test!r} needs observation-wise losses, which {loss_obj.name!r} "
+                                  f"does not have; use test=None, cv=K, or a pointwise loss.")
+    groups = resolve_features(features, Xtr.columns)
+    _check_groups(groups, Xtr.columns)
+    params["loss"] = loss_obj.name
+
+    with Timer() as timer:
+        cv_seed, refit_root = seed.spawn(2)
+        folds = make_folds(len(Xtr), cv, cv_seed) if cv is not None else None
+        K = 1 if folds is None else len(folds)
+        refit_seeds = refit_root.spawn(n_refits * K)
+        problem = RefitProblem(learner, Xtr, ytr, Xte, yte, loss_obj, as_frame, max_rows, folds,
+                               reseed=n_refits > 1)
+        names = list(groups)
+        jobs = []
+        for r in range(n_refits):
+            for k in range(K):
+                where = _where(r, k, n_refits, K)
+                s = refit_seeds[r * K + k]
+                fold = None if folds is None else k
+                jobs.append(RefitJob(f"the full model{where}", (), fold, s))
+                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s) for name in names]
+        out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc=method.upper())
+        # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
+        m = len(names)
+        cells = np.array(out, dtype=object).reshape(n_refits, K, m + 1, 2)
+        stats_ = _summarise(cells, loss_obj, aggregate, relation, folds, len(Xtr), test, alternative,
+                            p_adjust, confidence_level, m)
+    params["seconds"] = timer.seconds
+    params["inference"] = stats_.pop("inference")
+    warns = []
+    if n_refits == 1 and _seed_params(template):
+        warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
+                     "refit-based importances are noisy; use n_refits > 1 to see their spread.")
+    return ImportanceResult(method=method, feature_names=tuple(names), loss=loss_obj.name,
+                            groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _where(r, k, R, K):
+    parts = ([f"refit {r}"] if R > 1 else []) + ([f"fold {k}"] if K > 1 else [])
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _agg(values, how, axis=-1):
+    return np.median(values, axis=axis) if how == "median" else np.mean(values, axis=axis)
+
+
+def _relate(reduced, full, sign, relation):
+    """Importance from aggregated losses of the reduced and the full fit (arrays broadcast)."""
+    if relation == "difference":
+        return sign * (reduced - full)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return reduced / full if sign > 0 else full / reduced
+
+
+def _ratio_of_difference(d, full, sign):
+    """The ratio importance whose difference importance is ``d``, the baseline held fixed.
+
+    Losses: (full + d)/full; scores (d = S − S_-j): S/(S − d). Both increase with d, so an
+    interval for the difference maps to one for the ratio.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (full + d) / full if sign > 0 else full / (full - d)
+
+
+def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternative, p_adjust, level, m):
+    """Importances, intervals and tests from the refits' losses.
+
+    ``cells[r, k, c]`` = (pointwise losses or None, risk) of refit r, fold k, column c (0 = full).
+    """
+    R, K = cells.shape[:2]
+    sign = loss.sign
+    pointwise = cells[0, 0, 0, 0] is not None
+    level_j = simultaneous_level(level, m, p_adjust)
+    risks = cells[..., 1].astype(float)                       # (R, K, m+1)
+    fold_imp = np.empty((m, K))                               # refit-averaged, per fold
+    rep = np.zeros((m, R))                                    # fold-averaged, per refit
+    delta_fold = []                                           # per fold: (m, n_k) refit-averaged Δ
+    base = np.empty(K)
+    for k in range(K):
+        if pointwise:
+            L = np.stack([np.stack(list(cells[r, k, :, 0])) for r in range(R)])   # (R, m+1, n_k)
+            mean_L = L.mean(axis=0)
+            delta = sign * (mean_L[1:] - mean_L[0])                                # (m, n_k)
+            delta_fold.append(delta)
+            if relation == "difference":
+                fold_imp[:, k] = _agg(delta, aggregate)
+            else:
+                fold_imp[:, k] = _relate(_agg(mean_L[1:], aggregate), _agg(mean_L[0], aggregate), sign, relation)
+            if relation == "difference":
+                per_refit = _agg(sign * (L[:, 1:] - L[:, :1]), aggregate)                   # (R, m)
+            else:
+                per_refit = _relate(_agg(L[:, 1:], aggregate), _agg(L[:, :1], aggregate), sign, relation)
+            rep += per_refit.T / K                                                 # (m, R)
+            base[k] = mean_L[0].mean() if aggregate == "mean" else np.median(mean_L[0])
+        else:
+            rk = risks[:, k]                                                       # (R, m+1)
+            per_refit = _relate(rk[:, 1:], rk[:, :1], sign, relation)              # (R, m)
+            rep += per_refit.T / K
+            fold_imp[:, k] = _relate(rk[:, 1:].mean(0), rk[:, 0].mean(), sign, relation)
+            base[k] = rk[:, 0].mean()
+    importance = fold_imp.mean(axis=1)
+    std = rep.std(axis=1, ddof=1) if R > 1 else np.full(m, np.nan)
+    low = np.full(m, np.nan)
+    high = np.full(m, np.nan)
+    p = None
+    inference = None
+    null = 0.0 if relation == "difference" else 1.0
+    if test is not None:
+        p = np.empty(m)
+        if K > 1:
+            inference = "nadeau_bengio"
+            frac = float(np.mean([len(te) / len(tr) for tr, te in folds]))
+            for j in range(m):
+                p[j], lo, hi = nadeau_bengio(fold_imp[j] - null, frac, level_j, alternative)
+                low[j], high[j] = lo + null, hi + null
+        else:
+            inference = test
+            fn = _TEST_FN[test]
+            full_agg = base[0]
+            for j in range(m):
+                p[j], lo, hi = fn(delta_fold[0][j], level_j, alternative)
+                if relation == "difference":
+                    low[j], high[j] = lo, hi
+                else:
+                    low[j], high[j] = _ratio_of_difference(lo, full_agg, sign), _ratio_of_difference(hi, full_agg, sign)
+    obs = None
+    if pointwise:
+        if folds is None:
+            obs = delta_fold[0]
+        else:
+            total = np.zeros((m, n_train))
+            count = np.zeros(n_train)
+            for (tr, te), d in zip(folds, delta_fold):
+                np.add.at(total.T, te, d.T)
+                np.add.at(count, te, 1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                obs = total / count
+    extra = {"baseline_refits": risks[:, :, 0]}
+    if K > 1:
+        extra["fold_importance"] = fold_imp
+    return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
+                quantiles=repeat_quantiles(rep), p_value=p,
+                p_adjusted=None if p is None else adjust_pvalues(p, p_adjust),
+                baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
+                inference=inference)

@@ -1,0 +1,214 @@
+"""The ``imlkit`` command: ``report``, ``importance`` and ``datasets``.
+
+Bad input (a missing file, a target that is not a column, an unknown method, a scheduler that
+does not answer, ...) ends with one line on stderr and exit code 2, never a traceback;
+``--debug`` shows the traceback instead. Progress bars appear only on a terminal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["main", "build_parser"]
+
+EXIT_INPUT = 2
+EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130
+
+
+class _InputError(Exception):
+    """A command-line usage error (argparse's), reported like any other bad input."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of usage + message, and no SystemExit inside parsing
+        raise _InputError(f"{message} (see '{self.prog} --help')")
+
+
+def _add_data_options(p):
+    g = p.add_argument_group("data and model")
+    g.add_argument("--data", metavar="FILE", help="CSV or Parquet file (default: the shipped data set)")
+    g.add_argument("--dataset", default="bike", choices=["bike", "wage", "penguins"],
+                   help="shipped data set used without --data (default: bike)")
+    g.add_argument("--target", help="column to predict (required with --data)")
+    g.add_argument("--task", default="auto", choices=["auto", "regression", "classification"])
+    g.add_argument("--model", default="gbm", choices=["gbm", "rf", "glm", "gam", "rulefit"],
+                   help="model fitted on the training split (default: gbm, histogram gradient boosting)")
+    g.add_argument("--model-file", metavar="FILE",
+                   help="a fitted model saved with joblib (loading it runs code: needs --trust-model-file)")
+    g.add_argument("--trust-model-file", action="store_true",
+                   help="allow unpickling --model-file (only for files you trust)")
+    g.add_argument("--features", metavar="A,B,...", help="columns used as features (default: all but the target)")
+    g.add_argument("--test-size", type=float, default=0.3, help="share of rows held out for testing (default 0.3)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the split, the model and every method (default 0)")
+    g.add_argument("--n-jobs", type=int, default=None, help="parallel jobs (joblib; -1 = all cores)")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run the refits (LOCO, LOFO, PIMP) on this Dask cluster via joblib's Dask backend")
+    g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up when the scheduler does not answer within this time (default 10)")
+    g.add_argument("--quick", action="store_true", help="fewer repeats and rows: a report in under a minute")
+
+
+def build_parser():
+    parser = _Parser(prog="imlkit", description="Interpretable machine learning: reports, importance, data sets.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    rep = sub.add_parser("report", help="write a self-contained HTML interpretation report",
+                         description="Fit a model and write one self-contained HTML report: data, model and "
+                                     "baselines, importance (PFI, CFI, LOCO, SAGE, PIMP), effects (ICE, PD, ALE, H), "
+                                     "regional effects (REPID), interpretable alternatives, provenance.")
+    _add_data_options(rep)
+    rep.add_argument("--methods", metavar="M1,M2,...",
+                     help="sections/methods to run, from pfi, cfi, loco, lofo, sage, pimp, effects, hstat, repid, "
+                          "models (default: all but lofo)")
+    rep.add_argument("--out", default="imlkit-report", metavar="DIR",
+                     help="directory of report.html (created; other files in it are never touched)")
+
+    imp = sub.add_parser("importance", help="print one importance method's table",
+                         description="Fit the model and print a feature-importance table (or JSON).")
+    _add_data_options(imp)
+    imp.add_argument("--method", required=True, metavar="{pfi,cfi,loco,lofo,sage,pimp}",
+                     help="importance method")
+    imp.add_argument("--removal", default="marginal", choices=["marginal", "conditional"],
+                     help="SAGE's feature removal (default marginal)")
+    imp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    ds = sub.add_parser("datasets", help="list the data sets shipped with imlkit")
+    ds.add_argument("--json", action="store_true")
+    return parser
+
+
+def _split_list(text, option):
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise _InputError(f"'{option}' is empty; give comma-separated names.")
+    return tuple(items)
+
+
+def _config(args, command_line):
+    from .report import DEFAULT_METHODS, ReportConfig
+
+    methods = getattr(args, "methods", None)
+    return ReportConfig(
+        data=args.data, dataset=args.dataset, target=args.target, task=args.task, model=args.model,
+        model_file=args.model_file, trust_model_file=args.trust_model_file,
+        methods=methods if methods is not None else DEFAULT_METHODS,
+        features=_split_list(args.features, "--features"), test_size=args.test_size, seed=args.seed,
+        n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+        out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=sys.stderr.isatty(),
+        command=command_line)
+
+
+def _check_common(args):
+    from .report import ReportInputError
+
+    if args.seed < 0:
+        raise ReportInputError(f"'--seed' must be an int >= 0; got {args.seed}.")
+    if args.n_jobs == 0:
+        raise ReportInputError("'--n-jobs' must be -1 or an int >= 1; got 0.")
+    if not args.scheduler_timeout > 0:
+        raise ReportInputError(f"'--scheduler-timeout' must be a number > 0; got {args.scheduler_timeout}.")
+    if args.model_file and not args.trust_model_file:
+        raise ReportInputError(f"Refusing to load {args.model_file!r}: unpickling a model file runs arbitrary code. "
+                               f"Pass '--trust-model-file' if you trust its origin.")
+
+
+def _run_report(args, command_line):
+    from .report import build_report, check_methods
+
+    _check_common(args)
+    cfg = _config(args, command_line)
+    if args.methods is not None:
+        cfg.methods = check_methods(args.methods)
+    path = build_report(cfg)
+    print(path)
+    return 0
+
+
+def _run_importance(args, command_line):
+    from .report import ReportInputError, check_methods
+    from .report._build import importance_only
+
+    _check_common(args)
+    method = args.method.lower()
+    if method not in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"):
+        raise ReportInputError(f"Unknown method {args.method!r} in '--method'; choose from pfi, cfi, loco, lofo, "
+                               f"sage, pimp.")
+    cfg = _config(args, command_line)
+    cfg.methods = check_methods([method])
+    cfg.extra["sage_removal"] = (args.removal,)
+    result = importance_only(cfg, method)
+    frame = result.to_frame()
+    if args.json:
+        out = {"method": result.method, "loss": result.loss, "baseline_loss": result.baseline_loss,
+               "seconds": result.params.get("seconds"),
+               "features": [{"feature": f, **{k: (None if v != v else (bool(v) if isinstance(v, bool) else float(v)))
+                                             for k, v in row.items()}} for f, row in frame.iterrows()]}
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{result.method.upper()} ({result.loss}); larger = more important")
+        print(frame.to_string(float_format=lambda v: f"{v:.4g}"))
+    return 0
+
+
+def _run_datasets(args):
+    from .datasets import list_datasets
+
+    frame = list_datasets()
+    if args.json:
+        print(json.dumps(frame.reset_index().to_dict(orient="records"), indent=2))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.max_colwidth", 60, "display.width", 160):
+            print(frame.to_string())
+    return 0
+
+
+def _one_line(exc):
+    msg = " ".join(str(exc).split())
+    return msg or type(exc).__name__
+
+
+def main(argv=None):
+    """Run the ``imlkit`` command; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
+    from ._validation import ImlkitError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    command_line = "imlkit " + " ".join(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_INPUT
+        if args.command == "report":
+            return _run_report(args, command_line)
+        if args.command == "importance":
+            return _run_importance(args, command_line)
+        return _run_datasets(args)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        print("imlkit: interrupted; no report was written.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (_InputError, ImlkitError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        if debug:
+            raise
+        print(f"imlkit: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_INPUT
+    except Exception as exc:  # anything else is a bug: still one line, the traceback with --debug
+        if debug:
+            raise
+        print(f"imlkit: internal error: {type(exc).__name__}: {_one_line(exc)} (run with --debug for the "
+              f"traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

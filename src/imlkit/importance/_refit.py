@@ -1,0 +1,244 @@
+"""The refit engine shared by LOCO, LOFO and PIMP.
+
+One unit of work is one refit: take a fresh copy of the learner (``sklearn.base.clone`` or a
+call of a zero-argument factory), fit it on the training rows without the columns of one
+feature or group (or on a permuted target, for PIMP's null refits), and evaluate it on the
+test rows. The tasks (features × refits × folds, or null refits) go through
+:func:`imlkit._parallel.parallel_map`, each with its own SeedSequence child, so the numbers do
+not depend on ``n_jobs`` or on the joblib backend (loky, threading, Dask).
+
+A learner that fails inside a task does not abort the worker: the task returns the exception,
+and :func:`run_refits` raises one :class:`~imlkit._validation.ModelError` naming the feature
+(or null refit) with the original exception as its ``__cause__`` -- exceptions cross process
+boundaries without their ``__cause__``, so the chaining is done here, in the caller's process.
+"""
+from __future__ import annotations
+
+import pickle
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .._model import Predictor
+from .._parallel import parallel_map
+from .._validation import ModelError, ValidationError
+
+__all__ = ["RefitProblem", "RefitJob", "check_learner", "make_folds", "run_refits", "refit_task",
+           "fresh_learner", "evaluate_loss"]
+
+
+def check_learner(learner, name="learner"):
+    """Return an unfitted template of ``learner`` (an estimator, or what the factory returns).
+
+    Raises TypeError when it is neither an object with ``fit`` nor a callable returning one.
+    """
+    if hasattr(learner, "fit"):
+        return learner
+    if callable(learner):
+        try:
+            made = learner()
+        except Exception as exc:
+            raise TypeError(f"'{name}' must be an unfitted estimator with a fit method or a zero-argument "
+                            f"factory returning one; calling it failed with {type(exc).__name__}: {exc}") from exc
+        if hasattr(made, "fit"):
+            return made
+        raise TypeError(f"'{name}' is callable but returned {type(made).__name__}, which has no fit method; "
+                        f"a factory must return an unfitted estimator.")
+    raise TypeError(f"'{name}' must be an unfitted estimator with a fit method or a zero-argument factory "
+                    f"returning one; got {type(learner).__name__}.")
+
+
+def _seed_params(est):
+    """Names of the ``random_state`` parameters of an estimator (nested ones in pipelines too)."""
+    try:
+        params = est.get_params(deep=True)
+    except Exception:
+        return {}
+    return {k: v for k, v in params.items() if k == "random_state" or k.endswith("__random_state")}
+
+
+def fresh_learner(learner, seed, reseed):
+    """An unfitted copy of the learner; its ``random_state`` parameters are drawn from ``seed``.
+
+    ``reseed=False`` keeps random states the user fixed (only None ones are set), so one fit of
+    a learner with ``random_state=0`` is that learner's fit; with several refits every
+    ``random_state`` is replaced so the refits differ.
+    """
+    if hasattr(learner, "fit"):
+        from sklearn.base import clone
+
+        try:
+            est = clone(learner)
+        except Exception:  # not an sklearn estimator: a deep copy is the next best fresh learner
+            import copy
+
+            est = copy.deepcopy(learner)
+    else:
+        est = learner()
+    seeds = _seed_params(est)
+    if seeds:
+        value = int(seed.generate_state(1)[0])
+        new = {k: value for k, v in seeds.items() if reseed or v is None}
+        if new:
+            est.set_params(**new)
+    return est
+
+
+def make_folds(n, cv, seed):
+    """``[(train_idx, test_idx), ...]`` from an int (shuffled KFold) or a splitter with ``split``."""
+    if hasattr(cv, "split"):
+        folds = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(np.zeros((n, 1)))]
+    else:
+        from sklearn.model_selection import KFold
+
+        state = int(seed.generate_state(1)[0])
+        folds = [(a, b) for a, b in KFold(n_splits=cv, shuffle=True, random_state=state).split(np.zeros((n, 1)))]
+    if len(folds) < 2:
+        raise ValidationError(f"'cv' must give at least 2 folds; got {len(folds)}.")
+    return folds
+
+
+@dataclass(frozen=True)
+class RefitProblem:
+    """Everything a refit task needs; shipped to the workers once per task.
+
+    Attributes
+    ----------
+    learner : estimator or zero-argument factory
+    X_train, X_test : DataFrame
+        With X_test None, ``folds`` index X_train (cross-validation).
+    y_train, y_test : ndarray
+        Raw targets (probability losses encode y with each fitted model's classes).
+    loss : Loss
+    as_frame : bool
+        Fit and predict DataFrames (True) or numpy arrays.
+    max_rows : int or None
+    folds : list of (train_idx, test_idx) or None
+    reseed : bool
+        Replace fixed ``random_state`` parameters of the learner (several refits).
+    """
+
+    learner: Any
+    X_train: Any
+    y_train: np.ndarray
+    X_test: Any
+    y_test: np.ndarray | None
+    loss: Any
+    as_frame: bool
+    max_rows: int | None
+    folds: list | None = None
+    reseed: bool = False
+
+    def split(self, fold):
+        if fold is None:
+            return self.X_train, self.y_train, self.X_test, self.y_test
+        tr, te = self.folds[fold]
+        return (self.X_train.iloc[tr], self.y_train[tr], self.X_train.iloc[te], self.y_train[te])
+
+
+@dataclass(frozen=True)
+class RefitJob:
+    """One refit.
+
+    Attributes
+    ----------
+    label : str
+        Named in errors: ``"feature 'x1'"``, ``"the full model"``, ``"null refit 3"``.
+    drop : tuple of str
+        Columns left out of training and test data.
+    fold : int or None
+    seed : SeedSequence
+        The learner's random state (and the target permutation for ``permute_y``).
+    permute_y : bool
+        Fit on a permuted training target (PIMP's null refits).
+    evaluate : callable or None
+        ``evaluate(model, X_train, y_train, X_test, y_test, problem, seed) -> anything`` with
+        the data the model was fitted on (y_train permuted for null refits); default: the test
+        losses of :func:`evaluate_loss`. Must be picklable for process backends.
+    """
+
+    label: str
+    drop: tuple = ()
+    fold: int | None = None
+    seed: Any = None
+    permute_y: bool = False
+    evaluate: Callable | None = None
+
+
+def _data(X, as_frame):
+    return X if as_frame else X.to_numpy()
+
+
+def evaluate_loss(model, X_train, y_train, X_test, y_test, problem, seed=None):
+    """Test losses of a fitted model.
+
+    Returns
+    -------
+    pointwise : ndarray, shape (n_test,), or None for aggregate-only scores
+    risk : float
+        The aggregate loss (or score).
+    """
+    loss = problem.loss
+    predictor = Predictor(model, output="proba" if loss.needs_proba else "predict",
+                          as_frame=problem.as_frame, max_rows=problem.max_rows)
+    y = predictor.encode_y(y_test) if loss.needs_proba else y_test
+    pred = predictor.predict(X_test, context="the test data")
+    if loss.pointwise is None:
+        return None, loss.aggregate(y, pred)
+    point = np.asarray(loss.pointwise(y, pred), dtype=float)
+    return point, float(point.mean())
+
+
+class _Failure:
+    """A task's exception, carried back to the caller instead of being raised in the worker."""
+
+    def __init__(self, label, exc):
+        self.label = label
+        self.text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        try:
+            pickle.dumps(exc)
+            self.exc = exc
+        except Exception:
+            self.exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def refit_task(problem, job):
+    """Fit a fresh learner for one job and evaluate it; a failure is returned, not raised."""
+    try:
+        X_tr, y_tr, X_te, y_te = problem.split(job.fold)
+        if job.drop:
+            X_tr = X_tr.drop(columns=list(job.drop))
+            X_te = X_te.drop(columns=list(job.drop))
+        if job.permute_y:
+            # The permutation has its own stream, independent of the learner's seed.
+            perm_seed, learner_seed = job.seed.spawn(2)
+            y_tr = y_tr[np.random.default_rng(perm_seed).permutation(len(y_tr))]
+        else:
+            learner_seed = job.seed
+        model = fresh_learner(problem.learner, learner_seed, problem.reseed)
+        model.fit(_data(X_tr, problem.as_frame), y_tr)
+        evaluate = job.evaluate or evaluate_loss
+        return evaluate(model, X_tr, y_tr, X_te, y_te, problem, learner_seed)
+    except Exception as exc:  # reported with the job's label by run_refits
+        return _Failure(job.label, exc)
+
+
+def run_refits(problem, jobs, *, n_jobs=None, progress=False, desc="refits"):
+    """Run the jobs (one progress bar over all); results in job order.
+
+    Raises
+    ------
+    ModelError
+        If any refit failed: names the first failing job, chains the original exception.
+    """
+    out = parallel_map(refit_task, [(problem, job) for job in jobs], n_jobs=n_jobs, progress=progress,
+                       desc=desc)
+    for res in out:
+        if isinstance(res, _Failure):
+            exc = res.exc
+            err = ModelError(f"The learner failed in the refit for {res.label}: {type(exc).__name__}: {exc}")
+            err.worker_traceback = res.text
+            raise err from exc
+    return out

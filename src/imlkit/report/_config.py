@@ -1,0 +1,88 @@
+"""What a report run is made of: its options and every method's parameters.
+
+The parameters are chosen so that the default report (bike data, 70/30 split,
+gradient boosting) finishes within three minutes on a 2-core machine and ``quick=True``
+within one minute; every value is written into the report's "How it was made" section.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params"]
+
+#: Importance methods of section 3, in the order they are shown.
+IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
+#: Everything ``--methods`` accepts: the importance methods and the other sections.
+ALL_METHODS = IMPORTANCE_METHODS + ("effects", "hstat", "repid", "models")
+#: The report's default: every section, LOFO left out because LOCO already answers its question.
+DEFAULT_METHODS = ("pfi", "cfi", "loco", "sage", "pimp", "effects", "hstat", "repid", "models")
+MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
+TASKS = ("auto", "regression", "classification")
+
+
+@dataclass
+class ReportConfig:
+    """Options of one report run (the command line's options, as Python values).
+
+    ``data`` is a path to a CSV/Parquet file or None for the shipped data set ``dataset``.
+    ``features`` are the columns the model uses (None: every column but the target).
+    """
+
+    data: str | None = None
+    dataset: str = "bike"
+    target: str | None = None
+    task: str = "auto"
+    model: str = "gbm"
+    model_file: str | None = None
+    trust_model_file: bool = False
+    methods: tuple = DEFAULT_METHODS
+    features: tuple | None = None
+    test_size: float = 0.3
+    seed: int = 0
+    n_jobs: int | None = None
+    scheduler: str | None = None
+    scheduler_timeout: float = 10.0
+    out: str = "imlkit-report"
+    filename: str = "report.html"
+    quick: bool = False
+    progress: bool = False
+    command: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def method_params(quick):
+    """Every method's parameters for the full or the quick report.
+
+    Rows are subsampled (from the test split) only where a method's cost grows faster than
+    linearly in n or is a large multiple of one prediction: SAGE, H-statistic, REPID, and
+    the ICE curves drawn.
+    """
+    if quick:
+        return dict(
+            pfi=dict(n_repeats=5),
+            cfi=dict(n_repeats=5),
+            loco=dict(n_refits=1, test="wilcoxon", p_adjust="holm"),
+            lofo=dict(relation="difference"),
+            sage=dict(rows=256, marginal=dict(n_background=32, tolerance=0.05, max_permutations=1024, batch_size=256),
+                      conditional=dict(n_background=16, tolerance=0.1, max_permutations=64, batch_size=64)),
+            pimp=dict(importance="pfi", n_null=10, n_repeats=2, distribution="auto", p_adjust="holm"),
+            effects=dict(n_features=2, grid=15, ice_rows=150, ale_bins=15),
+            hstat=dict(n_samples=120, n_pairs=3),
+            repid=dict(rows=600, grid=15, max_depth=2, min_node_size=40, min_improvement=0.1),
+            models=dict(rulefit_rules=8),
+        )
+    return dict(
+        pfi=dict(n_repeats=10),
+        cfi=dict(n_repeats=10),
+        loco=dict(n_refits=1, test="wilcoxon", p_adjust="holm"),
+        lofo=dict(relation="difference"),
+        sage=dict(rows=512, marginal=dict(n_background=64, tolerance=0.05, max_permutations=2048, batch_size=256),
+                  # Conditional removal fits a sampler per coalition (~0.1 s per ordering here):
+                  # a budget of 384 orderings, reported as not converged when that is too few.
+                  conditional=dict(n_background=32, tolerance=0.1, max_permutations=384, batch_size=128)),
+        pimp=dict(importance="pfi", n_null=60, n_repeats=3, distribution="auto", p_adjust="holm"),
+        effects=dict(n_features=3, grid=20, ice_rows=300, ale_bins=20),
+        hstat=dict(n_samples=300, n_pairs=5),
+        repid=dict(rows=2000, grid=20, max_depth=2, min_node_size=50, min_improvement=0.1),
+        models=dict(rulefit_rules=10),
+    )

@@ -1,0 +1,192 @@
+"""The black-box model of a report, its baselines and their test performance."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._data import ReportInputError
+
+__all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models", "main_metric",
+           "refit_learner"]
+
+
+def split(ds, test_size, seed):
+    """The train/test split (stratified for classification)."""
+    from sklearn.model_selection import train_test_split
+
+    if not 0 < test_size < 1:
+        raise ReportInputError(f"'--test-size' must be a number > 0 and < 1; got {test_size!r}.")
+    n_test = int(np.ceil(test_size * len(ds.X)))
+    if n_test < 10 or len(ds.X) - n_test < 10:
+        raise ReportInputError(f"'--test-size' {test_size} leaves {len(ds.X) - n_test} training and {n_test} test "
+                               f"rows; both need at least 10.")
+    strat = None
+    if ds.task == "classification":
+        counts = ds.y.value_counts()
+        strat = ds.y if counts.min() >= 2 and n_test >= len(counts) else None
+    X_tr, X_te, y_tr, y_te = train_test_split(ds.X, ds.y, test_size=test_size, random_state=seed, stratify=strat)
+    return (X_tr.reset_index(drop=True), X_te.reset_index(drop=True),
+            y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
+
+
+def _encoded(estimator, X):
+    """Ordinal-encode categorical columns in front of an estimator that needs numbers."""
+    from sklearn.compose import ColumnTransformer, make_column_selector
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    if not any(isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns):
+        return estimator
+    # Columns are selected by dtype, not by name, so refits without a column (LOCO) still work.
+    enc = ColumnTransformer([("cat", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+                              make_column_selector(dtype_include="category"))],
+                            remainder="passthrough", verbose_feature_names_out=False)
+    return make_pipeline(enc, estimator)
+
+
+def glm_family(task, y):
+    """The GLM family of the baseline: poisson for counts, gaussian otherwise, binomial for two classes."""
+    if task == "classification":
+        return "binomial"
+    yv = np.asarray(y, dtype=float)
+    if (yv >= 0).all() and np.all(yv == np.round(yv)) and len(np.unique(yv)) > 2:
+        return "poisson"
+    return "gaussian"
+
+
+def make_model(name, task, X, y, seed):
+    """An unfitted estimator for ``--model``: gbm, rf, glm, gam or rulefit."""
+    classification = task == "classification"
+    if name == "gbm":
+        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+        cls = HistGradientBoostingClassifier if classification else HistGradientBoostingRegressor
+        return cls(categorical_features="from_dtype", random_state=seed)
+    if name == "rf":
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+        cls = RandomForestClassifier if classification else RandomForestRegressor
+        return _encoded(cls(n_estimators=100, min_samples_leaf=3, random_state=seed, n_jobs=1), X)
+    from .. import models
+
+    if name == "glm":
+        if classification and pd.Series(y).nunique() > 2:
+            raise ReportInputError("'--model glm' supports regression and two-class targets; this target has "
+                                   f"{pd.Series(y).nunique()} classes. Use '--model gbm' or '--model rulefit'.")
+        return models.GLM(family=glm_family(task, y))
+    if name == "gam":
+        if classification and pd.Series(y).nunique() > 2:
+            raise ReportInputError("'--model gam' supports regression and two-class targets; this target has "
+                                   f"{pd.Series(y).nunique()} classes.")
+        return models.GAM(family=glm_family(task, y))
+    if name == "rulefit":
+        return models.RuleFit(random_state=seed)
+    raise ReportInputError(f"'--model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit'; got {name!r}.")
+
+
+def load_model_file(path, trust):
+    """Load a fitted model with joblib -- only when the user trusts the file."""
+    if not trust:
+        raise ReportInputError(f"Refusing to load {path!r}: unpickling a model file runs arbitrary code. "
+                               f"Pass '--trust-model-file' if you trust its origin.")
+    import os
+
+    if not os.path.isfile(path):
+        raise ReportInputError(f"Model file {path!r} does not exist.")
+    import joblib
+
+    try:
+        model = joblib.load(path)
+    except Exception as exc:  # any unpickling failure is bad input, reported in one line
+        raise ReportInputError(f"Model file {path!r} could not be loaded: {type(exc).__name__}: {exc}") from None
+    if not hasattr(model, "predict") and not callable(model):
+        raise ReportInputError(f"Model file {path!r} holds a {type(model).__name__}, which has no predict method.")
+    return model
+
+
+def refit_learner(model):
+    """An unfitted copy of the model for the refit methods (LOCO, PIMP), or None if it cannot be cloned."""
+    try:
+        from sklearn.base import clone
+
+        return clone(model)
+    except Exception:  # not a scikit-learn estimator: refit methods are reported as unavailable
+        return None
+
+
+def main_metric(task):
+    return "RMSE" if task == "regression" else "accuracy"
+
+
+def performance(model, X, y, task):
+    """Test-set metrics: RMSE, MAE, R² (regression); accuracy, log loss (classification)."""
+    from sklearn import metrics
+
+    if task == "regression":
+        pred = np.asarray(model.predict(X), dtype=float)
+        return {"RMSE": float(np.sqrt(metrics.mean_squared_error(y, pred))),
+                "MAE": float(metrics.mean_absolute_error(y, pred)),
+                "R²": float(metrics.r2_score(y, pred))}
+    pred = np.asarray(model.predict(X)).astype(str)
+    out = {"accuracy": float(metrics.accuracy_score(np.asarray(y).astype(str), pred))}
+    if hasattr(model, "predict_proba"):
+        proba = np.asarray(model.predict_proba(X), dtype=float)
+        classes = [str(c) for c in model.classes_]
+        out["log loss"] = float(metrics.log_loss(np.asarray(y).astype(str), np.clip(proba, 1e-15, 1), labels=classes))
+    return out
+
+
+class MeanBaseline:
+    """Predicts the training mean (regression) or the majority class with training frequencies."""
+
+    def fit(self, X, y):
+        y = pd.Series(y)
+        if y.dtype.kind in "biuf":
+            self.mean_ = float(y.mean())
+            self.classes_ = None
+        else:
+            freq = y.astype(str).value_counts(normalize=True).sort_index()
+            self.classes_ = np.array(freq.index)
+            self.proba_ = freq.to_numpy()
+        return self
+
+    def predict(self, X):
+        if self.classes_ is None:
+            return np.full(len(X), self.mean_)
+        return np.full(len(X), self.classes_[np.argmax(self.proba_)], dtype=object)
+
+    def predict_proba(self, X):
+        return np.tile(self.proba_, (len(X), 1))
+
+
+def baseline_models(task, X, y):
+    """Unfitted baselines: the mean / majority class and a GLM.
+
+    Two-class and regression targets get imlkit's GLM (poisson for counts); a multiclass
+    target gets scikit-learn's multinomial logistic regression (a GLM with the multinomial
+    family), because imlkit's GLM families are univariate.
+    """
+    out = {("mean" if task == "regression" else "majority class"): MeanBaseline()}
+    if task == "classification" and pd.Series(y).nunique() > 2:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        out["GLM (multinomial logit)"] = make_pipeline(_onehot(X), StandardScaler(), LogisticRegression(max_iter=2000))
+    else:
+        from .. import models
+
+        fam = glm_family(task, y)
+        out[f"GLM ({fam})"] = models.GLM(family=fam)
+    return out
+
+
+def _onehot(X):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    from sklearn.compose import make_column_selector
+
+    return ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+                               make_column_selector(dtype_include="category"))],
+                             remainder="passthrough", verbose_feature_names_out=False)

@@ -1,0 +1,203 @@
+"""Section 6: inherently interpretable models fitted on the same split, against the black box."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import models
+from ._context import Section, frame_table, table, text
+from ._figures import draw_performance, figure_block, new_figure, report_style
+from ._models import glm_family, performance
+from ._sec_effects import top_features
+
+__all__ = ["section_alternatives", "binary_task"]
+
+
+def binary_task(ctx):
+    """For a multi-class target: the most frequent class against the rest (GLM and GAM are univariate).
+
+    Returns (class label, y_train 0/1, y_test 0/1) or None for regression and two-class targets.
+    """
+    if ctx.task != "classification" or ctx.y_train.nunique() <= 2:
+        return None
+    c = ctx.y_train.astype(str).value_counts().index[0]
+    name = f"{ctx.data.target} is {c}"
+    return (c, (ctx.y_train.astype(str) == c).astype(int).rename(name),
+            (ctx.y_test.astype(str) == c).astype(int).rename(name))
+
+
+def _binary_performance(proba, y):
+    from sklearn import metrics
+
+    proba = np.clip(np.asarray(proba, dtype=float), 1e-15, 1 - 1e-15)
+    return {"accuracy": float(metrics.accuracy_score(y, (proba > 0.5).astype(int))),
+            "log loss": float(metrics.log_loss(y, proba, labels=[0, 1]))}
+
+
+def _black_box_binary(ctx, c, y_test):
+    classes = [str(k) for k in ctx.model.classes_]
+    return _binary_performance(np.asarray(ctx.model.predict_proba(ctx.X_test))[:, classes.index(c)], y_test)
+
+
+class _Target:
+    """What the GLM and GAM are fitted to: the target itself, or one class against the rest."""
+
+    def __init__(self, ctx):
+        bt = binary_task(ctx)
+        self.one_vs_rest = bt is not None
+        if bt is None:
+            self.cls, self.y_train, self.y_test = None, ctx.y_train, ctx.y_test
+        else:
+            self.cls, self.y_train, self.y_test = bt
+        self.family = "binomial" if ctx.task == "classification" else glm_family("regression", ctx.y_train)
+
+    def score(self, ctx, est):
+        if self.one_vs_rest:
+            return _binary_performance(est.predict_proba(ctx.X_test)[:, 1], self.y_test)
+        return performance(est, ctx.X_test, self.y_test, ctx.task)
+
+
+def _guarded(ctx, name, build):
+    """Run one model's blocks; a model that cannot be fitted on these data gets a visible warning.
+
+    Real data break interpretable models in ordinary ways (separable classes, singular
+    designs); the report says so in place instead of failing as a whole. Unimplemented code
+    (NotImplementedError) is never hidden.
+    """
+    try:
+        return build()
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # shown in the report and in its notes
+        msg = f"{name} could not be fitted on these data: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        ctx.notes.append(msg)
+        return [{"kind": "heading", "text": name}, {"kind": "warning", "text": msg}]
+
+
+def _glm_blocks(ctx, tg, perf):
+    fam = tg.family
+    with ctx.step("GLM", family=fam):
+        glm = models.GLM(family=fam).fit(ctx.X_train, tg.y_train)
+        perf[f"GLM ({fam})"] = tg.score(ctx, glm)
+    blocks = [{"kind": "heading", "text": f"GLM ({fam} family, {glm.link_} link)"},
+              frame_table(glm.summary(), caption="Coefficients with 95% Wald intervals")]
+    if fam == "binomial":
+        blocks += _separation_warning(glm, ctx.X_train)
+    sentences = []
+    for f in top_features(ctx, 4):
+        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+    if sentences:
+        blocks.append({"kind": "list", "items": [str(x) for x in sentences],
+                       "title": "Reading the weights of the most important features"})
+    return blocks
+
+
+def _gam_blocks(ctx, tg, perf):
+    fam = tg.family
+    with ctx.step("GAM", family=fam, terms="auto"):
+        gam = models.GAM(family=fam).fit(ctx.X_train, tg.y_train)
+        perf[f"GAM ({fam})"] = tg.score(ctx, gam)
+    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}, frame_table(gam.summary(), caption="Terms")]
+    feats = top_features(ctx, 6)
+    with report_style():
+        ncol = 3
+        nrow = int(np.ceil(len(feats) / ncol))
+        fig, ax = new_figure(nrow, ncol, figsize=(10, 3 * nrow))
+        for a, f in zip(ax.ravel(), feats):
+            gam.partial_effect(f).plot(ax=a)
+            a.set_title(f"GAM term of {f}")
+        for a in ax.ravel()[len(feats):]:
+            a.set_axis_off()
+        blocks.append(figure_block(fig, "GAM partial effects of the most important features with their bands"))
+    return blocks
+
+
+def _rulefit_blocks(ctx, perf):
+    with ctx.step("RuleFit", random_state=ctx.seed):
+        rf = models.RuleFit(random_state=ctx.seed).fit(ctx.X_train, ctx.y_train)
+        perf["RuleFit"] = performance(rf, ctx.X_test, ctx.y_test, ctx.task)
+    rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
+    return [{"kind": "heading", "text": "RuleFit"},
+            text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
+                 f"terms kept by the L1 fit. The top {len(rules)} by importance:"),
+            frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False)]
+
+
+def _tree_blocks(ctx, perf):
+    crit = "squared_error" if ctx.task == "regression" else "gini"
+    with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
+        tree = models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20).fit(ctx.X_train, ctx.y_train)
+        perf["decision tree (depth 3)"] = performance(tree, ctx.X_test, ctx.y_test, ctx.task)
+    return [{"kind": "heading", "text": "Decision tree (depth 3)"}, {"kind": "pre", "text": tree.export_text()}]
+
+
+def _rule_learner_blocks(ctx, perf):
+    """Classification only: a RIPPER decision list and Holte's OneR, with their test performance."""
+    with ctx.step("RIPPER", k=2, random_state=ctx.seed):
+        ripper = models.RIPPER(random_state=ctx.seed).fit(ctx.X_train, ctx.y_train)
+        perf["RIPPER"] = performance(ripper, ctx.X_test, ctx.y_test, ctx.task)
+    with ctx.step("OneR", min_bucket=6):
+        oner = models.OneR().fit(ctx.X_train, ctx.y_train)
+        perf["OneR"] = performance(oner, ctx.X_test, ctx.y_test, ctx.task)
+    return [{"kind": "heading", "text": "Rule learners: RIPPER and OneR"},
+            text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
+                 f"decides):"),
+            {"kind": "pre", "text": str(ripper.rules_)},
+            text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_])} training "
+                 f"errors):"),
+            {"kind": "pre", "text": str(oner.rules_)}]
+
+
+def section_alternatives(ctx):
+    """GLM table, GAM curves, top RuleFit rules, a small tree (and rule learners for classes),
+    each with its test performance next to the black box's."""
+    title = "6. Interpretable alternatives"
+    if not ctx.methods("models"):
+        return Section("alternatives", title, [text("Not computed: 'models' was not selected with --methods.")])
+    tg = _Target(ctx)
+    black = f"black box: {ctx.model_label}"
+    # GLM and GAM are compared on their own task (one class vs the rest for a multi-class target).
+    perf_glm = {black: _black_box_binary(ctx, tg.cls, tg.y_test) if tg.one_vs_rest
+                else ctx.performance[ctx.model_label]}
+    perf_all = {black: ctx.performance[ctx.model_label]} if tg.one_vs_rest else perf_glm
+    body = _guarded(ctx, "GLM", lambda: _glm_blocks(ctx, tg, perf_glm))
+    body += _guarded(ctx, "GAM", lambda: _gam_blocks(ctx, tg, perf_glm))
+    body += _guarded(ctx, "RuleFit", lambda: _rulefit_blocks(ctx, perf_all))
+    body += _guarded(ctx, "Decision tree", lambda: _tree_blocks(ctx, perf_all))
+    if ctx.task == "classification":
+        body += _guarded(ctx, "Rule learners", lambda: _rule_learner_blocks(ctx, perf_all))
+    for perf in (perf_glm, perf_all):
+        ctx.performance.update({k: v for k, v in perf.items() if k != black})
+
+    head = []
+    if tg.one_vs_rest:
+        head.append(text(f"The target has {ctx.y_train.nunique()} classes; the GLM and the GAM model one class at a "
+                         f"time, so they are fitted for class {tg.cls} against the rest and compared with the black "
+                         f"box's probability of {tg.cls} on that same task. The other models use all classes."))
+        head.append(_comparison(perf_glm, f"Test performance on the same split (task: class {tg.cls} vs the rest)"))
+        head.append(_comparison(perf_all, "Test performance on the same split (all classes)"))
+    else:
+        head.append(_comparison(perf_all, "Test performance on the same split"))
+    key = "RMSE" if ctx.task == "regression" else "accuracy"
+    with report_style():
+        fig, ax = new_figure(figsize=(6, 0.4 * len(perf_all) + 1.2))
+        draw_performance(perf_all, key, ax[0, 0])
+        head.append(figure_block(fig, f"Test {key} of the black box and the interpretable models"))
+    return Section("alternatives", title, head + body)
+
+
+def _comparison(perf, caption):
+    metrics = list(next(iter(perf.values())))
+    rows = [[n] + [m.get(k) for k in metrics] for n, m in perf.items()]
+    return table(["model"] + metrics, rows, caption=caption)
+
+
+def _separation_warning(glm, X):
+    """A warning when the fitted probabilities are all (almost) 0 or 1: the classes are separable,
+    so the GLM's weights diverge and their intervals are meaningless."""
+    proba = np.asarray(glm.predict_proba(X))[:, 1]
+    inside = float(np.mean((proba > 1e-6) & (proba < 1 - 1e-6)))
+    if inside >= 0.01:
+        return []
+    return [{"kind": "warning", "text": "The classes are (almost) perfectly separable by the features: the logistic "
+             "GLM's weights grow without bound, so their values, standard errors and intervals below are not "
+             "interpretable (the predictions still are)."}]

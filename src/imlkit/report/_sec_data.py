@@ -1,0 +1,87 @@
+"""Section 1: the data -- size, column types, missing values and how dependent the features are."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._dependence import dependence_r2
+from ._context import Section, bullets, table, text, warning
+from ._figures import draw_dependence, figure_block, new_figure, report_style
+
+__all__ = ["section_data", "EXTRAPOLATION_R2"]
+
+#: R² from the other features above which marginal methods are flagged (as PFI's own warning).
+EXTRAPOLATION_R2 = 0.5
+
+
+def _describe(col):
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        counts = col.value_counts()
+        top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
+        more = f", … {len(counts) - 4} more" if len(counts) > 4 else ""
+        return f"categorical, {len(col.cat.categories)} levels", top + more
+    vals = col.astype(float)
+    return "numeric", f"mean {vals.mean():.4g}, sd {vals.std():.4g}, range [{vals.min():.4g}, {vals.max():.4g}]"
+
+
+def section_data(ctx):
+    """Rows, columns, types, missing values, and the dependence overview with its warning."""
+    ds = ctx.data
+    X = ds.X
+    with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X)):
+        r2 = dependence_r2(X)
+    blocks = [text(f"Source: {ds.source}. {len(ds.raw):,} rows and {ds.raw.shape[1]} columns as read; "
+                   f"{len(X):,} complete rows with {X.shape[1]} features are used to predict "
+                   f"{ds.target!r} ({ds.task})."),
+              text(f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
+                   f"(test size {ctx.config.test_size}, seed {ctx.seed}).")]
+    if ds.notes:
+        blocks.append(bullets(ds.notes, title="Notes on the data"))
+    rows = []
+    missing = ds.raw.isna().sum()
+    for c in X.columns:
+        kind, summary = _describe(X[c])
+        miss = int(missing.get(c, 0))
+        rows.append([c, kind, f"{miss} ({miss / len(ds.raw):.1%})", summary, r2[c]])
+    miss_y = int(missing.get(ds.target, 0))
+    yk = "numeric target" if ds.task == "regression" else f"class target, {ds.y.nunique()} classes"
+    ysum = (f"mean {ds.y.mean():.4g}, sd {ds.y.std():.4g}" if ds.task == "regression"
+            else ", ".join(f"{k} ({v})" for k, v in ds.y.value_counts().head(6).items()))
+    rows.append([ds.target, yk, f"{miss_y} ({miss_y / len(ds.raw):.1%})", ysum, np.nan])
+    blocks.append(table(["column", "type", "missing", "summary", "R² from the other features"], rows,
+                        caption="Columns (R² of a linear regression of each numeric feature on all the others; "
+                                "categoricals enter as dummies)"))
+    blocks += _correlation_blocks(X)
+    with report_style():
+        fig, ax = new_figure(figsize=(6, 0.3 * X.shape[1] + 1.2))
+        draw_dependence(r2, ax[0, 0], EXTRAPOLATION_R2)
+        blocks.append(figure_block(fig, "Bar chart of each feature's R² from the other features"))
+    high = r2[r2 > EXTRAPOLATION_R2].sort_values(ascending=False)
+    if len(high):
+        names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.items())
+        blocks.append(warning(
+            f"Marginal methods will extrapolate: {names} can be predicted well from the other features. "
+            f"Permuting such a feature (PFI, marginal SAGE) or moving it along a grid (ICE, PD) creates "
+            f"combinations that do not occur in the data, and the model is judged there. Prefer the conditional "
+            f"methods (CFI, conditional SAGE), ALE, or LOCO for these features."))
+    else:
+        blocks.append(text(f"No feature has an R² above {EXTRAPOLATION_R2} from the others: marginal and "
+                           f"conditional methods should broadly agree."))
+    ctx.effects["dependence_r2"] = r2
+    return Section("data", "1. Data", blocks)
+
+
+def _correlation_blocks(X, top=6):
+    num = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
+    if len(num) < 2:
+        return []
+    corr = X[num].astype(float).corr().to_numpy()
+    pairs = []
+    for i in range(len(num)):
+        for j in range(i + 1, len(num)):
+            if np.isfinite(corr[i, j]):
+                pairs.append((abs(corr[i, j]), num[i], num[j], corr[i, j]))
+    pairs.sort(reverse=True)
+    rows = [[a, b, r] for _, a, b, r in pairs[:top]]
+    return [table(["feature", "feature", "Pearson correlation"], rows,
+                  caption="The most correlated pairs of numeric features")]

@@ -1,0 +1,211 @@
+"""Section 3: importance side by side, the question each method answers, PIMP's p-values."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import importance as imp
+from ._context import Section, bullets, fmt, table, text
+from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
+
+__all__ = ["section_importance", "compute_importance", "METHOD_LABELS"]
+
+METHOD_LABELS = {
+    "pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
+    "sage_conditional": "SAGE (conditional)", "pimp": "PIMP",
+}
+_ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the tested importance"}
+
+
+def _pfi(ctx):
+    p = ctx.params["pfi"]
+    return {"pfi": imp.pfi(ctx.model, ctx.X_test, ctx.y_test, loss=ctx.loss, n_repeats=p["n_repeats"],
+                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
+
+
+def _cfi(ctx):
+    p = ctx.params["cfi"]
+    return {"cfi": imp.cfi(ctx.model, ctx.X_test, ctx.y_test, loss=ctx.loss, n_repeats=p["n_repeats"],
+                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
+
+
+def _refit_loss(ctx, method):
+    # LOCO keeps Lei et al.'s absolute error (its median test is about L1 differences);
+    # classification needs a probability loss for every method.
+    if ctx.task == "classification":
+        return ctx.loss
+    return "absolute_error" if method == "loco" else "squared_error"
+
+
+def _loco(ctx):
+    p = ctx.params["loco"]
+    with ctx.refit_backend():
+        r = imp.loco(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, loss=_refit_loss(ctx, "loco"),
+                     test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"], n_jobs=ctx.n_jobs,
+                     random_state=ctx.seed, progress=ctx.progress)
+    return {"loco": r}
+
+
+def _lofo(ctx):
+    p = ctx.params["lofo"]
+    with ctx.refit_backend():
+        r = imp.lofo(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, loss=_refit_loss(ctx, "lofo"),
+                     relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+    return {"lofo": r}
+
+
+def _sage(ctx):
+    p = ctx.params["sage"]
+    X, y = ctx.rows(p["rows"], "sage")
+    out = {}
+    for removal in ctx.config.extra.get("sage_removal", ("marginal", "conditional")):
+        out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
+                                          n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+    return out
+
+
+def _pimp(ctx):
+    p = ctx.params["pimp"]
+    with ctx.refit_backend():
+        r = imp.pimp(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, importance=p["importance"],
+                     n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], distribution=p["distribution"],
+                     p_adjust=p["p_adjust"],
+                     n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+    return {"pimp": r}
+
+
+_COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
+_REFIT = ("loco", "lofo", "pimp")
+
+
+def compute_importance(ctx, method):
+    """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
+    params = dict(ctx.params[method])
+    if method in _REFIT:
+        params["learner"] = type(ctx.learner).__name__
+        params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
+    with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=ctx.loss, random_state=ctx.seed,
+                  **params) as entry:
+        results = _COMPUTE[method](ctx)
+    for key, r in results.items():
+        ctx.importance[key] = r
+        if key != method:
+            entry.setdefault("parts", {})[key] = r.params.get("seconds")
+    return results
+
+
+def _interval(r, j):
+    lo, hi = r.ci_low[j], r.ci_high[j]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return ""
+    return f"[{lo:.3g}, {hi:.3g}]"
+
+
+def _question_table(methods, pimp_base=None):
+    rows = []
+    for m in methods:
+        answers = imp.INTERPRETATION_TABLE.get(m, {})
+        label = METHOD_LABELS.get(m, m)
+        if m == "pimp" and pimp_base:
+            label = f"PIMP (p-values of {str(pimp_base).upper()})"
+        rows.append([label] + [_ANSWER_TEXT.get(answers.get(q), answers.get(q, "")) for q in (1, 2, 3)])
+    return table(["method"] + list(imp.QUESTIONS), rows,
+                 caption="Which question a non-zero importance answers (the course's table; Ewald et al. 2024)")
+
+
+def side_by_side_rows(results):
+    """One row per feature: each method's importance with its interval, and its adjusted p-value if any."""
+    order = []
+    for r in results.values():
+        for f in r.to_frame().index:
+            if f not in order:
+                order.append(f)
+    cols = ["feature"]
+    for key, r in results.items():
+        cols.append(f"{METHOD_LABELS.get(key, key)} [{int(round(100 * r.params.get('confidence_level', 0.95)))}% CI]")
+        if r.p_adjusted is not None:
+            cols.append(f"{METHOD_LABELS.get(key, key)} p ({r.params.get('p_adjust', 'adj.')})")
+    rows = []
+    for f in order:
+        row = [f]
+        for key, r in results.items():
+            if f in r.feature_names:
+                j = list(r.feature_names).index(f)
+                row.append(f"{fmt(r.importance[j])} {_interval(r, j)}".strip())
+                if r.p_adjusted is not None:
+                    row.append(r.p_adjusted[j])
+            else:
+                row += [""] + ([""] if r.p_adjusted is not None else [])
+        rows.append(row)
+    return cols, rows
+
+
+def section_importance(ctx):
+    """Importance of every selected method, the question table, PIMP, and each method's caveats."""
+    for method in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"):
+        if not ctx.methods(method):
+            continue
+        if method in _REFIT and ctx.learner is None:
+            ctx.notes.append(f"{method.upper()} needs refits, but the model cannot be cloned (it is not a "
+                             f"scikit-learn estimator); it was left out.")
+            continue
+        compute_importance(ctx, method)
+    results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
+    pimp = ctx.importance.get("pimp")
+    blocks = [_question_table(list(ctx.importance), pimp.params.get("importance") if pimp is not None else None)]
+    if not ctx.importance:
+        blocks.append(text("No importance method was selected."))
+        return Section("importance", "3. Feature importance", blocks)
+    losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in ctx.importance.items())
+    blocks.append(text(f"Losses: {losses}. PFI, CFI and SAGE explain the fitted model on test data; LOCO, "
+                       f"LOFO and PIMP refit the learner on the training data."))
+    if results:
+        cols, rows = side_by_side_rows(results)
+        blocks.append(table(cols, rows, caption="Importance side by side (each in its own units; "
+                                                "intervals at the 95% level)"))
+        with report_style():
+            nfeat = len({f for r in results.values() for f in r.feature_names})
+            fig, ax = new_figure(figsize=(8, 0.06 * len(results) * min(nfeat, 15) + 0.25 * min(nfeat, 15) + 1.2))
+            draw_importance_comparison(results, ax[0, 0], labels=METHOD_LABELS)
+            blocks.append(figure_block(fig, "Grouped bar chart of every method's relative importance"))
+    if "pimp" in ctx.importance:
+        blocks += _pimp_blocks(ctx.importance["pimp"])
+    caveats = []
+    for key in ("sage_marginal", "sage_conditional"):
+        r = ctx.importance.get(key)
+        if r is not None and "n_permutations" in r.extra:
+            conv = "converged" if r.extra.get("converged") else "did NOT converge (read its intervals)"
+            n_rows = len(ctx.rows(ctx.params["sage"]["rows"], "sage")[0])
+            caveats.append(f"{METHOD_LABELS[key]}: {r.extra['n_permutations']} orderings on {n_rows} test rows, "
+                           f"{conv} at tolerance {r.params.get('tolerance')}.")
+    by_text = {}
+    for key, r in ctx.importance.items():
+        for w in r.warnings:
+            by_text.setdefault(w, []).append(METHOD_LABELS.get(key, key))
+    caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
+    if caveats:
+        blocks.append(bullets(caveats, title="Caveats found while computing"))
+    ctx.effects["reading_anchor"] = len(blocks)
+    return Section("importance", "3. Feature importance", blocks)
+
+
+def _pimp_blocks(r):
+    frame = r.to_frame()
+    alpha = r.params.get("alpha", 0.05)
+    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted"), bool(row.get("significant"))]
+            for f, row in frame.iterrows()]
+    base = r.params.get("importance", "pfi")
+    out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({r.params.get('p_adjust', 'holm')})",
+                  f"significant at {alpha}"], rows,
+                 caption=f"PIMP: {r.params.get('n_null')} refits on a permuted target give each feature's null "
+                         f"distribution ({r.params.get('distribution')})")]
+    sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
+    out.append(text(f"After {r.params.get('p_adjust', 'holm')} adjustment, {len(sig)} of {len(frame)} features are "
+                    f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
+    with report_style():
+        k = min(len(r.feature_names), 12)
+        fig, axes = new_figure(nrows=int(np.ceil(k / 4)), ncols=4, figsize=(9, 1.9 * np.ceil(k / 4)))
+        r.plot(kind="null", ax=axes.ravel()[:k], max_features=k)
+        for a in axes.ravel()[k:]:
+            a.set_axis_off()
+        out.append(figure_block(fig, "PIMP null distributions with the observed importance marked"))
+    return out

@@ -1,0 +1,61 @@
+"""Section 7: how the report was made -- data, seeds, versions, parameters and run times."""
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+from ._context import Section, bullets, table, text
+
+__all__ = ["section_provenance", "versions"]
+
+_PACKAGES = ("imlkit", "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "joblib", "matplotlib",
+             "jinja2", "distributed")
+
+
+def versions():
+    """Python, platform and the versions of the packages the report depends on."""
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for p in _PACKAGES:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+def _params_text(params):
+    def one(k, v):
+        if isinstance(v, dict):
+            return f"{k}: (" + ", ".join(f"{a}={b}" for a, b in v.items()) + ")"
+        return f"{k}={v}"
+
+    return "; ".join(one(k, v) for k, v in params.items())
+
+
+def section_provenance(ctx, total_seconds=None):
+    """Data source, command, seeds, versions, and one row per step with its parameters and run time."""
+    cfg = ctx.config
+    blocks = [text(f"Data: {ctx.data.source}; target {ctx.data.target!r}; task {ctx.task}."),
+              text(f"Command: {cfg.command or '(called from Python)'}"),
+              text(f"Seed {cfg.seed}: the train/test split, the model, every method (random_state) and every "
+                   f"row subsample derive from it; the same command gives the same numbers (for any --n-jobs and "
+                   f"with or without --scheduler)."),
+              text(f"Mode: {'quick' if cfg.quick else 'full'}; n_jobs={cfg.n_jobs}; scheduler="
+                   f"{cfg.scheduler or 'none (local joblib)'}; BLAS/OpenMP threads limited to 1 per process "
+                   f"(avoids oversubscribing the cores when methods run in parallel).")]
+    rows = []
+    for e in ctx.log:
+        params = dict(e["parameters"])
+        parts = e.get("parts")
+        if parts:
+            params["seconds per part"] = ", ".join(f"{k}: {v:.1f}s" for k, v in parts.items() if v is not None)
+        rows.append([e["step"], _params_text(params), e["seconds"]])
+    if total_seconds is not None:
+        rows.append(["total (until the report was rendered)", "", total_seconds])
+    blocks.append(table(["step", "parameters", "seconds"], rows, caption="Every step, its parameters and its run time"))
+    v = versions()
+    blocks.append(table(["component", "version"], [[k, val] for k, val in v.items()], caption="Versions"))
+    if ctx.notes:
+        blocks.append(bullets(ctx.notes, title="Notes"))
+    return Section("provenance", "7. How it was made", blocks)
