@@ -29,12 +29,15 @@ METHODS = {
     "loco": lambda m, Xa, Xb, ya, yb, **k: ik.loco(LinearRegression(), Xa, ya, Xb, yb, **k),
     "lofo": lambda m, Xa, Xb, ya, yb, **k: ik.lofo(LinearRegression(), Xa, ya, Xb, yb, **k),
     "sage_marginal": lambda m, Xa, Xb, ya, yb, **k: ik.sage(m, Xb, yb, n_background=16,
-                                                           max_permutations=64, **k),
-    "sage_conditional": lambda m, Xa, Xb, ya, yb, **k: ik.sage(m, Xb, yb, removal="conditional",
-                                                              n_background=16, max_permutations=64, **k),
+                                                           max_permutations=1024, **k),
+    "sage_conditional": lambda m, Xa, Xb, ya, yb, **k: ik.sage(m, Xb, yb, removal="conditional", tolerance=0.2,
+                                                              n_background=16, max_permutations=1024, **k),
     "pimp": lambda m, Xa, Xb, ya, yb, **k: ik.pimp(LinearRegression(), Xa, ya, Xb, yb, n_null=8,
                                                    n_repeats=2, **k),
 }
+
+
+UNIQUE_CONTRIBUTION = {"cfi", "loco", "lofo", "sage_conditional"}
 
 
 @pytest.mark.parametrize("name", list(METHODS))
@@ -47,8 +50,14 @@ def test_result_contract(name, data):
     frame = r.to_frame()
     assert {"importance", "std", "ci_low", "ci_high"} <= set(frame.columns)
     assert list(frame.index) != [] and frame["importance"].is_monotonic_decreasing
-    # x3 carries unique information under every method in this example
-    assert frame.index[0] == "x3"
+    # y = x2 + x3 with x1 ~ x2: x3 has the largest unique contribution, so methods that
+    # measure it (conditional sampling, refits) rank it first; marginal methods extrapolate
+    # on the correlated pair (the fitted model weights x2 by about 2 and x1 by about -1) and
+    # may rank x2 above it, but x3 is in their top two.
+    if name in UNIQUE_CONTRIBUTION:
+        assert frame.index[0] == "x3"
+    else:
+        assert "x3" in frame.index[:2]
     text = r.explain()
     assert "(1)" in text and "(2)" in text and "(3)" in text
     again = call(model, X_tr, X_te, y_tr, y_te, random_state=3)

@@ -247,3 +247,22 @@ def test_train_and_test_with_different_columns(correlated):
     Xtr, ytr, Xte, yte = correlated
     with pytest.raises(ValidationError, match="must have the same columns; missing in X_test: \\['x3'\\]"):
         ik.lofo(LinearRegression(), Xtr, ytr, Xte.drop(columns="x3"), yte)
+
+
+def test_interval_belongs_to_the_point_estimate():
+    # A skewed Δ (bike-like): the median and the pseudo-median differ, so an interval for the
+    # pseudo-median could exclude the reported median. The reported interval is for the median.
+    rng = np.random.default_rng(5)
+    n = 400
+    X = pd.DataFrame({"a": rng.exponential(size=n), "b": rng.normal(size=n)})
+    y = X["a"] ** 2 + 0.1 * rng.normal(size=n)
+    r = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], random_state=0)
+    assert np.all(r.ci_low <= r.importance) and np.all(r.importance <= r.ci_high)
+    d = r.observation_importance[0]
+    _, lo, hi = sign_test(d, 0.95)  # Holm (the default) leaves the per-feature level at 0.95
+    assert_allclose([r.ci_low[0], r.ci_high[0]], [lo, hi])
+    hl = r.extra["hodges_lehmann"]
+    assert_allclose(hl[:, 0], [hodges_lehmann(x) for x in r.observation_importance])
+    m = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], aggregate="mean", test="t",
+                random_state=0)
+    assert np.all(m.ci_low <= m.importance) and np.all(m.importance <= m.ci_high)

@@ -28,6 +28,7 @@ from ._inference import (
     ALTERNATIVES,
     P_ADJUST,
     adjust_pvalues,
+    hodges_lehmann,
     nadeau_bengio,
     repeat_quantiles,
     sign_test,
@@ -74,9 +75,12 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_err
     aggregate : {"median", "mean"}
         Over the test observations.
     test : {"wilcoxon", "sign", "t", None}
-        Inference on Δ_j: Wilcoxon signed-rank with the Hodges–Lehmann interval (default),
-        sign test with the order-statistic interval for the median, t-test with the t-interval
-        for the mean, or none. With ``cv`` any test uses the Nadeau–Bengio corrected t over folds.
+        The p-value's test on Δ_j: Wilcoxon signed-rank (default), sign test, t-test, or none.
+        The interval always belongs to the point estimate: order statistics (sign-test
+        inversion) for the median, the t-interval for the mean. With Wilcoxon the
+        Hodges–Lehmann estimate of the pseudo-median and its interval by test inversion are in
+        ``extra["hodges_lehmann"]`` (m, 3). With ``cv`` any test uses the Nadeau–Bengio
+        corrected t over folds.
     alternative : {"greater", "two-sided"}
         H0: the feature does not help (Δ centred at 0); "greater" tests that it does.
     p_adjust : {"holm", "bonferroni", None}
@@ -381,9 +385,19 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
         else:
             inference = test
             fn = _TEST_FN[test]
+            # The interval belongs to the reported point estimate: order statistics for the
+            # median, t for the mean. The Wilcoxon test's own parameter is the pseudo-median;
+            # its Hodges-Lehmann estimate and interval are kept in extra["hodges_lehmann"]
+            # (an interval for a different centre could exclude the reported median).
+            interval_fn = sign_test if aggregate == "median" else t_test
             full_agg = base[0]
+            hl = np.full((m, 3), np.nan)
             for j in range(m):
-                p[j], lo, hi = fn(delta_fold[0][j], level_j, alternative)
+                d = delta_fold[0][j]
+                p[j], hl_lo, hl_hi = fn(d, level_j, alternative)
+                if test == "wilcoxon":
+                    hl[j] = hodges_lehmann(d), hl_lo, hl_hi
+                _, lo, hi = interval_fn(d, level_j, alternative)
                 if relation == "difference":
                     low[j], high[j] = lo, hi
                 else:
@@ -401,6 +415,8 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
             with np.errstate(invalid="ignore", divide="ignore"):
                 obs = total / count
     extra = {"baseline_refits": risks[:, :, 0]}
+    if test == "wilcoxon" and K == 1:
+        extra["hodges_lehmann"] = hl  # (m, 3): estimate, low, high of the pseudo-median of Δ
     if K > 1:
         extra["fold_importance"] = fold_imp
     return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,

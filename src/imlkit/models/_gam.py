@@ -563,7 +563,15 @@ class GAM(_FamilyEstimator):
             d = _dmu_deta(link, eta, mu)
             w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
             A = Z.T @ _crossprod(Xraw, w) @ Z
-            cf = linalg.cho_factor(A + Sl + sm.jitter * np.eye(p), lower=True)
+            try:
+                cf = linalg.cho_factor(A + Sl + sm.jitter * np.eye(p), lower=True)
+            except linalg.LinAlgError:
+                # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
+                # weight: the classes are separable or the fit ran off to infinity.
+                raise ModelError(
+                    f"The {self.family} GAM has no finite solution: its weights vanished at the fitted "
+                    "means, as happens when the classes are perfectly separable by the terms. Use fewer "
+                    "or stiffer terms (a larger 'smoothing'), or a model that tolerates separation.") from None
         if not np.all(np.isfinite(beta)):
             raise ModelError("The GAM fit diverged (non-finite coefficients).")
         H_inv = linalg.cho_solve(cf, np.eye(p))
