@@ -35,7 +35,7 @@ _METHODS = {
     ),
     "cfi": (
         "Conditional feature importance (CFI, conditional sampling)",
-        {1: ("partly", "CFI_j != 0 implies the model relies on x_j; CFI_j = 0 does not rule it out "
+        {1: ("yes", "CFI_j != 0 implies the model relies on x_j; CFI_j = 0 does not rule it out "
                        "(a feature whose information is shared with others gets CFI 0)."),
          2: ("no", "If x_j depends on y only through information it shares with x_-j, CFI_j = 0."),
          3: ("yes", "CFI_j != 0 implies x_j contributes unique information about y given x_-j, "
