@@ -18,7 +18,6 @@ Run: .venv/bin/python bench/effects.py   (writes bench/results/effects.md)
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,20 +27,12 @@ from sklearn.inspection import partial_dependence
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
+from _timing import best_of
 from imlkit._model import stack_frame
 from imlkit.effects._ale import _bin_index
 
-RUNS = 3
 FEATURES = ["temp", "hr"]
 
-
-def best_of(fn, runs=RUNS):
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main():

@@ -12,7 +12,6 @@ Run: ``cd /work/main && .venv/bin/python bench/gam.py``; writes ``bench/results/
 """
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from imlkit.models import GAM
+from _timing import best_of
 
 N, P, N_SPLINES, LAM = 100_000, 5, 20, 1.0
 
@@ -32,14 +32,6 @@ def make_data(n=N, seed=0):
     y = f + rng.normal(0, 0.5, n)
     return pd.DataFrame(X, columns=[f"x{j}" for j in range(P)]), y
 
-
-def best_of(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main():

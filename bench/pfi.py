@@ -9,7 +9,6 @@ Run: .venv/bin/python bench/pfi.py   (writes bench/results/pfi.md)
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,19 +18,11 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
+from _timing import best_of
 from imlkit._model import stack_frame
 
 N_REPEATS = 10
-RUNS = 3
 
-
-def best_of(fn, runs=RUNS):
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main():

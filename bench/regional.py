@@ -16,7 +16,6 @@ Run: .venv/bin/python bench/regional.py   (writes bench/results/regional.md)
 """
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -25,20 +24,13 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
+from _timing import best_of
 
 RUNS = 3
 N_ROWS = 2000
 GRID = 20
 DEPTH = 2
 
-
-def best_of(fn, runs=RUNS):
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main():

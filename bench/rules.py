@@ -13,7 +13,6 @@ Run: .venv/bin/python bench/rules.py
 from __future__ import annotations
 
 import sys
-import time
 import types
 import warnings
 from pathlib import Path
@@ -22,19 +21,12 @@ import numpy as np
 import pandas as pd
 
 import imlkit as ik
+from _timing import best_of
 from imlkit.models import RIPPER, RuleFit
 
 RUNS_FAST = 3
 RUNS_SLOW = 2
 
-
-def best_of(fn, runs):
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def load():

@@ -5,8 +5,6 @@ result type, the frame's columns, reproducibility (same random_state -> same num
 n_jobs 1 and 2), that explain() names the three interpretation questions, and the shared
 parameter validation.
 """
-import numpy as np
-import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LinearRegression

@@ -119,7 +119,6 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
         _check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name
     names = list(groups)
-    m = len(names)
 
     with Timer() as timer:
         problem = RefitProblem(learner, Xtr, ytr, Xte, yte, loss_obj, as_frame, max_rows)
