@@ -110,3 +110,20 @@ def test_parallel_map_is_schedule_independent():
     serial = parallel_map(_draw, [(s,) for s in seeds], n_jobs=1)
     para = parallel_map(_draw, [(s,) for s in spawn(as_seed_sequence(5), 6)], n_jobs=2)
     assert_allclose(np.array(serial), np.array(para), rtol=0, atol=0)
+
+
+def test_dependence_r2_equals_linear_regression_fits():
+    from imlkit._dependence import dependence_r2
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=500)
+    X = pd.DataFrame({"a": a, "b": a, "c": rng.normal(size=500), "d": a + rng.normal(size=500),
+                      "k": 1.0, "g": pd.Categorical(rng.choice(list("xy"), 500))})
+    r2 = dependence_r2(X)
+    Z = pd.get_dummies(X.drop(columns="k"), drop_first=True, dtype=float)
+    for col in ["c", "d"]:
+        rest = Z.drop(columns=col)
+        expected = LinearRegression().fit(rest, Z[col]).score(rest, Z[col])
+        assert_allclose(r2[col], expected, rtol=1e-8)
+    assert_allclose(r2[["a", "b"]], 1.0)          # exact copies
+    assert np.isnan(r2["k"]) and np.isnan(r2["g"])  # constant; categorical

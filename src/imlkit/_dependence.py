@@ -33,13 +33,20 @@ def dependence_r2(X):
     Z = pd.concat(parts, axis=1).to_numpy(dtype=float)
     Z = Z[np.isfinite(Z).all(axis=1)]
     Z = Z - Z.mean(axis=0)
+    # Every regression needs only the p x p Gram matrix: RSS_j = G_jj - g_j' G_rest^+ g_j
+    # (a pseudo-inverse, so exact copies give RSS = 0). One pass over the n rows in all.
+    G = Z.T @ Z
+    ss = np.diag(G).copy()
+    constant = ss <= 1e-12 * max(ss.max(), 1e-300)
+    scale = np.sqrt(np.where(constant, 1.0, ss))
+    G = G / np.outer(scale, scale)  # correlation scale, so the pseudo-inverse's cut-off is relative
+    G[constant, :] = 0.0
+    G[:, constant] = 0.0
     for k, c in enumerate(numeric):
-        target = Z[:, k]
-        tss = float(target @ target)
-        if tss <= 0:
+        if constant[k]:
             continue
-        rest = np.delete(Z, k, axis=1)
-        coef = np.linalg.lstsq(rest, target, rcond=None)[0]
-        resid = target - rest @ coef
-        out[c] = float(np.clip(1.0 - (resid @ resid) / tss, 0.0, 1.0))
+        rest = np.delete(np.arange(len(G)), k)
+        g = G[rest, k]
+        rss = G[k, k] - g @ np.linalg.pinv(G[np.ix_(rest, rest)], rcond=1e-10, hermitian=True) @ g
+        out[c] = float(np.clip(1.0 - rss / G[k, k], 0.0, 1.0))
     return out

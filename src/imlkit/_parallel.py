@@ -76,7 +76,27 @@ def parallel_map(fn, tasks, *, n_jobs=None, progress=False, desc="imlkit"):
             return out
         # n_jobs=None defers to an enclosing joblib.parallel_config (e.g. backend="dask").
         out = []
-        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(*t) for t in tasks):
+        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_in_worker)(fn, *t) for t in tasks):
             out.append(r)
             bar.update(1)
         return out
+
+
+def _in_worker(fn, *args):
+    """Run one task; inside a Dask worker keep the task's own joblib calls in the worker.
+
+    A Dask worker runs tasks under joblib's Dask backend, so a learner's nested joblib call
+    (the trees of a forest, even with n_jobs=1) would go back to the scheduler as hundreds of
+    tiny tasks, costing more than the work. Threads inside the worker are what the learner's
+    ``n_jobs`` means there.
+    """
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        return fn(*args)
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):
+        return fn(*args)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+import pandas as pd
 
 from .._model import Predictor
 from .._parallel import parallel_map
@@ -100,9 +101,13 @@ def make_folds(n, cv, seed):
     return folds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RefitProblem:
-    """Everything a refit task needs; shipped to the workers once per task.
+    """Everything a refit task needs, the same object for every task of one call.
+
+    Identity hashing (``eq=False``) and a ``__sizeof__`` that counts the data let joblib's
+    Dask backend scatter the problem to the cluster once per call instead of pickling the
+    data into every refit task (its auto-scatter keys on identity and size).
 
     Attributes
     ----------
@@ -130,6 +135,15 @@ class RefitProblem:
     max_rows: int | None
     folds: list | None = None
     reseed: bool = False
+
+    def __sizeof__(self):
+        size = 0
+        for part in (self.X_train, self.y_train, self.X_test, self.y_test):
+            if isinstance(part, pd.DataFrame):
+                size += int(part.memory_usage(deep=False).sum())
+            elif part is not None:
+                size += int(getattr(part, "nbytes", 0))
+        return size + object.__sizeof__(self)
 
     def split(self, fold):
         if fold is None:
