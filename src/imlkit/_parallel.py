@@ -90,13 +90,19 @@ def _in_worker(fn, *args):
     tiny tasks, costing more than the work. Threads inside the worker are what the learner's
     ``n_jobs`` means there.
     """
+    if not _inside_dask_worker():
+        return fn(*args)  # outside the except clause: no stray __context__ on the task's errors
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):
+        return fn(*args)
+
+
+def _inside_dask_worker():
     try:
         from distributed import get_worker
 
         get_worker()
     except (ImportError, ValueError):
-        return fn(*args)
-    from joblib import parallel_config
-
-    with parallel_config(backend="threading"):
-        return fn(*args)
+        return False
+    return True
