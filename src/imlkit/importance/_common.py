@@ -6,6 +6,7 @@ import time
 from .._losses import get_loss
 from .._model import bind_model
 from .._validation import (
+    check_bool,
     check_choice,
     check_int,
     check_n_jobs,
@@ -61,8 +62,7 @@ def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs
     if confidence_level is not None:
         check_probability("confidence_level", confidence_level)
     check_n_jobs(n_jobs)
-    if not isinstance(progress, bool):
-        raise TypeError(f"'progress' must be True or False; got {progress!r}.")
+    check_bool("progress", progress)
     return as_seed_sequence(random_state)
 
 

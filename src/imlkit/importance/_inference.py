@@ -212,17 +212,14 @@ def sign_test(delta, confidence_level=0.95, alternative="greater"):
 def t_test(delta, confidence_level=0.95, alternative="greater"):
     """One-sample t-test of the mean of Δ and the t-interval ``mean ± t·s/sqrt(n)``."""
     d = np.asarray(delta, dtype=float)
-    n = d.size
-    mean = float(d.mean())
-    if n < 2:
+    if d.size < 2:
         return np.nan, np.nan, np.nan
-    sd = float(d.std(ddof=1))
+    mean, sd, low, high = (float(v[0]) for v in t_interval(d[None, :], confidence_level))
     if sd == 0:
         p = (0.0 if mean > 0 else 1.0) if alternative == "greater" else (0.0 if mean != 0 else 1.0)
         return p, mean, mean
     p = float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
-    half = stats.t.ppf(0.5 + confidence_level / 2, n - 1) * sd / np.sqrt(n)
-    return p, mean - half, mean + half
+    return p, low, high
 
 
 def nadeau_bengio(values, test_fraction, confidence_level=0.95, alternative="greater"):

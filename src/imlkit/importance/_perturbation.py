@@ -17,7 +17,7 @@ import pandas as pd
 from .._dependence import dependence_r2
 from .._model import stack_frame
 from .._parallel import parallel_map, spawn
-from .._validation import ValidationError, resolve_features
+from .._validation import ValidationError, check_same_columns, check_X, resolve_features
 from ..samplers import MarginalSampler, make_sampler
 from ._common import Timer, check_common, prepare
 from ._inference import repeat_quantiles, t_interval
@@ -146,8 +146,6 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
     if X_fit is None:
         fit_frame = X
     else:
-        from .._validation import check_X, check_same_columns
-
         fit_frame, _ = check_X(X_fit, "X_fit")
         check_same_columns(X, fit_frame, "X", "X_fit")
     sampler_obj = make_sampler(sampler, fit_frame)
