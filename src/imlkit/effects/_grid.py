@@ -13,9 +13,18 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._model import DEFAULT_MAX_ROWS, Predictor, stack_frame
+from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
 from .._parallel import progress_bar
 from .._validation import ValidationError, check_choice, check_int
+
+#: The one description of ``output`` that every effect's docstring repeats.
+OUTPUT_DOC = """output : None, "predict" or a class label
+        Which model output the effect is about. ``None`` (default): ``predict`` for a
+        regressor or function; P(positive class) for a binary classifier; *every* class of a
+        multi-class classifier (ICE/PD/ALE: an extra last axis over classes, ``extra["classes"]``;
+        H-statistic and REPID: computed on the vector of class probabilities, summing squared
+        differences over classes). A class label: P(class = label). ``"predict"``: the
+        model's ``predict`` output (must be numeric)."""
 
 __all__ = ["is_categorical", "observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
            "check_sample_weight", "subsample_rows", "make_predictor"]
@@ -112,7 +121,12 @@ def resolve_output(model, output, allow_all=True):
     label : str
         ``"prediction"`` or ``"P(class=c)"``.
     classes : ndarray or None
+
+    ``output=None`` on a multi-class classifier means every class (``column="all"``), the
+    same in ICE, PD, ALE, H-statistic and REPID; only ``allow_all=False`` (a two-feature PD,
+    whose result is one surface) asks for a class.
     """
+    check_fitted(model)
     has_proba = hasattr(model, "predict_proba")
     if output == "predict" or (output is None and not has_proba):
         return "predict", None, "prediction", None
@@ -128,8 +142,8 @@ def resolve_output(model, output, allow_all=True):
         if len(classes) == 2:
             return "proba", 1, f"P(class={classes[1]})", classes
         if not allow_all:
-            raise ValidationError(f"'output' must name one class of this multi-class model; the classes are "
-                                  f"{classes.tolist()}.")
+            raise ValidationError(f"'output' must name one class of this multi-class model here (the result "
+                                  f"holds one surface); the classes are {classes.tolist()}.")
         return "proba", "all", "P(class)", classes
     matches = np.flatnonzero(classes == output)
     if len(matches) != 1:
@@ -139,7 +153,13 @@ def resolve_output(model, output, allow_all=True):
 
 
 def make_predictor(model, kind, was_frame, max_rows):
+    """A Predictor for the effect's output; an unfitted estimator raises ModelError."""
     return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows)
+
+
+def check_model_first(model):
+    """The first check of every effect: a fitted model (ModelError otherwise)."""
+    check_fitted(model)
 
 
 def _replacement(s, values):
