@@ -219,7 +219,9 @@ def _select(pred, column):
     if column is None:
         if pred.ndim != 1:
             raise ValidationError(f"The model returned predictions of shape {pred.shape}; effects need one "
-                                  f"number per row. Pass 'output' to pick a class.")
+                                  f"number per row. Give a classifier with predict_proba and classes_ (then "
+                                  f"output=<class label> picks a class, output=None takes all), or a function "
+                                  f"that returns one column, e.g. lambda X: f(X)[:, k].")
         if pred.dtype.kind not in "biuf":
             raise ValidationError("The model's predictions are not numeric (class labels?); effects need "
                                   "numbers. Use a model with predict_proba and 'output' to pick a class.")
