@@ -9,8 +9,9 @@ numbers for ``n_jobs=1``, ``n_jobs=2`` and any joblib backend (loky, threading, 
 Threads: with several workers, imlkit limits the BLAS and OpenMP thread pools (threadpoolctl)
 so that workers × threads never exceeds the cores: each task runs with at most
 ``cpu_count() // workers`` threads (at least 1). Threading-backend workers share the caller's
-process, so the limit is set there around the whole map; process workers (loky) set it again
-in each task. An oversubscribed machine is not a little slower but many times slower (OpenMP
+process, so the (process-wide) BLAS limit is set there around the whole map and the OpenMP
+limit, a per-thread setting, in each task's thread; process workers (loky) set both in each
+task. An oversubscribed machine is not a little slower but many times slower (OpenMP
 threads of a HistGradientBoosting fit spin-wait on cores that other workers hold). With
 ``n_jobs=1`` (one worker, in the caller's process) imlkit leaves the user's thread settings
 alone: the model may use every core, and the user can still wrap the call in
@@ -43,13 +44,14 @@ def thread_budget(n_jobs):
     return max(1, cpu_count() // workers)
 
 
-def limit_threads(threads):
-    """A context limiting every threadpoolctl-managed pool to ``threads`` (None: no limit)."""
+def limit_threads(threads, user_api=None):
+    """A context limiting threadpoolctl-managed pools (all, or ``user_api``) to ``threads``
+    (None: no limit)."""
     if threads is None:
         return nullcontext()
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=int(threads))
+    return threadpool_limits(limits=int(threads), user_api=user_api)
 
 
 def spawn(seed_sequence, n):
@@ -132,8 +134,11 @@ def _in_worker(fn, threads, parent, *args):
     ``n_jobs`` means there.
     """
     if not _inside_dask_worker():
-        if os.getpid() == parent:  # a thread of the caller, already limited
-            return fn(*args)  # outside the except clause: no stray __context__ on the task's errors
+        if os.getpid() == parent:
+            # A thread of the caller: BLAS pools are process-wide and already limited there,
+            # but OpenMP's thread count is a per-thread setting, so set it in this thread.
+            with limit_threads(threads, user_api="openmp"):
+                return fn(*args)  # outside the except clause: no stray __context__ on the task's errors
         # A process worker runs one task at a time, so a per-task limit is safe.
         with limit_threads(threads):
             return fn(*args)

@@ -24,7 +24,8 @@ training median of a numeric column, the most frequent level of a categorical on
 values included, so NaN carries no information either). A constant column carries no
 information about y, so the fit equals the fit without the column for every learner that
 cannot use a constant: trees and forests never split on it (identical trees with a fixed
-``random_state`` when all features are candidates), a linear model with an intercept absorbs
+``random_state`` when all features are candidates, up to ties between equally good splits in
+tiny nodes, which the tree's random feature order breaks differently), a linear model with an intercept absorbs
 it into the intercept, one-hot or scaled constants are constant too, and penalised models put
 no weight on it (the unpenalised intercept is cheaper). ``tests/importance/test_refit.py``
 checks this equality. Learners without an intercept or with random feature subsampling give
