@@ -286,3 +286,19 @@ if __name__ == "__main__":  # print the outcome table (markdown)
                 cells = [outcome(method, model, t) for t in TASKS]
                 row.append(" / ".join("✓" if c == "works" else "error" for c in cells))
             print(f"| {method} | " + " | ".join(row) + " |")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_nan_conditional_methods():
+    """CFI and conditional SAGE with NaN: "auto" takes the subgroup sampler (trees handle NaN);
+    the Gaussian sampler names the column and the options."""
+    _, _, Xte, yte = data("hgb", "regression")
+    f = fitted("hgb", "regression")
+    num = ["x1", "x2", "x3"]   # all numeric: "auto" would be Gaussian without the NaN
+    g = learner("hgb", "regression").fit(Xte[num], yte)
+    r = ik.cfi(g, Xte[num], yte, n_repeats=2, random_state=0)
+    assert np.isfinite(r.importance).all() and int(np.argmax(r.importance)) == 0
+    s = ik.sage(f, Xte, yte, removal="conditional", n_background=8, max_permutations=32, random_state=0)
+    assert np.isfinite(s.importance).all()
+    with pytest.raises(ValidationError, match=r"column\(s\) \['x2'\].*sampler='subgroup'"):
+        ik.cfi(g, Xte[num], yte, sampler="gaussian", n_repeats=2)
