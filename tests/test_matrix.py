@@ -279,12 +279,19 @@ if __name__ == "__main__":  # print the outcome table (markdown)
     from threadpoolctl import threadpool_limits
 
     warnings.simplefilter("ignore")
+    notes = {"must be an unfitted estimator": "A", "one number per row": "B", "Split feature": "C"}
     with threadpool_limits(limits=1):
+        print("| method | " + " | ".join(MODELS) + " |")
+        print("|---|" + "---|" * len(MODELS))
         for method in METHODS:
             row = []
             for model in MODELS:
-                cells = [outcome(method, model, t) for t in TASKS]
-                row.append(" / ".join("✓" if c == "works" else "error" for c in cells))
+                cells = []
+                for t in TASKS:
+                    o = outcome(method, model, t)
+                    cells.append("✓" if o == "works" else
+                                 next((k for s, k in notes.items() if s in o), "?" + o[:80]))
+                row.append(" / ".join(cells))
             print(f"| {method} | " + " | ".join(row) + " |")
 
 
