@@ -41,15 +41,20 @@ def check_fitted(model, name="model"):
     """Raise :class:`ModelError` when a scikit-learn-style estimator is not fitted.
 
     Uses ``sklearn.utils.validation.check_is_fitted`` (which honours ``__sklearn_is_fitted__``,
-    so pipelines, xgboost and lightgbm are checked too). Plain callables and objects without
-    ``fit`` are taken as they are.
+    so pipelines, xgboost and lightgbm are checked too) on scikit-learn estimators and objects
+    with ``__sklearn_is_fitted__``. Plain callables and other objects are taken as they are.
     """
     if not hasattr(model, "fit") or isinstance(model, type):
         return
     try:
+        from sklearn.base import BaseEstimator
         from sklearn.exceptions import NotFittedError
         from sklearn.utils.validation import check_is_fitted
     except ImportError:  # pragma: no cover - sklearn is a dependency
+        return
+    # Only objects that follow sklearn's convention (fitted attributes end in "_") or say
+    # themselves whether they are fitted: a hand-written model storing ``self.w`` is trusted.
+    if not isinstance(model, BaseEstimator) and not hasattr(model, "__sklearn_is_fitted__"):
         return
     try:
         check_is_fitted(model)
