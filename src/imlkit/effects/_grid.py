@@ -17,15 +17,6 @@ from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
 from .._parallel import progress_bar
 from .._validation import ValidationError, check_choice, check_int
 
-#: The one description of ``output`` that every effect's docstring repeats.
-OUTPUT_DOC = """output : None, "predict" or a class label
-        Which model output the effect is about. ``None`` (default): ``predict`` for a
-        regressor or function; P(positive class) for a binary classifier; *every* class of a
-        multi-class classifier (ICE/PD/ALE: an extra last axis over classes, ``extra["classes"]``;
-        H-statistic and REPID: computed on the vector of class probabilities, summing squared
-        differences over classes). A class label: P(class = label). ``"predict"``: the
-        model's ``predict`` output (must be numeric)."""
-
 __all__ = ["is_categorical", "observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
            "check_sample_weight", "subsample_rows", "make_predictor"]
 
