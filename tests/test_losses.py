@@ -164,3 +164,17 @@ def test_clear_errors(binary):
         ik.pfi(LinearSVC().fit(X, y), X, y, loss="log_loss")
     with pytest.raises(ValidationError, match="label 'maybe', which is not among the model's classes"):
         ik.pfi(m, X, np.where(np.arange(len(y)) == 5, "maybe", y), loss="log_loss")
+
+
+def test_scorer_losses_pickle_and_do_not_depend_on_n_jobs(binary):
+    import pickle
+
+    from joblib import parallel_config
+
+    X, y, m = binary
+    loss = pickle.loads(pickle.dumps(get_loss("roc_auc")))
+    assert_allclose(loss.aggregate(np.array([0, 1, 1, 0]), np.array([[.9, .1], [.2, .8], [.4, .6], [.3, .7]])), 0.75)
+    one = ik.pfi(m, X, y, loss="roc_auc", n_repeats=3, random_state=5, n_jobs=1)
+    with parallel_config(backend="threading"):
+        two = ik.pfi(m, X, y, loss="roc_auc", n_repeats=3, random_state=5, n_jobs=2)
+    assert_allclose(one.importance, two.importance, rtol=0, atol=0)

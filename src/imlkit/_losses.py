@@ -212,29 +212,36 @@ def _scorer_loss(name):
     if needs_proba and "predict_proba" not in responses:
         return None
     regression = getattr(func, "__module__", "") == _REGRESSION_MODULE
-    has_labels = "labels" in _parameters(func)
-    metric_name = name
-
-    def aggregate(y_true, y_pred):
-        y_pred = np.asarray(y_pred)
-        extra = dict(kwargs)
-        if needs_proba:
-            y_pred = np.asarray(y_pred, dtype=float)
-            if y_pred.ndim == 2 and y_pred.shape[1] == 2:
-                y_pred = y_pred[:, 1]  # binary metrics take P(positive class)
-            elif y_pred.ndim == 2 and has_labels:
-                extra.setdefault("labels", np.arange(y_pred.shape[1]))
-        try:
-            return func(y_true, y_pred, **extra)
-        except ValueError as exc:
-            raise ValidationError(f"The scorer loss {metric_name!r} cannot be computed on this data: {exc} "
-                                  f"Choose another loss (e.g. 'roc_auc_ovr' for more than two classes, "
-                                  f"'f1_macro' for string labels).") from None
-
+    aggregate = _ScorerMetric(name, func, kwargs, needs_proba, "labels" in _parameters(func))
     # A neg_* scorer is the error it negates: used as a loss (smaller is better) it gives the
     # same importances as imlkit's own loss of that name, and ratios stay positive.
     return Loss(name, None, aggregate_fn=aggregate, greater_is_better=sign > 0, needs_proba=needs_proba,
                 needs_labels=not needs_proba and not regression, scorer=True)
+
+
+class _ScorerMetric:
+    """A scorer's metric on imlkit's predictions (a class, not a closure: picklable for workers)."""
+
+    def __init__(self, name, func, kwargs, needs_proba, has_labels):
+        self.name, self.func, self.kwargs = name, func, kwargs
+        self.needs_proba, self.has_labels = needs_proba, has_labels
+
+    def __call__(self, y_true, y_pred):
+        y_pred = np.asarray(y_pred)
+        extra = dict(self.kwargs)
+        if self.needs_proba:
+            y_pred = np.asarray(y_pred, dtype=float)
+            if y_pred.ndim == 2 and y_pred.shape[1] == 2:
+                y_pred = y_pred[:, 1]  # binary metrics take P(positive class)
+            elif y_pred.ndim == 2 and self.has_labels:
+                # y holds class positions 0..k-1; a test set may lack some classes.
+                extra.setdefault("labels", np.arange(y_pred.shape[1]))
+        try:
+            return self.func(y_true, y_pred, **extra)
+        except ValueError as exc:
+            raise ValidationError(f"The scorer loss {self.name!r} cannot be computed on this data: {exc} "
+                                  f"Choose another loss (e.g. 'roc_auc_ovr' for more than two classes, "
+                                  f"'f1_macro' for string labels).") from None
 
 
 def _parameters(func):
