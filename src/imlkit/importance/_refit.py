@@ -66,7 +66,7 @@ def _selects_columns(ct):
     return False
 
 
-def leave_out_mode(learner, as_frame=True):
+def leave_out_mode(learner):
     """``"neutralise"`` for a learner that selects columns by name or position, else ``"drop"``.
 
     The learner (or any step nested in it: pipelines, column transformers, meta-estimators) is
@@ -319,7 +319,7 @@ def refit_task(problem, job):
         if job.drop:
             mode = problem.leave_out
             if mode == "auto":
-                mode = leave_out_mode(problem.learner, problem.as_frame)
+                mode = leave_out_mode(problem.learner)
             if mode == "neutralise":
                 X_tr, X_te = neutralise(X_tr, X_te, job.drop)
             else:
