@@ -1,9 +1,19 @@
-"""Pointwise losses by name, and the sign convention of scores.
+"""Pointwise losses by name, scikit-learn scorers, and the sign convention of scores.
 
 A loss is evaluated observation by observation, ``L(y_i, f(x_i))``, because the
 loss-based importance methods keep the observation-wise values (LOCO tests them, PFI keeps
 them for inspection). Scores (``accuracy``, ``r2``) are accepted for aggregate use; their
 direction is recorded so that every importance is "bigger = more important".
+
+Any scikit-learn scorer name (``sklearn.metrics.get_scorer_names()``: ``"roc_auc"``,
+``"balanced_accuracy"``, ``"f1_macro"``, ``"neg_mean_absolute_percentage_error"``, ...) is a
+data-set-level (aggregate) loss built from the scorer's metric on ``predict`` or
+``predict_proba`` output (a binary classifier's metric gets P(positive class) =
+``predict_proba[:, 1]``; a multi-class one the probability matrix). Scorers are
+greater-is-better, so importances are drops in the score; a ``neg_*`` scorer is used as the
+error it negates (``"neg_mean_squared_error"`` gives the same importances as
+``"squared_error"``, and its ``baseline_loss`` is the positive error). Scorers have no
+observation-wise values: methods that need them (LOCO's median and tests, SAGE) refuse them.
 """
 from __future__ import annotations
 
@@ -14,7 +24,12 @@ import numpy as np
 
 from ._validation import ValidationError
 
-__all__ = ["Loss", "get_loss", "LOSS_NAMES"]
+__all__ = ["Loss", "get_loss", "LOSS_NAMES", "require_pointwise", "POINTWISE_CLASSIFICATION",
+           "POINTWISE_REGRESSION"]
+
+#: Named in the errors of methods that need observation-wise losses.
+POINTWISE_CLASSIFICATION = ("log_loss", "brier", "zero_one", "accuracy")
+POINTWISE_REGRESSION = ("squared_error", "absolute_error")
 
 _EPS = 1e-15
 
@@ -36,6 +51,8 @@ class Loss:
         The loss takes class probabilities (``predict_proba``) instead of labels/values.
     needs_labels : bool
         The loss compares class labels (classification); predictions are labels.
+    scorer : bool
+        Built from a scikit-learn scorer name (aggregate only).
     """
 
     name: str
@@ -44,6 +61,7 @@ class Loss:
     greater_is_better: bool = False
     needs_proba: bool = False
     needs_labels: bool = False
+    scorer: bool = False
 
     def aggregate(self, y_true, y_pred):
         """The risk (or score) over all observations."""
@@ -132,19 +150,26 @@ LOSS_NAMES = tuple(_REGISTRY)
 
 
 def get_loss(loss, name="loss"):
-    """Return the :class:`Loss` for a name, a Loss, or a pointwise callable.
+    """Return the :class:`Loss` for a name, a scikit-learn scorer name, a Loss, or a pointwise callable.
 
-    A callable must map ``(y_true (n,), y_pred (n,)) -> (n,)``; it is treated as a loss
+    imlkit's own names (``"squared_error"``, ``"log_loss"``, ``"accuracy"``, ...) come first;
+    any other name of ``sklearn.metrics.get_scorer_names()`` is an aggregate loss (see the
+    module docstring). A callable must map ``(y_true (n,), y_pred (n,)) -> (n,)``; it is treated as a loss
     (smaller is better) evaluated on ``predict`` output.
     """
     if isinstance(loss, Loss):
         return loss
     if isinstance(loss, str):
         key = _ALIASES.get(loss, loss)
-        if key not in _REGISTRY:
-            allowed = ", ".join(repr(k) for k in _REGISTRY)
-            raise ValidationError(f"'{name}' must be one of {allowed} or a callable; got {loss!r}.")
-        return _REGISTRY[key]
+        if key in _REGISTRY:
+            return _REGISTRY[key]
+        scorer = _scorer_loss(loss)
+        if scorer is not None:
+            return scorer
+        allowed = ", ".join(repr(k) for k in _REGISTRY)
+        raise ValidationError(f"'{name}' must be one of {allowed}, a scikit-learn scorer name "
+                              f"(sklearn.metrics.get_scorer_names(), e.g. 'roc_auc', 'balanced_accuracy', "
+                              f"'f1_macro') or a callable; got {loss!r}.")
     if callable(loss):
         fname = getattr(loss, "__name__", "custom")
 
@@ -158,3 +183,87 @@ def get_loss(loss, name="loss"):
 
         return Loss(fname, pointwise)
     raise TypeError(f"'{name}' must be a loss name or a callable; got {type(loss).__name__}.")
+
+
+# --------------------------------------------------------------------------- scikit-learn scorers
+#: Scorers whose metric compares numbers (regression); the other ``predict`` scorers compare labels.
+_REGRESSION_MODULE = "sklearn.metrics._regression"
+
+
+def _scorer_loss(name):
+    """An aggregate :class:`Loss` from a scikit-learn scorer name, or None if it is not one."""
+    try:
+        from sklearn.metrics import get_scorer, get_scorer_names
+    except ImportError:  # pragma: no cover - sklearn is a dependency
+        return None
+    if name not in get_scorer_names():
+        return None
+    scorer = get_scorer(name)
+    func = getattr(scorer, "_score_func", None)
+    sign = getattr(scorer, "_sign", 1)
+    kwargs = dict(getattr(scorer, "_kwargs", {}) or {})
+    response = getattr(scorer, "_response_method", "predict")
+    if func is None:  # pragma: no cover - a scorer of an unknown shape
+        return None
+    responses = (response,) if isinstance(response, str) else tuple(response)
+    # imlkit evaluates predict or predict_proba; decision_function scorers (roc_auc, ...) also
+    # accept probabilities, which every imlkit classifier path has.
+    needs_proba = "predict" not in responses
+    if needs_proba and "predict_proba" not in responses:
+        return None
+    regression = getattr(func, "__module__", "") == _REGRESSION_MODULE
+    aggregate = _ScorerMetric(name, func, kwargs, needs_proba, "labels" in _parameters(func))
+    # A neg_* scorer is the error it negates: used as a loss (smaller is better) it gives the
+    # same importances as imlkit's own loss of that name, and ratios stay positive.
+    return Loss(name, None, aggregate_fn=aggregate, greater_is_better=sign > 0, needs_proba=needs_proba,
+                needs_labels=not needs_proba and not regression, scorer=True)
+
+
+class _ScorerMetric:
+    """A scorer's metric on imlkit's predictions (a class, not a closure: picklable for workers)."""
+
+    def __init__(self, name, func, kwargs, needs_proba, has_labels):
+        self.name, self.func, self.kwargs = name, func, kwargs
+        self.needs_proba, self.has_labels = needs_proba, has_labels
+
+    def __call__(self, y_true, y_pred):
+        y_pred = np.asarray(y_pred)
+        extra = dict(self.kwargs)
+        if self.needs_proba:
+            y_pred = np.asarray(y_pred, dtype=float)
+            if y_pred.ndim == 2 and y_pred.shape[1] == 2:
+                y_pred = y_pred[:, 1]  # binary metrics take P(positive class)
+            elif y_pred.ndim == 2 and self.has_labels:
+                # y holds class positions 0..k-1; a test set may lack some classes.
+                extra.setdefault("labels", np.arange(y_pred.shape[1]))
+        try:
+            return self.func(y_true, y_pred, **extra)
+        except ValueError as exc:
+            raise ValidationError(f"The scorer loss {self.name!r} cannot be computed on this data: {exc} "
+                                  f"Choose another loss (e.g. 'roc_auc_ovr' for more than two classes, "
+                                  f"'f1_macro' for string labels).") from None
+
+
+def _parameters(func):
+    import inspect
+
+    try:
+        return inspect.signature(func).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return {}
+
+
+def require_pointwise(loss, what, hint=""):
+    """Raise a ValidationError when ``loss`` has no observation-wise values.
+
+    ``what`` completes "… needs a pointwise loss", e.g. ``"LOCO with aggregate='median'"``;
+    ``hint`` names another way out (e.g. "or use aggregate='mean'").
+    """
+    if loss.pointwise is not None:
+        return
+    kind = "scikit-learn scorer" if loss.scorer else "data-set-level score"
+    raise ValidationError(
+        f"{what} needs a pointwise loss (one value per observation); {loss.name!r} is a {kind} defined only "
+        f"on the whole sample. Use a pointwise loss: {', '.join(repr(n) for n in POINTWISE_CLASSIFICATION)} "
+        f"for classifiers, {', '.join(repr(n) for n in POINTWISE_REGRESSION)} for regression, or a "
+        f"callable (y, y_pred) -> (n,){(', ' + hint) if hint else ''}.")

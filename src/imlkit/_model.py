@@ -15,11 +15,54 @@ import pandas as pd
 
 from ._validation import ModelError, ValidationError, check_int
 
-__all__ = ["Predictor", "stack_frame", "DEFAULT_MAX_ROWS"]
+__all__ = ["Predictor", "stack_frame", "DEFAULT_MAX_ROWS", "check_fitted", "is_classifier_model"]
 
 #: Rows per predict call when ``max_rows=None``: large enough that call overhead vanishes,
 #: small enough that a stacked block of a few dozen columns stays well below a GiB.
 DEFAULT_MAX_ROWS = 1_000_000
+
+
+def is_classifier_model(model):
+    """True for a classifier: scikit-learn's ``is_classifier`` (also pipelines, xgboost, lightgbm)
+    or, for other objects, a ``predict_proba`` together with ``classes_``."""
+    try:
+        from sklearn.base import is_classifier
+
+        if is_classifier(model):
+            return True
+    except Exception:  # not an sklearn-compatible object
+        pass
+    if getattr(model, "_estimator_type", None) == "classifier":
+        return True
+    return hasattr(model, "predict_proba") and hasattr(model, "classes_")
+
+
+def check_fitted(model, name="model"):
+    """Raise :class:`ModelError` when a scikit-learn-style estimator is not fitted.
+
+    Uses ``sklearn.utils.validation.check_is_fitted`` (which honours ``__sklearn_is_fitted__``,
+    so pipelines, xgboost and lightgbm are checked too) on scikit-learn estimators and objects
+    with ``__sklearn_is_fitted__``. Plain callables and other objects are taken as they are.
+    """
+    if not hasattr(model, "fit") or isinstance(model, type):
+        return
+    try:
+        from sklearn.base import BaseEstimator
+        from sklearn.exceptions import NotFittedError
+        from sklearn.utils.validation import check_is_fitted
+    except ImportError:  # pragma: no cover - sklearn is a dependency
+        return
+    # Only objects that follow sklearn's convention (fitted attributes end in "_") or say
+    # themselves whether they are fitted: a hand-written model storing ``self.w`` is trusted.
+    if not isinstance(model, BaseEstimator) and not hasattr(model, "__sklearn_is_fitted__"):
+        return
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        raise ModelError(f"The {name} ({type(model).__name__}) is not fitted; fit it first "
+                         f"(e.g. {name}.fit(X_train, y_train)).") from None
+    except Exception:  # not an estimator check_is_fitted understands: trust the object
+        return
 
 
 def stack_frame(X, n_copies, replace=None):
@@ -96,7 +139,8 @@ class Predictor:
             if hasattr(model, "predict"):
                 raise ValidationError(
                     f"The loss needs class probabilities, but the model ({mname}) has no predict_proba. "
-                    f"Use a label loss such as 'zero_one' or a classifier with predict_proba.")
+                    f"Use a label loss such as 'zero_one', 'accuracy' or 'balanced_accuracy', or a "
+                    f"classifier with predict_proba.")
             if callable(model):
                 return model
         else:
@@ -118,8 +162,8 @@ class Predictor:
             y = np.asarray(y)
             if y.dtype.kind not in "iub" and not (y.dtype.kind == "f" and np.all(y == np.round(y))):
                 raise ValidationError(
-                    "A probability loss with a model without 'classes_' needs integer class codes "
-                    "0..k-1 as y.")
+                    "A probability loss with a model without 'classes_' (a plain function) needs integer "
+                    "class codes 0..k-1 as y, matching the columns of its probabilities.")
             return y.astype(int)
         classes = np.asarray(classes)
         lookup = {c: i for i, c in enumerate(classes.tolist())}

@@ -5,15 +5,53 @@ SeedSequence made from ``random_state`` at the public entry point. Which worker 
 and in which order, therefore cannot change a result: the same ``random_state`` gives the same
 numbers for ``n_jobs=1``, ``n_jobs=2`` and any joblib backend (loky, threading, Dask via
 ``joblib.parallel_config(backend="dask")``).
+
+Threads: with several workers, imlkit limits the BLAS and OpenMP thread pools (threadpoolctl)
+so that workers × threads never exceeds the cores: each task runs with at most
+``cpu_count() // workers`` threads (at least 1). Threading-backend workers share the caller's
+process, so the (process-wide) BLAS limit is set there around the whole map and the OpenMP
+limit, a per-thread setting, in each task's thread; process workers (loky) set both in each
+task. An oversubscribed machine is not a little slower but many times slower (OpenMP
+threads of a HistGradientBoosting fit spin-wait on cores that other workers hold). With
+``n_jobs=1`` (one worker, in the caller's process) imlkit leaves the user's thread settings
+alone: the model may use every core, and the user can still wrap the call in
+``threadpoolctl.threadpool_limits``. Dask workers keep the cluster's own configuration.
 """
 from __future__ import annotations
+
+import os
+from contextlib import nullcontext
 
 import numpy as np
 from joblib import Parallel, delayed
 
 from ._validation import check_n_jobs
 
-__all__ = ["spawn", "parallel_map", "progress_bar"]
+__all__ = ["spawn", "parallel_map", "progress_bar", "thread_budget", "limit_threads"]
+
+
+def thread_budget(n_jobs):
+    """BLAS/OpenMP threads per worker for ``n_jobs`` workers, or None for one worker.
+
+    ``max(1, cpu_count() // workers)`` with joblib's count of usable cores (it honours CPU
+    affinity and cgroup quotas) and of workers (``n_jobs=None`` inside ``parallel_config``).
+    """
+    from joblib import cpu_count, effective_n_jobs
+
+    workers = effective_n_jobs(n_jobs)
+    if workers <= 1:
+        return None
+    return max(1, cpu_count() // workers)
+
+
+def limit_threads(threads, user_api=None):
+    """A context limiting threadpoolctl-managed pools (all, or ``user_api``) to ``threads``
+    (None: no limit)."""
+    if threads is None:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=int(threads), user_api=user_api)
 
 
 def spawn(seed_sequence, n):
@@ -75,14 +113,19 @@ def parallel_map(fn, tasks, *, n_jobs=None, progress=False, desc="imlkit"):
                 bar.update(1)
             return out
         # n_jobs=None defers to an enclosing joblib.parallel_config (e.g. backend="dask").
+        threads = thread_budget(n_jobs)
+        parent = os.getpid()
         out = []
-        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_in_worker)(fn, *t) for t in tasks):
-            out.append(r)
-            bar.update(1)
+        # Threading workers live in this process: limit its pools for the whole map.
+        with limit_threads(threads):
+            for r in Parallel(n_jobs=n_jobs, return_as="generator")(
+                    delayed(_in_worker)(fn, threads, parent, *t) for t in tasks):
+                out.append(r)
+                bar.update(1)
         return out
 
 
-def _in_worker(fn, *args):
+def _in_worker(fn, threads, parent, *args):
     """Run one task; inside a Dask worker keep the task's own joblib calls in the worker.
 
     A Dask worker runs tasks under joblib's Dask backend, so a learner's nested joblib call
@@ -91,7 +134,14 @@ def _in_worker(fn, *args):
     ``n_jobs`` means there.
     """
     if not _inside_dask_worker():
-        return fn(*args)  # outside the except clause: no stray __context__ on the task's errors
+        if os.getpid() == parent:
+            # A thread of the caller: BLAS pools are process-wide and already limited there,
+            # but OpenMP's thread count is a per-thread setting, so set it in this thread.
+            with limit_threads(threads, user_api="openmp"):
+                return fn(*args)  # outside the except clause: no stray __context__ on the task's errors
+        # A process worker runs one task at a time, so a per-task limit is safe.
+        with limit_threads(threads):
+            return fn(*args)
     from joblib import parallel_config
 
     with parallel_config(backend="threading"):

@@ -317,7 +317,9 @@ class GaussianSampler(Sampler):
                                   "Use SubgroupSampler or ConditionalPermutationSampler for mixed data.")
         A = X.to_numpy(dtype=float)
         if not np.isfinite(A).all():
-            raise ValidationError("GaussianSampler needs data without NaN or infinite values.")
+            bad = [c for c, ok in zip(X.columns, np.isfinite(A).all(axis=0)) if not ok]
+            raise ValidationError(f"GaussianSampler needs data without NaN or infinite values; column(s) {bad} "
+                                  "have some. Use sampler='subgroup' (or 'auto'), or drop/impute those rows.")
         self.mean_ = A.mean(axis=0)
         self.cov_ = np.atleast_2d(np.cov(A, rowvar=False))
 
@@ -356,7 +358,7 @@ SAMPLER_NAMES = ("auto",) + tuple(_SAMPLERS)
 def make_sampler(sampler, X_fit):
     """Resolve ``sampler`` (a name or a Sampler) and fit it on ``X_fit``.
 
-    ``"auto"``: Gaussian when every column is numeric, otherwise subgroup (cs-PFI).
+    ``"auto"``: Gaussian when every column is numeric and complete, otherwise subgroup (cs-PFI).
     An already fitted Sampler instance is used as it is.
     """
     if isinstance(sampler, Sampler):
@@ -367,5 +369,5 @@ def make_sampler(sampler, X_fit):
     if sampler == "auto":
         numeric = all(not isinstance(X_fit[c].dtype, pd.CategoricalDtype) and X_fit[c].dtype.kind in "biuf"
                       for c in X_fit.columns)
-        sampler = "gaussian" if numeric else "subgroup"
+        sampler = "gaussian" if numeric and not X_fit.isna().to_numpy().any() else "subgroup"  # NaN: subgroup
     return _SAMPLERS[sampler]().fit(X_fit)

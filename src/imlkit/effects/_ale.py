@@ -30,8 +30,10 @@ def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=N
         Bins with fewer rows are merged into a neighbour.
     sample_weight : array-like, shape (n,), optional
     output : None, "predict" or a class label
-        For classifiers the probability of one class (default: the positive class of a binary
-        classifier; a multi-class model needs a class).
+        ``None``: ``predict`` for a regressor; P(positive class) for a binary classifier; every
+        class of a multi-class classifier (``average``, ``ci_low``, ``ci_high`` and the per-bin
+        ``extra`` arrays get a last axis over ``extra["classes"]``). A class label:
+        P(class = label). Same rule as ICE, PD, H-statistic and REPID.
     confidence_level : float, default 0.95
         Level of the pointwise band ``ci_low, ci_high``.
     max_rows : int, optional
@@ -92,7 +94,7 @@ def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=N
     check_bool("progress", progress)
     w = check_sample_weight(sample_weight, len(X))
     w = np.ones(len(X)) if w is None else w
-    kind, column, label, _ = resolve_output(model, output, allow_all=False)
+    kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     q = stats.norm.ppf(0.5 + level / 2)
     params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output, confidence_level=level, max_rows=max_rows)
@@ -103,6 +105,8 @@ def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=N
             out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
     params["seconds"] = timer.seconds
     grid, average, low, high, extra, categorical = out
+    if column == "all":
+        extra["classes"] = classes
     return EffectResult(method="ale", feature_names=(name,), grid=grid, average=average, ci_low=low, ci_high=high,
                         feature_values=X[name].to_numpy(), categorical=categorical, output=label, params=params,
                         extra=extra)
@@ -144,10 +148,40 @@ def _weighted_stats(d, k, w, K):
     return mean, np.sqrt(var), cnt, W
 
 
+def _by_class(fn, d, *args):
+    """Apply ``fn(d_c, *args) -> tuple of arrays`` to each class column of ``d`` (n, C) and
+    stack the results on a last axis; a 1-D ``d`` is passed through."""
+    if d.ndim == 1:
+        return fn(d, *args)
+    parts = [fn(d[:, c], *args) for c in range(d.shape[1])]
+    return tuple(np.stack(p, axis=-1) for p in zip(*parts))
+
+
+def _numeric_curve(d, k, w, K):
+    mean, std, cnt, W = _weighted_stats(d, k, w, K)
+    acc = np.concatenate([[0.0], np.cumsum(mean)])
+    center = np.sum(W * (acc[:-1] + acc[1:]) / 2) / W.sum()
+    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
+    return acc - center, se, mean, std
+
+
+def _categorical_curve(d, k, ww, L, W_level):
+    mean, std, cnt, _ = _weighted_stats(d, k, ww, L - 1)
+    acc = np.concatenate([[0.0], np.cumsum(mean)])
+    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
+    return acc - np.sum(W_level * acc) / W_level.sum(), se, mean, std
+
+
+def _missing_error(name, n_bad, what):
+    return ValidationError(f"Feature {name!r} has {n_bad} missing or infinite value(s); ALE needs {what} of the "
+                           f"feature: drop the rows with missing {name!r} (e.g. X.dropna(subset=[{name!r}])) "
+                           f"or impute it.")
+
+
 def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress):
     x = X[name].to_numpy(dtype=float)
     if not np.isfinite(x).all():
-        raise ValidationError(f"Feature {name!r} contains NaN or infinite values; ALE needs finite values.")
+        raise _missing_error(name, int((~np.isfinite(x)).sum()), "finite values")
     edges = _bin_edges(x, bins, min_bin_size)
     if len(edges) < 2:
         raise ValidationError(f"Feature {name!r} is constant; an effect needs at least 2 distinct values.")
@@ -155,12 +189,9 @@ def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
     k = _bin_index(x, edges)
     pred = predict_replaced(predictor, X, {name: np.stack([edges[k - 1], edges[k]])}, column=column,
                             context=f"the bin edges of feature {name!r}", progress=progress)
-    d = pred[1] - pred[0]
-    mean, std, cnt, W = _weighted_stats(d, k - 1, w, K)
-    acc = np.concatenate([[0.0], np.cumsum(mean)])
-    center = np.sum(W * (acc[:-1] + acc[1:]) / 2) / W.sum()
-    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
-    average = acc - center
+    d = pred[1] - pred[0]                       # (n,) or (n, C)
+    average, se, mean, std = _by_class(_numeric_curve, d, k - 1, w, K)
+    cnt = np.bincount(k - 1, minlength=K)
     extra = dict(bin_count=cnt, bin_effect=mean, bin_std=std, edges=edges)
     return edges, average, average - q * se, average + q * se, extra, False
 
@@ -168,7 +199,7 @@ def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
 def _ale_categorical(predictor, X, name, w, column, q, progress):
     s = X[name]
     if s.isna().any():
-        raise ValidationError(f"Feature {name!r} contains missing values; ALE needs complete data.")
+        raise _missing_error(name, int(s.isna().sum()), "complete values")
     levels = observed_levels(s)
     if len(levels) < 2:
         raise ValidationError(f"Feature {name!r} is constant (one level); an effect needs at least 2 "
@@ -187,11 +218,9 @@ def _ale_categorical(predictor, X, name, w, column, q, progress):
     d = np.concatenate([(pred[1] - pred[0])[has_up], (pred[0] - pred[2])[has_down]])
     k = np.concatenate([pos[has_up], pos[has_down] - 1])
     ww = np.concatenate([w[has_up], w[has_down]])
-    mean, std, cnt, _ = _weighted_stats(d, k, ww, L - 1)
-    acc = np.concatenate([[0.0], np.cumsum(mean)])
     W_level = np.bincount(pos, weights=w, minlength=L)
-    average = acc - np.sum(W_level * acc) / W_level.sum()
-    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
+    average, se, mean, std = _by_class(_categorical_curve, d, k, ww, L, W_level)
+    cnt = np.bincount(k, minlength=L - 1)
     extra = dict(bin_count=cnt, bin_effect=mean, bin_std=std, level_count=np.bincount(pos, minlength=L),
                  level_order="category order" if ordered else "similarity (MDS)")
     return levels, average, average - q * se, average + q * se, extra, True

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._model import DEFAULT_MAX_ROWS, Predictor, stack_frame
+from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
 from .._parallel import progress_bar
 from .._validation import ValidationError, check_choice, check_int
 
@@ -112,7 +112,12 @@ def resolve_output(model, output, allow_all=True):
     label : str
         ``"prediction"`` or ``"P(class=c)"``.
     classes : ndarray or None
+
+    ``output=None`` on a multi-class classifier means every class (``column="all"``), the
+    same in ICE, PD, ALE, H-statistic and REPID; only ``allow_all=False`` (a two-feature PD,
+    whose result is one surface) asks for a class.
     """
+    check_fitted(model)
     has_proba = hasattr(model, "predict_proba")
     if output == "predict" or (output is None and not has_proba):
         return "predict", None, "prediction", None
@@ -128,8 +133,8 @@ def resolve_output(model, output, allow_all=True):
         if len(classes) == 2:
             return "proba", 1, f"P(class={classes[1]})", classes
         if not allow_all:
-            raise ValidationError(f"'output' must name one class of this multi-class model; the classes are "
-                                  f"{classes.tolist()}.")
+            raise ValidationError(f"'output' must name one class of this multi-class model here (the result "
+                                  f"holds one surface); the classes are {classes.tolist()}.")
         return "proba", "all", "P(class)", classes
     matches = np.flatnonzero(classes == output)
     if len(matches) != 1:
@@ -139,7 +144,13 @@ def resolve_output(model, output, allow_all=True):
 
 
 def make_predictor(model, kind, was_frame, max_rows):
+    """A Predictor for the effect's output; an unfitted estimator raises ModelError."""
     return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows)
+
+
+def check_model_first(model):
+    """The first check of every effect: a fitted model (ModelError otherwise)."""
+    check_fitted(model)
 
 
 def _replacement(s, values):
@@ -199,7 +210,9 @@ def _select(pred, column):
     if column is None:
         if pred.ndim != 1:
             raise ValidationError(f"The model returned predictions of shape {pred.shape}; effects need one "
-                                  f"number per row. Pass 'output' to pick a class.")
+                                  f"number per row. Give a classifier with predict_proba and classes_ (then "
+                                  f"output=<class label> picks a class, output=None takes all), or a function "
+                                  f"that returns one column, e.g. lambda X: f(X)[:, k].")
         if pred.dtype.kind not in "biuf":
             raise ValidationError("The model's predictions are not numeric (class labels?); effects need "
                                   "numbers. Use a model with predict_proba and 'output' to pick a class.")

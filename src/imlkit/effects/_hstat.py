@@ -30,6 +30,7 @@ class HStatisticResult:
     n_samples : int
         Rows the PD functions were evaluated at.
     output : str
+        ``"P(class)"`` when computed on the vector of class probabilities.
     params, extra : dict
     """
 
@@ -77,6 +78,9 @@ def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, ou
         about n_samples² predictions per feature and per pair.
     n_top : int, default 5
     output : None, "predict" or a class label
+        ``None``: ``predict`` for a regressor; P(positive class) for a binary classifier; for a
+        multi-class classifier H is computed on the vector of class probabilities (below). A
+        class label: P(class = label). Same rule as ICE, PD, ALE and REPID.
     max_rows, n_jobs, random_state, progress : as elsewhere
         ``random_state`` draws the rows; features and pairs are spread over ``n_jobs``.
 
@@ -97,6 +101,15 @@ def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, ou
     sampled pairs, and reuses PD_j and PD_k. H² is 0 when its denominator is below 1e-12 of
     Σ_i f(x_i)² (a flat function has no interaction) and NaN when the model is constant.
 
+    For a multi-class model and ``output=None``, f is the vector of the C class probabilities
+    and every square is a squared Euclidean norm, Σ_i ‖·‖² = Σ_i Σ_c (·)²: the share of the
+    variance of all probabilities that is interaction (Friedman & Popescu's H with the
+    squared error summed over the outputs).
+
+    Missing values (NaN) of a feature are one more value of it: the model is evaluated with the
+    feature set to NaN for every row, as the model itself sees such rows (models that
+    handle NaN natively, such as HistGradientBoosting, xgboost or lightgbm).
+
     References
     ----------
     Friedman & Popescu (2008). Predictive learning via rule ensembles. Ann. Appl. Stat. 2(3).
@@ -116,7 +129,7 @@ def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, ou
     check_n_jobs(n_jobs)
     check_bool("progress", progress)
     pair_list = _resolve_pairs(pairs, feats, X.columns)
-    kind, column, label, _ = resolve_output(model, output, allow_all=False)
+    kind, column, label, _ = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
@@ -171,7 +184,7 @@ def _resolve_pairs(pairs, feats, columns):
 
 
 def _centre(v):
-    return v - v.mean()
+    return v - v.mean(axis=0)
 
 
 #: A denominator below this share of the predictions' total sum of squares is numerical noise:
@@ -188,14 +201,15 @@ def _ratio(num, den, total):
 
 def _feature_task(predictor, Xs, f, column):
     """Overall H_j² and the centred PD_j at the sampled rows, from one stacked evaluation."""
-    codes, uniq = pd.factorize(Xs[f], sort=False)
+    # NaN is a value of its own (use_na_sentinel=False): its code is not -1.
+    codes, uniq = pd.factorize(Xs[f], sort=False, use_na_sentinel=False)
     grid = np.asarray(list(uniq), dtype=object)
-    M = ice_matrix(predictor, Xs, f, grid, column=column)           # (n', u)
+    M = ice_matrix(predictor, Xs, f, grid, column=column)           # (n', u) or (n', u, C)
     counts = np.bincount(codes, minlength=len(grid))
     n = len(Xs)
     f_x = M[np.arange(n), codes]
     pd_j = M.mean(axis=0)[codes]
-    pd_not_j = M @ counts / n
+    pd_not_j = np.tensordot(M, counts, axes=(1, 0)) / n
     f_c, pdj_c, pdnj_c = _centre(f_x), _centre(pd_j), _centre(pd_not_j)
     total = float(np.sum(f_c ** 2))
     return _ratio(f_c - pdj_c - pdnj_c, f_c, total), pdj_c, total
@@ -203,8 +217,8 @@ def _feature_task(predictor, Xs, f, column):
 
 def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column):
     """Pairwise H_ab² from PD_ab at the distinct sampled pairs (one stacked evaluation)."""
-    ca, ua = pd.factorize(Xs[a], sort=False)
-    cb, ub = pd.factorize(Xs[b], sort=False)
+    ca, ua = pd.factorize(Xs[a], sort=False, use_na_sentinel=False)
+    cb, ub = pd.factorize(Xs[b], sort=False, use_na_sentinel=False)
     codes, pair_ids = pd.factorize(ca.astype(np.int64) * (len(ub) + 1) + cb, sort=False)
     first = _first_positions(codes, len(pair_ids))
     n = len(Xs)

@@ -38,8 +38,10 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
     sample_weight : array-like, shape (n,), optional
         Weights of the rows in the average (PD).
     output : None, "predict" or a class label
-        For classifiers the probability of this class (default: the positive class of a
-        binary classifier, each class of a multi-class one).
+        ``None``: ``predict`` for a regressor; P(positive class) for a binary classifier; every
+        class of a multi-class classifier (a last axis over ``extra["classes"]``). A class
+        label: P(class = label). ``"predict"``: the ``predict`` output (numeric). Same rule as
+        ALE, the H-statistic and REPID; a two-feature PD of a multi-class model needs a class.
     max_rows : int, optional
         At most this many rows per model call.
     random_state : None, int or Generator
@@ -98,7 +100,8 @@ def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samp
     -------
     EffectResult
         ``method="pd"``; ``average`` has shape (m,) or (m1, m2) (``grid`` is then a pair of
-        arrays); ``individual`` is None.
+        arrays); ``individual`` is None. A multi-class model with ``output=None`` adds a last
+        axis over ``extra["classes"]`` to a one-feature PD.
 
     Notes
     -----

@@ -133,11 +133,18 @@ class RegionalResult:
                             index=pd.Index([r.id for r in self.regions], name="region"))
 
     def curves(self):
-        """Long table of the global and regional PDs: ``region, rule, <feature>, average``."""
-        frames = [pd.DataFrame({"region": -1, "rule": "all", self.feature: self.grid, "average": self.average})]
-        for r in self.regions:
-            frames.append(pd.DataFrame({"region": r.id, "rule": r.rule, self.feature: self.grid,
-                                        "average": r.average}))
+        """Long table of the global and regional PDs: ``region, rule, <feature>, average``
+        (and ``class`` for a multi-class result)."""
+        def frame(region, rule, avg):
+            avg = np.asarray(avg)
+            if avg.ndim == 1:
+                return pd.DataFrame({"region": region, "rule": rule, self.feature: self.grid, "average": avg})
+            classes = self.extra.get("classes", range(avg.shape[1]))
+            return pd.concat([pd.DataFrame({"region": region, "rule": rule, "class": c, self.feature: self.grid,
+                                            "average": avg[:, k]}) for k, c in enumerate(classes)],
+                             ignore_index=True)
+
+        frames = [frame(-1, "all", self.average)] + [frame(r.id, r.rule, r.average) for r in self.regions]
         return pd.concat(frames, ignore_index=True)
 
     def tree_text(self):
@@ -192,6 +199,11 @@ class RegionalResult:
         """Global PD beside each region's PD with its c-ICE band, and the tree as text."""
         from ..plotting._regional import plot_regional
 
+        if np.ndim(self.average) > 1:
+            raise ValidationError("This REPID result holds every class of a multi-class model; the plot "
+                                  "draws one curve per region: use curves(), or repid(..., output=<class>) "
+                                  f"with one of {list(self.extra.get('classes', []))}.")
+
         return plot_regional(self, ax=ax, **kwargs)
 
 
@@ -216,6 +228,11 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
         intImp of its parent's split.
     grid_type : {"quantile", "uniform"}
     output : None, "predict" or a class label
+        ``None``: ``predict`` for a regressor; P(positive class) for a binary classifier; for a
+        multi-class classifier the tree is grown on the vector of class probabilities (the
+        risk sums the squared deviations over the classes) and ``average`` and each region's
+        curves get a last axis over ``extra["classes"]``. A class label: P(class = label). Same
+        rule as ICE, PD, ALE and the H-statistic.
     max_rows : int, optional
     progress : bool
 
@@ -270,7 +287,7 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
     gamma = check_float("min_improvement", min_improvement, low=0.0)
     check_bool("progress", progress)
     values, categorical = make_grid(X[name], grid, grid_type)
-    kind, column, label, _ = resolve_output(model, output, allow_all=False)
+    kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     encoded = {}
     for c in splits:
@@ -281,13 +298,15 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
                   max_rows=max_rows)
 
     with Timer() as timer:
-        F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m)
+        F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])
         C = F - F.mean(axis=1, keepdims=True)
-        nodes = _grow(C, encoded, splits, max_depth, min_node_size, gamma)
+        # Several classes: the risk sums over grid points and classes, so the tree is grown on
+        # the curves laid side by side, (n, m·C).
+        nodes = _grow(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma)
     params["seconds"] = timer.seconds
     tree = tuple(nd for nd, _ in nodes)
     regions = []
-    m = C.shape[1]
+    m = int(np.prod(C.shape[1:]))
     for nd, rows in nodes:
         if not nd.is_leaf:
             continue
@@ -304,15 +323,17 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
     return RegionalResult(feature=name, grid=values, average=F.mean(axis=0), tree=tree, regions=tuple(regions),
                           interaction_scores=scores, split_features=tuple(splits), categorical=categorical,
                           output=label, params=params,
-                          extra={"root_risk": tree[0].risk, "centered_std": C.std(axis=0)})
+                          extra={"root_risk": tree[0].risk, "centered_std": C.std(axis=0),
+                                 **({"classes": classes} if column == "all" else {})})
 
 
 def _encode(s):
     """A split feature as (values, kind, categories): numeric, ordinal codes or nominal codes."""
     name = s.name
     if s.isna().any():
-        raise ValidationError(f"Split feature {name!r} contains missing values; REPID needs complete split "
-                              f"features.")
+        raise ValidationError(f"Split feature {name!r} has {int(s.isna().sum())} missing value(s); REPID needs "
+                              f"complete split features: drop the rows with missing {name!r}, impute it, or "
+                              f"leave it out of 'split_features'.")
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = tuple(s.cat.categories.tolist())
         codes = s.cat.codes.to_numpy().astype(float)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 
 from .._losses import get_loss
-from .._model import bind_model
+from .._model import bind_model, check_fitted, is_classifier_model
 from .._validation import (
     check_bool,
     check_choice,
@@ -20,24 +20,41 @@ __all__ = ["prepare", "default_loss", "Timer", "RELATIONS", "check_common"]
 RELATIONS = ("difference", "ratio")
 
 
-def default_loss(model):
-    """``log_loss`` for a classifier with probabilities, ``zero_one`` for one without, else squared error."""
-    if getattr(model, "_estimator_type", None) == "classifier" or _is_classifier_tag(model):
-        return "log_loss" if hasattr(model, "predict_proba") else "zero_one"
-    return "squared_error"
+#: The default loss (``loss=None``) of each method by task: (classifier with predict_proba,
+#: classifier without it, regression). Classifiers are scored on probabilities wherever the
+#: model has them -- a label loss on a good classifier is 0 for most rows, so LOCO's median of
+#: differences of labels (or absolute errors of class codes) is exactly 0. LOCO takes the Brier
+#: score: bounded, pointwise and smooth, its differences have a well-behaved median and
+#: signed-rank tests; the mean-based methods take the log loss (the cross-entropy the
+#: classifier was fitted to minimise).
+DEFAULT_LOSSES = {
+    "pfi": ("log_loss", "zero_one", "squared_error"),
+    "cfi": ("log_loss", "zero_one", "squared_error"),
+    "sage": ("log_loss", "zero_one", "squared_error"),
+    "pimp": ("log_loss", "zero_one", "squared_error"),
+    "lofo": ("log_loss", "zero_one", "squared_error"),
+    "loco": ("brier", "zero_one", "absolute_error"),
+}
 
 
-def _is_classifier_tag(model):
-    try:
-        from sklearn.base import is_classifier
+def default_loss(model, method="pfi"):
+    """The loss ``loss=None`` means for ``method`` and this model (or unfitted learner).
 
-        return is_classifier(model)
-    except Exception:  # pragma: no cover - not an sklearn object
-        return False
+    Classifiers (``sklearn.base.is_classifier``, or ``predict_proba`` with ``classes_``):
+    ``"log_loss"`` (LOCO: ``"brier"``) when they have ``predict_proba``, else ``"zero_one"``.
+    Regression: ``"squared_error"`` (LOCO: ``"absolute_error"``, after Lei et al. 2018).
+    """
+    with_proba, without_proba, regression = DEFAULT_LOSSES[method]
+    if is_classifier_model(model):
+        return with_proba if hasattr(model, "predict_proba") else without_proba
+    return regression
 
 
-def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y"):
+def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"):
     """Validate data and bind the model to what the loss needs.
+
+    ``loss=None`` resolves by task with :func:`default_loss` for ``method``; an unfitted
+    estimator raises ModelError before anything else.
 
     Returns
     -------
@@ -46,8 +63,9 @@ def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y"):
     loss : Loss
     predictor : Predictor
     """
+    check_fitted(model)
     frame, was_frame, y_arr = check_X_y(X, y, X_name=X_name, y_name=y_name)
-    loss_obj = get_loss(default_loss(model) if loss is None else loss)
+    loss_obj = get_loss(default_loss(model, method) if loss is None else loss)
     predictor, y_enc = bind_model(model, loss_obj, y_arr, as_frame=was_frame, max_rows=max_rows)
     return frame, y_enc, loss_obj, predictor
 

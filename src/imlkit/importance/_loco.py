@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .._losses import get_loss
+from .._losses import get_loss, require_pointwise
 from .._model import Predictor
 from .._validation import (
     ValidationError,
@@ -23,7 +23,7 @@ from .._validation import (
     check_X_y,
     resolve_features,
 )
-from ._common import Timer, check_common
+from ._common import Timer, check_common, default_loss
 from ._inference import (
     ALTERNATIVES,
     P_ADJUST,
@@ -46,7 +46,7 @@ TESTS = ("wilcoxon", "sign", "t", None)
 _TEST_FN = {"wilcoxon": wilcoxon_test, "sign": sign_test, "t": t_test}
 
 
-def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_error", features=None,
+def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
          aggregate="median", test="wilcoxon", alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
          n_jobs=None, random_state=None, progress=False):
@@ -64,10 +64,15 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_err
     X_test : DataFrame or array, shape (n_test, p), optional
         Held-out data. Leave it (and ``y_test``) None and give ``cv`` for cross-validation.
     y_test : array-like, shape (n_test,), optional
-    loss : str or callable, default "absolute_error"
-        A pointwise loss (Lei et al. use L1). Scores (``"accuracy"``) are flipped so that
-        larger = more important; aggregate-only scores (``"r2"``) need ``aggregate="mean"``
-        and ``test=None`` unless ``cv`` is given.
+    loss : str or callable, optional
+        Default (None) by task: ``"absolute_error"`` for regression (Lei et al. use L1); for a
+        classifier the Brier score ``Σ_c (p_c − 1{y=c})²`` on ``predict_proba`` -- a bounded,
+        pointwise probability loss whose differences have a well-behaved median and signed-rank
+        test (absolute error on labels would make almost every Δ exactly 0) -- and
+        ``"zero_one"`` for a classifier without ``predict_proba``. Scores (``"accuracy"``) are
+        flipped so that larger = more important; aggregate-only scores (``"r2"``, any
+        scikit-learn scorer name such as ``"roc_auc"``) need ``aggregate="mean"`` and
+        ``test=None`` unless ``cv`` is given.
     features : None, name, index, list or dict
         A dict ``{"weather": ["temp", "atemp", "hum"]}`` leaves the group out together:
         the way to get the *shared* importance of correlated features, which each get
@@ -149,7 +154,7 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_err
                              relation, max_rows, n_jobs, random_state, progress)
 
 
-def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss="squared_error", features=None,
+def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
          relation="difference", test=None, alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, aggregate="mean", max_rows=None, n_jobs=None,
          random_state=None, progress=False):
@@ -157,6 +162,10 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss="squared_erro
 
     Parameters
     ----------
+    loss : str or callable, optional
+        Default (None) by task: ``"squared_error"`` for regression, ``"log_loss"`` for a
+        classifier with ``predict_proba`` (``"zero_one"`` without). Any scikit-learn scorer
+        name (``"roc_auc"``, ``"balanced_accuracy"``, ...) is a data-set-level loss.
     relation : {"difference", "ratio"}
         ``LOFO_j = e_j − e_orig`` or ``e_j / e_orig``; for scores (``"accuracy"``, ``"r2"``)
         ``e_orig − e_j`` or ``e_orig / e_j`` so that larger = more important.
@@ -259,15 +268,16 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
     check_choice("p_adjust", p_adjust, P_ADJUST)
     n_refits = check_int("n_refits", n_refits, min_value=1)
     cv = _check_cv(cv)
+    if loss is None:  # by task: see imlkit.importance._common.DEFAULT_LOSSES
+        loss = default_loss(check_learner(learner), method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, max_rows, allow_cv=True, cv=cv)
     if loss_obj.pointwise is None:
         if aggregate != "mean":
-            raise ValidationError(f"loss {loss_obj.name!r} has no observation-wise values; use "
-                                  f"aggregate='mean' or a pointwise loss.")
+            require_pointwise(loss_obj, f"{method.upper()} with aggregate={aggregate!r}",
+                              "or use aggregate='mean' (with test=None)")
         if test is not None and cv is None:
-            raise ValidationError(f"test={test!r} needs observation-wise losses, which {loss_obj.name!r} "
-                                  f"does not have; use test=None, cv=K, or a pointwise loss.")
+            require_pointwise(loss_obj, f"{method.upper()} with test={test!r}", "or use test=None or cv=K")
     groups = resolve_features(features, Xtr.columns)
     _check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name

@@ -42,8 +42,9 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     y : array-like, shape (n,)
     loss : str or callable, optional
         ``"squared_error"``, ``"absolute_error"``, ``"log_loss"``, ``"brier"``, ``"zero_one"``,
-        scores ``"accuracy"``, ``"r2"``, or a pointwise callable ``(y, ŷ) -> (n,)``.
-        Default: log loss for classifiers with ``predict_proba``, else squared error.
+        scores ``"accuracy"``, ``"r2"``, any scikit-learn scorer name (``"roc_auc"``, ``"f1_macro"``, ...:
+        a data-set-level loss, importance = drop in the score), or a pointwise callable ``(y, ŷ) -> (n,)``.
+        Default: log loss for classifiers with ``predict_proba`` (``zero_one`` without), else squared error.
     features : None, name, index, list or dict
         Features to score; a dict ``{"weather": ["temp", "hum"]}`` permutes a group jointly.
     n_repeats : int, default 10

@@ -55,7 +55,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
         Level of the ``significant`` column of ``to_frame()`` (on the adjusted p-values).
     loss : str or callable, optional
         Default: log loss for classifiers with ``predict_proba``, else squared error
-        (LOCO: absolute error).
+        (LOCO: the Brier score for classifiers, absolute error for regression).
     features : None, name, index, list or dict
     n_repeats : int, default 5
         Permutations per feature of PFI/CFI (observed and null).
@@ -111,7 +111,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
     if loss is None:
         from ._refit import check_learner
 
-        loss = "absolute_error" if importance == "loco" else default_loss(check_learner(learner))
+        loss = default_loss(check_learner(learner), "loco" if importance == "loco" else "pimp")
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, max_rows)
     groups = resolve_features(features, Xtr.columns)

@@ -11,6 +11,26 @@ A learner that fails inside a task does not abort the worker: the task returns t
 and :func:`run_refits` raises one :class:`~imlkit._validation.ModelError` naming the feature
 (or null refit) with the original exception as its ``__cause__`` -- exceptions cross process
 boundaries without their ``__cause__``, so the chaining is done here, in the caller's process.
+
+Leaving a feature out: drop or neutralise
+-----------------------------------------
+LOCO/LOFO define f_-j as the learner fitted *without* x_j. The engine drops the columns,
+except for a learner that selects its input columns by name or position -- a Pipeline with a
+``ColumnTransformer`` listing columns (``("num", StandardScaler(), ["age", "bmi"])``), the most
+common scikit-learn pattern. Dropping a column breaks such a learner ("columns are not in the
+dataframe") or, with positions, silently shifts the columns. For those learners the left-out
+columns are *neutralised* instead: replaced in training and test data by one constant (the
+training median of a numeric column, the most frequent level of a categorical one; missing
+values included, so NaN carries no information either). A constant column carries no
+information about y, so the fit equals the fit without the column for every learner that
+cannot use a constant: trees and forests never split on it (identical trees with a fixed
+``random_state`` when all features are candidates, up to ties between equally good splits in
+tiny nodes, which the tree's random feature order breaks differently), a linear model with an intercept absorbs
+it into the intercept, one-hot or scaled constants are constant too, and penalised models put
+no weight on it (the unpenalised intercept is cheaper). ``tests/importance/test_refit.py``
+checks this equality. Learners without an intercept or with random feature subsampling give
+a different (equally valid) refit. Use ``make_column_selector`` (a callable) in the
+ColumnTransformer to have the columns dropped instead.
 """
 from __future__ import annotations
 
@@ -27,7 +47,77 @@ from .._parallel import parallel_map
 from .._validation import ModelError, ValidationError
 
 __all__ = ["RefitProblem", "RefitJob", "check_learner", "make_folds", "run_refits", "refit_task",
-           "fresh_learner", "evaluate_loss"]
+           "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "LEAVE_OUT_MODES"]
+
+LEAVE_OUT_MODES = ("auto", "drop", "neutralise")
+
+
+def _selects_columns(ct):
+    """True if a ColumnTransformer names (or indexes) its columns rather than selecting by callable."""
+    for entry in getattr(ct, "transformers", ()) or ():
+        if len(entry) < 3:
+            continue
+        cols = entry[2]
+        if callable(cols):
+            continue
+        if isinstance(cols, (list, tuple, np.ndarray, pd.Index)) and len(cols) == 0:
+            continue
+        return True
+    return False
+
+
+def leave_out_mode(learner):
+    """``"neutralise"`` for a learner that selects columns by name or position, else ``"drop"``.
+
+    The learner (or any step nested in it: pipelines, column transformers, meta-estimators) is
+    searched for a scikit-learn ``ColumnTransformer`` whose column lists are not callables.
+    """
+    try:
+        from sklearn.compose import ColumnTransformer
+    except ImportError:  # pragma: no cover
+        return "drop"
+    try:
+        template = check_learner(learner)
+    except TypeError:
+        return "drop"
+    seen = [template]
+    try:
+        seen += list(template.get_params(deep=True).values())
+    except Exception:
+        pass
+    for obj in seen:
+        if isinstance(obj, ColumnTransformer) and _selects_columns(obj):
+            return "neutralise"
+    return "drop"
+
+
+def neutralise(X_train, X_test, columns):
+    """Copies of ``X_train`` and ``X_test`` with ``columns`` set to one constant each.
+
+    The constant comes from the training rows: the median of a numeric column, the most
+    frequent level of any other (NaN where a column has no observed value at all).
+    """
+    X_train = X_train.copy()
+    X_test = None if X_test is None else X_test.copy()
+    for c in columns:
+        s = X_train[c]
+        observed = s.dropna()
+        if isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind not in "biuf":
+            value = observed.mode().iloc[0] if len(observed) else s.iloc[0]
+        elif s.dtype.kind == "b":
+            value = bool(observed.mode().iloc[0]) if len(observed) else False
+        else:
+            value = float(np.median(observed.to_numpy(dtype=float))) if len(observed) else np.nan
+            if s.dtype.kind in "iu":
+                value = s.dtype.type(round(value))
+        for frame in (X_train, X_test):
+            if frame is None:
+                continue
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                frame[c] = pd.Categorical([value] * len(frame), dtype=s.dtype)
+            else:
+                frame[c] = pd.Series([value] * len(frame), index=frame.index, dtype=s.dtype)
+    return X_train, X_test
 
 
 def check_learner(learner, name="learner"):
@@ -123,6 +213,9 @@ class RefitProblem:
     folds : list of (train_idx, test_idx) or None
     reseed : bool
         Replace fixed ``random_state`` parameters of the learner (several refits).
+    leave_out : {"auto", "drop", "neutralise"}
+        How a job's columns are left out (see the module docstring); "auto" neutralises for
+        learners that select columns by name or position, and drops otherwise.
     """
 
     learner: Any
@@ -135,6 +228,7 @@ class RefitProblem:
     max_rows: int | None
     folds: list | None = None
     reseed: bool = False
+    leave_out: str = "auto"
 
     def __sizeof__(self):
         size = 0
@@ -223,8 +317,14 @@ def refit_task(problem, job):
     try:
         X_tr, y_tr, X_te, y_te = problem.split(job.fold)
         if job.drop:
-            X_tr = X_tr.drop(columns=list(job.drop))
-            X_te = X_te.drop(columns=list(job.drop))
+            mode = problem.leave_out
+            if mode == "auto":
+                mode = leave_out_mode(problem.learner)
+            if mode == "neutralise":
+                X_tr, X_te = neutralise(X_tr, X_te, job.drop)
+            else:
+                X_tr = X_tr.drop(columns=list(job.drop))
+                X_te = X_te.drop(columns=list(job.drop))
         if job.permute_y:
             # The permutation has its own stream, independent of the learner's seed.
             perm_seed, learner_seed = job.seed.spawn(2)

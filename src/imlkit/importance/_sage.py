@@ -176,7 +176,8 @@ def sage(model, X, y, loss=None, features=None, removal="marginal", sampler=None
         Evaluation data (ideally held out); φ explains the risk over its rows.
     y : array-like, shape (n,)
     loss : str or callable, optional
-        ``"squared_error"``, ``"log_loss"``, ``"zero_one"``, ... (pointwise losses only).
+        ``"squared_error"``, ``"log_loss"``, ``"zero_one"``, ... (pointwise losses only: scorer
+        names such as ``"roc_auc"`` are refused).
         Default: log loss for classifiers, else squared error. Classifiers are evaluated on
         probabilities; label losses take the class with the largest mean probability.
     features : None, list or dict

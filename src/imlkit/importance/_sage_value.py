@@ -267,8 +267,8 @@ def build_game(model, X, y, loss, players_of, removal, sampler, n_background, ba
     n_background = check_int("n_background", n_background, min_value=1)
     X, y, loss_obj, predictor = prepare(model, X, y, loss, max_rows)
     if loss_obj.pointwise is None:
-        raise ValidationError(f"'loss' must be a pointwise loss for SAGE; {loss_obj.name!r} is only defined "
-                              "on the whole sample. Use 'squared_error', 'log_loss', 'zero_one', ...")
+        from .._losses import require_pointwise
+        require_pointwise(loss_obj, "SAGE")
     classes, vote = None, False
     if loss_obj.needs_labels:
         if hasattr(model, "predict_proba"):
