@@ -7,13 +7,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._display import ResultDisplay
 from ._questions import explain_method
 
 __all__ = ["ImportanceResult"]
 
 
-@dataclass(frozen=True)
-class ImportanceResult:
+@dataclass(frozen=True, repr=False)
+class ImportanceResult(ResultDisplay):
     """Importance of features (or groups) for one model or learner.
 
     Attributes
@@ -106,7 +107,3 @@ class ImportanceResult:
     def explain(self):
         """Which interpretation question the method answers, which it does not, and caveats."""
         return explain_method(self.method, self.warnings, self.params)
-
-    def __repr__(self):
-        head = self.to_frame().head(10).round(4).to_string()
-        return f"ImportanceResult(method={self.method!r}, loss={self.loss!r})\n{head}"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import get_ax
+from ._base import category_ticks, get_ax
 
 __all__ = ["plot_effect"]
 
@@ -98,8 +98,7 @@ def _bars(result, ax, avg, ice, band, color, ice_color, **kwargs):
                    alpha=float(np.clip(20 / max(len(M), 1), 0.03, 0.5)), label="ICE")
         ax.scatter(pos, avg, marker="_", s=400, color="k", zorder=4, label="PD")
         ax.legend(loc="best", fontsize="small")
-    ax.set_xticks(pos)
-    ax.set_xticklabels(labels, rotation=45 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
+    category_ticks(ax, pos, labels)
 
 
 def _per_class(result, ax, **kwargs):
@@ -111,8 +110,7 @@ def _per_class(result, ax, **kwargs):
         width = 0.8 / avg.shape[1]
         for c in range(avg.shape[1]):
             ax.bar(pos + (c - (avg.shape[1] - 1) / 2) * width, avg[:, c], width=width, label=str(classes[c]))
-        ax.set_xticks(pos)
-        ax.set_xticklabels(labels)
+        category_ticks(ax, pos, labels)
     else:
         for c in range(avg.shape[1]):
             ax.plot(np.asarray(result.grid, dtype=float), avg[:, c], label=str(classes[c]), **kwargs)
@@ -141,11 +139,9 @@ def _heatmap(result, ax, cmap, **kwargs):
     mesh = ax.pcolormesh(x, y, Z.T, **kw)
     ax.figure.colorbar(mesh, ax=ax, label=result.output or "prediction")
     if xlab is not None:
-        ax.set_xticks(x)
-        ax.set_xticklabels(xlab, rotation=45, ha="right")
+        category_ticks(ax, x, xlab)
     if ylab is not None:
-        ax.set_yticks(y)
-        ax.set_yticklabels(ylab)
+        category_ticks(ax, y, ylab, axis="y")
     ax.set_xlabel(result.feature_names[0])
     ax.set_ylabel(result.feature_names[1])
     ax.set_title(f"{result.method.upper()} of {result.feature_names[0]} and {result.feature_names[1]}")
