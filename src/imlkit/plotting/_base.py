@@ -50,3 +50,29 @@ def category_ticks(ax, positions, labels, axis="x"):
     crowded = len(labels) > 6 or sum(len(s) + 2 for s in labels) * CHAR_INCHES > width
     ax.set_xticklabels(labels, rotation=45 if crowded else 0, ha="right" if crowded else "center",
                        rotation_mode="anchor" if crowded else "default")
+
+
+def wrap(text, inches, fontsize=10.0):
+    """``text`` broken at spaces into lines of about ``inches`` at ``fontsize`` pt (a long
+    feature name in a title or axis label would otherwise run past the figure's edge)."""
+    import textwrap
+
+    text = str(text)
+    width = max(8, int(inches / (CHAR_INCHES * fontsize / 10)))
+    if len(text) <= width:
+        return text
+    return "\n".join(textwrap.fill(line, width, break_long_words=False) for line in text.splitlines())
+
+
+def set_labels(ax, title=None, xlabel=None, ylabel=None):
+    """Title and axis labels, each wrapped to the length of its side of the Axes."""
+    pos = ax.get_position()
+    fig = ax.figure
+    # 0.8: constrained layout later gives tick labels and colour bars part of the default box
+    width, height = 0.8 * fig.get_figwidth() * pos.width, 0.8 * fig.get_figheight() * pos.height
+    if title is not None:
+        ax.set_title(wrap(title, width, 12))
+    if xlabel is not None:
+        ax.set_xlabel(wrap(xlabel, width))
+    if ylabel is not None:
+        ax.set_ylabel(wrap(ylabel, height))

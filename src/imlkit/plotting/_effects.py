@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import category_ticks, get_ax
+from ._base import category_ticks, get_ax, set_labels
 
 __all__ = ["plot_effect"]
 
@@ -42,9 +42,7 @@ def plot_effect(result, ax=None, ice=True, rug=True, band=True, color="C0", ice_
         _bars(result, ax, avg, ice, band, color, ice_color, **kwargs)
     else:
         _lines(result, ax, avg, ice, rug, band, color, ice_color, ice_alpha, **kwargs)
-    ax.set_xlabel(result.feature)
-    ax.set_ylabel(_ylabel(result))
-    ax.set_title(f"{result.method.upper()} of {result.feature}")
+    set_labels(ax, f"{result.method.upper()} of {result.feature}", result.feature, _ylabel(result))
     return ax
 
 
@@ -115,9 +113,7 @@ def _per_class(result, ax, **kwargs):
         for c in range(avg.shape[1]):
             ax.plot(np.asarray(result.grid, dtype=float), avg[:, c], label=str(classes[c]), **kwargs)
     ax.legend(title="class", fontsize="small")
-    ax.set_xlabel(result.feature)
-    ax.set_ylabel("P(class)")
-    ax.set_title(f"{result.method.upper()} of {result.feature}")
+    set_labels(ax, f"{result.method.upper()} of {result.feature}", result.feature, "P(class)")
     return ax
 
 
@@ -142,7 +138,6 @@ def _heatmap(result, ax, cmap, **kwargs):
         category_ticks(ax, x, xlab)
     if ylab is not None:
         category_ticks(ax, y, ylab, axis="y")
-    ax.set_xlabel(result.feature_names[0])
-    ax.set_ylabel(result.feature_names[1])
-    ax.set_title(f"{result.method.upper()} of {result.feature_names[0]} and {result.feature_names[1]}")
+    set_labels(ax, f"{result.method.upper()} of {result.feature_names[0]} and {result.feature_names[1]}",
+               result.feature_names[0], result.feature_names[1])
     return ax

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._display import method_name
 from .._validation import ValidationError, check_choice
 from ._base import barh_figsize, category_ticks, get_ax
 
@@ -120,7 +121,7 @@ def _bar(result, ax, max_features, interval=None, color="C0", **kwargs):
     category_ticks(ax, pos, names, axis="y")
     ax.axvline(0 if result.params.get("relation") != "ratio" else 1, color="grey", lw=0.8)
     ax.set_xlabel("importance" + (" (ratio)" if result.params.get("relation") == "ratio" else ""))
-    ax.set_title(f"{result.method.upper()} ({result.loss})")
+    ax.set_title(f"{method_name(result.method)} ({result.loss})")
     ax.legend(loc="lower right", fontsize="small")
     return ax
 
@@ -149,5 +150,5 @@ def _box(result, ax, max_features, **kwargs):
     category_ticks(ax, np.arange(1, len(order) + 1), names, axis="y")
     ax.axvline(0 if result.params.get("relation") != "ratio" else 1, color="grey", lw=0.8)
     ax.set_xlabel(f"importance per {_repeat_word(result)[:-1]}")
-    ax.set_title(f"{result.method.upper()} ({result.loss})")
+    ax.set_title(f"{method_name(result.method)} ({result.loss})")
     return ax

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ValidationError
-from ._base import barh_figsize, category_ticks, get_ax
+from ._base import barh_figsize, category_ticks, get_ax, set_labels, wrap
 
 __all__ = ["plot_h_statistic", "plot_regional"]
 
@@ -68,9 +68,10 @@ def plot_regional(result, ax=None, show_tree=True, band=True, **kwargs):
     ax.plot(grid, result.average, "k--", linewidth=2, label="global PD")
     if categorical:
         category_ticks(ax, grid, result.grid)
-    ax.set_xlabel(result.feature)
-    ax.set_ylabel(result.output or "prediction")
-    ax.set_title(f"Regional effects of {result.feature} (REPID)")
+    set_labels(ax, xlabel=result.feature, ylabel=result.output or "prediction")
+    # the tree's text takes the right part of a new figure: the title has the plot's width
+    title = f"Regional effects of {result.feature} (REPID)"
+    ax.set_title(wrap(title, 5.0, 12) if own_figure else title)
     if own_figure:  # below the axes, where it hides no curve
         ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize="x-small")
     else:
