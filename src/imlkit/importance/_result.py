@@ -97,8 +97,12 @@ class ImportanceResult(ResultDisplay):
     def plot(self, kind=None, ax=None, **kwargs):
         """Draw the result; returns the matplotlib Axes.
 
-        ``kind``: ``"bar"`` (point estimate with CI whiskers, the default), ``"box"`` (the
-        repeats), ``"null"`` (PIMP's null distributions), ``"convergence"`` (SAGE).
+        ``kind``: ``"bar"`` (the point estimate with interval whiskers, the default), ``"box"``
+        (the repeats), ``"null"`` (PIMP's null distributions), ``"convergence"`` (SAGE).
+        ``interval="quantile"`` draws the 5%/95% quantiles of the per-repeat importances (the
+        course's spread over permutations; the default for PFI and CFI), ``interval="ci"`` the
+        confidence interval (the default for LOCO, LOFO and SAGE). See
+        :func:`imlkit.plotting.plot_importance`.
         """
         from ..plotting import plot_importance
 
