@@ -108,8 +108,8 @@ def test_pairs_selection_and_categoricals():
     none = ik.h_statistic(f, X, pairs=None, n_samples=50, random_state=0)
     assert none.pairwise.empty
     assert len(h.to_frame("pairwise")) == 1
-    h.plot()
-    h.plot("pairwise")
+    assert len(h.plot().patches) == 4  # one bar per feature
+    assert [t.get_text() for t in h.plot("pairwise").get_yticklabels()] == ["g × u"]
 
 
 @pytest.mark.parametrize("kwargs, err, match", [

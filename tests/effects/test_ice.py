@@ -169,7 +169,7 @@ def test_categoricals_through_pipeline(mixed):
     assert np.issubdtype(np.asarray(ik.ice(model, X, "cnt", grid=5).grid).dtype, np.floating)
     ax = e.plot()
     assert ax.get_xlabel() == "col"
-    p2.plot()
+    assert [t.get_text() for t in p2.plot().get_yticklabels()] == ["blue", "green", "red"]
 
 
 def test_classifier_outputs():
@@ -188,7 +188,7 @@ def test_classifier_outputs():
     assert m.average.shape == (4, 3) and m.individual.shape == (300, 4, 3)
     assert_allclose(m.average.sum(axis=1), 1)
     assert list(m.to_frame().columns) == ["x0", "average[0]", "average[1]", "average[2]"]
-    m.plot()
+    assert len(m.plot().lines) == 3  # one PD line per class
 
 
 def _set(X, j, grid):

@@ -65,7 +65,7 @@ def test_regions_hold_regional_pd_and_apply_is_consistent(regional):
     assert_allclose(np.ptp(reg.average), 0, atol=1e-10)
     assert set(r.to_frame().columns) == {"rule", "n", "risk", "heterogeneity"}
     assert "x3" in r.tree_text()
-    r.plot()
+    assert len(r.plot().lines) == len(r.regions) + 1  # the regions and the global PD
 
 
 def test_random_forest_on_make_regional():

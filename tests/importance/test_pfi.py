@@ -148,7 +148,7 @@ def test_result_frame_plot_and_observation_importance(linear_data):
     assert f["importance"].is_monotonic_decreasing
     assert r.observation_importance.shape == (3, 300)
     assert_allclose(r.observation_importance.mean(axis=1), r.importance, rtol=1e-10)
-    assert r.plot().get_title().startswith("PFI") and r.plot(kind="box") is not None
+    assert r.plot().get_title().startswith("PFI") and len(r.plot(kind="box").get_yticklabels()) == 3
     assert r.params["n_repeats"] == 3 and r.params["seconds"] >= 0
 
 

@@ -296,7 +296,7 @@ def test_antithetic_and_trace(five):
     assert r.extra["trace"].shape == (k, 5) and r.extra["trace_se"].shape == (k, 5)
     assert_allclose(r.extra["trace"][-1], r.importance)
     assert r.extra["trace_n"][-1] == r.extra["n_permutations"]
-    assert r.plot(kind="convergence") is not None
+    assert len(r.plot(kind="convergence").get_legend().get_texts()) == 5
     z = 1.959963984540054
     assert_allclose(r.ci_high - r.importance, z * r.std, rtol=1e-9)
 

@@ -15,9 +15,11 @@ from ._grid import ice_matrix, make_predictor, predict_replaced, resolve_output,
 
 __all__ = ["h_statistic", "HStatisticResult"]
 
+from .._display import ResultDisplay
+
 
 @dataclass(frozen=True)
-class HStatisticResult:
+class HStatisticResult(ResultDisplay):
     """Overall and pairwise H² statistics.
 
     Attributes
@@ -58,6 +60,11 @@ class HStatisticResult:
         from ..plotting._regional import plot_h_statistic
 
         return plot_h_statistic(self, kind=kind, ax=ax, **kwargs)
+
+    __repr__ = ResultDisplay.__repr__  # the dataclass would print the arrays
+
+    def _display_frames(self):
+        return [("overall", self.to_frame()), ("pairs", self.to_frame("pairwise"))]
 
 
 def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, output=None, max_rows=None,

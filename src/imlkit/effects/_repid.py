@@ -13,6 +13,8 @@ from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolv
 
 __all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
 
+from .._display import ResultDisplay
+
 
 @dataclass(frozen=True)
 class RegionNode:
@@ -87,7 +89,7 @@ class Region:
 
 
 @dataclass(frozen=True)
-class RegionalResult:
+class RegionalResult(ResultDisplay):
     """Regional effects of one feature found by REPID.
 
     Attributes
@@ -205,6 +207,8 @@ class RegionalResult:
                                   f"with one of {list(self.extra.get('classes', []))}.")
 
         return plot_regional(self, ax=ax, **kwargs)
+
+    __repr__ = ResultDisplay.__repr__  # the dataclass would print the arrays
 
 
 def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,

@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._display import ResultDisplay
+
 __all__ = ["EffectResult"]
 
 
-@dataclass(frozen=True)
-class EffectResult:
+@dataclass(frozen=True, repr=False)
+class EffectResult(ResultDisplay):
     """The effect of one feature (or a pair) on the prediction.
 
     Attributes

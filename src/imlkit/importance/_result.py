@@ -7,13 +7,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._display import ResultDisplay
 from ._questions import explain_method
 
 __all__ = ["ImportanceResult"]
 
 
-@dataclass(frozen=True)
-class ImportanceResult:
+@dataclass(frozen=True, repr=False)
+class ImportanceResult(ResultDisplay):
     """Importance of features (or groups) for one model or learner.
 
     Attributes
@@ -96,8 +97,12 @@ class ImportanceResult:
     def plot(self, kind=None, ax=None, **kwargs):
         """Draw the result; returns the matplotlib Axes.
 
-        ``kind``: ``"bar"`` (point estimate with CI whiskers, the default), ``"box"`` (the
-        repeats), ``"null"`` (PIMP's null distributions), ``"convergence"`` (SAGE).
+        ``kind``: ``"bar"`` (the point estimate with interval whiskers, the default), ``"box"``
+        (the repeats), ``"null"`` (PIMP's null distributions), ``"convergence"`` (SAGE).
+        ``interval="quantile"`` draws the 5%/95% quantiles of the per-repeat importances (the
+        course's spread over permutations; the default for PFI and CFI), ``interval="ci"`` the
+        confidence interval (the default for LOCO, LOFO and SAGE). See
+        :func:`imlkit.plotting.plot_importance`.
         """
         from ..plotting import plot_importance
 
@@ -106,7 +111,3 @@ class ImportanceResult:
     def explain(self):
         """Which interpretation question the method answers, which it does not, and caveats."""
         return explain_method(self.method, self.warnings, self.params)
-
-    def __repr__(self):
-        head = self.to_frame().head(10).round(4).to_string()
-        return f"ImportanceResult(method={self.method!r}, loss={self.loss!r})\n{head}"

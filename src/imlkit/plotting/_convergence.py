@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._display import method_name
 from .._validation import ValidationError
 from ._base import get_ax
 
@@ -45,6 +46,6 @@ def plot_convergence(result, ax=None, max_features=10, n_se=1.0):
     ax.set_xlabel("orderings")
     ax.set_ylabel(f"running SAGE value ({result.loss})")
     status = "converged" if result.extra.get("converged") else "not converged"
-    ax.set_title(f"{result.method.upper()}: {result.extra.get('n_permutations', n[-1])} orderings, {status}")
+    ax.set_title(f"{method_name(result.method)}: {result.extra.get('n_permutations', n[-1])} orderings, {status}")
     ax.legend(fontsize="small", loc="best")
     return ax

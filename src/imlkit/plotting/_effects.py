@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import get_ax
+from ._base import category_ticks, get_ax, set_labels
 
 __all__ = ["plot_effect"]
 
@@ -42,9 +42,7 @@ def plot_effect(result, ax=None, ice=True, rug=True, band=True, color="C0", ice_
         _bars(result, ax, avg, ice, band, color, ice_color, **kwargs)
     else:
         _lines(result, ax, avg, ice, rug, band, color, ice_color, ice_alpha, **kwargs)
-    ax.set_xlabel(result.feature)
-    ax.set_ylabel(_ylabel(result))
-    ax.set_title(f"{result.method.upper()} of {result.feature}")
+    set_labels(ax, f"{result.method.upper()} of {result.feature}", result.feature, _ylabel(result))
     return ax
 
 
@@ -98,8 +96,7 @@ def _bars(result, ax, avg, ice, band, color, ice_color, **kwargs):
                    alpha=float(np.clip(20 / max(len(M), 1), 0.03, 0.5)), label="ICE")
         ax.scatter(pos, avg, marker="_", s=400, color="k", zorder=4, label="PD")
         ax.legend(loc="best", fontsize="small")
-    ax.set_xticks(pos)
-    ax.set_xticklabels(labels, rotation=45 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
+    category_ticks(ax, pos, labels)
 
 
 def _per_class(result, ax, **kwargs):
@@ -111,15 +108,12 @@ def _per_class(result, ax, **kwargs):
         width = 0.8 / avg.shape[1]
         for c in range(avg.shape[1]):
             ax.bar(pos + (c - (avg.shape[1] - 1) / 2) * width, avg[:, c], width=width, label=str(classes[c]))
-        ax.set_xticks(pos)
-        ax.set_xticklabels(labels)
+        category_ticks(ax, pos, labels)
     else:
         for c in range(avg.shape[1]):
             ax.plot(np.asarray(result.grid, dtype=float), avg[:, c], label=str(classes[c]), **kwargs)
     ax.legend(title="class", fontsize="small")
-    ax.set_xlabel(result.feature)
-    ax.set_ylabel("P(class)")
-    ax.set_title(f"{result.method.upper()} of {result.feature}")
+    set_labels(ax, f"{result.method.upper()} of {result.feature}", result.feature, "P(class)")
     return ax
 
 
@@ -141,12 +135,9 @@ def _heatmap(result, ax, cmap, **kwargs):
     mesh = ax.pcolormesh(x, y, Z.T, **kw)
     ax.figure.colorbar(mesh, ax=ax, label=result.output or "prediction")
     if xlab is not None:
-        ax.set_xticks(x)
-        ax.set_xticklabels(xlab, rotation=45, ha="right")
+        category_ticks(ax, x, xlab)
     if ylab is not None:
-        ax.set_yticks(y)
-        ax.set_yticklabels(ylab)
-    ax.set_xlabel(result.feature_names[0])
-    ax.set_ylabel(result.feature_names[1])
-    ax.set_title(f"{result.method.upper()} of {result.feature_names[0]} and {result.feature_names[1]}")
+        category_ticks(ax, y, ylab, axis="y")
+    set_labels(ax, f"{result.method.upper()} of {result.feature_names[0]} and {result.feature_names[1]}",
+               result.feature_names[0], result.feature_names[1])
     return ax

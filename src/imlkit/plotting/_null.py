@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ValidationError, check_int
+from ._base import new_figure, wrap
 
 __all__ = ["plot_null_distributions"]
 
@@ -37,11 +38,9 @@ def plot_null_distributions(result, ax=None, max_features=20, bins=20, color="C0
     order = np.argsort(-np.nan_to_num(result.importance, nan=-np.inf), kind="stable")[:max_features]
     k = len(order)
     if ax is None:
-        import matplotlib.pyplot as plt
-
         ncols = min(4, k)
         nrows = int(np.ceil(k / ncols))
-        fig, grid = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.1 * nrows), squeeze=False)
+        fig, grid = new_figure((2.6 * ncols, 2.1 * nrows), nrows, ncols, squeeze=False)
         axes = grid.ravel()
         for a in axes[k:]:
             a.set_visible(False)
@@ -54,7 +53,7 @@ def plot_null_distributions(result, ax=None, max_features=20, bins=20, color="C0
     for a, j in zip(axes, order):
         a.hist(null[j], bins=bins, color=color, alpha=0.7, **kwargs)
         a.axvline(result.importance[j], color="red", lw=1.5)
-        title = str(result.feature_names[j])
+        title = wrap(result.feature_names[j], a.figure.get_figwidth() * a.get_position().width, 9)
         if p_adj is not None:
             title += f"\np_adj = {p_adj[j]:.3g}"
         a.set_title(title, fontsize=9)

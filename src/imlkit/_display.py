@@ -1,0 +1,137 @@
+"""How result objects show themselves: a short ``repr`` and a compact notebook table.
+
+One mixin serves every result type (ImportanceResult, EffectResult, HStatisticResult,
+RegionalResult). A result's arrays are never printed: ``repr`` says what was computed (class,
+method, loss or output, features, rows, seconds) and points to ``to_frame()``; ``_repr_html_``
+(what Jupyter shows) adds the head of ``to_frame()`` as an HTML table.
+
+The results are frozen dataclasses, whose decorator writes its own ``__repr__`` into the class
+unless told not to (``repr=False``) or unless the class body defines one; a class that cannot
+change its decorator defines ``__repr__ = ResultDisplay.__repr__`` in its body.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+__all__ = ["ResultDisplay", "method_name", "summary_parts"]
+
+#: Rows of ``to_frame()`` shown in a notebook.
+MAX_HTML_ROWS = 20
+#: Feature names listed by ``repr`` before "…".
+MAX_NAMES = 6
+
+
+def _rows_used(result):
+    """Rows the method evaluated, from what the result records (None when it records none).
+
+    ``params["n_rows"]`` wins when a method sets it; otherwise the row count is read off the
+    arrays that have one row per evaluated observation.
+    """
+    params = getattr(result, "params", None) or {}
+    extra = getattr(result, "extra", None) or {}
+    for value in (params.get("n_rows"), extra.get("n_rows"), getattr(result, "n_samples", None)):
+        if value is not None:
+            return int(value)
+    if extra.get("row_index") is not None:
+        return len(extra["row_index"])
+    tree = getattr(result, "tree", None)
+    if tree:  # REPID: the root node holds every row
+        return int(tree[0].n)
+    individual = getattr(result, "individual", None)
+    if individual is not None:
+        return int(np.shape(individual)[0])
+    obs = getattr(result, "observation_importance", None)
+    if obs is not None:
+        return int(np.shape(obs)[-1])
+    values = getattr(result, "feature_values", None)
+    if values is not None:
+        return len(values)
+    return None
+
+
+def _target(result):
+    """What the numbers are about: the loss of an importance, the output of an effect."""
+    loss = getattr(result, "loss", None)
+    if loss is not None:
+        return f"loss {loss}"
+    return str(getattr(result, "output", None) or "prediction")
+
+
+def _format_seconds(seconds):
+    return f"{seconds:.3g} s" if seconds >= 0.001 else "<1 ms"
+
+
+#: Display names where the upper-cased method name reads badly.
+_METHOD_NAMES = {"h_statistic": "H-statistic", "sage_marginal": "SAGE (marginal)",
+                 "sage_conditional": "SAGE (conditional)"}
+
+
+def method_name(method):
+    """``"pfi"`` -> ``"PFI"``, ``"h_statistic"`` -> ``"H-statistic"``."""
+    return _METHOD_NAMES.get(method, str(method).upper())
+
+
+def summary_parts(result):
+    """The header pieces ``[METHOD, loss or output, "n rows", "t s"]`` (missing ones left out)."""
+    parts = [method_name(result.method), _target(result)]
+    rows = _rows_used(result)
+    if rows is not None:
+        parts.append(f"{rows:,} rows")
+    seconds = (getattr(result, "params", None) or {}).get("seconds")
+    if seconds is not None:
+        parts.append(_format_seconds(float(seconds)))
+    return parts
+
+
+def _names(result):
+    names = [str(n) for n in result.feature_names]
+    shown = ", ".join(names[:MAX_NAMES]) + (", …" if len(names) > MAX_NAMES else "")
+    word = "feature" if len(names) == 1 else "features"
+    return f"{len(names)} {word}: {shown}"
+
+
+def _frame_float(v):
+    return f"{v:.4g}"
+
+
+class ResultDisplay:
+    """Mixin giving a result a short ``__repr__`` and a notebook ``_repr_html_``.
+
+    The class needs ``method``, ``feature_names``, ``params`` and ``to_frame()``; ``loss`` or
+    ``output`` and the row-bearing arrays are read when present. A class may override
+    :meth:`_display_frames` to show more than one table.
+    """
+
+    __slots__ = ()
+
+    def _display_frames(self):
+        """``[(caption or None, DataFrame)]`` shown by ``_repr_html_``."""
+        return [(None, self.to_frame())]
+
+    def __repr__(self):
+        head = " · ".join(summary_parts(self))
+        shapes = "; ".join(f"{caption + ' ' if caption else ''}{f.shape[0]} × {f.shape[1]}"
+                           for caption, f in self._display_frames())
+        lines = [f"{type(self).__name__}({head})", f"  {_names(self)}", f"  to_frame(): {shapes}"]
+        n_warn = len(getattr(self, "warnings", ()) or ())
+        if n_warn:
+            lines.append(f"  {n_warn} warning{'s' if n_warn > 1 else ''}: see explain()")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        head = " · ".join(html.escape(p) for p in summary_parts(self))
+        out = [f'<div class="imlkit-result"><p><strong>{html.escape(type(self).__name__)}</strong> · {head}</p>']
+        n_warn = len(getattr(self, "warnings", ()) or ())
+        if n_warn:
+            out.append(f"<p>{n_warn} warning{'s' if n_warn > 1 else ''}: see <code>explain()</code></p>")
+        for caption, frame in self._display_frames():
+            if caption:
+                out.append(f"<p>{html.escape(caption)}</p>")
+            out.append(frame.head(MAX_HTML_ROWS).to_html(escape=True, float_format=_frame_float, border=0,
+                                                         max_cols=12))
+            if len(frame) > MAX_HTML_ROWS:
+                out.append(f"<p>… {len(frame) - MAX_HTML_ROWS} more rows: <code>to_frame()</code></p>")
+        out.append("</div>")
+        return "\n".join(out)
