@@ -108,7 +108,7 @@ def test_chain_value_functions(chain):
     # Marginal: f does not use x1, so f_{1} is the constant f_∅ and v({1}) = 0 exactly.
     assert_allclose(ik.sage_value(f, X, y, ["x1"], **kw), 0, atol=1e-12)
     assert ik.sage_value(f, X, y, ["x3"], **kw) > 1.0
-    # Conditional (Gaussian sampler): x1 and x2 carry information about y through x3.
+    # Conditional (default subgroup sampler): x1 and x2 carry information about y through x3.
     # Theory: v({1}) ≈ Var(x3) − Var(x3|x1) = 3 − 2 = 1, v({2}) ≈ 3 − 1 = 2 (times 0.95^2).
     v1 = ik.sage_value(f, X, y, ["x1"], removal="conditional", **kw)
     v2 = ik.sage_value(f, X, y, ["x2"], removal="conditional", **kw)
@@ -132,7 +132,10 @@ def test_conditional_symmetry_of_identical_columns():
     def f(A):  # uses only the first copy
         return A["x1"].to_numpy() + 0.5 * A["x3"].to_numpy()
 
-    cond = ik.sage(f, X, y, removal="conditional", exact=True, n_background=32, random_state=0)
+    # Gaussian data: the Gaussian sampler is exact here (the default subgroup sampler would
+    # draw the copy from a leaf of values near it, not the value itself).
+    cond = ik.sage(f, X, y, removal="conditional", sampler="gaussian", exact=True, n_background=32,
+                   random_state=0)
     # Given one copy the Gaussian sampler draws the other exactly (zero conditional variance);
     # what remains is the Monte Carlo noise of the separate draws of x3 in v({1}) and v({2})
     # (32 draws x 400 rows, ~0.3% of φ), hence rtol 2%.
@@ -141,8 +144,8 @@ def test_conditional_symmetry_of_identical_columns():
     marg = ik.sage(f, X, y, exact=True, n_background=32, random_state=0)
     assert_allclose(marg.importance[1], 0, atol=1e-12)  # marginal: the unused copy gets nothing
     # Without x3 in the model no draw matters: the copies' conditional values are equal exactly.
-    g = ik.sage(lambda A: A["x1"].to_numpy(), X, y, removal="conditional", exact=True, n_background=32,
-                random_state=0)
+    g = ik.sage(lambda A: A["x1"].to_numpy(), X, y, removal="conditional", sampler="gaussian", exact=True,
+                n_background=32, random_state=0)
     assert_allclose(g.importance[0], g.importance[1], rtol=1e-9)
 
 
