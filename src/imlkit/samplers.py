@@ -94,6 +94,40 @@ class Sampler:
         idx = self._draw_indices(X, S, n_samples, rng)
         return self.X_fit_[S].iloc[idx.ravel()].reset_index(drop=True)
 
+    def fit_row_indices(self, rows, features, n_samples, rng):
+        """Draws for rows *of the fitted data*, as indices into it; None if unsupported.
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (q,)
+            Positions of the rows in the fitted data.
+        features : list of str
+            The sampled columns S.
+        n_samples : int
+        rng : numpy Generator
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples, q), or None
+            Row ``i`` of draw ``r`` takes the values of S from fitted row ``out[r, i]``: a
+            uniform draw (with replacement) from the fitted rows of row i's group -- the same
+            conditional as :meth:`sample` on a subset of the fitted rows, without building,
+            checking or encoding any frame (what conditional SAGE asks for thousands of
+            times). Samplers that do not draw observed rows (Gaussian) return None.
+        """
+        codes = self._fit_codes(list(features), rng)
+        if codes is None:
+            return None
+        rows = np.asarray(rows, dtype=np.intp)
+        return _draw_within_groups(codes, codes[rows], False, n_samples, rng)
+
+    def _fit_codes(self, S, rng):
+        """Group of every fitted row for the sampled set S (None: not a group sampler)."""
+        try:
+            return self._group_codes(self.X_fit_, S, rng)[0]
+        except NotImplementedError:
+            return None
+
     def _is_fit_data(self, X):
         return X is self.X_fit_ or (X.shape == self.X_fit_.shape and X.equals(self.X_fit_))
 
@@ -143,11 +177,10 @@ def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng):
     if empty.any():
         warnings.warn(f"{int(empty.sum())} row(s) fall in a group with no fitted rows; their values are drawn "
                       "from all fitted rows (marginally).", stacklevel=4)
-    for r in range(n_samples):
-        u = rng.random(n)
-        pos = np.where(empty, (u * len(codes_fit)).astype(np.intp),
-                       starts[codes_x] + (u * np.maximum(cnt_x, 1)).astype(np.intp))
-        out[r] = np.where(empty, pos, order[np.minimum(pos, len(order) - 1)])
+    u = rng.random((n_samples, n))
+    pos = np.where(empty, (u * len(codes_fit)).astype(np.intp),
+                   starts[codes_x] + (u * np.maximum(cnt_x, 1)).astype(np.intp))
+    out[:] = np.where(empty, pos, order[np.minimum(pos, len(order) - 1)])
     return out
 
 
@@ -271,6 +304,11 @@ class ConditionalPermutationSampler(Sampler):
         return codes_fit, codes_x
 
 
+#: Largest number of target columns of a subgroup tree; wider targets (many sampled columns,
+#: one-hot levels) are reduced to their leading principal components.
+_MAX_TARGETS = 8
+
+
 class SubgroupSampler(Sampler):
     """cs-PFI: permute X_S within the leaves of a tree that predicts X_S from X_-S.
 
@@ -289,10 +327,11 @@ class SubgroupSampler(Sampler):
     range of x1, so the CFI of a feature that is irrelevant given the others is small but
     not 0, and it shrinks as n grows (smaller leaves).
 
-    The target of the tree is the standardised numeric columns of S and the one-hot
-    indicators of its categorical columns (a multi-output regression tree, so a nominal
-    column is split by its levels' frequencies rather than its arbitrary codes); the
-    conditioning columns enter as numbers or level codes.
+    The target of the tree is the standardised numeric columns of S, the ranks of its
+    ordered categorical columns and the one-hot indicators of its nominal ones (a
+    multi-output regression tree, so a nominal column is split by its levels' frequencies
+    rather than its arbitrary codes), reduced to its 8 leading principal components when
+    wider; the conditioning columns enter as numbers or level codes.
 
     Parameters
     ----------
@@ -324,7 +363,12 @@ class SubgroupSampler(Sampler):
 
     def _check_fit_data(self, X):
         self._levels = _column_levels(X)
+        self._ordered = {c: bool(X[c].dtype.ordered) for c in self._levels
+                         if isinstance(X[c].dtype, pd.CategoricalDtype)}
         self._codes = _encode_columns(X, list(X.columns), self._levels)
+        # float32 once: what the tree converts to anyway; lets the fits skip validation
+        self._codes32 = np.ascontiguousarray(self._codes, dtype=np.float32)
+        self._has_nan = np.isnan(self._codes).any(axis=0)
         self._trees = {}
 
     def _leaf_size(self, n_fit):
@@ -347,27 +391,42 @@ class SubgroupSampler(Sampler):
         parts = []
         for c, k in zip(S, s_idx):
             v = self._codes[:, k]
-            if c in self._levels:  # nominal: one indicator per level
+            if c in self._levels and not self._ordered.get(c, False):  # nominal: one indicator per level
                 parts.append((v[:, None] == np.arange(len(self._levels[c]))[None, :]).astype(float))
-            else:
+            else:  # numeric, or ordered levels by their rank
                 parts.append(v[:, None])
         target = np.hstack(parts)
         # Standardise so that no column dominates the (summed) split criterion.
         sd = np.nanstd(target, axis=0)
         target = np.nan_to_num((target - np.nanmean(target, axis=0)) / np.where(sd > 0, sd, 1.0))
-        Z = self._codes[:, r_idx]
+        if target.shape[1] > _MAX_TARGETS:
+            # The split criterion is the total within-leaf variance of the target; its leading
+            # principal components carry most of it at a fraction of the cost per split.
+            U, sv, _ = np.linalg.svd(target, full_matrices=False)
+            target = U[:, :_MAX_TARGETS] * sv[:_MAX_TARGETS]
+        Z = np.ascontiguousarray(self._codes32[:, r_idx])
         tree = DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=self._leaf_size(len(Z)),
                                      random_state=0)
-        tree.fit(Z, target)
-        hit = (tree, tree.apply(Z), r_idx)
-        self._trees[key] = hit
+        # Validated float32 input without missing values: skip sklearn's per-fit checks (most
+        # of a small tree's cost; conditional SAGE fits one per coalition). With NaN the
+        # checked path computes the missing-value mask the tree needs.
+        trusted = not self._has_nan[r_idx].any()
+        tree.fit(Z, np.ascontiguousarray(target, dtype=np.float64), check_input=not trusted)
+        leaves = tree.apply(Z, check_input=not trusted)
+        # Leaf ids -> 0..L-1 once, so that every later draw indexes small arrays.
+        self._trees[key] = hit = (tree, leaves, r_idx, np.unique(leaves, return_inverse=True)[1].astype(np.intp))
         return hit
+
+    def _fit_codes(self, S, rng):
+        if len(S) == len(self.X_fit_.columns):
+            return np.zeros(len(self.X_fit_), dtype=np.intp)
+        return self._tree(S)[3]
 
     def _group_codes(self, X, S, rng):
         n_fit = len(self.X_fit_)
         if len(S) == len(X.columns):
             return np.zeros(n_fit, dtype=np.intp), np.zeros(len(X), dtype=np.intp)
-        tree, leaves_fit, r_idx = self._tree(S)
+        tree, leaves_fit, r_idx, _ = self._tree(S)
         if self._is_fit_data(X):
             leaves_x = leaves_fit
         else:
@@ -407,6 +466,9 @@ class GaussianSampler(Sampler):
             raise ValidationError("GaussianSampler needs data without NaN or infinite values.")
         self.mean_ = A.mean(axis=0)
         self.cov_ = np.atleast_2d(np.cov(A, rowvar=False))
+
+    def _fit_codes(self, S, rng):  # draws are not observed rows
+        return None
 
     def _sample(self, X, S, n_samples, rng):
         cols = list(X.columns)
