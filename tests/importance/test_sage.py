@@ -55,9 +55,12 @@ def test_exact_efficiency_equals_total_loss_reduction(five):
     assert_allclose(r.importance[4], 0, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:SAGE did not converge")
 def test_estimator_efficiency(five):
     f, X, y = five
-    plain = ik.sage(f, X, y, n_background=32, control_variate=False, random_state=1, batch_size=128)
+    # converged or not, the sum stays within its standard errors (2,048 orderings are plenty)
+    plain = ik.sage(f, X, y, n_background=32, control_variate=False, random_state=1, batch_size=128,
+                    max_permutations=2048)
     # The sum's standard error is at most the sum of the standard errors (triangle inequality).
     assert abs(plain.importance.sum() - plain.extra["v_all"]) <= 3 * plain.std.sum()
     # With the control variate the credits' telescoping sum is enforced: Σ φ̂_j = v(N) up to rounding.
