@@ -102,7 +102,11 @@ def test_advice_names_only_options_the_command_line_has():
               "adjusted p-value every feature can reach is 12/101 = 0.119 > alpha=0.05: nothing there can be "
               "significant, however large its importance. Use n_null >= 239, or a parametric null "
               "(distribution='auto' or 'normal').")
-    out = [cli_advice(w) for w in (loco_w, sage_w, pimp_w)]
+    test_w = ("test='wilcoxon' is a test of the pseudo-median of the loss differences, so the importance, its "
+              "interval and its p-value are all about the pseudo-median (not the median); use test='auto' for "
+              "the median.")
+    out = [cli_advice(w) for w in (loco_w, sage_w, pimp_w, test_w)]
+    assert out[3].endswith("(not the median).") and "test=" not in out[3].split("so the")[1]
     assert "--n-refits" in out[0] and "n_refits >" not in out[0]
     assert "--sage-orderings" in out[1] and "max_permutations" not in out[1]
     assert "Use n_null" not in out[2] and "imlkit.pimp" in out[2]

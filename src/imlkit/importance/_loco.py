@@ -94,8 +94,8 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss="absolute_err
     p_adjust : {"holm", "bonferroni", None}
         Family-wise correction over the m features. With a correction the intervals are
         simultaneous: every feature's interval is at level ``1 − (1 − confidence_level)/m``
-        (Bonferroni), and ``p_adjusted = min(1, m·p)`` is the p-value of that interval. For
-        Holm the same Bonferroni-level intervals and p-values are used: Holm's step-down
+        (Bonferroni), and ``p_adjusted = min(1, m·p)`` is the p-value of that interval
+        (``params["p_adjust_applied"]`` is "bonferroni"). For Holm the same Bonferroni-level intervals and p-values are used: Holm's step-down
         has no informative compatible simultaneous intervals (the bound of a rejected
         feature is 0 itself; Strassburger & Bretz 2008), and a decision that disagreed with
         the interval next to it would be worse than Holm's small gain in power.
@@ -331,7 +331,7 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
                             p_adjust, confidence_level, m)
     params["seconds"] = timer.seconds
     params["inference"] = stats_.pop("inference")
-    params["p_adjust_intervals"] = "bonferroni" if p_adjust is not None and len(groups) > 1 else None
+    params["p_adjust_applied"] = "bonferroni" if p_adjust is not None and len(groups) > 1 else None
     warns = list(notes)
     if n_refits == 1 and _seed_params(template):
         warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "

@@ -189,7 +189,9 @@ def sage(model, X, y, loss=None, features=None, removal="marginal", sampler=None
         Dropped features are averaged over background rows of X (marginal) or over draws
         from P(X_-S | X_S) (conditional).
     sampler : str or Sampler, optional
-        Conditional sampler; default ``make_sampler("auto", X)``. Conditional removal only.
+        Conditional sampler; default ``"auto"``, the distribution-free subgroup sampler
+        (:class:`imlkit.samplers.SubgroupSampler`; ``"gaussian"`` is exact only for Gaussian
+        data). Conditional removal only.
     n_background : int, default 128
         B: background rows (marginal) or conditional draws per prediction.
     tolerance : float, default 0.05

@@ -382,7 +382,8 @@ def sage_value(model, X, y, coalition, removal="marginal", sampler=None, n_backg
         How the features outside S are removed: averaged over rows of a background sample
         (marginal) or over draws from P(X_-S | X_S = x_S) (conditional).
     sampler : str or Sampler, optional
-        Conditional sampler (default ``make_sampler("auto", X)``); conditional removal only.
+        Conditional sampler (default ``"auto"``: the distribution-free subgroup sampler);
+        conditional removal only.
     n_background : int, default 128
         B: background rows (marginal) or conditional draws per row averaged in f_S.
     loss : str or callable, optional

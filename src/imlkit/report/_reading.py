@@ -1,6 +1,8 @@
 """The automatic reading beneath the importance table: where the methods disagree, and why."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -122,6 +124,8 @@ def cli_advice(message):
     """
     for api, cli in _CLI_ADVICE:
         message = message.replace(api, cli)
+    # LOCO's note about an explicit test: the estimand it reports is the useful part
+    message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
     cut = message.find("Use n_null >= ")
     if cut >= 0:
         message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
