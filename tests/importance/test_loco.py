@@ -307,7 +307,7 @@ def test_p_value_is_the_inverted_interval(fn, level):
 
 def test_sign_test_counts_zeros_against_the_alternative():
     d = np.array([0.0, 0.0, 0.5, 0.7, 0.2, 0.9, 1.1, 0.3])
-    p, lo, hi = sign_test(d, 0.95)
+    p, lo, _ = sign_test(d, 0.95)
     assert_allclose(p, stats.binom.cdf(2, 8, 0.5))  # k = #{Δ <= 0} = 2
     assert lo == 0.0  # the interval's lower end is a zero, so 0 is not excluded
     assert p > 0.025

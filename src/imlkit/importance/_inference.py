@@ -6,8 +6,21 @@ from scipy import stats
 
 from .._validation import check_choice
 
-__all__ = ["t_interval", "repeat_quantiles", "adjust_pvalues", "P_ADJUST", "wilcoxon_test", "sign_test",
-           "t_test", "significance_threshold", "simultaneous_level", "nadeau_bengio", "hodges_lehmann", "null_pvalue", "best_null_distribution"]
+__all__ = [
+    "P_ADJUST",
+    "adjust_pvalues",
+    "best_null_distribution",
+    "hodges_lehmann",
+    "nadeau_bengio",
+    "null_pvalue",
+    "repeat_quantiles",
+    "sign_test",
+    "significance_threshold",
+    "simultaneous_level",
+    "t_interval",
+    "t_test",
+    "wilcoxon_test",
+]
 
 P_ADJUST = ("holm", "bonferroni", None)
 
@@ -199,10 +212,10 @@ def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
     a = (1.0 - confidence_level) / 2.0
     if n <= 50:
         table = signed_rank_cdf(n)
-        cdf = lambda t: float(table[min(max(int(t), 0), N)]) if t >= 0 else 0.0  # noqa: E731
+        cdf = lambda t: float(table[min(max(int(t), 0), N)]) if t >= 0 else 0.0
     else:
         sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
-        cdf = lambda t: float(stats.norm.cdf((t + 1 - N / 2.0) / sigma))  # noqa: E731
+        cdf = lambda t: float(stats.norm.cdf((t + 1 - N / 2.0) / sigma))
     k_low = _walsh_count_le(x, 0.0)
     k_high = N - _walsh_count_lt(x, 0.0)
     p = _inverted_p(cdf, k_low, k_high, alternative)
@@ -234,7 +247,7 @@ def sign_test(delta, confidence_level=0.95, alternative="greater"):
     """
     d = np.asarray(delta, dtype=float)
     n = d.size
-    cdf = lambda k: float(stats.binom.cdf(k, n, 0.5))  # noqa: E731
+    cdf = lambda k: float(stats.binom.cdf(k, n, 0.5))
     p = _inverted_p(cdf, int((d <= 0).sum()), int((d >= 0).sum()), alternative)
     a = (1.0 - confidence_level) / 2.0
     ls = np.arange(1, n // 2 + 1)

@@ -10,7 +10,7 @@ from ._context import bullets, text
 from ._sec_data import EXTRAPOLATION_R2
 from ._sec_importance import METHOD_LABELS
 
-__all__ = ["reading_blocks", "disagreements", "unsettled", "cli_advice"]
+__all__ = ["cli_advice", "disagreements", "reading_blocks", "unsettled"]
 
 MARGINAL = ("pfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
@@ -214,7 +214,7 @@ def reading_blocks(ctx):
     tops = {k: r.feature_names[int(np.nanargmax(r.importance))] for k, r in results.items()
             if len(r.importance) and np.isfinite(r.importance).any()}
     settled = {k: f for k, f in tops.items() if k in cls and bool(cls[k].at[f, "significant"])}
-    label = lambda k: METHOD_LABELS.get(k, k)  # noqa: E731
+    label = lambda k: METHOD_LABELS.get(k, k)
     if len(set(tops.values())) == 1 and len(settled) == len(tops):
         blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, and for each its "
                            f"interval (or adjusted p-value) excludes 0."))
@@ -232,7 +232,8 @@ def reading_blocks(ctx):
         for d in found:
             hi = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["high"])
             lo = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["low"])
-            items.append(f"{d['feature']}: important for {hi}, but negligible for {lo}. {d['reason']}")
+            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) for {lo}. "
+                         f"{d['reason']}")
         blocks.append(bullets(items, title="Where the methods disagree (a feature whose interval excludes 0 in one "
                                            "method's top 5, while another method's whole interval lies below 10% "
                                            "of its largest importance)"))
