@@ -176,12 +176,12 @@ def _resolution_warnings(used, names, n_null, p_adjust, alpha):
     floor = factor / (n_null + 1)
     if floor <= alpha:
         return []
-    need = int(np.ceil(factor / alpha)) - 1
+    need = int(np.ceil(factor / alpha - 1e-9)) - 1  # B + 1 >= factor/alpha
     which = "every feature" if len(emp) == m else f"feature(s) {emp}"
-    return [f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
-            f"the smallest adjusted p-value {which} can reach is {factor}/{n_null + 1} = {floor:.3g} > "
-            f"alpha={alpha}: nothing there can be significant, however large its importance. "
-            f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal')."]
+    return [(f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
+             f"the smallest adjusted p-value {which} can reach is {factor}/{n_null + 1} = {floor:.3g} > "
+             f"alpha={alpha}: nothing there can be significant, however large its importance. "
+             f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal').")]
 
 
 def _pvalues(null, observed, distribution, names):
