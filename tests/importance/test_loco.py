@@ -182,6 +182,9 @@ def test_cross_validation(correlated):
     # every row is tested once: the mean of Δ over rows weights folds by size (equal here)
     assert_allclose(r.observation_importance.mean(axis=1), r.importance, rtol=1e-10)
     assert r.p_adjusted[2] < 0.01 and np.all(r.p_adjusted[:2] > 0.05)
+    # Nadeau–Bengio: the same corrected t gives the p-value and the (Bonferroni-level) interval
+    f = r.to_frame(sort=False)
+    assert_array_equal(f["significant"].to_numpy(), (f["ci_low"] > 0).to_numpy())
 
 
 # --------------------------------------------------------------------------- invariances
