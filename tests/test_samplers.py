@@ -90,8 +90,55 @@ def test_gaussian_sampler_handles_exact_copies():
 
 
 def test_make_sampler_auto(mixed):
+    # distribution-free default for every data type; Gaussian only when asked for
     assert isinstance(make_sampler("auto", mixed), SubgroupSampler)
-    assert isinstance(make_sampler("auto", mixed[["x", "z"]]), GaussianSampler)
+    assert isinstance(make_sampler("auto", mixed[["x", "z"]]), SubgroupSampler)
+    assert isinstance(make_sampler("gaussian", mixed[["x", "z"]]), GaussianSampler)
+
+
+def _discrete(n=2000, seed=0):
+    """a binary, b integer 0..4, c nominal; s binary depends on (a, b) and c on a."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n)
+    b = rng.binomial(4, 0.5, n)
+    s = (rng.uniform(size=n) < np.where((a == 1) & (b >= 2), 0.9, 0.1)).astype(np.int64)
+    c = np.where(a == 1, rng.choice(["u", "v"], n), rng.choice(["v", "w"], n))
+    return pd.DataFrame({"a": a, "b": b, "s": s, "c": pd.Categorical(c)})
+
+
+def test_subgroup_draws_only_observed_values_and_keeps_conditional():
+    X = _discrete()
+    smp = make_sampler("auto", X)
+    out = smp.sample(X, ["s", "c"], n_samples=5, rng=0)
+    assert out["s"].dtype == X["s"].dtype and set(out["s"].unique()) <= {0, 1}
+    assert isinstance(out["c"].dtype, pd.CategoricalDtype) and set(out["c"].unique()) <= {"u", "v", "w"}
+    # every joint draw (s, c) is a combination that occurs in the data
+    assert set(zip(out["s"], out["c"])) <= set(zip(X["s"], X["c"]))
+    # P(s = 1 | a = 1, b >= 2) = 0.9 and 0.1 elsewhere; c never "w" when a = 1.
+    # Tolerance: ~5 binomial standard errors on ~4,000 / ~6,000 draws.
+    cell = np.tile(((X["a"] == 1) & (X["b"] >= 2)).to_numpy(), 5)
+    assert_allclose(out["s"].to_numpy()[cell].mean(), 0.9, atol=0.025)
+    assert_allclose(out["s"].to_numpy()[~cell].mean(), 0.1, atol=0.02)
+    a1 = np.tile((X["a"] == 1).to_numpy(), 5)
+    assert (out["c"].to_numpy()[a1] != "w").all()
+    # rows that are not the fitted data (a subset, string column): same leaves, same rules
+    Xo = X.assign(c=X["c"].astype(str))
+    sub = Xo.iloc[::7].reset_index(drop=True)
+    drawn = make_sampler("auto", Xo).sample(sub, "c", n_samples=20, rng=1)["c"].to_numpy()
+    assert (drawn[np.tile((sub["a"] == 1).to_numpy(), 20)] != "w").all()
+
+
+def test_subgroup_tree_cache_changes_nothing():
+    X = _discrete(600)
+    smp = SubgroupSampler().fit(X)
+    first = smp.sample(X.iloc[:50], "s", n_samples=3, rng=4)
+    smp.sample(X, ["a", "b"], rng=0)  # fill the cache with another set
+    again = smp.sample(X.iloc[:50], "s", n_samples=3, rng=4)
+    fresh = SubgroupSampler().fit(X).sample(X.iloc[:50], "s", n_samples=3, rng=4)
+    pd.testing.assert_frame_equal(first, again)
+    pd.testing.assert_frame_equal(first, fresh)
+    with pytest.raises(ValueError, match="'min_samples_leaf' must be an int >= 1"):
+        SubgroupSampler(min_samples_leaf=0)
 
 
 def test_errors(mixed):

@@ -182,6 +182,9 @@ def test_cross_validation(correlated):
     # every row is tested once: the mean of Δ over rows weights folds by size (equal here)
     assert_allclose(r.observation_importance.mean(axis=1), r.importance, rtol=1e-10)
     assert r.p_adjusted[2] < 0.01 and np.all(r.p_adjusted[:2] > 0.05)
+    # Nadeau–Bengio: the same corrected t gives the p-value and the (Bonferroni-level) interval
+    f = r.to_frame(sort=False)
+    assert_array_equal(f["significant"].to_numpy(), (f["ci_low"] > 0).to_numpy())
 
 
 # --------------------------------------------------------------------------- invariances
@@ -251,18 +254,105 @@ def test_train_and_test_with_different_columns(correlated):
 
 def test_interval_belongs_to_the_point_estimate():
     # A skewed Δ (bike-like): the median and the pseudo-median differ, so an interval for the
-    # pseudo-median could exclude the reported median. The reported interval is for the median.
+    # pseudo-median could exclude the reported median. The default (test="auto") pairs the
+    # median with the sign test and its inversion.
     rng = np.random.default_rng(5)
     n = 400
     X = pd.DataFrame({"a": rng.exponential(size=n), "b": rng.normal(size=n)})
     y = X["a"] ** 2 + 0.1 * rng.normal(size=n)
     r = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], random_state=0)
+    assert r.params["test_used"] == "sign" and r.params["estimand"] == "median"
     assert np.all(r.ci_low <= r.importance) and np.all(r.importance <= r.ci_high)
     d = r.observation_importance[0]
-    _, lo, hi = sign_test(d, 0.95)  # Holm (the default) leaves the per-feature level at 0.95
+    # Holm (the default) with m = 2: simultaneous Bonferroni-level intervals, 1 - 0.05/2
+    p, lo, hi = sign_test(d, 0.975)
     assert_allclose([r.ci_low[0], r.ci_high[0]], [lo, hi])
-    hl = r.extra["hodges_lehmann"]
-    assert_allclose(hl[:, 0], [hodges_lehmann(x) for x in r.observation_importance])
+    assert_allclose(r.p_value[0], p) and assert_allclose(r.importance[0], np.median(d))
     m = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], aggregate="mean", test="t",
                 random_state=0)
     assert np.all(m.ci_low <= m.importance) and np.all(m.importance <= m.ci_high)
+    # an explicit Wilcoxon test makes the pseudo-median the estimand, and says so
+    w = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], test="wilcoxon", random_state=0)
+    assert_allclose(w.importance, [hodges_lehmann(x) for x in w.observation_importance])
+    assert w.params["estimand"] == "pseudo_median" and any("pseudo-median" in t for t in w.warnings)
+    assert np.all(w.ci_low <= w.importance) and np.all(w.importance <= w.ci_high)
+    assert_allclose(w.extra["hodges_lehmann"][:, 0], w.importance)
+
+
+# --------------------------------------------------------------------------- one procedure
+def _samples():
+    """Δ samples that stress the duality: continuous, skewed, many exact zeros, ties, tiny n."""
+    rng = np.random.default_rng(11)
+    out = []
+    for n in (3, 5, 7, 12, 30, 49, 51, 80, 300):
+        for shift in (-0.2, 0.0, 0.15, 0.3, 1.0):
+            out.append(rng.normal(shift, 1, n))
+            out.append(rng.exponential(1, n) - np.log(2) + shift)
+            z = rng.normal(shift, 1, n)
+            z[rng.uniform(size=n) < 0.4] = 0.0  # trees: many observations with Δ = 0
+            out.append(z)
+            out.append(np.round(rng.normal(shift, 1, n), 1))  # ties
+    return out
+
+
+@pytest.mark.parametrize("fn", [sign_test, wilcoxon_test, t_test])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_p_value_is_the_inverted_interval(fn, level):
+    a = (1 - level) / 2
+    for d in _samples():
+        p, lo, hi = fn(d, level, "greater")
+        assert (p <= a) == (np.isfinite(lo) and lo > 0), (fn.__name__, d.size, p, lo)
+        p2, lo2, hi2 = fn(d, level, "two-sided")
+        assert (lo2, hi2) == (lo, hi) or (np.isnan(lo) and np.isnan(lo2))
+        excludes = np.isfinite(lo2) and (lo2 > 0 or hi2 < 0)
+        assert (p2 <= 2 * a) == excludes, (fn.__name__, d.size, p2, lo2, hi2)
+
+
+def test_sign_test_counts_zeros_against_the_alternative():
+    d = np.array([0.0, 0.0, 0.5, 0.7, 0.2, 0.9, 1.1, 0.3])
+    p, lo, _ = sign_test(d, 0.95)
+    assert_allclose(p, stats.binom.cdf(2, 8, 0.5))  # k = #{Δ <= 0} = 2
+    assert lo == 0.0  # the interval's lower end is a zero, so 0 is not excluded
+    assert p > 0.025
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+@pytest.mark.parametrize("p_adjust", ["holm", "bonferroni", None])
+@pytest.mark.parametrize("aggregate, test", [("median", "auto"), ("mean", "auto"), ("pseudo_median", "auto"),
+                                             ("median", "wilcoxon"), ("median", "t"), ("mean", "sign")])
+def test_significant_iff_interval_excludes_zero(correlated, aggregate, test, p_adjust, alternative):
+    Xtr, ytr, Xte, yte = correlated
+    rng = np.random.default_rng(3)
+    # the course's example plus pure-noise features (random data: nothing to find)
+    noise = pd.DataFrame(rng.normal(size=(1000, 3)), columns=["n1", "n2", "n3"])
+    Xtr, Xte = pd.concat([Xtr, noise[:700].set_index(Xtr.index)], axis=1), \
+        pd.concat([Xte, noise[700:].set_index(Xte.index)], axis=1)
+    r = ik.loco(LinearRegression(), Xtr, ytr, Xte[:120], yte[:120], aggregate=aggregate, test=test,
+                p_adjust=p_adjust, alternative=alternative, random_state=0)
+    f = r.to_frame(sort=False)
+    if alternative == "greater":
+        excludes = f["ci_low"] > 0
+    else:
+        excludes = (f["ci_low"] > 0) | (f["ci_high"] < 0)
+    assert_array_equal(f["significant"].to_numpy(), excludes.to_numpy())
+    assert f.loc["x3", "significant"]  # the one feature the learner needs
+    assert np.all(f["ci_low"] <= f["importance"]) and np.all(f["importance"] <= f["ci_high"])
+    if p_adjust is not None:
+        assert_allclose(r.p_adjusted, np.minimum(1, 6 * r.p_value))
+
+
+def test_holm_reports_the_bonferroni_compatible_decision():
+    # Two features: a strong one (p tiny) and one with one-sided p between α/2 and α/1 of the
+    # 2.5% threshold -- Holm alone would reject it, its Bonferroni-level interval does not
+    # exclude 0; imlkit's decision follows the interval.
+    d_weak = None
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        cand = rng.normal(0.35, 1, 40)
+        p, _, _ = sign_test(cand)
+        if 0.0125 < p <= 0.025:
+            d_weak = cand
+            break
+    assert d_weak is not None
+    p, lo, _ = sign_test(d_weak, 1 - 0.05 / 2)
+    assert lo <= 0 and adjust_pvalues([1e-9, p], "holm")[1] <= 0.025 < min(1, 2 * p)

@@ -63,6 +63,71 @@ def test_extrapolation_pfi_vs_cfi():
     assert "unique" in c.explain()
 
 
+def test_extrapolation_example_with_default_sampler():
+    # the course's example again, with the distribution-free default: x1, x2 nearly 0
+    X, y = ik.datasets.make_extrapolation(n=2000, random_state=3)
+    model = LinearRegression().fit(X, y)
+    p = ik.pfi(model, X, y, n_repeats=10, random_state=0).to_frame(sort=False)
+    c = ik.cfi(model, X, y, n_repeats=10, random_state=0)
+    assert "SubgroupSampler" in c.params["sampler"]
+    fc = c.to_frame(sort=False)
+    assert (fc.loc[["x1", "x2"], "importance"].abs() < 0.05 * p.loc[["x1", "x2"], "importance"]).all()
+    assert_allclose(fc.loc["x3", "importance"], 2 * X["x3"].var(), rtol=0.1)
+
+
+def _course_mixture(n, seed):
+    """The course's conditional-permutation illustration: X2 ~ U(0, 1);
+    X1 ~ N(0, 1) if X2 < 0.5 else N(4, 4) (variance 4); y depends on X2 only."""
+    rng = np.random.default_rng(seed)
+    x2 = rng.uniform(size=n)
+    x1 = np.where(x2 < 0.5, rng.normal(0, 1, n), rng.normal(4, 2, n))
+    y = 4 * (x2 >= 0.5) + x2 + rng.normal(0, 0.5, n)
+    return pd.DataFrame({"x1": x1, "x2": x2}), y
+
+
+def test_cfi_default_is_zero_for_conditionally_irrelevant_feature_on_mixture():
+    X, y = _course_mixture(2000, 0)
+    # A model that uses X1 as a proxy for the jump at X2 = 0.5.
+    model = lambda Z: Z["x2"].to_numpy() + 4 * (Z["x1"].to_numpy() > 2)
+    p = ik.pfi(model, X, y, features=["x1"], n_repeats=10, random_state=0).importance[0]
+    # y ⊥ X1 | X2, so (X̃1, X2, y) has the joint law of (X1, X2, y): exact CFI(X1) = 0 for
+    # any model. PFI(X1) ≈ 6.6 here; the default sampler stays within 2% of it (Monte-Carlo
+    # noise is ~0.02), the Gaussian sampler does not (its conditional is wrong for a mixture).
+    c = ik.cfi(model, X, y, features=["x1"], n_repeats=10, random_state=0)
+    assert p > 5
+    assert abs(c.importance[0]) < 0.02 * p
+    g = ik.cfi(model, X, y, sampler="gaussian", features=["x1"], n_repeats=10, random_state=0)
+    assert g.importance[0] > 0.2 * p
+
+
+def test_cfi_default_on_discrete_data():
+    # a binary, b integer, s binary with P(s = 1 | a, b) depending on (a, b); y ⊥ s | (a, b)
+    rng = np.random.default_rng(5)
+    n = 2000
+    a = rng.integers(0, 2, n)
+    b = rng.binomial(4, 0.5, n)
+    s = (rng.uniform(size=n) < np.where((a == 1) & (b >= 2), 0.9, 0.1)).astype(np.int64)
+    X = pd.DataFrame({"a": a, "b": b, "s": s})
+    y = 2 * a + b + rng.normal(0, 0.5, n)
+    # the model uses s as a proxy for a
+    model = lambda Z: Z["a"].to_numpy() + Z["b"].to_numpy() + 2 * Z["s"].to_numpy()
+    seen = []
+
+    def spy(Z):
+        seen.append(set(np.unique(Z["s"].to_numpy())))
+        return model(Z)
+
+    p = ik.pfi(model, X, y, n_repeats=10, random_state=0).to_frame(sort=False)
+    c = ik.cfi(spy, X, y, n_repeats=10, random_state=0).to_frame(sort=False)
+    assert all(v <= {0, 1} for v in seen)  # s only ever takes its observed values
+    # exact CFI(s) = 0 (y ⊥ s | a, b) for any model; PFI(s) = 8·Var(s) − 8·Cov(s, a) ≈ 0.57
+    # here (the permuted proxy no longer tracks a). Monte-Carlo noise of CFI(s) is ~0.02.
+    assert p.loc["s", "importance"] > 0.4
+    assert abs(c.loc["s", "importance"]) < 0.1 * p.loc["s", "importance"]
+    # a and b carry information about y beyond the others: clearly positive
+    assert (c.loc[["a", "b"], "ci_low"] > 0.3).all()
+
+
 def test_groups_permute_jointly(linear_data):
     X, y, beta = linear_data
     Xf = pd.DataFrame(X, columns=["a", "b", "c"])

@@ -1,7 +1,9 @@
 """PIMP: the course's extrapolation example, p-value formulas by hand, multiple testing, errors."""
 import math
+import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
@@ -25,7 +27,8 @@ def extrapolation():
 def extrapolation_result(extrapolation):
     Xtr, ytr, Xte, yte = extrapolation
     # 99 null refits: the smallest empirical p-value 1/100 survives Holm's factor 4.
-    return ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_null=99, n_repeats=3, random_state=0)
+    return ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_null=99, n_repeats=3, distribution="empirical",
+                   random_state=0)
 
 
 def test_extrapolation_example(extrapolation_result):
@@ -157,3 +160,38 @@ def test_different_columns(extrapolation):
     Xtr, ytr, Xte, yte = extrapolation
     with pytest.raises(ValidationError, match="same columns"):
         ik.pimp(LinearRegression(), Xtr, ytr, Xte[["x1", "x2", "x3"]], yte, n_null=2)
+
+
+def _twelve(seed=0, n=300):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 12)), columns=[f"x{j}" for j in range(12)])
+    y = 3 * X["x0"].to_numpy() + rng.normal(size=n)
+    return X[:200], y[:200], X[200:], y[200:]
+
+
+def test_defaults_can_reject_an_overwhelming_feature_among_twelve():
+    Xtr, ytr, Xte, yte = _twelve()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the noise features may fall back to the empirical null
+        r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_repeats=2, random_state=0)
+    f = r.to_frame(sort=False)
+    # PFI(x0) ≈ 2·9·Var(x0) = 18 against a null centred near 0: significant with the defaults
+    assert f.loc["x0", "importance"] > 10
+    assert f.loc["x0", "significant"] and r.extra["distribution"][0] != "empirical"
+    assert f["significant"].sum() <= 2  # noise features: at most a chance rejection
+
+
+def test_warns_when_the_empirical_null_cannot_reach_alpha():
+    Xtr, ytr, Xte, yte = _twelve()
+    # 12 features, Holm, B = 30: the smallest adjusted empirical p-value is 12/31 > 0.05
+    with pytest.warns(UserWarning, match=r"n_null=30 .* 12/31 = 0\.387 > alpha=0\.05.*n_null >= 239"):
+        r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_null=30, n_repeats=2, distribution="empirical",
+                    random_state=0)
+    # the warning is right: even x0, far beyond every null value, is not significant
+    assert r.p_value[0] == pytest.approx(1 / 31) and not r.to_frame().loc["x0", "significant"]
+    assert any("n_null" in w for w in r.warnings)
+    # no warning when the floor is reachable: m/(B+1) = 12/240 <= 0.05 needs B >= 239
+    from imlkit.importance._pimp import _resolution_warnings
+    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 239, "holm", 0.05) == []
+    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 238, "holm", 0.05)
+    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 30, None, 0.05) == []

@@ -6,8 +6,21 @@ from scipy import stats
 
 from .._validation import check_choice
 
-__all__ = ["t_interval", "repeat_quantiles", "adjust_pvalues", "P_ADJUST", "wilcoxon_test", "sign_test",
-           "t_test", "nadeau_bengio", "hodges_lehmann", "null_pvalue", "best_null_distribution"]
+__all__ = [
+    "P_ADJUST",
+    "adjust_pvalues",
+    "best_null_distribution",
+    "hodges_lehmann",
+    "nadeau_bengio",
+    "null_pvalue",
+    "repeat_quantiles",
+    "sign_test",
+    "significance_threshold",
+    "simultaneous_level",
+    "t_interval",
+    "t_test",
+    "wilcoxon_test",
+]
 
 P_ADJUST = ("holm", "bonferroni", None)
 
@@ -73,9 +86,17 @@ def adjust_pvalues(p, method="holm"):
 
 # --------------------------------------------------------------------------- tests on Δ
 # The functions below test one sample of observation-wise loss differences Δ (LOCO, LOFO).
-# Each returns ``(p_value, low, high)``: a one- or two-sided p-value for H0 "Δ is centred at
-# 0" against ``alternative``, and a two-sided interval at ``confidence_level`` (NaN where the
-# sample is too small to reach the level).
+# Each returns ``(p_value, low, high)``: a one- or two-sided p-value for H0 "the centre of Δ
+# is 0" against ``alternative`` and a two-sided interval at ``confidence_level``, both from
+# ONE procedure -- the interval is the set of centres θ the test does not reject, and the
+# p-value is computed from the same order statistics and the same null distribution, so
+# that, with a = (1 - confidence_level)/2,
+#
+#     alternative="greater":   p <= a      <=>  low > 0
+#     alternative="two-sided": p <= 2a     <=>  0 outside [low, high]
+#
+# hold exactly (test inversion, as Lei et al. 2018 test LOCO). The interval is NaN where the
+# sample is too small to reach the level; the p-value then never reaches the threshold.
 
 ALTERNATIVES = ("greater", "two-sided")
 
@@ -97,6 +118,20 @@ def signed_rank_cdf(n):
     return np.cumsum(counts) / 2.0 ** n
 
 
+def _walsh_count_le(x_sorted, t):
+    """Number of Walsh averages (x_i + x_j)/2, i <= j, that are <= t (O(n log n))."""
+    x = x_sorted
+    j = np.searchsorted(x, 2.0 * t - x, side="right")
+    return int(np.clip(j - np.arange(x.size), 0, None).sum())
+
+
+def _walsh_count_lt(x_sorted, t):
+    """Number of Walsh averages that are < t."""
+    x = x_sorted
+    j = np.searchsorted(x, 2.0 * t - x, side="left")
+    return int(np.clip(j - np.arange(x.size), 0, None).sum())
+
+
 def _walsh_order_statistic(x_sorted, k):
     """The k-th smallest (1-based) Walsh average (x_i + x_j)/2, i <= j, without forming all of them.
 
@@ -104,26 +139,23 @@ def _walsh_order_statistic(x_sorted, k):
     so memory stays O(n) where enumerating would need n(n+1)/2 numbers.
     """
     x = x_sorted
-    n = x.size
-    idx = np.arange(n)
-
-    def count_le(t):
-        # pairs i <= j with x_i + x_j <= 2t
-        j = np.searchsorted(x, 2.0 * t - x, side="right")
-        return int(np.clip(j - idx, 0, None).sum())
-
     lo, hi = float(x[0]), float(x[-1])
-    if count_le(lo) >= k:
+    if _walsh_count_le(x, lo) >= k:
         return lo
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if count_le(mid) >= k:
+        if _walsh_count_le(x, mid) >= k:
             hi = mid
         else:
             lo = mid
-    return hi
+    # Snap to the Walsh average itself (the largest one <= hi): bisection stops within
+    # rounding of it, and a bound of 1e-60 where the average is exactly 0 would contradict
+    # the test, which counts that average as <= 0.
+    j = np.searchsorted(x, 2.0 * hi - x, side="right") - 1
+    ok = j >= np.arange(x.size)
+    return float(np.max((x[ok] + x[j[ok]]) / 2.0))
 
 
 def hodges_lehmann(x):
@@ -135,8 +167,19 @@ def hodges_lehmann(x):
     return 0.5 * (_walsh_order_statistic(x, N // 2) + _walsh_order_statistic(x, N // 2 + 1))
 
 
+def _inverted_p(cdf, k_low, k_high, alternative):
+    """p-value dual to an order-statistic interval.
+
+    ``k_low``: how many of the statistics the interval is built from are <= 0 (the lower
+    end is > 0 iff cdf(k_low) <= a); ``k_high``: how many are >= 0 (mirror).
+    """
+    if alternative == "greater":
+        return float(min(1.0, cdf(k_low)))
+    return float(min(1.0, 2.0 * min(cdf(k_low), cdf(k_high))))
+
+
 def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
-    """Wilcoxon signed-rank test of Δ and the Hodges–Lehmann interval by test inversion.
+    """Wilcoxon signed-rank test of the pseudo-median of Δ and its Hodges–Lehmann interval.
 
     Parameters
     ----------
@@ -150,9 +193,13 @@ def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
     -----
     The interval is ``[W_(C), W_(N+1-C)]`` over the N = n(n+1)/2 sorted Walsh averages
     ``W = (Δ_i + Δ_k)/2, i <= k``, with C the largest integer such that
-    ``P(T+ <= C - 1) <= (1 - level)/2`` under H0 (exact distribution for n <= 50, the normal
-    approximation ``C = floor(N/2 - z·sqrt(n(n+1)(2n+1)/24))`` beyond). It is the set of
-    shifts θ that a two-sided signed-rank test of Δ - θ does not reject.
+    ``F(C - 1) <= (1 - level)/2``, F the null cdf of T+ (exact for n <= 50; beyond,
+    ``F(t) = Φ((t + 1 - N/2)/σ)``, σ² = n(n+1)(2n+1)/24, i.e. ``C = floor(N/2 - z·σ)``).
+    It is the set of shifts θ that a two-sided signed-rank test of Δ - θ does not reject.
+    The p-value is the same test at θ = 0: with k₋ = #{W <= 0} and k₊ = #{W >= 0},
+    ``p = F(k₋)`` ("greater"; = P(T+ >= #{W > 0}), the usual one-sided p-value when there
+    are no zeros or ties, because #{W > 0} = T+) or ``2·min(F(k₋), F(k₊))`` (two-sided).
+    Zeros and ties count against the alternative, as they do in the interval.
 
     References
     ----------
@@ -160,21 +207,23 @@ def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
     """
     d = np.asarray(delta, dtype=float)
     n = d.size
-    nonzero = d[d != 0]
-    if nonzero.size == 0:
-        p = 1.0 if alternative == "greater" else 1.0
-    else:
-        p = float(stats.wilcoxon(nonzero, alternative=alternative).pvalue)
     x = np.sort(d)
     N = n * (n + 1) // 2
     a = (1.0 - confidence_level) / 2.0
     if n <= 50:
-        cdf = signed_rank_cdf(n)
-        ok = np.nonzero(cdf <= a)[0]          # values t with P(T+ <= t) <= a
+        table = signed_rank_cdf(n)
+        cdf = lambda t: float(table[min(max(int(t), 0), N)]) if t >= 0 else 0.0
+    else:
+        sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
+        cdf = lambda t: float(stats.norm.cdf((t + 1 - N / 2.0) / sigma))
+    k_low = _walsh_count_le(x, 0.0)
+    k_high = N - _walsh_count_lt(x, 0.0)
+    p = _inverted_p(cdf, k_low, k_high, alternative)
+    if n <= 50:
+        ok = np.nonzero(table <= a)[0]          # values t with P(T+ <= t) <= a
         C = int(ok[-1]) + 1 if ok.size else 0
     else:
-        z = stats.norm.ppf(1.0 - a)
-        C = int(np.floor(N / 2.0 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)))
+        C = int(np.floor(N / 2.0 - stats.norm.ppf(1.0 - a) * sigma))
     if C < 1:
         return p, np.nan, np.nan
     return p, _walsh_order_statistic(x, C), _walsh_order_statistic(x, N + 1 - C)
@@ -189,16 +238,17 @@ def sign_test(delta, confidence_level=0.95, alternative="greater"):
 
     Notes
     -----
-    p-value: ``P(B >= s)`` with B ~ Bin(n', 1/2), s the number of positive and n' of non-zero
-    Δ (two-sided: the binomial test's). Interval: ``[Δ_(l), Δ_(n+1-l)]`` with l the largest
-    integer such that ``P(Bin(n, 1/2) <= l - 1) <= (1 - level)/2``; it covers the median with
-    probability >= level for any continuous distribution.
+    Interval: ``[Δ_(l), Δ_(n+1-l)]`` with l the largest integer <= n/2 such that
+    ``P(Bin(n, 1/2) <= l - 1) <= (1 - level)/2``; it covers the median with probability
+    >= level for any continuous distribution. p-value, from the same binomial: with
+    k₋ = #{Δ <= 0} and k₊ = #{Δ >= 0}, ``P(Bin(n, 1/2) <= k₋)`` ("greater") or
+    ``2·min(P(B <= k₋), P(B <= k₊))`` (two-sided). Zeros count against the alternative (as
+    in the interval), which is conservative; without zeros this is the usual sign test.
     """
     d = np.asarray(delta, dtype=float)
     n = d.size
-    nz = d[d != 0]
-    s = int((nz > 0).sum())
-    p = 1.0 if nz.size == 0 else float(stats.binomtest(s, nz.size, 0.5, alternative=alternative).pvalue)
+    cdf = lambda k: float(stats.binom.cdf(k, n, 0.5))
+    p = _inverted_p(cdf, int((d <= 0).sum()), int((d >= 0).sum()), alternative)
     a = (1.0 - confidence_level) / 2.0
     ls = np.arange(1, n // 2 + 1)
     ok = ls[stats.binom.cdf(ls - 1, n, 0.5) <= a]
@@ -210,7 +260,11 @@ def sign_test(delta, confidence_level=0.95, alternative="greater"):
 
 
 def t_test(delta, confidence_level=0.95, alternative="greater"):
-    """One-sample t-test of the mean of Δ and the t-interval ``mean ± t·s/sqrt(n)``."""
+    """One-sample t-test of the mean of Δ and the t-interval ``mean ± t·s/sqrt(n)``.
+
+    The interval is the inversion of the same t statistic, so ``p <= (1 - level)/2`` iff
+    ``low > 0`` ("greater") and ``p <= 1 - level`` iff the interval excludes 0 (two-sided).
+    """
     d = np.asarray(delta, dtype=float)
     if d.size < 2:
         return np.nan, np.nan, np.nan
@@ -220,6 +274,15 @@ def t_test(delta, confidence_level=0.95, alternative="greater"):
         return p, mean, mean
     p = float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
     return p, low, high
+
+
+def significance_threshold(confidence_level, alternative):
+    """The α at which a p-value of the functions above agrees with their interval.
+
+    ``(1 - level)/2`` for "greater" (one-sided test ⇔ lower end of the two-sided interval),
+    ``1 - level`` for "two-sided".
+    """
+    return (1.0 - confidence_level) / 2.0 if alternative == "greater" else 1.0 - confidence_level
 
 
 def nadeau_bengio(values, test_fraction, confidence_level=0.95, alternative="greater"):
@@ -262,8 +325,14 @@ def nadeau_bengio(values, test_fraction, confidence_level=0.95, alternative="gre
 
 
 def simultaneous_level(confidence_level, m, p_adjust):
-    """Per-feature level of the intervals: Bonferroni widens them to ``1 - (1 - level)/m``."""
-    if p_adjust == "bonferroni" and m > 1:
+    """Per-feature level of simultaneous intervals: ``1 - (1 - level)/m`` with any correction.
+
+    Bonferroni intervals are simultaneous at ``level``. Holm's step-down test has no
+    informative compatible simultaneous intervals (Strassburger & Bretz 2008: the bound of a
+    rejected hypothesis is the null value itself), so the Bonferroni-level intervals are the
+    standard choice for Holm as well.
+    """
+    if p_adjust in ("bonferroni", "holm") and m > 1:
         return 1.0 - (1.0 - confidence_level) / m
     return confidence_level
 

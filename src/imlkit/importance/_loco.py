@@ -32,6 +32,7 @@ from ._inference import (
     nadeau_bengio,
     repeat_quantiles,
     sign_test,
+    significance_threshold,
     simultaneous_level,
     t_test,
     wilcoxon_test,
@@ -41,13 +42,17 @@ from ._result import ImportanceResult
 
 __all__ = ["loco", "lofo"]
 
-AGGREGATES = ("median", "mean")
-TESTS = ("wilcoxon", "sign", "t", None)
+AGGREGATES = ("median", "mean", "pseudo_median")
+TESTS = ("auto", "wilcoxon", "sign", "t", None)
 _TEST_FN = {"wilcoxon": wilcoxon_test, "sign": sign_test, "t": t_test}
+#: The centre of Δ each test is about, and the test of each centre: one procedure gives the
+#: point estimate, the interval (the test inverted) and the p-value.
+_ESTIMAND = {"sign": "median", "t": "mean", "wilcoxon": "pseudo_median"}
+_TEST_OF = {v: k for k, v in _ESTIMAND.items()}
 
 
 def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
-         aggregate="median", test="wilcoxon", alternative="greater", p_adjust="holm",
+         aggregate="median", test="auto", alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
          n_jobs=None, random_state=None, progress=False):
     """Leave-one-covariate-out importance with distribution-free inference (Lei et al. 2018).
@@ -77,21 +82,34 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
         A dict ``{"weather": ["temp", "atemp", "hum"]}`` leaves the group out together:
         the way to get the *shared* importance of correlated features, which each get
         LOCO ≈ 0 alone because the others take their place.
-    aggregate : {"median", "mean"}
-        Over the test observations.
-    test : {"wilcoxon", "sign", "t", None}
-        The p-value's test on Δ_j: Wilcoxon signed-rank (default), sign test, t-test, or none.
-        The interval always belongs to the point estimate: order statistics (sign-test
-        inversion) for the median, the t-interval for the mean. With Wilcoxon the
-        Hodges–Lehmann estimate of the pseudo-median and its interval by test inversion are in
-        ``extra["hodges_lehmann"]`` (m, 3). With ``cv`` any test uses the Nadeau–Bengio
-        corrected t over folds.
+    aggregate : {"median", "mean", "pseudo_median"}
+        The centre of Δ_j over the test observations: the median (the course's LOCO), the
+        mean (R_emp(f_-j) − R_emp(f)) or the pseudo-median (Hodges–Lehmann estimate, the
+        median of the Walsh averages).
+    test : {"auto", "sign", "t", "wilcoxon", None}
+        The test of that centre; the interval is the same test inverted, so the point
+        estimate, the interval and the p-value are one procedure. ``"auto"`` (default): the
+        test of the aggregate -- sign test for the median, t for the mean, Wilcoxon
+        signed-rank for the pseudo-median. An explicit test decides the estimand: with
+        ``test="wilcoxon"`` the importance is the Hodges–Lehmann pseudo-median whatever the
+        aggregate (a note in ``warnings`` says so when they differ). ``None``: no inference.
+        With ``cv`` the Nadeau–Bengio corrected t over folds is used for any test.
     alternative : {"greater", "two-sided"}
         H0: the feature does not help (Δ centred at 0); "greater" tests that it does.
     p_adjust : {"holm", "bonferroni", None}
-        Family-wise correction over the m features. Bonferroni also widens the intervals to
-        level ``1 − (1 − confidence_level)/m``; Holm leaves them per-feature.
+        Family-wise correction over the m features. With a correction the intervals are
+        simultaneous: every feature's interval is at level ``1 − (1 − confidence_level)/m``
+        (Bonferroni), and ``p_adjusted = min(1, m·p)`` is the p-value of that interval
+        (``params["p_adjust_applied"]`` is "bonferroni"). For Holm the same Bonferroni-level intervals and p-values are used: Holm's step-down
+        has no informative compatible simultaneous intervals (the bound of a rejected
+        feature is 0 itself; Strassburger & Bretz 2008), and a decision that disagreed with
+        the interval next to it would be worse than Holm's small gain in power.
     confidence_level : float, default 0.95
+        Level of the (simultaneous) intervals. A feature is significant (``to_frame()``
+        column) iff its interval excludes 0 (1 for ``relation="ratio"``): with
+        ``alternative="greater"`` iff ``ci_low > 0``, i.e. ``p_adjusted <= (1 − level)/2``
+        (the one-sided test at 2.5% for level 0.95); two-sided iff
+        ``p_adjusted <= 1 − level``. That α is ``params["alpha"]``.
     n_refits : int, default 1
         Refits per feature with different learner seeds (stochastic learners). Δ is averaged
         over refits; ``std`` and ``repeats`` show the spread between refits.
@@ -123,8 +141,12 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     For each feature (group) j: f_-j is the learner fitted on the training data without the
     columns of j, Δ_j(i) = L(y_i, f_-j(x_i,-j)) − L(y_i, f(x_i)) on the test data, and
     LOCO_j = median_i Δ_j(i) (``aggregate="mean"``: LOCO_j = R_emp(f_-j) − R_emp(f)).
-    Conditional on the training data the Δ_j(i) are i.i.d., so the Wilcoxon and sign tests
-    are exact finite-sample tests of H0: the centre of Δ_j is <= 0.
+    Conditional on the training data the Δ_j(i) are i.i.d., so the sign test (median) is an
+    exact finite-sample test of H0: the centre of Δ_j is <= 0, and the Wilcoxon test
+    (pseudo-median) is exact for symmetric Δ. Following Lei et al. (2018), who test by
+    inverting (Bonferroni-level) intervals for the median of Δ_j, each interval is the set of
+    centres its test does not reject, and the p-value is that test at 0; hence
+    ``significant`` ⇔ the interval excludes 0, for every feature.
 
     With cross-validation the K fold estimates share training data; the interval and p-value
     use the Nadeau–Bengio variance ``(1/K + n_test/n_train)·s²`` with K − 1 degrees of freedom.
@@ -138,6 +160,8 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     Lei, J., G'Sell, M., Rinaldo, A., Tibshirani, R. J. & Wasserman, L. (2018).
     Distribution-free predictive inference for regression. JASA 113(523), 1094-1111.
     Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Mach. Learn. 52.
+    Strassburger, K. & Bretz, F. (2008). Compatible simultaneous lower confidence bounds for
+    the Holm procedure and other Bonferroni-based closed tests. Stat. Med. 27, 4914-4927.
 
     Examples
     --------
@@ -272,6 +296,15 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
         loss = default_loss(check_learner(learner), method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, max_rows, allow_cv=True, cv=cv)
+    notes = []
+    if test == "auto":
+        test = _TEST_OF[aggregate] if (loss_obj.pointwise is not None or cv is not None) else None
+    elif test is not None and cv is None and _ESTIMAND[test] != aggregate:
+        notes.append(f"test={test!r} is a test of the {_ESTIMAND[test].replace('_', '-')} of the loss differences, "
+                     f"so the importance, its interval and its p-value are all about the "
+                     f"{_ESTIMAND[test].replace('_', '-')} (not the {aggregate.replace('_', '-')}); use "
+                     f"test='auto' for the {aggregate.replace('_', '-')}.")
+        aggregate = _ESTIMAND[test]
     if loss_obj.pointwise is None:
         if aggregate != "mean":
             require_pointwise(loss_obj, f"{method.upper()} with aggregate={aggregate!r}",
@@ -281,6 +314,8 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
     groups = resolve_features(features, Xtr.columns)
     _check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name
+    params.update(test_used=test, estimand=aggregate if cv is None else f"mean over folds of the {aggregate}",
+                  alpha=significance_threshold(confidence_level, alternative))
 
     with Timer() as timer:
         cv_seed, refit_root = seed.spawn(2)
@@ -306,7 +341,8 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
                             p_adjust, confidence_level, m)
     params["seconds"] = timer.seconds
     params["inference"] = stats_.pop("inference")
-    warns = []
+    params["p_adjust_applied"] = "bonferroni" if p_adjust is not None and len(groups) > 1 else None
+    warns = list(notes)
     if n_refits == 1 and _seed_params(template):
         warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")
@@ -320,6 +356,8 @@ def _where(r, k, R, K):
 
 
 def _agg(values, how, axis=-1):
+    if how == "pseudo_median":
+        return np.apply_along_axis(hodges_lehmann, axis, values)
     return np.median(values, axis=axis) if how == "median" else np.mean(values, axis=axis)
 
 
@@ -370,7 +408,7 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
             else:
                 per_refit = _relate(_agg(L[:, 1:], aggregate), _agg(L[:, :1], aggregate), sign, relation)
             rep += per_refit.T / K                                                 # (m, R)
-            base[k] = mean_L[0].mean() if aggregate == "mean" else np.median(mean_L[0])
+            base[k] = _agg(mean_L[0], aggregate)
         else:
             rk = risks[:, k]                                                       # (R, m+1)
             per_refit = _relate(rk[:, 1:], rk[:, :1], sign, relation)              # (R, m)
@@ -393,21 +431,18 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
                 p[j], lo, hi = nadeau_bengio(fold_imp[j] - null, frac, level_j, alternative)
                 low[j], high[j] = lo + null, hi + null
         else:
+            # One procedure per feature: the test of the estimand and its inversion (the
+            # interval) at the simultaneous level; p_adjusted below is the same interval's
+            # p-value, so significant <=> the interval excludes the null value.
             inference = test
             fn = _TEST_FN[test]
-            # The interval belongs to the reported point estimate: order statistics for the
-            # median, t for the mean. The Wilcoxon test's own parameter is the pseudo-median;
-            # its Hodges-Lehmann estimate and interval are kept in extra["hodges_lehmann"]
-            # (an interval for a different centre could exclude the reported median).
-            interval_fn = sign_test if aggregate == "median" else t_test
             full_agg = base[0]
             hl = np.full((m, 3), np.nan)
             for j in range(m):
                 d = delta_fold[0][j]
-                p[j], hl_lo, hl_hi = fn(d, level_j, alternative)
+                p[j], lo, hi = fn(d, level_j, alternative)
                 if test == "wilcoxon":
-                    hl[j] = hodges_lehmann(d), hl_lo, hl_hi
-                _, lo, hi = interval_fn(d, level_j, alternative)
+                    hl[j] = hodges_lehmann(d), lo, hi
                 if relation == "difference":
                     low[j], high[j] = lo, hi
                 else:
@@ -431,6 +466,6 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
         extra["fold_importance"] = fold_imp
     return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
                 quantiles=repeat_quantiles(rep), p_value=p,
-                p_adjusted=None if p is None else adjust_pvalues(p, p_adjust),
+                p_adjusted=None if p is None else adjust_pvalues(p, None if p_adjust is None else "bonferroni"),
                 baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
                 inference=inference)

@@ -9,7 +9,11 @@ The course (Ewald et al., "A guide to feature importance methods for scientific 
    (unique contribution given the other features)?
 
 A method answers a question "yes" when a non-zero importance implies the property,
-"partly" when it does so only one way or under conditions, and "no" otherwise.
+"partly" when it does so only one way or under conditions (typically: the property implies a
+non-zero importance, but a non-zero importance does not imply the property),
+"approximately (through the refitted learner)" for the refit methods' question (3), whose
+answer is about the learner rather than the fitted model, and "no" otherwise. Every cell
+follows the course's "implications" slides (PFI, CFI, marginal and conditional SAGE, LOCO).
 """
 from __future__ import annotations
 
@@ -37,24 +41,31 @@ _METHODS = {
         "Conditional feature importance (CFI, conditional sampling)",
         {1: ("yes", "CFI_j != 0 implies the model relies on x_j; CFI_j = 0 does not rule it out "
                        "(a feature whose information is shared with others gets CFI 0)."),
-         2: ("no", "If x_j depends on y only through information it shares with x_-j, CFI_j = 0."),
-         3: ("yes", "CFI_j != 0 implies x_j contributes unique information about y given x_-j, "
-                    "among the relationships the model exploits.")},
+         2: ("no", "If x_j is dependent on y but x_j ⊥ y | x_-j (x_j shares its information with x_-j), "
+                   "CFI_j = 0; and CFI_j = 0 for a feature the model does not exploit, however useful."),
+         3: ("yes", "CFI_j != 0 implies x_j contributes unique information about y given x_-j "
+                    "(x_j and y dependent given x_-j); it only uncovers relationships the model exploits, "
+                    "and only as far as the sampler draws from the true P(x_j | x_-j) (the default "
+                    "subgroup sampler assumes no distribution; the Gaussian one is exact only for "
+                    "Gaussian data).")},
         "Increase in loss when x_j is replaced by draws from P(x_j | x_-j): its unique contribution.",
     ),
     "loco": (
         "Leave-one-covariate-out (LOCO, refits)",
         {1: ("no", "The learner is refitted, so the importance is not about the fitted model's use of x_j."),
          2: ("no", "A feature correlated with y can have LOCO 0 when another feature takes its place."),
-         3: ("yes", "Approximately: whether the *learner* needs access to x_j to reach its performance.")},
+         3: ("approximately (through the refitted learner)",
+             "LOCO estimates the generalisation error of the learner on the data without x_j, so it "
+             "says approximately whether the *learner* (not the fitted model) needs access to x_j.")},
         "Generalisation error of the learner refitted without x_j minus that of the full learner.",
     ),
     "lofo": (
         "Leave-one-feature-out (LOFO, refits)",
         {1: ("no", "The learner is refitted, so the importance is not about the fitted model's use of x_j."),
          2: ("no", "Correlated copies share credit: each copy can have LOFO 0."),
-         3: ("yes", "Whether the learner needs x_j to reach its performance; negative values mean "
-                    "the learner does better without it.")},
+         3: ("approximately (through the refitted learner)",
+             "As LOCO: whether the *learner* (not the fitted model) needs x_j to reach its performance; "
+             "negative values mean the learner does better without it.")},
         "Test loss of the learner refitted without x_j minus (or divided by) the full learner's.",
     ),
     "sage_marginal": (
@@ -69,11 +80,14 @@ _METHODS = {
         "SAGE with conditional removal (Shapley values of the loss reduction)",
         {1: ("no", "phi_j may be non-zero although the model does not use x_j directly, "
                    "and zero although it does."),
-         2: ("yes", "For a loss-optimal model v({j}) measures the information x_j carries about y "
-                    "(mutual information for cross-entropy); phi_j may also be non-zero for a feature "
-                    "that is only conditionally dependent on y."),
-         3: ("partly", "The surplus v(all) - v(all without j) measures the unique contribution, "
-                       "but phi_j averages over all coalitions and may be non-zero without one.")},
+         2: ("partly", "For a loss-optimal model v({j}) measures the information x_j carries about y "
+                       "(mutual information for cross-entropy), so prediction-relevance implies phi_j != 0; "
+                       "but x_j ⊥ y does not imply x_j ⊥ y | x_S, so phi_j may be non-zero although "
+                       "x_j ⊥ y."),
+         3: ("partly", "For a loss-optimal model the surplus v(all) - v(all without j) is the conditional "
+                       "mutual information I(y; x_j | x_-j), so a unique contribution implies phi_j != 0; "
+                       "but x_j ⊥ y | x_-j does not imply x_j ⊥ y | x_S, so phi_j may be non-zero "
+                       "without one.")},
         "Fair (Shapley) share of the loss reduction, features removed by conditional sampling.",
     ),
     "pimp": (

@@ -27,8 +27,10 @@ __all__ = ["sage", "sage_value", "RunningMoments"]
 
 #: Players allowed for ``exact=True``: 2^12 coalitions, each predicted on all rows.
 MAX_EXACT_PLAYERS = 12
-#: Orderings after which an unconverged run stops when ``max_permutations=None``.
-DEFAULT_PERMUTATION_CAP = 1_000_000
+#: Orderings after which an unconverged run stops when ``max_permutations=None``: a finite
+#: budget (each ordering costs m predictions of ``n_background`` rows), so a run that cannot
+#: reach the tolerance ends with a warning instead of running for hours.
+DEFAULT_PERMUTATION_CAP = 10_000
 
 
 class RunningMoments:
@@ -188,13 +190,16 @@ def sage(model, X, y, loss=None, features=None, removal="marginal", sampler=None
         Dropped features are averaged over background rows of X (marginal) or over draws
         from P(X_-S | X_S) (conditional).
     sampler : str or Sampler, optional
-        Conditional sampler; default ``make_sampler("auto", X)``. Conditional removal only.
+        Conditional sampler; default ``"auto"``, the distribution-free subgroup sampler
+        (:class:`imlkit.samplers.SubgroupSampler`; ``"gaussian"`` is exact only for Gaussian
+        data). Conditional removal only.
     n_background : int, default 128
         B: background rows (marginal) or conditional draws per prediction.
     tolerance : float, default 0.05
         Stop when the largest standard error ≤ tolerance × (max φ − min φ).
     max_permutations : int, optional
-        Upper bound on the orderings (default: until convergence, at most 10^6).
+        Upper bound on the orderings (default: until convergence, at most 10,000; a run that
+        stops there unconverged warns and keeps ``extra["converged"] = False``).
     antithetic : bool, default False
         Pair every ordering with its reverse on the same observation.
     exact : bool, default False

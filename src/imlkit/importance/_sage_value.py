@@ -68,7 +68,7 @@ class SageGame:
     """
 
     def __init__(self, predictor, X, y, loss, players, removal, background, sampler, n_draws,
-                 classes=None, vote=False, max_rows=None):
+                 classes=None, vote=False, max_rows=None, sampler_fit_on_X=False):
         self.predictor = predictor
         self.X = X
         self.y = y
@@ -81,6 +81,9 @@ class SageGame:
         self.classes = classes
         self.vote = vote
         self.max_rows = max_rows
+        # The sampler was fitted on X itself: draws can be taken as row indices of X and the
+        # hybrid rows built from X's arrays (the lean path of _conditional).
+        self.sampler_fit_on_X = sampler_fit_on_X
         cols = list(X.columns)
         # Column membership of each player: (m, p) bool, used to expand player masks.
         self.player_columns = np.zeros((len(players), len(cols)), dtype=bool)
@@ -114,6 +117,40 @@ class SageGame:
                 self._xcols.append(s.to_numpy())
                 self._bcols.append(b.to_numpy())
                 self._cats.append(None)
+
+    def _hybrid_from_rows(self, rows, keep, idx):
+        """x_{rows,S} completed by rows ``idx`` of X: (B, q) draws -> DataFrame of B*q rows.
+
+        Row ``b*q + i`` is row ``rows[i]`` with the columns outside ``keep`` (p,) taken from
+        row ``idx[b, i]`` of X -- the layout of :func:`imlkit._model.stack_frame`.
+        """
+        B, q = idx.shape
+        if self._homogeneous:
+            a = self._xa[idx]                                   # (B, q, p)
+            a[:, :, keep] = self._xa[rows][None, :, :][:, :, keep]
+            return [a.reshape(B * q, -1)]
+        return [np.broadcast_to(col[rows], (B, q)).reshape(-1) if keep[k] else col[idx].reshape(-1)
+                for k, col in enumerate(self._xcols)]
+
+    def _frame_from_arrays(self, parts):
+        """One DataFrame from the raw arrays of several ``_hybrid_from_rows`` calls.
+
+        Concatenating per column and building one frame at the end costs one pandas
+        construction per predict call instead of one per coalition.
+        """
+        if self._homogeneous:
+            a = parts[0][0] if len(parts) == 1 else np.concatenate([pt[0] for pt in parts])
+            return pd.DataFrame(a, columns=self.X.columns, copy=False)
+        cols = {}
+        for k, name in enumerate(self.X.columns):
+            v = parts[0][k] if len(parts) == 1 else np.concatenate([pt[k] for pt in parts])
+            cat = self._cats[k]
+            if cat is not None:
+                v = pd.Categorical.from_codes(v, dtype=cat)
+            elif self.X[name].dtype.kind not in "biufcM":
+                v = pd.Series(v, dtype=self.X[name].dtype)
+            cols[name] = v
+        return pd.DataFrame(cols, columns=self.X.columns, copy=False)
 
     def _hybrid_frame(self, rows, colmask):
         """Rows (q, B) of x_{rows,S} completed by background rows: DataFrame of q*B rows."""
@@ -204,12 +241,17 @@ class SageGame:
         pending, pending_rows = [], 0
 
         def flush():
-            frame = pd.concat([f for _, f in pending], ignore_index=True) if len(pending) > 1 else pending[0][1]
+            if all(isinstance(f, list) for _, f in pending):
+                frame = self._frame_from_arrays([f for _, f in pending])
+            else:
+                frames = [f if not isinstance(f, list) else self._frame_from_arrays([f]) for _, f in pending]
+                frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
             pred = self.predictor.predict(frame, context="coalitions completed by conditional draws")
             start = 0
             for part, f in pending:
-                block = pred[start:start + len(f)]
-                start += len(f)
+                size = B * len(part)
+                block = pred[start:start + size]
+                start += size
                 # stack_frame puts draw r of every row in block r: (B, q) -> (q, B).
                 block = np.moveaxis(block.reshape((B, len(part)) + block.shape[1:]), 0, 1)
                 for i, v in zip(part, self._average(block)):
@@ -221,9 +263,17 @@ class SageGame:
             dropped = list(cols[~uniq[u]])
             for s in range(0, len(sel), budget):
                 part = sel[s:s + budget]
-                Xr = self.X.iloc[rows[part]].reset_index(drop=True)
-                draws = self.sampler.sample(Xr, dropped, n_samples=B, rng=rng)
-                pending.append((part, stack_frame(Xr, B, draws)))
+                idx = (self.sampler.fit_row_indices(rows[part], dropped, B, rng)
+                       if self.sampler_fit_on_X else None)
+                if idx is not None:
+                    # Lean path: indices of X drawn within the cached subgroups, hybrid rows
+                    # from X's arrays -- no frame is built, checked or encoded per coalition.
+                    frame = self._hybrid_from_rows(rows[part], uniq[u], idx)
+                else:
+                    Xr = self.X.iloc[rows[part]].reset_index(drop=True)
+                    draws = self.sampler.sample(Xr, dropped, n_samples=B, rng=rng)
+                    frame = stack_frame(Xr, B, draws)
+                pending.append((part, frame))
                 pending_rows += len(part)
                 if pending_rows >= budget:
                     flush()
@@ -295,9 +345,11 @@ def build_game(model, X, y, loss, players_of, removal, sampler, n_background, ba
         sampler_obj = None
     else:
         sampler_obj = make_sampler("auto" if sampler is None else sampler, X)
+    fit_on_X = sampler_obj is not None and getattr(sampler_obj, "X_fit_", None) is not None and \
+        sampler_obj.X_fit_.shape == X.shape and sampler_obj.X_fit_.equals(X)
     game = SageGame(predictor, X, y, loss_obj, list(players.values()), removal, bg, sampler_obj,
                     n_draws=len(bg) if removal == "marginal" else n_background, classes=classes,
-                    vote=vote, max_rows=max_rows)
+                    vote=vote, max_rows=max_rows, sampler_fit_on_X=fit_on_X)
     return game, players
 
 
@@ -330,7 +382,8 @@ def sage_value(model, X, y, coalition, removal="marginal", sampler=None, n_backg
         How the features outside S are removed: averaged over rows of a background sample
         (marginal) or over draws from P(X_-S | X_S = x_S) (conditional).
     sampler : str or Sampler, optional
-        Conditional sampler (default ``make_sampler("auto", X)``); conditional removal only.
+        Conditional sampler (default ``"auto"``: the distribution-free subgroup sampler);
+        conditional removal only.
     n_background : int, default 128
         B: background rows (marginal) or conditional draws per row averaged in f_S.
     loss : str or callable, optional

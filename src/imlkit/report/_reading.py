@@ -1,6 +1,8 @@
 """The automatic reading beneath the importance table: where the methods disagree, and why."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -8,53 +10,126 @@ from ._context import bullets, text
 from ._sec_data import EXTRAPOLATION_R2
 from ._sec_importance import METHOD_LABELS
 
-__all__ = ["reading_blocks", "disagreements"]
+__all__ = ["cli_advice", "disagreements", "reading_blocks", "unsettled"]
 
 MARGINAL = ("pfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
-#: Relative importance = importance / the method's largest importance. A feature is "high" for a
-#: method when it is among the method's top ``TOP`` and its relative importance is at least
-#: ``HIGH`` × its best relative importance over methods (and at least ``FLOOR``); "low" for a
-#: method when its relative importance is at most ``LOW`` × that best value.
+#: Relative importance = (importance − null value) / the method's largest. A feature is
+#: *important* for a method when the method's uncertainty says it is above the null value
+#: (adjusted p-value <= the method's alpha, or else the interval's lower end above it) and it
+#: also matters in size: among the method's top ``TOP``, relative importance >= ``FLOOR`` and
+#: >= ``HIGH`` × its best relative importance over methods. It is *negligible* when its whole
+#: interval lies below ``LOW`` × that best value (relative to the method's largest); a
+#: p-value cannot show that (not significant is not the same as negligible).
 HIGH, LOW, FLOOR, TOP = 0.5, 0.1, 0.05, 5
 #: Overall H² above which a feature is said to interact.
 H_INTERACTION = 0.1
 
 
-def _relative(results):
-    rel = {}
-    for key, r in results.items():
-        top = np.nanmax(np.abs(r.importance)) if len(r.importance) else np.nan
-        if not np.isfinite(top) or top <= 0:
-            continue
-        rel[key] = {f: float(v / top) for f, v in zip(r.feature_names, r.importance)}
-    return pd.DataFrame(rel)
+def _null_value(r):
+    return 1.0 if r.params.get("relation") == "ratio" else 0.0
+
+
+def _evidence(r):
+    """Per feature of one result: relative point estimate, relative interval top, significance.
+
+    Returns a DataFrame indexed by feature with columns ``rel``, ``rel_high`` (NaN without a
+    finite interval) and ``significant`` (bool).
+    """
+    null = _null_value(r)
+    eff = np.asarray(r.importance, dtype=float) - null
+    top = np.nanmax(np.abs(eff)) if eff.size else np.nan
+    if not np.isfinite(top) or top <= 0:
+        return None
+    low = np.asarray(r.ci_low, dtype=float) - null
+    high = np.asarray(r.ci_high, dtype=float) - null
+    if r.p_adjusted is not None:
+        alpha = r.params.get("alpha", 0.05)
+        sig = (np.asarray(r.p_adjusted, dtype=float) <= alpha) & (eff > 0)
+    else:
+        sig = np.isfinite(low) & (low > 0)
+    return pd.DataFrame({"rel": eff / top, "rel_high": np.where(np.isfinite(high), high / top, np.nan),
+                         "significant": sig}, index=list(r.feature_names))
+
+
+def _classify(results):
+    """{method: DataFrame(rel, rel_high, significant, important, negligible)} over all features."""
+    ev = {k: e for k, r in results.items() if (e := _evidence(r)) is not None}
+    if not ev:
+        return {}
+    best = pd.DataFrame({k: e["rel"] for k, e in ev.items()}).max(axis=1)
+    out = {}
+    for k, e in ev.items():
+        e = e.copy()
+        b = best.reindex(e.index)
+        tops = set(e["rel"].sort_values(ascending=False).index[:TOP])
+        e["important"] = (e["significant"] & (e["rel"] >= FLOOR) & (e["rel"] >= HIGH * b)
+                          & e.index.isin(list(tops)))
+        e["negligible"] = e["rel_high"].notna() & (e["rel_high"] <= LOW * b) & (b >= FLOOR)
+        out[k] = e
+    return out
 
 
 def disagreements(results, r2=None, h_overall=None, X=None):
-    """Features that one method ranks high and another finds negligible.
+    """Features that one method finds important and another negligible -- by their uncertainty.
 
     Importances are compared relative to each method's largest value (methods have different
-    units). Feature f is *high* for a method if it is in the method's top 5 with a relative
-    importance ≥ 0.05 and ≥ half of f's best relative importance; *low* if its relative
-    importance is ≤ 10% of that best value.
+    units). Feature f is *important* for a method when its adjusted p-value (or, without a
+    test, its interval) says it is above 0 and it is among the method's top 5 with a
+    relative importance >= 0.05 and >= half of f's best relative importance; *negligible*
+    when the upper end of its interval is at most 10% of that best value. A point estimate
+    alone decides neither, so intervals that overlap both readings are not a disagreement.
 
     Returns a list of dicts: feature, high (methods), low (methods), reason.
     """
-    rel = _relative(results)
-    tops = {m: set(rel[m].dropna().sort_values(ascending=False).index[:TOP]) for m in rel.columns}
+    cls = _classify(results)
     out = []
-    for f, row in rel.iterrows():
-        row = row.dropna()
-        best = row.max() if len(row) else np.nan
-        if not np.isfinite(best) or best < FLOOR:
-            continue
-        high = [m for m, v in row.items() if v >= HIGH * best and f in tops[m]]
-        low = [m for m, v in row.items() if v <= LOW * best]
+    features = list(dict.fromkeys(f for e in cls.values() for f in e.index))
+    for f in features:
+        high = [m for m, e in cls.items() if f in e.index and e.at[f, "important"]]
+        low = [m for m, e in cls.items() if f in e.index and e.at[f, "negligible"]]
         if not high or not low:
             continue
         out.append({"feature": f, "high": high, "low": low, "reason": _reason(f, high, low, r2, h_overall, X)})
     return out
+
+
+def unsettled(results):
+    """Features among a method's top 5 whose interval (or adjusted p-value) does not exclude 0.
+
+    Returns ``{method: [features]}``: the data do not say whether they matter for that method.
+    """
+    out = {}
+    for m, e in _classify(results).items():
+        tops = e["rel"].sort_values(ascending=False).index[:TOP]
+        vague = [f for f in tops if e.at[f, "rel"] >= FLOOR and not e.at[f, "significant"]]
+        if vague:
+            out[m] = vague
+    return out
+
+
+#: API advice in the methods' warnings -> what the command line offers (``imlkit report --help``).
+_CLI_ADVICE = (
+    ("use n_refits > 1 to see their spread", "rerun the report with --n-refits 5 to see their spread"),
+    ("Raise max_permutations or the tolerance.", "Rerun the report with a larger --sage-orderings."),
+)
+
+
+def cli_advice(message):
+    """A method's warning rewritten for the report: only command-line options that exist.
+
+    The API's advice (``n_refits``, ``max_permutations``) becomes the report's options
+    (``--n-refits``, ``--sage-orderings``); advice about parameters the command line does
+    not expose (PIMP's ``n_null``, samplers) is pointed at the Python API instead.
+    """
+    for api, cli in _CLI_ADVICE:
+        message = message.replace(api, cli)
+    # LOCO's note about an explicit test: the estimand it reports is the useful part
+    message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
+    cut = message.find("Use n_null >= ")
+    if cut >= 0:
+        message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
+    return message
 
 
 def _partner(X, f):
@@ -107,32 +182,69 @@ def _reason(f, high, low, r2, h_overall, X):
     return " ".join(parts)
 
 
+def _no_better_block(ctx):
+    nb = getattr(ctx, "no_better_than", None)
+    if not nb:
+        return None
+    return text(f"Read this with care: the model is no better than {nb} on the test data, so the importances "
+                f"below describe noise (how the model reacts to features that do not help it predict), not "
+                f"structure in the data.")
+
+
+def _fmt_interval(r, f):
+    j = list(r.feature_names).index(f)
+    lo, hi = r.ci_low[j], r.ci_high[j]
+    return f"[{lo:.3g}, {hi:.3g}]" if np.isfinite(lo) and np.isfinite(hi) else "no interval"
+
+
 def reading_blocks(ctx):
-    """Plain-language blocks: agreement on the top features, disagreements with reasons, PIMP."""
+    """Plain-language blocks: agreement on the top features, disagreements with reasons, PIMP.
+
+    Every statement that a feature is important or negligible for a method rests on that
+    method's interval or adjusted p-value, not on its point estimate alone.
+    """
     results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
+    nb = _no_better_block(ctx)
     if not results:
-        return []
+        return [{"kind": "heading", "text": "Automatic reading"}] + ([nb] if nb else [])
     blocks = [{"kind": "heading", "text": "Automatic reading"}]
+    if nb:
+        blocks.append(nb)
+    cls = _classify(results)
     tops = {k: r.feature_names[int(np.nanargmax(r.importance))] for k, r in results.items()
             if len(r.importance) and np.isfinite(r.importance).any()}
-    if len(set(tops.values())) == 1:
-        blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first."))
+    settled = {k: f for k, f in tops.items() if k in cls and bool(cls[k].at[f, "significant"])}
+    label = lambda k: METHOD_LABELS.get(k, k)
+    if len(set(tops.values())) == 1 and len(settled) == len(tops):
+        blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, and for each its "
+                           f"interval (or adjusted p-value) excludes 0."))
+    elif len(set(tops.values())) == 1:
+        vague = [label(k) for k in tops if k not in settled]
+        blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, but for "
+                           f"{', '.join(vague)} its interval does not exclude 0."))
     else:
-        blocks.append(text("The most important feature differs between methods: " +
-                           "; ".join(f"{METHOD_LABELS.get(k, k)}: {f}" for k, f in tops.items()) + "."))
+        parts = [f"{label(k)}: {f}" + ("" if k in settled else " (interval includes 0)") for k, f in tops.items()]
+        blocks.append(text("The most important feature differs between methods: " + "; ".join(parts) + "."))
     h = ctx.effects.get("h_overall")
     found = disagreements(results, ctx.effects.get("dependence_r2"), h, ctx.X_test)
     if found:
         items = []
         for d in found:
-            hi = ", ".join(METHOD_LABELS.get(m, m) for m in d["high"])
-            lo = ", ".join(METHOD_LABELS.get(m, m) for m in d["low"])
-            items.append(f"{d['feature']}: important for {hi}, but not for {lo}. {d['reason']}")
-        blocks.append(bullets(items, title="Where the methods disagree (a feature in one method's top 5 that another "
-                                           "finds negligible, relative to each method's largest importance)"))
+            hi = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["high"])
+            lo = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["low"])
+            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) for {lo}. "
+                         f"{d['reason']}")
+        blocks.append(bullets(items, title="Where the methods disagree (a feature whose interval excludes 0 in one "
+                                           "method's top 5, while another method's whole interval lies below 10% "
+                                           "of its largest importance)"))
     else:
-        blocks.append(text("The methods broadly agree: no feature is important for one method and negligible "
-                           "for another."))
+        blocks.append(text("No disagreement the intervals support: no feature is clearly important for one method "
+                           "and clearly negligible for another."))
+    vague = unsettled(results)
+    if vague:
+        items = [f"{label(m)}: {', '.join(fs)}" for m, fs in vague.items()]
+        blocks.append(bullets(items, title="Among a method's largest, but not distinguishable from 0 (its interval or "
+                                           "adjusted p-value includes no effect): the data do not settle these"))
     if h is not None:
         strong = [f"{f} (H² = {v:.2f})" for f, v in sorted(h.items(), key=lambda kv: -kv[1]) if v > H_INTERACTION]
         if strong:

@@ -177,10 +177,12 @@ def section_importance(ctx):
             n_rows = len(ctx.rows(ctx.params["sage"]["rows"], "sage")[0])
             caveats.append(f"{METHOD_LABELS[key]}: {r.extra['n_permutations']} orderings on {n_rows} test rows, "
                            f"{conv} at tolerance {r.params.get('tolerance')}.")
+    from ._reading import cli_advice  # (defaults helper) advice only the command line can follow
+
     by_text = {}
     for key, r in ctx.importance.items():
         for w in r.warnings:
-            by_text.setdefault(w, []).append(METHOD_LABELS.get(key, key))
+            by_text.setdefault(cli_advice(w), []).append(METHOD_LABELS.get(key, key))
     caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
     if caveats:
         blocks.append(bullets(caveats, title="Caveats found while computing"))
