@@ -14,6 +14,7 @@ from .._parallel import spawn
 from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int,
                            check_same_columns, check_X, check_X_y)
 from ._rules import Condition, Rule, rule_masks
+from ._target import auto_task
 from ._tree_rules import tree_rules
 
 __all__ = ["RuleFit"]
@@ -96,8 +97,9 @@ class RuleFit(BaseEstimator):
     Parameters
     ----------
     task : {"auto", "regression", "classification"}, default="auto"
-        "auto" means classification when ``y`` is not numeric (strings, bool, categorical),
-        else regression; pass "classification" for integer class labels.
+        "auto" means regression for a continuous target and classification otherwise
+        (strings, bool, categorical, whole numbers with at most 20 distinct values; see
+        ``imlkit.models._target``). Pass the task explicitly to override.
     generator : {"gbm", "rf"}, default="gbm"
         "gbm": gradient boosting with shrinkage ``learning_rate`` on random subsamples;
         "rf": independent trees on random subsamples with ``max_features="sqrt"``.
@@ -147,7 +149,11 @@ class RuleFit(BaseEstimator):
     fitted by minimising Σ_i L(y_i, f(x_i)) + λ(Σ|α_k| + Σ|β_j|) with squared error (Lasso) or the
     logistic loss (one-vs-rest for more than two classes), λ by ``cv``-fold cross-validation.
     Importance: |α_k|·√(s_k(1 − s_k)) for rules and |β_j|·std(l_j) for linear terms.
-    ``predict_proba`` is σ(f) (normalised over the classes for one-vs-rest).
+    Classification: for two classes f is the log-odds of the second class in ``classes_`` and
+    ``predict_proba`` is (1 − σ(f), σ(f)), σ(z) = 1/(1 + e^(−z)), as in logistic regression.
+    For K > 2 classes one model f_k is fitted per class against the rest and
+    P(y = k | x) = σ(f_k(x)) / Σ_l σ(f_l(x)): the one-vs-rest probabilities normalised so that
+    each row sums to 1 (the unnormalised σ(f_k) need not).
     Categorical features enter the trees one-hot; their rules read ``x == level`` / ``x != level``.
     Missing numeric values are replaced by the training median.
 
@@ -186,10 +192,11 @@ class RuleFit(BaseEstimator):
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, RegressorTags
         tags = super().__sklearn_tags__()
-        if self.task == "classification":
+        task = getattr(self, "task_", self.task)  # after fit, "auto" is resolved
+        if task == "classification":
             tags.estimator_type = "classifier"
             tags.classifier_tags = ClassifierTags()
-        elif self.task == "regression":
+        elif task == "regression":
             tags.estimator_type = "regressor"
             tags.regressor_tags = RegressorTags()
         return tags
@@ -217,7 +224,7 @@ class RuleFit(BaseEstimator):
         task = self.task
         numeric_y = yy.dtype.kind in "iuf"
         if task == "auto":
-            task = "regression" if numeric_y else "classification"
+            task = auto_task(yy)
         if task == "regression" and not numeric_y:
             raise ValidationError(f"'y' must be numeric for task='regression'; got values of dtype {yy.dtype} "
                                   f"such as {yy[0]!r}.")
