@@ -19,6 +19,8 @@ standard errors, Wald statistics and intervals are statsmodels' own, so the numb
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -26,8 +28,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_probability,
-                           check_X, check_y)
+from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_float,
+                           check_probability, check_X, check_y)
 from ._design import INTERCEPT, fit_design
 
 __all__ = ["GLM", "FAMILY_LINKS"]
@@ -40,6 +42,11 @@ FAMILY_LINKS = {
     "gamma": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
     "exponential": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
 }
+
+#: Standard error (link scale, per SD of the column) above which a weight is "not estimable".
+NOT_ESTIMABLE_SE = 10.0
+#: What the sentences say for such a weight.
+NOT_ESTIMABLE = "not estimable (separation / too few rows)"
 
 #: Links whose weights are read multiplicatively after exp(): ratios of means or of odds.
 EXP_LINKS = ("log", "logit")
@@ -197,6 +204,15 @@ class GLM(_FamilyEstimator):
     fit_intercept : bool, default True
     confidence_level : float, default 0.95
         Level of the Wald intervals in :meth:`summary` and :meth:`interpret`.
+    alpha : float, default 0.0
+        Strength of a ridge penalty (0: the ordinary maximum-likelihood GLM). With
+        ``alpha > 0`` the fit minimises ``D(β)/(2n) + (alpha/2) Σ_j β_j²`` (``D`` the deviance, as
+        in glmnet) over the weights of the *standardised* design columns (each scaled to
+        standard deviation 1, so the penalty does not depend on units; the intercept is not
+        penalised), by penalised IRLS; the weights are reported back per unit of the original
+        columns. This is the way to fit a GLM with as many terms as rows or more, and it keeps
+        the weights finite under separation. Such a fit has no standard errors: :meth:`summary`
+        has NaN intervals and the sentences say "penalised fit, no interval".
 
     Attributes
     ----------
@@ -207,6 +223,16 @@ class GLM(_FamilyEstimator):
     result_ : statsmodels GLMResults
     classes_ : ndarray, shape (2,)
         Binomial family only; the second class is the one modelled (``y = 1``).
+    estimable_ : Series of bool, shape (n_terms,)
+        False for weights the data cannot determine: a design column in the null space of the
+        design (too few rows, collinear columns), a non-finite standard error, or -- for a
+        non-identity link -- a standard error above ``NOT_ESTIMABLE_SE`` (= 10) on the link
+        scale per standard deviation of the column (per unit for 0/1 and constant columns),
+        i.e. a 95% interval for ``exp(weight)`` wider than a factor of e^39 ≈ 10^17, which is
+        what (quasi-)separation produces. :meth:`summary` has a column ``estimable`` and
+        :meth:`interpret` says "not estimable (separation / too few rows)" instead of an interval.
+    penalized_ : bool
+        True when fitted with ``alpha > 0``.
     link_ : str
     n_features_in_, feature_names_in_
 
@@ -234,12 +260,13 @@ class GLM(_FamilyEstimator):
     """
 
     def __init__(self, family="gaussian", link=None, interactions=None, fit_intercept=True,
-                 confidence_level=0.95):
+                 confidence_level=0.95, alpha=0.0):
         self.family = family
         self.link = link
         self.interactions = interactions
         self.fit_intercept = fit_intercept
         self.confidence_level = confidence_level
+        self.alpha = alpha
 
     # -- fitting
     def fit(self, X, y):
@@ -254,49 +281,131 @@ class GLM(_FamilyEstimator):
         -------
         self
         """
-        import warnings
-
         import statsmodels.api as sm
 
         family, link = _check_family_link(self.family, self.link)
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
+        alpha = check_float("alpha", self.alpha, low=0.0)
         frame, was_frame = check_X(X)
         y_enc = self._encode_y(y, len(frame))
         spec = fit_design(frame, self.interactions, intercept=self.fit_intercept)
         D = spec.transform(frame)
         if D.shape[1] == 0:
             raise ValidationError("The design has no columns: give at least one feature or fit_intercept=True.")
-        if len(frame) <= D.shape[1]:
-            raise ValidationError(f"'X' must have more rows than model terms ({D.shape[1]}); got {len(frame)}.")
-        rank = np.linalg.matrix_rank(D)
-        if rank < D.shape[1]:
-            warnings.warn(f"The design has rank {rank} < {D.shape[1]} columns (collinear features or a level "
-                          f"that occurs with another one only); weights of collinear terms are not identified.",
-                          stacklevel=2)
-        try:
-            with warnings.catch_warnings():
-                # statsmodels warns that links outside its own allow-list may leave the domain;
-                # our table is the allow-list and a fit that leaves the domain fails below.
-                warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
-                model = sm.GLM(y_enc, D, family=_sm_family(family, link))
-                result = model.fit(scale=1.0 if family == "exponential" else None)
-        except Exception as exc:  # statsmodels raises assorted errors on divergence
-            raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
-        if not np.all(np.isfinite(result.params)):
+        n, p = D.shape
+        if n <= p and alpha == 0:
+            raise ValidationError(f"'X' must have more rows than model terms: the design has {p} terms and "
+                                  f"{n} rows. Set 'alpha' > 0 for a penalised GLM, or use fewer features or "
+                                  f"levels.")
+        fam_obj = _sm_family(family, link)
+        if alpha > 0:
+            params = self._fit_penalized(D, y_enc, fam_obj, alpha)
+            result = None
+        else:
+            rank = np.linalg.matrix_rank(D)
+            if rank < p:
+                warnings.warn(f"The design has rank {rank} < {p} columns (collinear features or a level "
+                              f"that occurs with another one only); weights of collinear terms are not "
+                              f"identified.", stacklevel=2)
+            try:
+                with warnings.catch_warnings():
+                    # statsmodels warns that links outside its own allow-list may leave the domain;
+                    # our table is the allow-list and a fit that leaves the domain fails below.
+                    warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
+                    model = sm.GLM(y_enc, D, family=fam_obj)
+                    result = model.fit(scale=1.0 if family == "exponential" else None)
+            except Exception as exc:  # statsmodels raises assorted errors on divergence
+                raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
+            params = np.asarray(result.params)
+        if not np.all(np.isfinite(params)):
             raise ModelError(f"The {family} GLM with {link} link did not converge (non-finite weights).")
         self.link_ = link
         self.design_ = spec
         self.result_ = result
-        self.coef_ = pd.Series(np.asarray(result.params), index=spec.names, name="weight")
+        self.penalized_ = alpha > 0
+        self._family_obj = fam_obj
+        self.coef_ = pd.Series(params, index=spec.names, name="weight")
+        self.estimable_ = pd.Series(self._estimable(D, result), index=spec.names, name="estimable")
         self.n_features_in_ = frame.shape[1]
         if was_frame:
             self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
         return self
 
+    def _fit_penalized(self, D, y, fam, alpha, max_iter=100, tol=1e-10):
+        """Ridge GLM by penalised IRLS on standardised columns; weights in the original units.
+
+        Each step solves ``(DsᵀWDs/n + alpha·P) β = DsᵀWz/n`` (P the identity without the
+        intercept), halving the step while the penalised objective increases.
+        """
+        n, p = D.shape
+        const = np.all(D == D[:1], axis=0)
+        center = np.where(const, 0.0, D.mean(axis=0)) if self.fit_intercept else np.zeros(p)
+        sd = np.where(const, 1.0, D.std(axis=0))
+        Ds = (D - center) / sd
+        P = np.diag(np.where(const, 0.0, alpha))
+        link = fam.link
+
+        def objective(b):
+            mu = fam.fitted(Ds @ b)
+            return float(np.sum(fam.resid_dev(y, mu) ** 2)) / (2 * n) + 0.5 * b @ P @ b
+
+        mu = fam.starting_mu(y)
+        eta = np.asarray(link(mu), dtype=float)
+        beta = None
+        obj_old = np.inf
+        for _ in range(max_iter):
+            d = 1.0 / np.asarray(link.deriv(mu), dtype=float)  # dμ/dη
+            w = np.maximum(d ** 2 / np.maximum(np.asarray(fam.variance(mu), dtype=float), 1e-300), 1e-12)
+            z = eta + (y - mu) / d
+            A = Ds.T @ (Ds * w[:, None]) / n + P
+            new = np.linalg.lstsq(A, Ds.T @ (w * z) / n, rcond=None)[0]
+            obj = objective(new)
+            for _ in range(30):
+                if beta is None or (np.isfinite(obj) and obj <= obj_old * (1 + 1e-12)):
+                    break
+                new = 0.5 * (beta + new)
+                obj = objective(new)
+            beta = new
+            eta = Ds @ beta
+            mu = fam.fitted(eta)
+            if abs(obj_old - obj) < tol * (abs(obj) + 1e-10):
+                break
+            obj_old = obj
+        else:
+            warnings.warn(f"The penalised {self.family} GLM did not converge in {max_iter} IRLS steps.",
+                          stacklevel=3)
+        out = beta / sd
+        icpt = np.flatnonzero(const)
+        if icpt.size and self.fit_intercept:
+            out[icpt[0]] -= float(np.sum(out * center))
+        return out
+
+    def _estimable(self, D, result):
+        """Which weights the data determine (see ``estimable_``)."""
+        p = D.shape[1]
+        ok = np.ones(p, dtype=bool)
+        if result is None:  # penalised: every weight is determined by the penalty
+            return ok
+        # null space of D: a weight with a component there is not identified
+        _, sv, Vt = np.linalg.svd(D, full_matrices=True)
+        tol = sv.max() * max(D.shape) * np.finfo(float).eps if sv.size else 0.0
+        null = Vt[int(np.sum(sv > tol)):]
+        if null.size:
+            ok &= np.linalg.norm(null, axis=0) < 1e-6
+        se = np.asarray(result.bse, dtype=float)
+        ok &= np.isfinite(se)
+        if self.link_ != "identity":
+            sd = D.std(axis=0)
+            binary = np.all((D == 0) | (D == 1), axis=0)
+            unit = np.where(binary | (sd == 0), 1.0, sd)
+            with np.errstate(invalid="ignore"):
+                ok &= ~(se * unit > NOT_ESTIMABLE_SE)
+        return ok
+
     def _linear_predictor(self, X):
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         return self.design_.transform(X) @ self.coef_.to_numpy()
 
     def predict(self, X):
@@ -306,7 +415,7 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n,)
         """
-        mu = self.result_.family.link.inverse(self._linear_predictor(X))
+        mu = self._family_obj.link.inverse(self._linear_predictor(X))
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return np.asarray(mu, dtype=float)
@@ -319,7 +428,7 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n, 2)
         """
-        p = np.clip(np.asarray(self.result_.family.link.inverse(self._linear_predictor(X)), dtype=float), 0, 1)
+        p = np.clip(np.asarray(self._family_obj.link.inverse(self._linear_predictor(X)), dtype=float), 0, 1)
         return np.column_stack([1 - p, p])
 
     # -- inference
@@ -333,7 +442,9 @@ class GLM(_FamilyEstimator):
         -------
         DataFrame, index = design names; columns ``weight, std_error, ci_low, ci_high,
         statistic, p_value`` and, for log and logit links, ``exp_weight, exp_ci_low,
-        exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]").
+        exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"), and ``estimable`` (see
+        ``estimable_``; the numbers of a non-estimable weight are not meaningful). A penalised
+        fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
 
         Notes
         -----
@@ -341,18 +452,26 @@ class GLM(_FamilyEstimator):
         p-value, interval ``weight ± z_{(1+level)/2} · std_error``; the standard errors use the
         estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential.
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         r = self.result_
-        ci = np.asarray(r.conf_int(alpha=1 - self.confidence_level))
-        out = pd.DataFrame({"weight": np.asarray(r.params), "std_error": np.asarray(r.bse),
-                            "ci_low": ci[:, 0], "ci_high": ci[:, 1], "statistic": np.asarray(r.tvalues),
-                            "p_value": np.asarray(r.pvalues)}, index=pd.Index(self.design_.names, name="term"))
+        idx = pd.Index(self.design_.names, name="term")
+        if r is None:  # penalised: no standard errors
+            nan = np.full(len(self.coef_), np.nan)
+            out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": nan, "ci_low": nan, "ci_high": nan,
+                                "statistic": nan, "p_value": nan}, index=idx)
+        else:
+            ci = np.asarray(r.conf_int(alpha=1 - self.confidence_level))
+            out = pd.DataFrame({"weight": np.asarray(r.params), "std_error": np.asarray(r.bse),
+                                "ci_low": ci[:, 0], "ci_high": ci[:, 1], "statistic": np.asarray(r.tvalues),
+                                "p_value": np.asarray(r.pvalues)}, index=idx)
         if self.link_ in EXP_LINKS:
             out["exp_weight"] = np.exp(out["weight"])
             out["exp_ci_low"] = np.exp(out["ci_low"])
             out["exp_ci_high"] = np.exp(out["ci_high"])
+        out["estimable"] = self.estimable_.to_numpy()
         out.attrs["family"] = self.family
         out.attrs["link"] = self.link_
+        out.attrs["penalized"] = self.penalized_
         out.attrs["confidence_level"] = self.confidence_level
         return out
 
@@ -367,7 +486,7 @@ class GLM(_FamilyEstimator):
         -------
         (estimate, std_error, ci_low, ci_high)
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         if isinstance(c, dict):
             vec = np.zeros(len(self.coef_))
             for k, v in c.items():
@@ -377,6 +496,8 @@ class GLM(_FamilyEstimator):
             c = vec
         c = np.asarray(c, dtype=float)
         est = float(c @ self.coef_.to_numpy())
+        if self.result_ is None:
+            return est, np.nan, np.nan, np.nan
         se = float(np.sqrt(max(c @ np.asarray(self.result_.cov_params()) @ c, 0.0)))
         z = self._z()
         return est, se, est - z * se, est + z * se
@@ -393,8 +514,18 @@ class GLM(_FamilyEstimator):
             return f"the expected {target}", "changes", False
         return f"the linear predictor ({link} link)", "changes", False
 
-    def _phrase(self, est, lo, hi):
+    def _contrast_estimable(self, c):
+        """A combination is estimable when every weight it uses is."""
+        c = np.asarray(c, dtype=float)
+        return bool(np.all(self.estimable_.to_numpy()[c != 0]))
+
+    def _phrase(self, est, lo, hi, estimable=True):
         what, verb, expo = self._scale_words()
+        if not estimable:
+            return f"{verb} {what}: {NOT_ESTIMABLE}"
+        if self.penalized_:
+            v = np.exp(est) if expo else est
+            return f"{verb} {what} by {_fmt(v)} (penalised fit, no interval)"
         if expo:
             return f"{verb} {what} by {_fmt(np.exp(est))} [{_fmt(np.exp(lo))}, {_fmt(np.exp(hi))}]"
         return f"{verb} {what} by {_fmt(est)} [{_fmt(lo)}, {_fmt(hi)}]"
@@ -437,7 +568,7 @@ class GLM(_FamilyEstimator):
                 est, _, lo, hi = self.contrast(c)
                 unit = self._unit(focus, i)
                 unit = unit[0].lower() + unit[1:] if unit.startswith("Increasing") else unit
-                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi)}.")
+                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi, self._contrast_estimable(c))}.")
         return out
 
     def _block_names(self, feature):
@@ -461,7 +592,7 @@ class GLM(_FamilyEstimator):
             [1.07, 1.18]."``; for an interaction ``("workingday", "temp")`` the effect of temp at
             each level of workingday, with intervals.
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         spec = self.design_
         if feature is not None and feature not in spec.columns:
             raise ValidationError(f"Unknown feature {feature!r} in 'feature'; the columns are {spec.columns}.")
@@ -471,8 +602,14 @@ class GLM(_FamilyEstimator):
             est, _, lo, hi = self.contrast({INTERCEPT: 1.0})
             what, _, expo = self._scale_words()
             v = (np.exp(est), np.exp(lo), np.exp(hi)) if expo else (est, lo, hi)
+            if not self.estimable_[INTERCEPT]:
+                value = f"{NOT_ESTIMABLE}"
+            elif self.penalized_:
+                value = f"{_fmt(v[0])} (penalised fit, no interval)"
+            else:
+                value = f"{_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}]"
             sentences.append(f"When every numeric feature is 0 and every categorical feature is at its reference "
-                             f"level, {what} is {_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}].")
+                             f"level, {what} is {value}.")
         pairs = spec.interactions
         focus_of = {}
         for a, b in pairs:
@@ -494,7 +631,8 @@ class GLM(_FamilyEstimator):
                 cond = " when " + " and ".join(parts)
             for i, col in enumerate(spec.blocks[f]):
                 est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
-                sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi)}{cond}"
+                sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))}"
+                                 f"{cond}"
                                  f"{'' if partners else ', all other features fixed'}.")
         for a, b in pairs:
             if feature is not None and feature not in (a, b):
@@ -502,6 +640,15 @@ class GLM(_FamilyEstimator):
             focus = focus_of[(a, b)]
             moderator = a if focus == b else b
             sentences += self._conditional(focus, moderator, (a, b))
-        if sentences:
+        if sentences and self.penalized_:
+            sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
+                             f"shrunk towards 0 and have no intervals.")
+        elif sentences:
             sentences.append(f"Intervals in brackets are {level} Wald intervals.")
+            if not self.estimable_.all():
+                bad = list(self.estimable_.index[~self.estimable_.to_numpy()])
+                sentences.append(f"Weights {NOT_ESTIMABLE}: {', '.join(bad[:10])}"
+                                 f"{' and more' if len(bad) > 10 else ''}; the data do not determine them "
+                                 f"(standard error beyond {NOT_ESTIMABLE_SE:g} per SD on the link scale, or "
+                                 f"fewer independent rows than terms).")
         return sentences
