@@ -161,7 +161,7 @@ X_ERR, Y_ERR = tax_data()
     (dict(var_smoothing=-1e-9), X_ERR, Y_ERR, ValueError, "'var_smoothing' must be"),
     (dict(), X_ERR, ["No"] * 10, ValueError, "at least 2 classes"),
     (dict(), X_ERR, Y_ERR[:3], ValueError, "different lengths"),
-    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
+    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "needs a class target; .y. looks continuous"),
     (dict(), X_ERR.assign(**{"Taxable Income": [np.nan] * 4 + [95.0] + [np.nan] * 5}), Y_ERR, ValueError,
      "no non-missing value for class 'No'"),
     (dict(), X_ERR.assign(**{"Taxable Income": [np.inf] + [1.0] * 9}), Y_ERR, ValueError, "infinite"),

@@ -29,3 +29,20 @@ def test_message_names_the_model_and_the_count():
     with pytest.raises(ValidationError, match=rf"OneR needs a class target; 'y' looks continuous \({n} distinct float"):
         check_class_target(y, "OneR")
     check_class_target(np.array([1, 2, 1]), "OneR")  # labels pass
+
+
+@pytest.mark.parametrize("model", ["OneR", "RIPPER", "NaiveBayes"])
+def test_class_learners_refuse_a_continuous_target(model):
+    from sklearn.datasets import load_diabetes
+
+    import imlkit.models as m
+
+    d = load_diabetes(as_frame=True)
+    n = d.target.nunique()
+    est = getattr(m, model)()
+    with pytest.raises(ValidationError, match=rf"^{model} needs a class target; 'y' looks continuous \({n} distinct "
+                                              rf"float values"):
+        est.fit(d.data.iloc[:, :3], d.target)
+    # the same values as labels (strings) are accepted
+    y = pd.cut(d.target, 3, labels=["low", "mid", "high"])
+    assert list(getattr(m, model)().fit(d.data.iloc[:, :3], y).classes_) == ["high", "low", "mid"]

@@ -313,11 +313,13 @@ X_ERR, Y_ERR = tax_data()
     (dict(min_samples_leaf=0), X_ERR, Y_ERR, ValueError, "'min_samples_leaf' must be an int >= 1"),
     (dict(min_samples_split=1), X_ERR, Y_ERR, ValueError, "'min_samples_split' must be an int >= 2"),
     (dict(min_impurity_decrease=-1.0), X_ERR, Y_ERR, ValueError, "'min_impurity_decrease' must be"),
-    (dict(task="regression"), X_ERR, Y_ERR, ValueError, "'criterion' must be 'squared_error' for regression"),
+    (dict(task="regression", criterion="gini"), X_ERR, Y_ERR, ValueError,
+     "'criterion' must be 'squared_error' for regression"),
+    (dict(task="regression"), X_ERR, Y_ERR, ValueError, "'y' must be numeric for regression"),
     (dict(task="classification", criterion="squared_error"), X_ERR, Y_ERR, ValueError, "for classification"),
     (dict(criterion="squared_error"), X_ERR, Y_ERR, ValueError, "'y' must be numeric for regression"),
     (dict(), X_ERR, ["No"] * 10, ValueError, "at least 2 classes"),
-    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
+    (dict(criterion="entropy"), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
     (dict(), X_ERR, Y_ERR[:5], ValueError, "different lengths"),
     (dict(), X_ERR.assign(income=[np.nan] + [1.0] * 9), Y_ERR, ValueError, "missing values in column 'income'"),
     (dict(), X_ERR.assign(home=[None] + ["No"] * 9), Y_ERR, ValueError, "missing values in column 'home'"),
@@ -337,3 +339,20 @@ def test_predict_errors():
         tree.predict(X_ERR.assign(income="high"))
     with pytest.raises(ValueError, match="must have 3 columns"):
         tree.predict(np.zeros((2, 2)))
+
+
+def test_auto_task_picks_the_criterion_from_the_target():
+    """A float target is regression (squared error, equal to sklearn's regressor); labels are gini."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.tree import DecisionTreeRegressor
+
+    d = load_diabetes(as_frame=True)
+    tree = DecisionTree(max_depth=3).fit(d.data, d.target)
+    assert tree.task_ == "regression" and tree.criterion_ == "squared_error"
+    ref = DecisionTreeRegressor(max_depth=3).fit(d.data, d.target)
+    assert_allclose(tree.predict(d.data), ref.predict(d.data), rtol=1e-10)
+    X, y = tax_data()
+    assert DecisionTree().fit(X, y).criterion_ == "gini"
+    codes = (np.asarray(y) == "Yes").astype(float)  # 0.0/1.0: labels, not a regression target
+    assert DecisionTree().fit(X, codes).task_ == "classification"
+    assert DecisionTree(task="regression").fit(X, codes).criterion_ == "squared_error"

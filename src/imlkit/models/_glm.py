@@ -28,8 +28,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_float,
-                           check_probability, check_X, check_y)
+from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_float, check_probability,
+                           check_X, check_y)
 from ._design import INTERCEPT, fit_design
 
 __all__ = ["GLM", "FAMILY_LINKS"]

@@ -14,6 +14,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import ValidationError, check_float, check_int, check_same_columns, check_X, check_y
+from ._target import check_class_target
 from ._tree import _is_numeric, _levels
 
 __all__ = ["NaiveBayes"]
@@ -108,9 +109,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         ddof = check_int("ddof", self.ddof, min_value=0, max_value=1)
         frame, was_frame = check_X(X, "X")
         y = check_y(y, len(frame), "y")
-        if y.dtype.kind == "f" and not np.all(y == np.round(y)):
-            raise ValidationError("Unknown label type: 'y' has non-integer float values (a continuous target); "
-                                  "naive Bayes needs class labels.")
+        check_class_target(y, "NaiveBayes")
         classes, y_codes = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValidationError(f"'y' must contain at least 2 classes; got only {classes.tolist()}.")

@@ -11,8 +11,8 @@ from sklearn.utils.metaestimators import available_if
 from threadpoolctl import threadpool_limits
 
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int,
-                           check_same_columns, check_X, check_X_y)
+from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int, check_same_columns,
+                           check_X, check_X_y)
 from ._rules import Condition, Rule, rule_masks
 from ._target import auto_task
 from ._tree_rules import tree_rules

@@ -18,13 +18,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
 
-from .._validation import (ValidationError, check_choice, check_float, check_int, check_same_columns,
-                           check_X, check_y)
+from .._validation import ValidationError, check_choice, check_float, check_int, check_same_columns, check_X, check_y
 from ._impurity import CLASSIFICATION_CRITERIA, squared_error_from_sums
+from ._target import auto_task
 
 __all__ = ["DecisionTree"]
 
-CRITERIA = (*CLASSIFICATION_CRITERIA, "squared_error")
+CRITERIA = ("auto", *CLASSIFICATION_CRITERIA, "squared_error")
 TASKS = ("auto", "classification", "regression")
 
 #: Multiclass categorical splits try every two-way partition up to this many levels
@@ -175,16 +175,19 @@ class DecisionTree(BaseEstimator):
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "misclassification", "squared_error"}, default "gini"
-        Node impurity. The first three are for classification, ``"squared_error"`` (the
-        variance of the node) for regression. Entropy is in bits.
+    criterion : {"auto", "gini", "entropy", "misclassification", "squared_error"}, default "auto"
+        Node impurity. ``"gini"``, ``"entropy"`` and ``"misclassification"`` are for
+        classification, ``"squared_error"`` (the variance of the node) for regression; entropy is
+        in bits. ``"auto"``: gini for classification, squared error for regression.
     max_depth : int or None, default None
         Maximum depth (the root has depth 0); None grows until the other rules stop.
     min_samples_leaf : int, default 1
         A split is only allowed if both children keep at least this many rows.
     task : {"auto", "classification", "regression"}, default "auto"
-        ``"auto"`` means regression for ``criterion="squared_error"`` and classification
-        otherwise.
+        ``"auto"``: regression for ``criterion="squared_error"``, classification for the
+        classification criteria, and with ``criterion="auto"`` from the target -- regression
+        when ``y`` is continuous (numeric with a non-integer value or more than 20 distinct
+        values, see ``imlkit.models._target``), classification otherwise.
     min_samples_split : int, default 2
         Nodes with fewer rows are leaves.
     min_impurity_decrease : float, default 0.0
@@ -253,7 +256,7 @@ class DecisionTree(BaseEstimator):
     [0.486, 0.361, 0.125]
     """
 
-    def __init__(self, criterion="gini", max_depth=None, min_samples_leaf=1, task="auto",
+    def __init__(self, criterion="auto", max_depth=None, min_samples_leaf=1, task="auto",
                  min_samples_split=2, min_impurity_decrease=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -268,7 +271,7 @@ class DecisionTree(BaseEstimator):
             return self.task_
         if self.task in ("classification", "regression"):
             return self.task
-        return "regression" if self.criterion == "squared_error" else "classification"
+        return "regression" if self.criterion == "squared_error" else "classification"  # unfitted "auto": a guess
 
     def _is_classifier(self):
         return self._resolved_task() == "classification"
@@ -286,11 +289,16 @@ class DecisionTree(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self):
+    def _check_params(self, y):
         criterion = check_choice("criterion", self.criterion, CRITERIA)
         task = check_choice("task", self.task, TASKS)
         if task == "auto":
-            task = "regression" if criterion == "squared_error" else "classification"
+            if criterion == "auto":
+                task = auto_task(y)
+            else:
+                task = "regression" if criterion == "squared_error" else "classification"
+        if criterion == "auto":
+            criterion = "squared_error" if task == "regression" else "gini"
         if task == "regression" and criterion != "squared_error":
             raise ValidationError(f"'criterion' must be 'squared_error' for regression; got {criterion!r}.")
         if task == "classification" and criterion == "squared_error":
@@ -316,18 +324,18 @@ class DecisionTree(BaseEstimator):
         -------
         self
         """
-        criterion, task = self._check_params()
         frame, was_frame = check_X(X, "X")
         y = check_y(y, len(frame), "y")
+        criterion, task = self._check_params(y)
         if task == "regression":
             if y.dtype.kind not in "iuf":
                 raise ValidationError(f"'y' must be numeric for regression; got dtype {y.dtype}.")
             y = y.astype(float)
         else:
             if self.task == "auto" and y.dtype.kind == "f" and not np.all(y == np.round(y)):
-                raise ValidationError("Unknown label type: 'y' has non-integer float values, which look "
-                                      "like a regression target; use criterion='squared_error' (or task='classification' "
-                                      "to treat them as labels).")
+                raise ValidationError(f"criterion={criterion!r} needs a class target, but 'y' has non-integer float "
+                                      f"values, which look like a regression target; use criterion='auto' or "
+                                      f"'squared_error' (or task='classification' to treat them as labels).")
             classes, y_codes = np.unique(y, return_inverse=True)
             if classes.size < 2:
                 raise ValidationError(f"'y' must contain at least 2 classes for classification; got only "
