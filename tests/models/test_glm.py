@@ -254,6 +254,12 @@ def test_collinear_column_is_not_estimable_but_the_others_are():
     y = X.a + X.b + rng.normal(size=50)
     m = GLM().fit(X, y)
     assert m.estimable_.to_dict() == {"(Intercept)": True, "a": False, "b": True, "a2": False}
+    # as R's glm: the later collinear column is aliased (weight 0 here, NA in R), the rest is the
+    # fit without it
+    ref = GLM().fit(X.drop(columns="a2"), y)
+    assert m.coef_["a2"] == 0.0
+    assert_allclose(m.coef_.drop("a2"), ref.coef_, **SAME_FIT)
+    assert np.isnan(m.summary().loc["a2", "std_error"])
 
 
 def test_too_few_rows_names_terms_and_rows():

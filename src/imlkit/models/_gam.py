@@ -810,9 +810,30 @@ class GAM(_FamilyEstimator):
                                                    "confidence_level": level, "link": self.link_},
                             extra={"se": se})
 
-    def plot(self, features=None, axes=None, ncols=3, **kwargs):
-        """Every term (or ``features``) with its band, one panel each. Returns the Axes array."""
+    def plot(self, features=None, ax=None, ncols=3, figsize=None, axes=None):
+        """Every term (or ``features``) with its band, one panel each.
+
+        Parameters
+        ----------
+        features : str or list of str, optional
+            One term (returns its Axes) or several (default: every term).
+        ax : matplotlib Axes or array of Axes, optional
+            Where to draw (one Axes per term); a new figure with constrained layout otherwise.
+        ncols : int, default 3
+            Columns of a new grid.
+        figsize : (float, float), optional
+        axes : deprecated alias of ``ax``.
+
+        Returns
+        -------
+        matplotlib Axes (one term named as a string) or ndarray of Axes (one per term, flat)
+        """
         from ..plotting._gam import plot_gam
 
-        names = list(self.terms_) if features is None else ([features] if isinstance(features, str) else features)
-        return plot_gam([self.partial_effect(f) for f in names], axes=axes, ncols=ncols, **kwargs)
+        check_is_fitted(self, "coef_")
+        if ax is None:
+            ax = axes
+        if isinstance(features, str):
+            return plot_gam(self.partial_effect(features), ax=ax, figsize=figsize)
+        names = list(self.terms_) if features is None else list(features)
+        return plot_gam([self.partial_effect(f) for f in names], ax=ax, ncols=ncols, figsize=figsize)

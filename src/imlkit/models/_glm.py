@@ -188,6 +188,27 @@ def _sm_family(family, link):
     return cls(link=link_obj, check_link=False)
 
 
+def _independent_columns(D):
+    """Columns not in the span of the columns before them (R's rule for aliased terms).
+
+    Unpivoted QR: ``|R_jj|`` is the part of column j orthogonal to columns 0..j−1, so a
+    (numerically) zero ``R_jj`` marks a column that the earlier ones already express.
+    """
+    from scipy import linalg
+
+    kept = np.arange(D.shape[1])
+    norms = np.linalg.norm(D, axis=0)
+    while kept.size:
+        R = linalg.qr(D[:, kept], mode="r", check_finite=False)[0]
+        small = np.abs(np.diag(R)) <= 1e-9 * np.maximum(norms[kept], np.finfo(float).tiny)
+        if not small.any():
+            break
+        # drop the first dependent column only: a later one's R_jj is only meaningful once
+        # the reflections before it come from independent columns
+        kept = np.delete(kept, int(np.argmax(small)))
+    return kept
+
+
 # ----------------------------------------------------------------------------- the model
 class GLM(_FamilyEstimator):
     """Generalised linear model with readable coefficients, intervals and sentences.
@@ -302,22 +323,29 @@ class GLM(_FamilyEstimator):
         if alpha > 0:
             params = self._fit_penalized(D, y_enc, fam_obj, alpha)
             result = None
+            self._kept = np.arange(p)
         else:
-            rank = np.linalg.matrix_rank(D)
-            if rank < p:
-                warnings.warn(f"The design has rank {rank} < {p} columns (collinear features or a level "
+            kept = _independent_columns(D)
+            if kept.size < p:
+                dropped = [spec.names[j] for j in np.setdiff1d(np.arange(p), kept)]
+                warnings.warn(f"The design has rank {kept.size} < {p} columns (collinear features or a level "
                               f"that occurs with another one only); weights of collinear terms are not "
-                              f"identified.", stacklevel=2)
+                              f"identified: {dropped[:10]} are set to 0 (as R's glm reports them NA) and "
+                              f"the weights they are collinear with are marked not estimable.", stacklevel=2)
             try:
                 with warnings.catch_warnings():
                     # statsmodels warns that links outside its own allow-list may leave the domain;
                     # our table is the allow-list and a fit that leaves the domain fails below.
                     warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
-                    model = sm.GLM(y_enc, D, family=fam_obj)
+                    # fitting on independent columns only: IRLS on a singular design can run off
+                    # (weights of 1e15 for a collinear binomial design)
+                    model = sm.GLM(y_enc, D[:, kept], family=fam_obj)
                     result = model.fit(scale=1.0 if family == "exponential" else None)
             except Exception as exc:  # statsmodels raises assorted errors on divergence
                 raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
-            params = np.asarray(result.params)
+            self._kept = kept
+            params = np.zeros(p)
+            params[kept] = np.asarray(result.params)
         if not np.all(np.isfinite(params)):
             raise ModelError(f"The {family} GLM with {link} link did not converge (non-finite weights).")
         self.link_ = link
@@ -382,6 +410,12 @@ class GLM(_FamilyEstimator):
             out[icpt[0]] -= float(np.sum(out * center))
         return out
 
+    def _full(self, v):
+        """A per-kept-column vector of the statsmodels result at every design column (NaN elsewhere)."""
+        out = np.full(len(self.coef_), np.nan)
+        out[self._kept] = np.asarray(v, dtype=float)
+        return out
+
     def _estimable(self, D, result):
         """Which weights the data determine (see ``estimable_``)."""
         p = D.shape[1]
@@ -394,7 +428,7 @@ class GLM(_FamilyEstimator):
         null = Vt[int(np.sum(sv > tol)):]
         if null.size:
             ok &= np.linalg.norm(null, axis=0) < 1e-6
-        se = np.asarray(result.bse, dtype=float)
+        se = self._full(result.bse)
         ok &= np.isfinite(se)
         if self.link_ != "identity":
             sd = D.std(axis=0)
@@ -461,9 +495,10 @@ class GLM(_FamilyEstimator):
                                 "statistic": nan, "p_value": nan}, index=idx)
         else:
             ci = np.asarray(r.conf_int(alpha=1 - self.confidence_level))
-            out = pd.DataFrame({"weight": np.asarray(r.params), "std_error": np.asarray(r.bse),
-                                "ci_low": ci[:, 0], "ci_high": ci[:, 1], "statistic": np.asarray(r.tvalues),
-                                "p_value": np.asarray(r.pvalues)}, index=idx)
+            full = self._full
+            out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": full(r.bse),
+                                "ci_low": full(ci[:, 0]), "ci_high": full(ci[:, 1]),
+                                "statistic": full(r.tvalues), "p_value": full(r.pvalues)}, index=idx)
         if self.link_ in EXP_LINKS:
             out["exp_weight"] = np.exp(out["weight"])
             out["exp_ci_low"] = np.exp(out["ci_low"])
@@ -474,6 +509,28 @@ class GLM(_FamilyEstimator):
         out.attrs["penalized"] = self.penalized_
         out.attrs["confidence_level"] = self.confidence_level
         return out
+
+    def plot(self, ax=None, exp=None, intercept=False, color="C0"):
+        """Forest plot of the weights with their intervals (``exp(weight)`` for log/logit links).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        exp : bool, optional
+            Default: True for log and logit links (factors on a log axis, reference line at 1),
+            else the weights themselves (reference line at 0).
+        intercept : bool, default False
+        color : str
+
+        Returns
+        -------
+        matplotlib Axes
+            See :func:`imlkit.plotting.plot_glm`: non-estimable terms are grey crosses without
+            an interval, labelled "(not estimable)".
+        """
+        from ..plotting._glm import plot_glm
+
+        return plot_glm(self.summary(), ax=ax, exp=exp, intercept=intercept, color=color)
 
     def contrast(self, c):
         """Estimate and interval of a linear combination ``cᵀβ`` on the link scale.
@@ -498,7 +555,8 @@ class GLM(_FamilyEstimator):
         est = float(c @ self.coef_.to_numpy())
         if self.result_ is None:
             return est, np.nan, np.nan, np.nan
-        se = float(np.sqrt(max(c @ np.asarray(self.result_.cov_params()) @ c, 0.0)))
+        k = self._kept
+        se = float(np.sqrt(max(c[k] @ np.asarray(self.result_.cov_params()) @ c[k], 0.0)))
         z = self._z()
         return est, se, est - z * se, est + z * se
 
