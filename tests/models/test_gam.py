@@ -361,3 +361,47 @@ def test_binomial_divergence_is_flagged_with_a_warning():
     ok = GAM(family="binomial").fit(X, y)
     assert ok.converged_ is True
     assert np.abs(ok.decision_function(X)).max() < 10
+
+
+def test_wage_natural_splines_with_fixed_df_equal_least_squares_on_patsy_cr():
+    """The course's Wage figure: natural splines in year (4 df) and age (5 df), a step in education.
+
+    Unpenalised, the fit is least squares on the natural-spline basis: patsy's ``cr`` with the
+    same knots (R's ns knots: quantiles k/df of the column) spans the same space, so OLS on it
+    gives the same fitted values.
+    """
+    import statsmodels.api as sm
+
+    X, y = load_wage()
+    gam = GAM(terms={"year": ("ns", 4), "age": ("ns", 5), "education": "factor"}).fit(X, y)
+    ky, ka = gam.knots_["year"], gam.knots_["age"]
+    assert_allclose(ky, np.quantile(X["year"], np.linspace(0, 1, 5)))
+    assert_allclose(ka, np.quantile(X["age"], np.linspace(0, 1, 6)))
+
+    def cr(col, k):
+        return (f"cr({col}, knots={list(k[1:-1])}, lower_bound={k[0]}, upper_bound={k[-1]}, "
+                f"constraints='center')")
+
+    d = X.assign(wage=np.asarray(y))
+    ols = sm.OLS.from_formula(f"wage ~ {cr('year', ky)} + {cr('age', ka)} + C(education)", d).fit()
+    # two bases of one space: equal up to the conditioning of the solves
+    assert_allclose(gam.predict(X), ols.fittedvalues.to_numpy(), rtol=1e-9, atol=1e-7)
+    assert gam.summary().loc[["year", "age"], "n_coef"].tolist() == [4, 5]
+    assert_allclose([gam.edf_["year"], gam.edf_["age"]], [4.0, 5.0], atol=1e-8)
+    # the course's readings, as for the P-spline fit
+    age = gam.partial_effect("age")
+    assert 30 < age.grid[np.argmax(age.average)] < 60
+    assert np.all(np.diff(gam.partial_effect("education").average) > 0)
+    # natural: linear beyond the boundary knots
+    far = X.iloc[[0, 0, 0]].assign(age=[90.0, 100.0, 110.0])
+    assert_allclose(np.diff(gam.predict(far), 2), 0.0, atol=1e-8)
+
+
+def test_ns_term_errors():
+    from imlkit._validation import ValidationError
+
+    X, y = load_wage()
+    with pytest.raises(ValidationError, match=r"needs its degrees of freedom, e.g. \('ns', 4\)"):
+        GAM(terms={"age": "ns"}).fit(X, y)
+    with pytest.raises(ValidationError, match="has 7 distinct values; a natural spline with df=8 needs at least 9"):
+        GAM(terms={"year": ("ns", 8)}).fit(X, y)

@@ -31,12 +31,13 @@ from .._validation import (ModelError, ValidationError, check_choice, check_floa
                            check_same_columns, check_X)
 from ._design import fit_design, is_categorical
 from ._glm import _FamilyEstimator
-from ._splines import bspline_basis, difference_penalty, knots, sum_to_zero
+from ._splines import (bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis,
+                       sum_to_zero)
 
 __all__ = ["GAM"]
 
 FAMILIES = {"gaussian": "identity", "binomial": "logit", "poisson": "log", "gamma": "log"}
-TERM_KINDS = ("spline", "factor", "linear")
+TERM_KINDS = ("spline", "factor", "linear", "ns")
 #: Penalised IRLS steps during which λ is re-chosen (performance iteration) before it is frozen.
 MAX_SELECTION_ITER = 30
 #: |η| beyond which a logit fit counts as diverged: σ(±40) is 0 or 1 to double precision.
@@ -129,6 +130,8 @@ class _Term:
     lo: float = 0.0
     hi: float = 0.0
     values: np.ndarray = field(default=None, repr=False)
+    df: int = 0                 # "ns" terms: degrees of freedom
+    col_means: np.ndarray = None  # "ns" terms: training means of the basis columns
 
 
 class _Smoother:
@@ -244,7 +247,11 @@ class GAM(_FamilyEstimator):
     Parameters
     ----------
     terms : "auto" or dict, default "auto"
-        ``{column: "spline" | "factor" | "linear"}``; columns left out are not used.
+        ``{column: "spline" | "factor" | "linear" | ("ns", df)}``; columns left out are not used.
+        ``("ns", df)`` is an unpenalised natural cubic regression spline with ``df`` degrees of
+        freedom (R's ``ns(x, df)``, patsy's ``cr(x, df)``): ``df − 1`` interior knots at the
+        quantiles k/df of the column, boundary knots at its range, linear beyond them; its
+        columns are centred, so it sums to zero over the training data like a P-spline term.
         ``"auto"`` uses every column: a spline for numeric columns with at least 4 distinct
         values, linear for other numeric columns, a factor for categorical ones.
     family : {"gaussian", "binomial", "poisson", "gamma"}, default "gaussian"
@@ -271,6 +278,9 @@ class GAM(_FamilyEstimator):
     Attributes
     ----------
     terms_ : dict {term: kind}
+    knots_ : dict {spline or ns term: ndarray}
+        The knots: equally spaced (P-splines, with 3 extra on each side), or the boundary and
+        quantile knots of an ``("ns", df)`` term.
     n_splines_ : dict {spline term: K}
         Basis size used per spline term (see ``n_splines``).
     converged_ : bool
@@ -360,6 +370,7 @@ class GAM(_FamilyEstimator):
                                   f"{{term: number > 0}}; got {s!r}.")
 
     def _term_kinds(self, frame):
+        self._ns_df = {}
         if isinstance(self.terms, str):
             check_choice("terms", self.terms, ["auto"])
             kinds = {}
@@ -376,8 +387,18 @@ class GAM(_FamilyEstimator):
         for c, kind in self.terms.items():
             if c not in frame.columns:
                 raise ValidationError(f"Unknown feature {c!r} in 'terms'; the columns are {list(frame.columns)}.")
-            kinds[c] = check_choice(f"terms[{c!r}]", kind, TERM_KINDS)
-            if kind in ("spline", "linear") and is_categorical(frame[c]):
+            if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "ns":
+                df = check_int(f"terms[{c!r}][1] (the degrees of freedom)", kind[1], min_value=1)
+                if frame[c].nunique() < df + 1:
+                    raise ValidationError(f"Column {c!r} has {frame[c].nunique()} distinct values; a natural spline "
+                                          f"with df={df} needs at least {df + 1} (one per knot).")
+                self._ns_df[c] = df
+                kind = "ns"
+            elif kind == "ns":
+                raise ValidationError(f"terms[{c!r}]: a natural spline needs its degrees of freedom, e.g. "
+                                      f"('ns', 4); got 'ns'.")
+            kinds[c] = kind if kind == "ns" else check_choice(f"terms[{c!r}]", kind, TERM_KINDS[:3])
+            if kind in ("spline", "linear", "ns") and is_categorical(frame[c]):
                 raise ValidationError(f"Column {c!r} is categorical; a {kind} term needs a numeric column "
                                       f"(use 'factor').")
             if kind == "spline" and frame[c].nunique() < 2:
@@ -412,6 +433,8 @@ class GAM(_FamilyEstimator):
                 sizes[c] = int(min(self.n_splines, max(4, np.unique(x[np.isfinite(x)]).size + 2)))
             elif kind == "factor":
                 fixed += max(frame[c].nunique() - 1, 0)
+            elif kind == "ns":
+                fixed += self._ns_df[c]
             else:
                 fixed += 1
         if not sizes:
@@ -454,6 +477,22 @@ class GAM(_FamilyEstimator):
                 ev = np.linalg.eigvalsh(t.S)
                 t.rank = int(np.sum(ev > 1e-9 * ev.max()))
                 t.values = x
+            elif kind == "ns":
+                x = frame[c].to_numpy(dtype=float)
+                if not np.isfinite(x).all():
+                    raise ValidationError(f"Column {c!r} of 'X' contains NaN or infinite values.")
+                t.lo, t.hi = float(x.min()), float(x.max())
+                t.df = self._ns_df[c]
+                try:
+                    t.knots = natural_knots(x, t.df)
+                except ValueError as exc:
+                    raise ValidationError(f"Column {c!r}: {exc}; use a smaller df.") from None
+                N = natural_spline_basis(x, t.knots)
+                t.col_means = N.mean(axis=0)  # centred columns: the term sums to zero like a smooth
+                cache[c] = sp.csr_matrix(N - t.col_means)
+                k_raw = t.df
+                t.Z = np.eye(k_raw)
+                t.values = x
             else:
                 cols = self._design.blocks[c]
                 k_raw = len(cols)
@@ -491,6 +530,12 @@ class GAM(_FamilyEstimator):
                 if not np.isfinite(x).all():
                     raise ValidationError(f"Column {t.name!r} of 'X' contains NaN or infinite values.")
                 blocks.append(cache[t.name] if cache and t.name in cache else bspline_basis(x, t.knots))
+            elif t.kind == "ns":
+                x = frame[t.name].to_numpy(dtype=float)
+                if not np.isfinite(x).all():
+                    raise ValidationError(f"Column {t.name!r} of 'X' contains NaN or infinite values.")
+                blocks.append(cache[t.name] if cache and t.name in cache
+                              else sp.csr_matrix(natural_spline_basis(x, t.knots) - t.col_means))
             else:
                 block = dense[:, self._design.blocks[t.name]]
                 if t.kind == "linear":
@@ -670,6 +715,7 @@ class GAM(_FamilyEstimator):
         self.deviance_ = _deviance(self.family, y, mu)
         self.n_iter_ = n_iter
         self.terms_ = {t.name: t.kind for t in self._terms}
+        self.knots_ = {t.name: t.knots.copy() for t in self._terms if t.kind in ("spline", "ns")}
         self.edf_ = {t.name: float(edf_all[t.coef].sum()) for t in self._terms}
         self.lambdas_ = {t.name: float(lj) for t, lj in zip(pen, lam)} if pen else {}
         self._A0 = A0
@@ -799,6 +845,8 @@ class GAM(_FamilyEstimator):
             g = np.linspace(t.lo, t.hi, m)
             if t.kind == "spline":
                 Bz = bspline_basis(g, t.knots).toarray() @ t.Z
+            elif t.kind == "ns":
+                Bz = natural_spline_basis(g, t.knots) - t.col_means
             else:
                 Bz = (g - t.center)[:, None]
         f = Bz @ bj
