@@ -378,12 +378,12 @@ def test_wage_natural_splines_with_fixed_df_equal_least_squares_on_patsy_cr():
     assert_allclose(ky, np.quantile(X["year"], np.linspace(0, 1, 5)))
     assert_allclose(ka, np.quantile(X["age"], np.linspace(0, 1, 6)))
 
-    def cr(col, k):
+    def cr_term(col, k):
         return (f"cr({col}, knots={list(k[1:-1])}, lower_bound={k[0]}, upper_bound={k[-1]}, "
                 f"constraints='center')")
 
     d = X.assign(wage=np.asarray(y))
-    ols = sm.OLS.from_formula(f"wage ~ {cr('year', ky)} + {cr('age', ka)} + C(education)", d).fit()
+    ols = sm.OLS.from_formula(f"wage ~ {cr_term('year', ky)} + {cr_term('age', ka)} + C(education)", d).fit()
     # two bases of one space: equal up to the conditioning of the solves
     assert_allclose(gam.predict(X), ols.fittedvalues.to_numpy(), rtol=1e-9, atol=1e-7)
     assert gam.summary().loc[["year", "age"], "n_coef"].tolist() == [4, 5]
