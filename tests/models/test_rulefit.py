@@ -163,3 +163,24 @@ def test_auto_task_uses_the_shared_continuous_rule():
     assert RuleFit(n_estimators=5, cv=2, random_state=0).fit(X, np.arange(100) % 3).task_ == "classification"
     assert RuleFit(n_estimators=5, cv=2, random_state=0).fit(X, np.arange(100.0) / 7).task_ == "regression"
     assert RuleFit(n_estimators=5, cv=2, random_state=0).fit(X, np.arange(100)).task_ == "regression"
+
+
+def test_max_rows_fits_on_a_seeded_subsample():
+    """n > max_rows: the fit equals RuleFit on the subsample itself (same seeds for trees and folds)."""
+    from imlkit._validation import as_seed_sequence
+
+    X, y = interaction(n=800)
+    a = RuleFit(n_estimators=20, cv=3, max_rows=300, random_state=0).fit(X, y)
+    assert a.n_rows_used_ == 300
+    rows = a._row_subsample(800, None, np.random.default_rng(as_seed_sequence(0).spawn(3)[2]))
+    b = RuleFit(n_estimators=20, cv=3, max_rows=None, random_state=0).fit(X.iloc[rows], y[rows])
+    assert b.n_rows_used_ == 300
+    assert_allclose(a.predict(X), b.predict(X), rtol=1e-12)
+    assert RuleFit(n_estimators=5, cv=2, random_state=0).fit(X, y).n_rows_used_ == 800  # default 20,000
+
+
+def test_max_rows_subsample_keeps_every_class_share():
+    codes = np.r_[np.zeros(900, int), np.ones(95, int), np.full(5, 2)]
+    rows = RuleFit(max_rows=100)._row_subsample(1000, codes, np.random.default_rng(0))
+    assert len(rows) == 100 and len(np.unique(rows)) == 100
+    assert np.bincount(codes[rows]).tolist() == [90, 9, 1]  # shares 90%, 9.5%, 0.5% -> at least one row

@@ -119,6 +119,13 @@ class RuleFit(BaseEstimator):
         Folds for choosing λ.
     n_lambdas : int, default=20
         Grid size for λ (log-spaced from λ_max down to λ_max/1000).
+    max_rows : int or None, default=20_000
+        When ``X`` has more rows, RuleFit is fitted on a random subsample of ``max_rows`` rows
+        (stratified by class for classification, drawn with ``random_state``): tree
+        generation, rule evaluation and the cross-validated L1 path then cost O(max_rows)
+        however large n is (Friedman & Popescu already grow each tree on a subsample; the
+        L1 fit on 20,000 rows pins down the weights of rules with support above ~1%).
+        None uses every row.
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -134,6 +141,8 @@ class RuleFit(BaseEstimator):
         "linear"), ``weight`` (α_k, or the coefficient per unit of the winsorised feature),
         ``support`` (s_k; 1 for linear terms) and ``importance``. Multiclass: one
         ``weight[c]`` column per class and the mean importance over classes.
+    n_rows_used_ : int
+        Training rows the model was fitted on (``min(n, max_rows)``).
     classes_ : ndarray (classification only)
     intercept_ : float or ndarray of shape (n_classes,)
     lambda_ : float or ndarray
@@ -176,7 +185,8 @@ class RuleFit(BaseEstimator):
     """
 
     def __init__(self, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
-                 subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, random_state=None):
+                 subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, max_rows=20_000,
+                 random_state=None):
         self.task = task
         self.generator = generator
         self.n_estimators = n_estimators
@@ -187,6 +197,7 @@ class RuleFit(BaseEstimator):
         self.winsorize = winsorize
         self.cv = cv
         self.n_lambdas = n_lambdas
+        self.max_rows = max_rows
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -214,13 +225,14 @@ class RuleFit(BaseEstimator):
         check_float("winsorize", self.winsorize, low=0.0, high=0.5, high_inclusive=False)
         check_int("cv", self.cv, min_value=2)
         check_int("n_lambdas", self.n_lambdas, min_value=1)
+        check_int("max_rows", self.max_rows, min_value=10, allow_none=True)
 
     def fit(self, X, y):
         frame, _, yy = check_X_y(X, y)
         n = len(frame)
         self._check_params(n)
         seed = as_seed_sequence(self.random_state)
-        s_trees, s_cv = spawn(seed, 2)
+        s_trees, s_cv, s_rows = spawn(seed, 3)
         task = self.task
         numeric_y = yy.dtype.kind in "iuf"
         if task == "auto":
@@ -234,6 +246,14 @@ class RuleFit(BaseEstimator):
             if len(classes) < 2:
                 raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
             self.classes_ = classes
+        if self.max_rows is not None and n > self.max_rows:
+            rows = self._row_subsample(n, yi if task == "classification" else None, np.random.default_rng(s_rows))
+            frame, yy = frame.iloc[rows], yy[rows]
+            if task == "classification":
+                yi = yi[rows]
+            n = len(rows)
+        self.n_rows_used_ = n
+        if task == "classification":
             Y = np.eye(len(classes))[yi]
         else:
             Y = yy.astype(float)[:, None]
@@ -252,6 +272,22 @@ class RuleFit(BaseEstimator):
         self._fit_l1(F, Y, yy if task == "classification" else None, np.random.default_rng(s_cv))
         self._make_table(R, L, lin_names)
         return self
+
+    def _row_subsample(self, n, codes, rng):
+        """``max_rows`` row positions, sorted; for classes, each class keeps its share (≥ 1 row)."""
+        m = self.max_rows
+        if codes is None:
+            return np.sort(rng.choice(n, size=m, replace=False))
+        counts = np.bincount(codes)
+        # largest-remainder allocation of m rows to the classes by their shares
+        quota = counts * m / n
+        take = np.maximum(np.floor(quota).astype(int), 1)
+        rest = m - take.sum()
+        if rest > 0:
+            take[np.argsort(-(quota - np.floor(quota)), kind="stable")[:rest]] += 1
+        take = np.minimum(take, counts)
+        rows = [rng.choice(np.flatnonzero(codes == k), size=t, replace=False) for k, t in enumerate(take)]
+        return np.sort(np.concatenate(rows))
 
     def _generate(self, Z, Y, rng):
         n, K = Y.shape
