@@ -169,6 +169,21 @@ def _categorical_split(codes, stats, criterion, min_leaf, tol, n_levels, n_class
     return best
 
 
+def _multiway_split(codes, stats, criterion, min_leaf, n_levels):
+    """One child per level present at the node: weighted impurity Σ_l n_l/n · I(t_l)."""
+    codes = codes.astype(np.intp)
+    level_stats = np.column_stack([np.bincount(codes, weights=stats[:, c], minlength=n_levels)
+                                   for c in range(stats.shape[1])])
+    sizes = _sizes(level_stats, criterion)
+    present = np.flatnonzero(sizes > 0)
+    if present.size < 2 or (sizes[present] < min_leaf).any():
+        return None
+    ls = level_stats[present]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted = float(np.sum(sizes[present] * _impurity(ls, criterion)) / sizes[present].sum())
+    return weighted, np.nan, ("multiway", present)
+
+
 # --------------------------------------------------------------------------- estimator
 class DecisionTree(BaseEstimator):
     """CART decision tree for classification and regression that records its arithmetic.
@@ -193,6 +208,15 @@ class DecisionTree(BaseEstimator):
     min_impurity_decrease : float, default 0.0
         A node is split only if ``n_t / n · gain >= min_impurity_decrease`` (scikit-learn's
         rule).
+    categorical_split : {"binary", "multiway"}, default "binary"
+        How categorical features are split: two-way into the best set of levels and the rest,
+        or multiway, one child per level present at the node (the course's CarType example:
+        children Family (1, 3), Sports (8, 0), Luxury (1, 7) have weighted Gini 0.163). A
+        multiway split competes with the binary splits of other features on the same
+        weighted impurity; it favours features with many levels (as the course notes for
+        information gain). Its row in ``split_trace_`` has ``kind="multiway"``, its rule
+        lists the branches, ``left_levels`` holds the levels in branch order, and
+        ``n_left``/``n_right`` are missing; the node's ``children`` are in ``nodes_``.
 
     Attributes
     ----------
@@ -257,13 +281,14 @@ class DecisionTree(BaseEstimator):
     """
 
     def __init__(self, criterion="auto", max_depth=None, min_samples_leaf=1, task="auto",
-                 min_samples_split=2, min_impurity_decrease=0.0):
+                 min_samples_split=2, min_impurity_decrease=0.0, categorical_split="binary"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.task = task
         self.min_samples_split = min_samples_split
         self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_split = categorical_split
 
     # ------------------------------------------------------------------ sklearn plumbing
     def _resolved_task(self):
@@ -308,6 +333,7 @@ class DecisionTree(BaseEstimator):
         check_int("min_samples_leaf", self.min_samples_leaf, min_value=1)
         check_int("min_samples_split", self.min_samples_split, min_value=2)
         check_float("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
+        check_choice("categorical_split", self.categorical_split, ["binary", "multiway"])
         return criterion, task
 
     def fit(self, X, y):
@@ -372,6 +398,7 @@ class DecisionTree(BaseEstimator):
         cat_cols = [j for j, c in enumerate(self.feature_names_) if self.feature_kinds_[c] == "categorical"]
         n_levels = {j: len(self.categories_[self.feature_names_[j]]) for j in cat_cols}
         n_classes = getattr(self, "n_classes_", 0)
+        multiway = self.categorical_split == "multiway"
 
         nodes = []       # dicts in preorder, left subtree before right
         trace = []
@@ -379,14 +406,17 @@ class DecisionTree(BaseEstimator):
         while stack:
             rows, depth, parent, side = stack.pop()
             node_id = len(nodes)
-            if parent is not None:
+            if isinstance(side, tuple):  # the k-th branch of a multiway split
+                nodes[parent]["children"][side[1]] = node_id
+            elif parent is not None:
                 nodes[parent][side] = node_id
             stats = self._node_stats(target, rows)
             total = stats.sum(axis=0)
             impurity = float(_impurity(total[None, :], criterion)[0])
             value = total.copy() if self.task_ == "classification" else float(target[rows].mean())
             node = {"depth": depth, "n": rows.size, "impurity": impurity, "value": value, "feature": -1,
-                    "threshold": np.nan, "left_codes": None, "default_left": True, "left": -1, "right": -1}
+                    "threshold": np.nan, "left_codes": None, "default_left": True, "left": -1, "right": -1,
+                    "children": None, "child_codes": None}
             nodes.append(node)
             n = rows.size
             if depth >= max_depth or n < self.min_samples_split or n < 2 * min_leaf or impurity <= _EPSILON:
@@ -396,7 +426,9 @@ class DecisionTree(BaseEstimator):
             best = None
             for j in range(Z.shape[1]):
                 x = Z[rows, j]
-                if j in n_levels:
+                if j in n_levels and multiway:
+                    found = _multiway_split(x, stats, criterion, min_leaf, n_levels[j])
+                elif j in n_levels:
                     found = _categorical_split(x, stats, criterion, min_leaf, tol, n_levels[j], n_classes)
                 else:
                     found = _numeric_split(x, stats, criterion, min_leaf, tol)
@@ -405,16 +437,32 @@ class DecisionTree(BaseEstimator):
             if best is None:
                 continue
             j, children_impurity, threshold, codes = best
-            left_codes, right_codes = codes if codes is not None else (None, None)
             gain = impurity - float(children_impurity)
             if n / n_total * gain + _EPSILON < self.min_impurity_decrease:
                 continue
             x = Z[rows, j]
+            col = self.feature_names_[j]
+            if codes is not None and isinstance(codes[0], str):  # ("multiway", present levels)
+                present = codes[1]
+                branch_rows = [rows[x.astype(np.intp) == c] for c in present]
+                sizes = [r.size for r in branch_rows]
+                node.update(feature=j, children=[-1] * len(present), child_codes=present,
+                            default_child=int(np.argmax(sizes)))
+                levels = tuple(self.categories_[col][present].tolist())
+                rule = f"{col}: " + " | ".join(map(str, levels))
+                trace.append({"node": node_id, "depth": depth, "feature": col, "kind": "multiway",
+                              "rule": rule, "threshold": np.nan, "left_levels": levels, "n": n,
+                              "n_left": None, "n_right": None, "parent_impurity": impurity,
+                              "children_impurity": float(children_impurity), "gain": gain,
+                              "weighted_gain": n / n_total * gain})
+                for k in range(len(present) - 1, -1, -1):  # first branch first in preorder
+                    stack.append((branch_rows[k], depth + 1, node_id, ("child", k)))
+                continue
+            left_codes, right_codes = codes if codes is not None else (None, None)
             go_left = np.isin(x.astype(np.intp), left_codes) if left_codes is not None else x <= threshold
             n_left = int(go_left.sum())
             node.update(feature=j, threshold=threshold, left_codes=left_codes, right_codes=right_codes,
                         default_left=n_left >= n - n_left)
-            col = self.feature_names_[j]
             if left_codes is None:
                 rule, levels = f"{col} <= {threshold:.6g}", None
             else:
@@ -437,7 +485,15 @@ class DecisionTree(BaseEstimator):
         self._left = np.array([d["left"] for d in nodes], dtype=np.intp)
         self._right = np.array([d["right"] for d in nodes], dtype=np.intp)
         self._is_cat = np.array([d["left_codes"] is not None for d in nodes])
+        self._is_multi = np.array([d["children"] is not None for d in nodes])
         width = max([len(v) for v in self.categories_.values()], default=0)
+        # multiway nodes: the child of every level code; absent and unseen levels (last
+        # column) go to the largest child
+        self._child_table = np.full((m, width + 1), -1, dtype=np.intp)
+        for i, d in enumerate(nodes):
+            if d["children"] is not None:
+                self._child_table[i, :] = d["children"][d["default_child"]]
+                self._child_table[i, d["child_codes"]] = d["children"]
         # one row per node: does level code c go left? the last column is for unseen levels
         self._left_table = np.zeros((m, width + 1), dtype=bool)
         for i, d in enumerate(nodes):
@@ -467,7 +523,8 @@ class DecisionTree(BaseEstimator):
         for i, d in enumerate(self._nodes):
             row = {"node": i, "depth": d["depth"], "split": rules.get(i), "n": d["n"],
                    "impurity": d["impurity"], "left": d["left"] if d["left"] >= 0 else None,
-                   "right": d["right"] if d["right"] >= 0 else None}
+                   "right": d["right"] if d["right"] >= 0 else None,
+                   "children": tuple(d["children"]) if d["children"] is not None else None}
             if self.task_ == "classification":
                 row.update({f"n[{c}]": int(v) for c, v in zip(self.classes_, d["value"])})
                 row["prediction"] = self.classes_[int(np.argmax(d["value"]))]
@@ -511,7 +568,12 @@ class DecisionTree(BaseEstimator):
             if cat.any():
                 codes = v[cat].astype(np.intp)
                 go_left[cat] = self._left_table[nd[cat], np.where(codes < 0, unseen, codes)]
-            node[active] = np.where(go_left, self._left[nd], self._right[nd])
+            nxt = np.where(go_left, self._left[nd], self._right[nd])
+            multi = self._is_multi[nd]
+            if multi.any():
+                codes = v[multi].astype(np.intp)
+                nxt[multi] = self._child_table[nd[multi], np.where(codes < 0, unseen, codes)]
+            node[active] = nxt
         return node
 
     def apply(self, X):
@@ -570,6 +632,12 @@ class DecisionTree(BaseEstimator):
                 lines.append(f"{indent}|--- {leaf_text(i)}")
                 return
             col = self.feature_names_[f]
+            d = self._nodes[i]
+            if d["children"] is not None:
+                for code, child in zip(d["child_codes"], d["children"]):
+                    lines.append(f"{indent}|--- {col} = {self.categories_[col][code]}")
+                    branch(child, indent + "|   ")
+                return
             if self._is_cat[i]:
                 levels = self.categories_[col][self._nodes[i]["left_codes"]].tolist()
                 shown = "{" + ", ".join(map(str, levels)) + "}"
