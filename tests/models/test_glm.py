@@ -237,7 +237,8 @@ def test_separation_sentences_say_not_estimable_instead_of_zero_to_inf():
     tab = m.summary()
     assert not tab.loc["a", "estimable"]
     text = " ".join(m.interpret())
-    assert "Increasing a by one unit multiplies the odds of event = 1: not estimable (separation / too few rows)" in text
+    assert ("Increasing a by one unit multiplies the odds of event = 1: not estimable (separation / too few "
+            "rows)") in text
     assert "[0, inf]" not in text and "inf]" not in text
     # an ordinary fit: every weight estimable, intervals printed
     X2, y2 = coffee()
@@ -302,3 +303,51 @@ def test_ridge_binomial_equals_sklearn_logistic_regression_and_survives_separati
     assert_allclose(m.coef_.to_numpy()[1:], ref.coef_[0] / X.std(ddof=0).to_numpy(), rtol=1e-5)
     assert_allclose(m.predict_proba(X), ref.predict_proba(Xs), rtol=1e-5, atol=1e-8)
     assert np.all(np.isfinite(m.coef_))
+
+
+# --------------------------------------------------------------------------- polynomial and three-way terms
+def test_polynomial_terms_equal_statsmodels_formula_and_read_the_local_slope():
+    from imlkit.datasets import load_wage
+
+    X, y = load_wage()
+    X = X[["age", "year", "education"]]
+    m = GLM(polynomial={"age": 3}).fit(X, y)
+    assert list(m.coef_.index[:5]) == ["(Intercept)", "age", "age^2", "age^3", "year"]
+    d = X.assign(wage=np.asarray(y))
+    ref = sm.GLM.from_formula("wage ~ age + I(age**2) + I(age**3) + year + C(education)", d).fit()
+    poly = ["age", "I(age ** 2)", "I(age ** 3)"]
+    assert_allclose(m.coef_[["age", "age^2", "age^3", "year"]], ref.params[poly + ["year"]], rtol=1e-6)
+    assert_allclose(m.predict(X), ref.fittedvalues.to_numpy(), rtol=1e-8)
+    # the local slope at the median age: β1 + 2 β2 a + 3 β3 a², with its Wald interval
+    a = float(np.median(X["age"]))
+    c = pd.Series(0.0, index=ref.params.index)
+    c[poly] = [1, 2 * a, 3 * a ** 2]
+    slope = float(c @ ref.params)
+    se = np.sqrt(c @ ref.cov_params() @ c)
+    text = [s for s in m.interpret("age") if "its median" in s][0]
+    lo, hi = slope - 1.959964 * se, slope + 1.959964 * se
+    assert f"changes the expected wage by {slope:.3g} [{lo:.3g}, {hi:.3g}]" in text
+    # ages below the peak raise the wage, above it lower it (the course's Wage reading)
+    young = [s for s in m.interpret("age") if "25% quantile" in s][0]
+    assert "by -" not in young
+    with pytest.raises(ValueError, match=r"'polynomial\['age'\]' must be an int >= 2"):
+        GLM(polynomial={"age": 1}).fit(X, y)
+    with pytest.raises(ValueError, match="is categorical; a polynomial term needs a numeric column"):
+        GLM(polynomial={"education": 2}).fit(X, y)
+
+
+def test_three_way_interaction_equals_statsmodels_a_star_b_star_c():
+    X, y = make_coffee(400, random_state=1)
+    inter = [("stress", "sleep"), ("stress", "work"), ("sleep", "work"), ("stress", "sleep", "work")]
+    m = GLM(family="poisson", interactions=inter).fit(X, y)
+    assert "stress:sleep:work[yes]" in m.coef_.index
+    d = X.assign(coffee=np.asarray(y))
+    ref = sm.GLM.from_formula("coffee ~ stress * sleep * C(work)", d, family=sm.families.Poisson()).fit()
+    assert_allclose(m.predict(X), ref.fittedvalues.to_numpy(), rtol=1e-7)
+    assert_allclose(m.coef_["stress:sleep:work[yes]"], ref.params["stress:sleep:C(work)[T.yes]"], rtol=1e-6)
+    text = " ".join(m.interpret())
+    assert "The three-way product term stress:sleep:work[yes] multiplies the expected count by" in text
+    with pytest.raises(ValueError, match="appears twice"):
+        GLM(interactions=[("stress", "sleep", "work"), ("work", "sleep", "stress")]).fit(X, y)
+    with pytest.raises(ValueError, match="needs three different features"):
+        GLM(interactions=[("stress", "sleep", "stress")]).fit(X, y)

@@ -220,11 +220,17 @@ class GLM(_FamilyEstimator):
         dispersion fixed at 1.
     link : str, optional
         Override the family's default link (see the module table for the allowed links).
-    interactions : list of (str, str), optional
-        Pairs of features whose product terms are added, e.g. ``[("workingday", "temp")]``.
+    interactions : list of tuples of 2 or 3 str, optional
+        Pairs (or triples) of features whose product terms are added, e.g.
+        ``[("workingday", "temp")]``; a triple ``("a", "b", "c")`` adds the three-way product
+        terms ``a:b:c`` only (add the pairs too for the full hierarchy, like ``a*b*c`` in R).
     fit_intercept : bool, default True
     confidence_level : float, default 0.95
         Level of the Wald intervals in :meth:`summary` and :meth:`interpret`.
+    polynomial : dict, optional
+        ``{column: degree}``: raw powers of a numeric feature, ``age``, ``age^2``, ...,
+        ``age^degree`` (like ``y ~ age + I(age**2)``). Its sentences give the local slope
+        ``Σ_k k β_k x^(k−1)`` at the quartiles of the feature, with its interval.
     alpha : float, default 0.0
         Strength of a ridge penalty (0: the ordinary maximum-likelihood GLM). With
         ``alpha > 0`` the fit minimises ``D(β)/(2n) + (alpha/2) Σ_j β_j²`` (``D`` the deviance, as
@@ -281,13 +287,14 @@ class GLM(_FamilyEstimator):
     """
 
     def __init__(self, family="gaussian", link=None, interactions=None, fit_intercept=True,
-                 confidence_level=0.95, alpha=0.0):
+                 confidence_level=0.95, alpha=0.0, polynomial=None):
         self.family = family
         self.link = link
         self.interactions = interactions
         self.fit_intercept = fit_intercept
         self.confidence_level = confidence_level
         self.alpha = alpha
+        self.polynomial = polynomial
 
     # -- fitting
     def fit(self, X, y):
@@ -310,7 +317,7 @@ class GLM(_FamilyEstimator):
         alpha = check_float("alpha", self.alpha, low=0.0)
         frame, was_frame = check_X(X)
         y_enc = self._encode_y(y, len(frame))
-        spec = fit_design(frame, self.interactions, intercept=self.fit_intercept)
+        spec = fit_design(frame, self.interactions, intercept=self.fit_intercept, polynomial=self.polynomial)
         D = spec.transform(frame)
         if D.shape[1] == 0:
             raise ValidationError("The design has no columns: give at least one feature or fit_intercept=True.")
@@ -613,6 +620,7 @@ class GLM(_FamilyEstimator):
         focus_cols = spec.blocks.get(focus)
         if focus_cols is None:  # the focus enters only through the interaction
             return []
+        focus_cols = focus_cols[:len(self._block_names(focus))]  # without polynomial powers
         pair_cols = spec.blocks[pair]
         n_b = len(self._block_names(pair[1]))
         out = []
@@ -627,6 +635,21 @@ class GLM(_FamilyEstimator):
                 unit = self._unit(focus, i)
                 unit = unit[0].lower() + unit[1:] if unit.startswith("Increasing") else unit
                 out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi, self._contrast_estimable(c))}.")
+        return out
+
+    def _polynomial_sentences(self, f, cond, has_partners):
+        """The local slope of a polynomial feature at its quartiles, with intervals."""
+        spec = self.design_
+        cols = spec.blocks[f]
+        out = []
+        for v, qname in zip(spec.info[f], ["25% quantile", "median", "75% quantile"]):
+            c = np.zeros(len(self.coef_))
+            for k, col in enumerate(cols, start=1):
+                c[col] = k * v ** (k - 1)  # d/dx Σ β_k x^k at x = v
+            est, _, lo, hi = self.contrast(c)
+            out.append(f"At {f} = {_fmt(v)} (its {qname}), increasing {f} by one unit (the local slope of its "
+                       f"degree-{len(cols)} polynomial) {self._phrase(est, lo, hi, self._contrast_estimable(c))}"
+                       f"{cond}{'' if has_partners else ', all other features fixed'}.")
         return out
 
     def _block_names(self, feature):
@@ -668,7 +691,8 @@ class GLM(_FamilyEstimator):
                 value = f"{_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}]"
             sentences.append(f"When every numeric feature is 0 and every categorical feature is at its reference "
                              f"level, {what} is {value}.")
-        pairs = spec.interactions
+        pairs = [t for t in spec.interactions if len(t) == 2]
+        triples = [t for t in spec.interactions if len(t) == 3]
         focus_of = {}
         for a, b in pairs:
             if feature is not None and feature in (a, b):
@@ -681,12 +705,16 @@ class GLM(_FamilyEstimator):
             if feature is not None and f != feature:
                 continue
             partners = [(b if a == f else a) for a, b in pairs if f in (a, b)]
+            partners += [g for t in triples if f in t for g in t if g != f and g not in partners]
             if any(focus_of[p] == f for p in pairs if f in p):
                 continue  # read at every level of its moderator below
             cond = ""
             if partners:
                 parts = [f"{p} = {spec.reference(p)}" if p in spec.categorical else f"{p} = 0" for p in partners]
                 cond = " when " + " and ".join(parts)
+            if f in spec.polynomial:
+                sentences += self._polynomial_sentences(f, cond, bool(partners))
+                continue
             for i, col in enumerate(spec.blocks[f]):
                 est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
                 sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))}"
@@ -698,6 +726,14 @@ class GLM(_FamilyEstimator):
             focus = focus_of[(a, b)]
             moderator = a if focus == b else b
             sentences += self._conditional(focus, moderator, (a, b))
+        for t in triples:
+            if feature is not None and feature not in t:
+                continue
+            for name, col in zip(np.asarray(spec.names)[spec.blocks[t]], spec.blocks[t]):
+                est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
+                phrase = self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))
+                sentences.append(f"The three-way product term {name} {phrase} per unit of the product: it is how much the interaction of two of "
+                                 f"{', '.join(t)} changes with the third.")
         if sentences and self.penalized_:
             sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
                              f"shrunk towards 0 and have no intervals.")
