@@ -732,8 +732,8 @@ class GLM(_FamilyEstimator):
             for name, col in zip(np.asarray(spec.names)[spec.blocks[t]], spec.blocks[t]):
                 est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
                 phrase = self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))
-                sentences.append(f"The three-way product term {name} {phrase} per unit of the product: it is how much the interaction of two of "
-                                 f"{', '.join(t)} changes with the third.")
+                sentences.append(f"The three-way product term {name} {phrase} per unit of the product: it is "
+                                 f"how much the interaction of two of {', '.join(t)} changes with the third.")
         if sentences and self.penalized_:
             sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
                              f"shrunk towards 0 and have no intervals.")
