@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.linear_model import LassoCV
+from sklearn.linear_model import lasso_path
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
@@ -365,12 +365,12 @@ class RuleFit(BaseEstimator):
     def _fit_l1(self, F, Y, labels, rng):
         seed = int(rng.integers(2**31 - 1))
         if self.task_ == "regression":
-            model = LassoCV(cv=KFold(self.cv, shuffle=True, random_state=seed), alphas=self.n_lambdas,
-                            eps=1e-3, max_iter=5000)
-            model.fit(F, Y[:, 0])
-            self.intercept_ = float(model.intercept_)
-            self.coef_ = model.coef_[None, :]
-            self.lambda_ = float(model.alpha_)
+            folds = list(KFold(self.cv, shuffle=True, random_state=seed).split(F))
+            with threadpool_limits(limits=1, user_api="blas"):
+                b0, coef, lam = lasso_cv(F, Y[:, 0], folds, n_lambdas=self.n_lambdas)
+            self.intercept_ = b0
+            self.coef_ = coef[None, :]
+            self.lambda_ = lam
             return
         folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(F, labels))
         targets = [1] if len(self.classes_) == 2 else range(len(self.classes_))
@@ -474,6 +474,46 @@ class RuleFit(BaseEstimator):
 # along a path started at λ_max with warm starts; the strong rule screens the rest and a KKT
 # check on all columns adds any that were missed.
 
+
+
+def lasso_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, max_iter=5000):
+    """Lasso with λ chosen by cross-validated squared error; the final fit walks the path too.
+
+    Minimises ``‖y − b − Xβ‖²/(2n) + λ‖β‖₁`` (scikit-learn's Lasso) on the grid
+    ``λ_max · logspace(0, log10(lambda_ratio), n_lambdas)``, ``λ_max = max|X_cᵀy_c|/n``
+    (LassoCV's grid), λ minimising the mean over folds of the fold's test MSE. Unlike
+    LassoCV, the full-data fit is warm-started along the grid down to the chosen λ: a cold
+    coordinate-descent start at a small λ on hundreds of correlated rule columns took 48 s
+    of a 55 s RuleFit fit on 20,000 rows.
+
+    Returns
+    -------
+    intercept : float
+    coef : ndarray, shape (p,)
+    lam : float
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def centred(A, v):
+        mA, mv = A.mean(axis=0), v.mean()
+        return np.asfortranarray(A - mA), v - mv, mA, mv
+
+    Xc, yc, mX, my = centred(X, y)
+    lmax = max(float(np.max(np.abs(Xc.T @ yc))) / len(y), 1e-12) if X.shape[1] else 1e-12
+    grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
+    if X.shape[1] == 0:
+        return float(my), np.zeros(0), float(grid[0])
+    mse = np.zeros(len(grid))
+    for tr, te in folds:
+        A, v, mA, mv = centred(X[tr], y[tr])
+        _, coefs, _ = lasso_path(A, v, alphas=grid, max_iter=max_iter)
+        pred = mv + (X[te] - mA) @ coefs  # (n_te, m)
+        mse += np.mean((y[te][:, None] - pred) ** 2, axis=0) / len(folds)
+    k = int(np.argmin(mse))
+    _, coefs, _ = lasso_path(Xc, yc, alphas=grid[: k + 1], max_iter=max_iter)
+    coef = coefs[:, -1]
+    return float(my - mX @ coef), coef, float(grid[k])
 
 
 def _sigmoid(z):
