@@ -98,7 +98,7 @@ class RuleFit(BaseEstimator):
     ----------
     task : {"auto", "regression", "classification"}, default="auto"
         "auto" means regression for a continuous target and classification otherwise
-        (strings, bool, categorical, whole numbers with at most 20 distinct values; see
+        (strings, bool, categorical, whole numbers with at most 10 distinct values; see
         ``imlkit.models._target``). Pass the task explicitly to override.
     generator : {"gbm", "rf"}, default="gbm"
         "gbm": gradient boosting with shrinkage ``learning_rate`` on random subsamples;

@@ -21,8 +21,10 @@ from .._validation import ValidationError
 
 __all__ = ["MAX_CLASSES", "continuous_reason", "is_continuous", "auto_task", "check_class_target"]
 
-#: Whole-number targets with more distinct values than this are treated as continuous.
-MAX_CLASSES = 20
+#: Whole-number targets with more distinct values than this are treated as continuous. 10 is
+#: the rule of ``imlkit report --task auto``, so a model fitted there with ``task="auto"``
+#: always agrees with the report's task.
+MAX_CLASSES = 10
 
 
 def continuous_reason(y):

@@ -201,7 +201,7 @@ class DecisionTree(BaseEstimator):
     task : {"auto", "classification", "regression"}, default "auto"
         ``"auto"``: regression for ``criterion="squared_error"``, classification for the
         classification criteria, and with ``criterion="auto"`` from the target -- regression
-        when ``y`` is continuous (numeric with a non-integer value or more than 20 distinct
+        when ``y`` is continuous (numeric with a non-integer value or more than 10 distinct
         values, see ``imlkit.models._target``), classification otherwise.
     min_samples_split : int, default 2
         Nodes with fewer rows are leaves.
