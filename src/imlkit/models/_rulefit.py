@@ -571,9 +571,12 @@ def _fit_one(X, y, lam, b, beta, lam_prev, max_newton=50, tol=1e-5, inner_tol=1e
     # start from the nonzeros and the columns violating the KKT condition now; the KKT check
     # below adds the rest (a looser strong-rule screen made the active Gram matrix too big)
     active = (beta != 0) | (np.abs(grad) > lam)
+    idx = XA = None
     for _ in range(max_newton):
-        idx = np.flatnonzero(active)
-        XA = X[:, idx]
+        new_idx = np.flatnonzero(active)
+        if idx is None or not np.array_equal(new_idx, idx):  # the column gather is the costly copy
+            idx = new_idx
+            XA = X[:, idx]
         eta = b + (XA @ beta[idx].astype(dt)).astype(float)
         pr = _sigmoid(eta)
         w = np.maximum(pr * (1.0 - pr), 1e-5)
@@ -647,11 +650,12 @@ def l1_logistic_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, patience=3):
     lambdas : ndarray, shape (m,)
     """
     # float32 halves the cost of the Gram products that dominate; 0/1 rule columns are exact
-    X = np.asarray(X, dtype=np.float32)
+    # column-major: the solver gathers active columns, a contiguous copy per column then
+    X = np.asfortranarray(X, dtype=np.float32)
     y = np.asarray(y, dtype=float)
     lmax = max(lambda_max(X, y), 1e-12)
     grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
-    parts = [(X[tr], y[tr], X[te], y[te]) for tr, te in folds]  # slice once, not per λ
+    parts = [(np.asfortranarray(X[tr]), y[tr], X[te], y[te]) for tr, te in folds]  # slice once, not per λ
     states = []
     for tr, _ in folds:
         ybar = np.clip(y[tr].mean(), 1e-6, 1 - 1e-6)
