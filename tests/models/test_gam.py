@@ -297,3 +297,111 @@ def test_errors_after_fit():
         gam.predict(X.assign(c=pd.Categorical(["new"] * len(X))))
     with pytest.raises(ValueError, match="same columns"):
         gam.predict(X[["a", "b"]])
+
+
+def _n_coef(gam):
+    return len(gam.coef_)
+
+
+@pytest.mark.parametrize("loader", ["breast_cancer", "wine"])
+def test_small_data_basis_is_capped_so_the_data_carry_it(loader):
+    """breast_cancer (30 features, 569 rows) and wine (13, 178): 20 B-splines each would exceed n."""
+    import warnings
+
+    from sklearn import datasets
+
+    d = getattr(datasets, f"load_{loader}")(as_frame=True)
+    X, n = d.data, len(d.data)
+    y = d.data.iloc[:, 0] + d.target  # a gaussian target; every column is a spline (many distinct values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning for the gaussian fit
+        gam = GAM(smoothing=1.0).fit(X, y)
+    assert gam.converged_
+    # the rule: the largest common cap K with 1 + Σ (K − 1) <= n // 2, K <= 20
+    k = max(kk for kk in range(4, 21) if 1 + X.shape[1] * (kk - 1) <= n // 2)
+    assert set(gam.n_splines_.values()) == {k}
+    assert _n_coef(gam) == 1 + X.shape[1] * (k - 1) <= n // 2
+    assert np.all(np.isfinite(gam.predict(X)))
+
+
+def test_basis_cap_counts_distinct_values_and_factor_columns():
+    rng = np.random.default_rng(0)
+    n = 60
+    X = pd.DataFrame({"few": rng.integers(0, 5, n).astype(float), "many": rng.uniform(size=n),
+                      "f": pd.Categorical(rng.choice(list("abcdef"), n))})
+    y = rng.normal(size=n)
+    gam = GAM(smoothing=1.0).fit(X, y)
+    # few: 5 distinct values -> 7; many: capped by n//2 = 30 = 1 + 5 (factor) + 6 (few) + (K - 1) -> K = 19
+    assert gam.n_splines_ == {"few": 7, "many": 19}
+    assert _n_coef(gam) == 30
+
+
+def test_too_few_rows_for_the_smallest_basis_is_a_clear_error():
+    from imlkit._validation import ValidationError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(size=(20, 5)), columns=list("abcde"))
+    with pytest.raises(ValidationError, match=r"too few rows for this GAM: 5 spline term\(s\) need at least 16 "
+                                              r"coefficients .* \(32\); got 20"):
+        GAM().fit(X, rng.normal(size=20))
+
+
+def test_binomial_divergence_is_flagged_with_a_warning():
+    """Separable classes: the logit GAM runs off; it must say so and set converged_ = False."""
+    from sklearn.datasets import load_breast_cancer
+
+    d = load_breast_cancer(as_frame=True)
+    with pytest.warns(UserWarning, match="binomial GAM diverged"):
+        gam = GAM(family="binomial").fit(d.data, d.target)
+    assert gam.converged_ is False
+    # a well-posed binomial fit converges and says so
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"x": rng.uniform(-2, 2, 400)})
+    y = rng.uniform(size=400) < 1 / (1 + np.exp(-np.sin(X["x"]) * 2))
+    ok = GAM(family="binomial").fit(X, y)
+    assert ok.converged_ is True
+    assert np.abs(ok.decision_function(X)).max() < 10
+
+
+def test_wage_natural_splines_with_fixed_df_equal_least_squares_on_patsy_cr():
+    """The course's Wage figure: natural splines in year (4 df) and age (5 df), a step in education.
+
+    Unpenalised, the fit is least squares on the natural-spline basis: patsy's ``cr`` with the
+    same knots (R's ns knots: quantiles k/df of the column) spans the same space, so OLS on it
+    gives the same fitted values.
+    """
+    import statsmodels.api as sm
+
+    X, y = load_wage()
+    gam = GAM(terms={"year": ("ns", 4), "age": ("ns", 5), "education": "factor"}).fit(X, y)
+    ky, ka = gam.knots_["year"], gam.knots_["age"]
+    assert_allclose(ky, np.quantile(X["year"], np.linspace(0, 1, 5)))
+    assert_allclose(ka, np.quantile(X["age"], np.linspace(0, 1, 6)))
+
+    def cr_term(col, k):
+        return (f"cr({col}, knots={list(k[1:-1])}, lower_bound={k[0]}, upper_bound={k[-1]}, "
+                f"constraints='center')")
+
+    d = X.assign(wage=np.asarray(y))
+    ols = sm.OLS.from_formula(f"wage ~ {cr_term('year', ky)} + {cr_term('age', ka)} + C(education)", d).fit()
+    # two bases of one space: equal up to the conditioning of the solves
+    assert_allclose(gam.predict(X), ols.fittedvalues.to_numpy(), rtol=1e-9, atol=1e-7)
+    assert gam.summary().loc[["year", "age"], "n_coef"].tolist() == [4, 5]
+    assert_allclose([gam.edf_["year"], gam.edf_["age"]], [4.0, 5.0], atol=1e-8)
+    # the course's readings, as for the P-spline fit
+    age = gam.partial_effect("age")
+    assert 30 < age.grid[np.argmax(age.average)] < 60
+    assert np.all(np.diff(gam.partial_effect("education").average) > 0)
+    # natural: linear beyond the boundary knots
+    far = X.iloc[[0, 0, 0]].assign(age=[90.0, 100.0, 110.0])
+    assert_allclose(np.diff(gam.predict(far), 2), 0.0, atol=1e-8)
+
+
+def test_ns_term_errors():
+    from imlkit._validation import ValidationError
+
+    X, y = load_wage()
+    with pytest.raises(ValidationError, match=r"needs its degrees of freedom, e.g. \('ns', 4\)"):
+        GAM(terms={"age": "ns"}).fit(X, y)
+    with pytest.raises(ValidationError, match="has 7 distinct values; a natural spline with df=8 needs at least 9"):
+        GAM(terms={"year": ("ns", 8)}).fit(X, y)

@@ -224,3 +224,130 @@ def test_unseen_level_at_predict_is_named():
     bad = X.assign(work=pd.Categorical(["holiday"] * len(X)))
     with pytest.raises(ValueError, match="level\\(s\\) \\['holiday'\\] not seen in fit"):
         m.predict(bad)
+
+
+# --------------------------------------------------------------------------- small data, separation
+@pytest.mark.filterwarnings("ignore::Warning")
+def test_separation_sentences_say_not_estimable_instead_of_zero_to_inf():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    y = pd.Series((X.a > 0).astype(int), name="event")  # a separates the classes perfectly
+    m = GLM(family="binomial").fit(X, y)
+    assert not m.estimable_["a"]
+    tab = m.summary()
+    assert not tab.loc["a", "estimable"]
+    text = " ".join(m.interpret())
+    assert ("Increasing a by one unit multiplies the odds of event = 1: not estimable (separation / too few "
+            "rows)") in text
+    assert "[0, inf]" not in text and "inf]" not in text
+    # an ordinary fit: every weight estimable, intervals printed
+    X2, y2 = coffee()
+    ok = GLM(family="poisson").fit(X2, y2)
+    assert ok.estimable_.all() and ok.summary()["estimable"].all()
+    assert "not estimable" not in " ".join(ok.interpret())
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_collinear_column_is_not_estimable_but_the_others_are():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=50), "b": rng.normal(size=50)})
+    X["a2"] = 2 * X["a"]  # a and a2 share one direction of the design
+    y = X.a + X.b + rng.normal(size=50)
+    m = GLM().fit(X, y)
+    assert m.estimable_.to_dict() == {"(Intercept)": True, "a": False, "b": True, "a2": False}
+    # as R's glm: the later collinear column is aliased (weight 0 here, NA in R), the rest is the
+    # fit without it
+    ref = GLM().fit(X.drop(columns="a2"), y)
+    assert m.coef_["a2"] == 0.0
+    assert_allclose(m.coef_.drop("a2"), ref.coef_, **SAME_FIT)
+    assert np.isnan(m.summary().loc["a2", "std_error"])
+
+
+def test_too_few_rows_names_terms_and_rows():
+    X, y = coffee()
+    X, y = X.iloc[[0, 1, 2, 3]], y[:4]
+    X = X.assign(work=pd.Categorical(["no", "yes", "no", "yes"]))
+    with pytest.raises(ValueError, match=r"the design has 4 terms and 4 rows. Set 'alpha' > 0"):
+        GLM(family="poisson").fit(X, y)
+    assert np.all(np.isfinite(GLM(family="poisson", alpha=1.0).fit(X, y).coef_))
+
+
+def test_ridge_gaussian_equals_sklearn_ridge_on_standardised_columns():
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(2)
+    n = 12
+    X = pd.DataFrame(rng.normal(size=(n, 20)) * rng.uniform(0.1, 10, 20), columns=[f"x{i}" for i in range(20)])
+    y = 3 + X["x0"] - 0.5 * X["x1"] + rng.normal(size=n)
+    m = GLM(alpha=0.3).fit(X, y)  # 21 terms, 12 rows
+    Xs = (X - X.mean()) / X.std(ddof=0)
+    # rss/(2n) + α/2‖β‖²  ⇔  sklearn's ‖y − Xβ‖² + (nα)‖β‖²
+    ref = Ridge(alpha=n * 0.3).fit(Xs, y)
+    assert_allclose(m.coef_.to_numpy()[1:], ref.coef_ / X.std(ddof=0).to_numpy(), rtol=1e-8)
+    assert_allclose(m.predict(X), ref.predict(Xs), rtol=1e-8)
+    assert m.penalized_ and m.summary()["std_error"].isna().all()
+    assert "penalised fit, no interval" in m.interpret()[1]
+
+
+def test_ridge_binomial_equals_sklearn_logistic_regression_and_survives_separation():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    n = 60
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n) * 5})
+    y = (X.a > 0).astype(int)  # separable: the unpenalised weights diverge
+    m = GLM(family="binomial", alpha=0.05).fit(X, y)
+    Xs = (X - X.mean()) / X.std(ddof=0)
+    # D/(2n) + α/2‖β‖² = mean log loss + ‖β‖²/(2Cn) with C = 1/(nα)
+    ref = LogisticRegression(C=1 / (n * 0.05), tol=1e-12, max_iter=10000).fit(Xs, y)
+    assert_allclose(m.coef_.to_numpy()[1:], ref.coef_[0] / X.std(ddof=0).to_numpy(), rtol=1e-5)
+    assert_allclose(m.predict_proba(X), ref.predict_proba(Xs), rtol=1e-5, atol=1e-8)
+    assert np.all(np.isfinite(m.coef_))
+
+
+# --------------------------------------------------------------------------- polynomial and three-way terms
+def test_polynomial_terms_equal_statsmodels_formula_and_read_the_local_slope():
+    from imlkit.datasets import load_wage
+
+    X, y = load_wage()
+    X = X[["age", "year", "education"]]
+    m = GLM(polynomial={"age": 3}).fit(X, y)
+    assert list(m.coef_.index[:5]) == ["(Intercept)", "age", "age^2", "age^3", "year"]
+    d = X.assign(wage=np.asarray(y))
+    ref = sm.GLM.from_formula("wage ~ age + I(age**2) + I(age**3) + year + C(education)", d).fit()
+    poly = ["age", "I(age ** 2)", "I(age ** 3)"]
+    assert_allclose(m.coef_[["age", "age^2", "age^3", "year"]], ref.params[poly + ["year"]], rtol=1e-6)
+    assert_allclose(m.predict(X), ref.fittedvalues.to_numpy(), rtol=1e-8)
+    # the local slope at the median age: β1 + 2 β2 a + 3 β3 a², with its Wald interval
+    a = float(np.median(X["age"]))
+    c = pd.Series(0.0, index=ref.params.index)
+    c[poly] = [1, 2 * a, 3 * a ** 2]
+    slope = float(c @ ref.params)
+    se = np.sqrt(c @ ref.cov_params() @ c)
+    text = [s for s in m.interpret("age") if "its median" in s][0]
+    lo, hi = slope - 1.959964 * se, slope + 1.959964 * se
+    assert f"changes the expected wage by {slope:.3g} [{lo:.3g}, {hi:.3g}]" in text
+    # ages below the peak raise the wage, above it lower it (the course's Wage reading)
+    young = [s for s in m.interpret("age") if "25% quantile" in s][0]
+    assert "by -" not in young
+    with pytest.raises(ValueError, match=r"'polynomial\['age'\]' must be an int >= 2"):
+        GLM(polynomial={"age": 1}).fit(X, y)
+    with pytest.raises(ValueError, match="is categorical; a polynomial term needs a numeric column"):
+        GLM(polynomial={"education": 2}).fit(X, y)
+
+
+def test_three_way_interaction_equals_statsmodels_a_star_b_star_c():
+    X, y = make_coffee(400, random_state=1)
+    inter = [("stress", "sleep"), ("stress", "work"), ("sleep", "work"), ("stress", "sleep", "work")]
+    m = GLM(family="poisson", interactions=inter).fit(X, y)
+    assert "stress:sleep:work[yes]" in m.coef_.index
+    d = X.assign(coffee=np.asarray(y))
+    ref = sm.GLM.from_formula("coffee ~ stress * sleep * C(work)", d, family=sm.families.Poisson()).fit()
+    assert_allclose(m.predict(X), ref.fittedvalues.to_numpy(), rtol=1e-7)
+    assert_allclose(m.coef_["stress:sleep:work[yes]"], ref.params["stress:sleep:C(work)[T.yes]"], rtol=1e-6)
+    text = " ".join(m.interpret())
+    assert "The three-way product term stress:sleep:work[yes] multiplies the expected count by" in text
+    with pytest.raises(ValueError, match="appears twice"):
+        GLM(interactions=[("stress", "sleep", "work"), ("work", "sleep", "stress")]).fit(X, y)
+    with pytest.raises(ValueError, match="needs three different features"):
+        GLM(interactions=[("stress", "sleep", "stress")]).fit(X, y)

@@ -144,7 +144,8 @@ def test_sklearn_contract_and_pfi():
 
     X, y = tax_data()
     nb = NaiveBayes(alpha=0.5)
-    assert is_classifier(nb) and nb.get_params() == {"alpha": 0.5, "var_smoothing": 1e-9, "ddof": 1}
+    assert is_classifier(nb) and nb.get_params() == {"alpha": 0.5, "var_smoothing": 1e-9, "ddof": 1,
+                                                     "discretize": None, "n_bins": 5}
     fitted = clone(nb).fit(X, y)
     assert list(fitted.classes_) == ["No", "Yes"]
     r = ik.pfi(fitted, X, y, n_repeats=2, random_state=0)  # log loss on probabilities
@@ -161,7 +162,7 @@ X_ERR, Y_ERR = tax_data()
     (dict(var_smoothing=-1e-9), X_ERR, Y_ERR, ValueError, "'var_smoothing' must be"),
     (dict(), X_ERR, ["No"] * 10, ValueError, "at least 2 classes"),
     (dict(), X_ERR, Y_ERR[:3], ValueError, "different lengths"),
-    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
+    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "needs a class target; .y. looks continuous"),
     (dict(), X_ERR.assign(**{"Taxable Income": [np.nan] * 4 + [95.0] + [np.nan] * 5}), Y_ERR, ValueError,
      "no non-missing value for class 'No'"),
     (dict(), X_ERR.assign(**{"Taxable Income": [np.inf] + [1.0] * 9}), Y_ERR, ValueError, "infinite"),
@@ -179,3 +180,31 @@ def test_predict_errors():
         nb.explain(QUERY.rename(columns={"Refund": "refund"}))
     with pytest.raises(ValueError, match="was numeric when the model was fitted"):
         nb.predict(QUERY.assign(**{"Taxable Income": "high"}))
+
+
+@pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+def test_discretized_continuous_attributes_equal_sklearn_categorical_nb(strategy):
+    """The course's discretisation option: bins as categorical values, Laplace-smoothed counts."""
+    from sklearn.datasets import load_wine
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    d = load_wine(as_frame=True)
+    X, y = d.data.iloc[:, :6], d.target
+    nb = NaiveBayes(alpha=1.0, discretize=strategy, n_bins=4).fit(X, y)
+    kw = {"quantile_method": "linear"} if strategy == "quantile" else {}
+    try:
+        kb = KBinsDiscretizer(n_bins=4, encode="ordinal", strategy=strategy, **kw).fit(X)
+    except TypeError:  # older scikit-learn: linear interpolation was the only quantile method
+        kb = KBinsDiscretizer(n_bins=4, encode="ordinal", strategy=strategy).fit(X)
+    for j, col in enumerate(X.columns):
+        assert_allclose(nb.bin_edges_[col], kb.bin_edges_[j][1:-1])
+    codes = kb.transform(X).astype(int)
+    ref = CategoricalNB(alpha=1.0, min_categories=4).fit(codes, y)
+    assert_allclose(nb.predict_proba(X), ref.predict_proba(codes), rtol=1e-10)
+    # unseen extremes fall into the outer bins instead of failing
+    far = X.iloc[:2] * 100
+    assert_allclose(nb.predict_proba(far), ref.predict_proba(np.clip(kb.transform(far), 0, 3).astype(int)),
+                    rtol=1e-10)
+    assert nb.theta_.shape[1] == 0
+    assert list(nb.category_probs_["alcohol"].index)[0].startswith("[-inf, ")

@@ -313,11 +313,13 @@ X_ERR, Y_ERR = tax_data()
     (dict(min_samples_leaf=0), X_ERR, Y_ERR, ValueError, "'min_samples_leaf' must be an int >= 1"),
     (dict(min_samples_split=1), X_ERR, Y_ERR, ValueError, "'min_samples_split' must be an int >= 2"),
     (dict(min_impurity_decrease=-1.0), X_ERR, Y_ERR, ValueError, "'min_impurity_decrease' must be"),
-    (dict(task="regression"), X_ERR, Y_ERR, ValueError, "'criterion' must be 'squared_error' for regression"),
+    (dict(task="regression", criterion="gini"), X_ERR, Y_ERR, ValueError,
+     "'criterion' must be 'squared_error' for regression"),
+    (dict(task="regression"), X_ERR, Y_ERR, ValueError, "'y' must be numeric for regression"),
     (dict(task="classification", criterion="squared_error"), X_ERR, Y_ERR, ValueError, "for classification"),
     (dict(criterion="squared_error"), X_ERR, Y_ERR, ValueError, "'y' must be numeric for regression"),
     (dict(), X_ERR, ["No"] * 10, ValueError, "at least 2 classes"),
-    (dict(), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
+    (dict(criterion="entropy"), X_ERR, np.linspace(0, 1, 10), ValueError, "non-integer float values"),
     (dict(), X_ERR, Y_ERR[:5], ValueError, "different lengths"),
     (dict(), X_ERR.assign(income=[np.nan] + [1.0] * 9), Y_ERR, ValueError, "missing values in column 'income'"),
     (dict(), X_ERR.assign(home=[None] + ["No"] * 9), Y_ERR, ValueError, "missing values in column 'home'"),
@@ -337,3 +339,63 @@ def test_predict_errors():
         tree.predict(X_ERR.assign(income="high"))
     with pytest.raises(ValueError, match="must have 3 columns"):
         tree.predict(np.zeros((2, 2)))
+
+
+def test_auto_task_picks_the_criterion_from_the_target():
+    """A float target is regression (squared error, equal to sklearn's regressor); labels are gini."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.tree import DecisionTreeRegressor
+
+    d = load_diabetes(as_frame=True)
+    tree = DecisionTree(max_depth=3).fit(d.data, d.target)
+    assert tree.task_ == "regression" and tree.criterion_ == "squared_error"
+    ref = DecisionTreeRegressor(max_depth=3).fit(d.data, d.target)
+    assert_allclose(tree.predict(d.data), ref.predict(d.data), rtol=1e-10)
+    X, y = tax_data()
+    assert DecisionTree().fit(X, y).criterion_ == "gini"
+    codes = (np.asarray(y) == "Yes").astype(float)  # 0.0/1.0: labels, not a regression target
+    assert DecisionTree().fit(X, codes).task_ == "classification"
+    assert DecisionTree(task="regression").fit(X, codes).criterion_ == "squared_error"
+
+
+def car_type():
+    """The course's CarType count matrix: Family (1, 3), Sports (8, 0), Luxury (1, 7) for C1, C2."""
+    car = ["Family"] * 4 + ["Sports"] * 8 + ["Luxury"] * 8
+    y = ["C1"] + ["C2"] * 3 + ["C1"] * 8 + ["C1"] + ["C2"] * 7
+    return pd.DataFrame({"CarType": car}), np.array(y)
+
+
+def test_course_car_type_multiway_gini_0_163_and_two_way_0_167():
+    X, y = car_type()
+    multi = DecisionTree(categorical_split="multiway", max_depth=1).fit(X, y)
+    row = multi.split_trace_.iloc[0]
+    # Σ n_l/n · Gini_l = 4/20 · 0.375 + 8/20 · 0 + 8/20 · 0.21875 = 0.1625
+    assert_allclose(row["children_impurity"], 4 / 20 * (1 - (1 / 4) ** 2 - (3 / 4) ** 2)
+                    + 8 / 20 * (1 - (1 / 8) ** 2 - (7 / 8) ** 2), **EXACT)
+    assert abs(row["children_impurity"] - 0.163) <= 0.0005 + 1e-12  # the course rounds 0.1625 half up
+    assert row["kind"] == "multiway" and row["left_levels"] == ("Family", "Luxury", "Sports")
+    assert multi.node_count_ == 4 and multi.nodes_.loc[0, "children"] == (1, 2, 3)
+    assert multi.nodes_.loc[[1, 2, 3], "n"].tolist() == [4, 8, 8]
+    assert_allclose(multi.predict_proba(pd.DataFrame({"CarType": ["Family", "Luxury", "Sports"]})),
+                    [[1 / 4, 3 / 4], [1 / 8, 7 / 8], [1, 0]], **EXACT)
+    assert "|--- CarType = Sports" in multi.export_text()
+    # an unseen level follows the largest child (Luxury and Sports tie at 8: the first, Luxury)
+    assert_allclose(multi.predict_proba(pd.DataFrame({"CarType": ["Van"]})), [[1 / 8, 7 / 8]], **EXACT)
+    # the two-way split of the course: {Sports} against {Family, Luxury}, Gini 0.167
+    binary = DecisionTree(max_depth=1).fit(X, y)
+    b = binary.split_trace_.iloc[0]
+    assert b["left_levels"] == ("Sports",) or set(b["left_levels"]) == {"Family", "Luxury"}
+    assert abs(b["children_impurity"] - 0.167) <= 0.0005
+
+
+def test_multiway_split_competes_with_numeric_splits_and_recurses():
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abc"), n)), "x": rng.uniform(size=n)})
+    y = np.where(X.c == "a", X.x > 0.5, X.c == "b").astype(int)
+    tree = DecisionTree(categorical_split="multiway", max_depth=2).fit(X, y)
+    tr = tree.split_trace_
+    assert tr.iloc[0]["feature"] == "c" and tr.iloc[0]["kind"] == "multiway"
+    assert tr.iloc[1]["feature"] == "x"  # inside branch a
+    assert tree.score(X, y) == 1.0
+    assert (tr["feature"] == "c").sum() == 1  # one level per branch: c is never split again

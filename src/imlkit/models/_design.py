@@ -8,7 +8,9 @@ factor and linear terms), so both name a coefficient the same way:
   first (reference) level: one column ``workingday[yes]``;
 * an interaction ``("workingday", "temp")`` is the product of the two blocks:
   ``workingday[yes]:temp`` (numeric x numeric gives ``a:b``, categorical x categorical gives
-  ``a[l]:b[m]`` for every pair of non-reference levels).
+  ``a[l]:b[m]`` for every pair of non-reference levels); a three-way interaction
+  ``("a", "b", "c")`` is the product of three blocks, ``a:b:c``;
+* a polynomial term ``{"age": 3}`` adds the raw powers ``age^2`` and ``age^3`` after ``age``.
 
 A column is categorical when its dtype is ``category``, ``object``, ``string`` or ``bool``.
 The levels of a ``category`` column keep their declared order (only the observed ones are
@@ -48,28 +50,49 @@ def _levels(series):
 
 
 def check_interactions(interactions, columns, name="interactions"):
-    """Validate ``[("a", "b"), ...]``: known, distinct columns, no pair twice."""
+    """Validate ``[("a", "b"), ("a", "b", "c"), ...]``: known, distinct columns, nothing twice."""
     if interactions is None:
         return []
-    if isinstance(interactions, tuple) and len(interactions) == 2 and all(isinstance(v, str) for v in interactions):
+    if (isinstance(interactions, tuple) and len(interactions) in (2, 3)
+            and all(isinstance(v, str) for v in interactions)):
         interactions = [interactions]
     if not isinstance(interactions, (list, tuple)):
         raise TypeError(f"'{name}' must be None or a list of pairs of column names; got {type(interactions).__name__}.")
     out, seen = [], set()
     for pair in interactions:
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ValidationError(f"'{name}' must hold pairs of column names such as ('workingday', 'temp'); "
-                                  f"got {pair!r}.")
-        a, b = (str(v) for v in pair)
-        for v in (a, b):
+        if not isinstance(pair, (list, tuple)) or len(pair) not in (2, 3):
+            raise ValidationError(f"'{name}' must hold pairs or triples of column names such as "
+                                  f"('workingday', 'temp'); got {pair!r}.")
+        term = tuple(str(v) for v in pair)
+        for v in term:
             if v not in columns:
                 raise ValidationError(f"Unknown feature {v!r} in '{name}'; the columns are {list(columns)}.")
-        if a == b:
-            raise ValidationError(f"An interaction needs two different features; got {pair!r} in '{name}'.")
-        if frozenset((a, b)) in seen:
+        if len(set(term)) < len(term):
+            raise ValidationError(f"An interaction needs {'two' if len(term) == 2 else 'three'} different "
+                                  f"features; got {pair!r} in '{name}'.")
+        if frozenset(term) in seen:
             raise ValidationError(f"The interaction {pair!r} appears twice in '{name}'.")
-        seen.add(frozenset((a, b)))
-        out.append((a, b))
+        seen.add(frozenset(term))
+        out.append(term)
+    return out
+
+
+def check_polynomial(polynomial, columns, categorical, name="polynomial"):
+    """Validate ``{column: degree}``: numeric columns, degree an int >= 2."""
+    if polynomial is None:
+        return {}
+    if not isinstance(polynomial, dict):
+        raise TypeError(f"'{name}' must be None or a dict {{column: degree}}; got {type(polynomial).__name__}.")
+    out = {}
+    for c, deg in polynomial.items():
+        if c not in columns:
+            raise ValidationError(f"Unknown feature {c!r} in '{name}'; the columns are {list(columns)}.")
+        if c in categorical:
+            raise ValidationError(f"Column {c!r} in '{name}' is categorical; a polynomial term needs a numeric "
+                                  f"column.")
+        if isinstance(deg, bool) or not isinstance(deg, (int, np.integer)) or deg < 2:
+            raise ValidationError(f"'{name}[{c!r}]' must be an int >= 2 (the highest power); got {deg!r}.")
+        out[c] = int(deg)
     return out
 
 
@@ -85,8 +108,10 @@ class DesignSpec:
         The columns that enter the design as main effects.
     categorical : dict
         ``{column: [levels]}`` for categorical columns; the first level is the reference.
-    interactions : list of (str, str)
+    interactions : list of tuples of 2 or 3 str
     intercept : bool
+    polynomial : dict
+        ``{column: degree}``: raw powers 2..degree follow the column's own design column.
     names : list of str
         Design column names, ``"(Intercept)"`` first when ``intercept``.
     blocks : dict
@@ -98,6 +123,7 @@ class DesignSpec:
     categorical: dict
     interactions: list = field(default_factory=list)
     intercept: bool = True
+    polynomial: dict = field(default_factory=dict)
     names: list = field(default_factory=list)
     blocks: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
@@ -132,7 +158,8 @@ class DesignSpec:
             raise ValidationError(f"Column {feature!r} of '{name}' must be numeric; got dtype {s.dtype}.") from exc
         if not np.isfinite(x).all():
             raise ValidationError(f"Column {feature!r} of '{name}' contains NaN or infinite values.")
-        return x[:, None], [feature]
+        deg = self.polynomial.get(feature, 1)
+        return x[:, None] ** np.arange(1, deg + 1)[None, :], [feature] + [f"{feature}^{k}" for k in range(2, deg + 1)]
 
     def transform(self, X, name="X"):
         """The design matrix of new data.
@@ -154,23 +181,28 @@ class DesignSpec:
         for f in self.features:
             cache[f] = self._main_block(frame, f, name)
             parts.append(cache[f][0])
-        for a, b in self.interactions:
-            for f in (a, b):
+        for term in self.interactions:
+            for f in term:
                 if f not in cache:
                     cache[f] = self._main_block(frame, f, name)
-            ma, mb = cache[a][0], cache[b][0]
-            parts.append((ma[:, :, None] * mb[:, None, :]).reshape(n, -1))
+            block = cache[term[0]][0][:, :1] if term[0] not in self.categorical else cache[term[0]][0]
+            for f in term[1:]:
+                m = cache[f][0] if f in self.categorical else cache[f][0][:, :1]  # no powers inside products
+                block = (block[:, :, None] * m[:, None, :]).reshape(n, -1)
+            parts.append(block)
         return np.hstack(parts) if parts else np.empty((n, 0))
 
 
-def fit_design(X, interactions=None, *, features=None, intercept=True, name="X"):
+def fit_design(X, interactions=None, *, features=None, intercept=True, polynomial=None, name="X"):
     """Learn the coding of ``X`` (levels, references, names) for :meth:`DesignSpec.transform`.
 
     Parameters
     ----------
     X : DataFrame or array, shape (n, p)
-    interactions : list of (str, str), optional
-        Pairs of columns whose product terms are added.
+    interactions : list of tuples of 2 or 3 str, optional
+        Pairs (or triples) of columns whose product terms are added.
+    polynomial : dict, optional
+        ``{column: degree}``: the powers 2..degree of a numeric main effect.
     features : list of str, optional
         The columns entering as main effects (default: all).
     intercept : bool
@@ -205,8 +237,12 @@ def fit_design(X, interactions=None, *, features=None, intercept=True, name="X")
                 raise ValidationError(f"Categorical column {c!r} of '{name}' must have at least 2 levels to be "
                                       f"dummy-coded; got {levels}.")
             categorical[c] = levels
+    poly = check_polynomial(polynomial, columns, categorical)
+    missing = [c for c in poly if c not in features]
+    if missing:
+        raise ValidationError(f"Polynomial column(s) {missing} must be main effects (in 'features').")
     spec = DesignSpec(columns=columns, features=features, categorical=categorical,
-                      interactions=pairs, intercept=bool(intercept))
+                      interactions=pairs, intercept=bool(intercept), polynomial=poly)
     names, blocks, pos = [], {}, 0
     if intercept:
         names.append(INTERCEPT)
@@ -218,14 +254,16 @@ def fit_design(X, interactions=None, *, features=None, intercept=True, name="X")
         return [f]
 
     for f in features:
-        nm = main_names(f)
+        nm = main_names(f) + [f"{f}^{k}" for k in range(2, poly.get(f, 1) + 1)]
         names += nm
         blocks[f] = list(range(pos, pos + len(nm)))
         pos += len(nm)
-    for a, b in pairs:
-        nm = [f"{u}:{v}" for u in main_names(a) for v in main_names(b)]
+    for term in pairs:
+        nm = main_names(term[0])
+        for f in term[1:]:
+            nm = [f"{u}:{v}" for u in nm for v in main_names(f)]
         names += nm
-        blocks[(a, b)] = list(range(pos, pos + len(nm)))
+        blocks[term] = list(range(pos, pos + len(nm)))
         pos += len(nm)
     spec.names = names
     spec.blocks = blocks

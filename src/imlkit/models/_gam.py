@@ -31,14 +31,17 @@ from .._validation import (ModelError, ValidationError, check_choice, check_floa
                            check_same_columns, check_X)
 from ._design import fit_design, is_categorical
 from ._glm import _FamilyEstimator
-from ._splines import bspline_basis, difference_penalty, knots, sum_to_zero
+from ._splines import (bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis,
+                       sum_to_zero)
 
 __all__ = ["GAM"]
 
 FAMILIES = {"gaussian": "identity", "binomial": "logit", "poisson": "log", "gamma": "log"}
-TERM_KINDS = ("spline", "factor", "linear")
+TERM_KINDS = ("spline", "factor", "linear", "ns")
 #: Penalised IRLS steps during which λ is re-chosen (performance iteration) before it is frozen.
 MAX_SELECTION_ITER = 30
+#: |η| beyond which a logit fit counts as diverged: σ(±40) is 0 or 1 to double precision.
+MAX_LOGIT = 40.0
 #: Up to this many raw columns ``XᵀWX`` is accumulated from dense row chunks (see _crossprod).
 DENSE_CROSSPROD_MAX_COLS = 400
 TEST_METHOD = ("Wald test of f_j = 0 on the term's fitted values with a rank-r pseudo-inverse of its "
@@ -127,6 +130,8 @@ class _Term:
     lo: float = 0.0
     hi: float = 0.0
     values: np.ndarray = field(default=None, repr=False)
+    df: int = 0                 # "ns" terms: degrees of freedom
+    col_means: np.ndarray = None  # "ns" terms: training means of the basis columns
 
 
 class _Smoother:
@@ -242,7 +247,11 @@ class GAM(_FamilyEstimator):
     Parameters
     ----------
     terms : "auto" or dict, default "auto"
-        ``{column: "spline" | "factor" | "linear"}``; columns left out are not used.
+        ``{column: "spline" | "factor" | "linear" | ("ns", df)}``; columns left out are not used.
+        ``("ns", df)`` is an unpenalised natural cubic regression spline with ``df`` degrees of
+        freedom (R's ``ns(x, df)``, patsy's ``cr(x, df)``): ``df − 1`` interior knots at the
+        quantiles k/df of the column, boundary knots at its range, linear beyond them; its
+        columns are centred, so it sums to zero over the training data like a P-spline term.
         ``"auto"`` uses every column: a spline for numeric columns with at least 4 distinct
         values, linear for other numeric columns, a factor for categorical ones.
     family : {"gaussian", "binomial", "poisson", "gamma"}, default "gaussian"
@@ -254,7 +263,9 @@ class GAM(_FamilyEstimator):
         is known), or fixed (one float for every spline term, or ``{term: λ}``). λ multiplies
         the raw difference penalty ``‖D₂β‖²``, as in pyGAM, so equal λ give pyGAM's fit.
     n_splines : int, default 20
-        B-spline basis functions per spline term (at most the number of distinct values + 2).
+        B-spline basis functions per spline term, at most: it is reduced to the number of
+        distinct values + 2, and further (to no fewer than 4) so that the model has at most
+        n / 2 coefficients; ``n_splines_`` holds the sizes used.
     penalty_order : int, default 2
         Order of the difference penalty (2: heavy smoothing tends to a straight line).
     confidence_level : float or None, default 0.95
@@ -267,6 +278,14 @@ class GAM(_FamilyEstimator):
     Attributes
     ----------
     terms_ : dict {term: kind}
+    knots_ : dict {spline or ns term: ndarray}
+        The knots: equally spaced (P-splines, with 3 extra on each side), or the boundary and
+        quantile knots of an ``("ns", df)`` term.
+    n_splines_ : dict {spline term: K}
+        Basis size used per spline term (see ``n_splines``).
+    converged_ : bool
+        False when penalised IRLS stopped at ``max_iter`` or the fit diverged (a warning says
+        which); always True for the gaussian family (one solve).
     lambdas_ : dict {spline term: λ}
     edf_ : dict {term: effective degrees of freedom}
     coef_ : ndarray, shape (p,)
@@ -351,6 +370,7 @@ class GAM(_FamilyEstimator):
                                   f"{{term: number > 0}}; got {s!r}.")
 
     def _term_kinds(self, frame):
+        self._ns_df = {}
         if isinstance(self.terms, str):
             check_choice("terms", self.terms, ["auto"])
             kinds = {}
@@ -367,8 +387,18 @@ class GAM(_FamilyEstimator):
         for c, kind in self.terms.items():
             if c not in frame.columns:
                 raise ValidationError(f"Unknown feature {c!r} in 'terms'; the columns are {list(frame.columns)}.")
-            kinds[c] = check_choice(f"terms[{c!r}]", kind, TERM_KINDS)
-            if kind in ("spline", "linear") and is_categorical(frame[c]):
+            if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "ns":
+                df = check_int(f"terms[{c!r}][1] (the degrees of freedom)", kind[1], min_value=1)
+                if frame[c].nunique() < df + 1:
+                    raise ValidationError(f"Column {c!r} has {frame[c].nunique()} distinct values; a natural spline "
+                                          f"with df={df} needs at least {df + 1} (one per knot).")
+                self._ns_df[c] = df
+                kind = "ns"
+            elif kind == "ns":
+                raise ValidationError(f"terms[{c!r}]: a natural spline needs its degrees of freedom, e.g. "
+                                      f"('ns', 4); got 'ns'.")
+            kinds[c] = kind if kind == "ns" else check_choice(f"terms[{c!r}]", kind, TERM_KINDS[:3])
+            if kind in ("spline", "linear", "ns") and is_categorical(frame[c]):
                 raise ValidationError(f"Column {c!r} is categorical; a {kind} term needs a numeric column "
                                       f"(use 'factor').")
             if kind == "spline" and frame[c].nunique() < 2:
@@ -385,8 +415,45 @@ class GAM(_FamilyEstimator):
             frame[c] = pd.Categorical(frame[c], categories=lv)
         return frame
 
+    def _basis_sizes(self, frame, kinds):
+        """B-spline basis size K_j per spline term, small enough for the data to carry.
+
+        ``K_j = min(n_splines, distinct values of x_j + 2, K_max)``, at least 4 (one cubic
+        piece). ``K_max`` is the largest size that keeps the model's coefficients
+        (1 + Σ_j (K_j − 1) + factor and linear columns) at most ``n / 2``, so that the
+        residual degrees of freedom never run out even when λ is small. Raises
+        ValidationError when even K_j = 4 does not fit.
+        """
+        n = len(frame)
+        sizes = {}
+        fixed = 1  # intercept
+        for c, kind in kinds.items():
+            if kind == "spline":
+                x = frame[c].to_numpy(dtype=float)
+                sizes[c] = int(min(self.n_splines, max(4, np.unique(x[np.isfinite(x)]).size + 2)))
+            elif kind == "factor":
+                fixed += max(frame[c].nunique() - 1, 0)
+            elif kind == "ns":
+                fixed += self._ns_df[c]
+            else:
+                fixed += 1
+        if not sizes:
+            return sizes
+        budget = n // 2
+        for cap in range(max(sizes.values()), 3, -1):
+            used = fixed + sum(min(k, cap) - 1 for k in sizes.values())
+            if used <= budget:
+                return {c: min(k, cap) for c, k in sizes.items()}
+        need = fixed + 3 * len(sizes)
+        raise ValidationError(f"'X' has too few rows for this GAM: {len(sizes)} spline term(s) need at least "
+                              f"{need} coefficients even with the smallest basis (4 B-splines each), and a GAM "
+                              f"here needs at least 2 rows per coefficient ({2 * need}); got {n}. Use fewer "
+                              f"spline terms (terms={{column: 'linear'}}) or more rows.")
+
     def _build_terms(self, frame, kinds):
         cache = {}
+        sizes = self._basis_sizes(frame, kinds)
+        self.n_splines_ = dict(sizes)
         self._factor_levels = {c: sorted(frame[c].unique()) for c, k in kinds.items()
                                if k == "factor" and not is_categorical(frame[c])}
         frame = self._coerce(frame)
@@ -400,7 +467,7 @@ class GAM(_FamilyEstimator):
                 if not np.isfinite(x).all():
                     raise ValidationError(f"Column {c!r} of 'X' contains NaN or infinite values.")
                 t.lo, t.hi = float(x.min()), float(x.max())
-                k_raw = int(min(self.n_splines, max(4, np.unique(x).size + 2)))
+                k_raw = sizes[c]
                 t.knots = knots(t.lo, t.hi, k_raw)
                 B = bspline_basis(x, t.knots)
                 cache[c] = B
@@ -409,6 +476,22 @@ class GAM(_FamilyEstimator):
                 t.S = 0.5 * (t.S + t.S.T)
                 ev = np.linalg.eigvalsh(t.S)
                 t.rank = int(np.sum(ev > 1e-9 * ev.max()))
+                t.values = x
+            elif kind == "ns":
+                x = frame[c].to_numpy(dtype=float)
+                if not np.isfinite(x).all():
+                    raise ValidationError(f"Column {c!r} of 'X' contains NaN or infinite values.")
+                t.lo, t.hi = float(x.min()), float(x.max())
+                t.df = self._ns_df[c]
+                try:
+                    t.knots = natural_knots(x, t.df)
+                except ValueError as exc:
+                    raise ValidationError(f"Column {c!r}: {exc}; use a smaller df.") from None
+                N = natural_spline_basis(x, t.knots)
+                t.col_means = N.mean(axis=0)  # centred columns: the term sums to zero like a smooth
+                cache[c] = sp.csr_matrix(N - t.col_means)
+                k_raw = t.df
+                t.Z = np.eye(k_raw)
                 t.values = x
             else:
                 cols = self._design.blocks[c]
@@ -447,6 +530,12 @@ class GAM(_FamilyEstimator):
                 if not np.isfinite(x).all():
                     raise ValidationError(f"Column {t.name!r} of 'X' contains NaN or infinite values.")
                 blocks.append(cache[t.name] if cache and t.name in cache else bspline_basis(x, t.knots))
+            elif t.kind == "ns":
+                x = frame[t.name].to_numpy(dtype=float)
+                if not np.isfinite(x).all():
+                    raise ValidationError(f"Column {t.name!r} of 'X' contains NaN or infinite values.")
+                blocks.append(cache[t.name] if cache and t.name in cache
+                              else sp.csr_matrix(natural_spline_basis(x, t.knots) - t.col_means))
             else:
                 block = dense[:, self._design.blocks[t.name]]
                 if t.kind == "linear":
@@ -518,6 +607,7 @@ class GAM(_FamilyEstimator):
             beta[0] += y_mean
             A = A0
             n_iter = 1
+            self.converged_ = True
         else:
             mu = _start_mu(self.family, y)
             eta = _link(link, mu)
@@ -525,6 +615,7 @@ class GAM(_FamilyEstimator):
             pdev_old = np.inf
             beta = None
             selecting = method is not None and bool(pen)
+            converged = diverged = False
             for n_iter in range(1, self.max_iter + 1):
                 d = _dmu_deta(link, eta, mu)
                 w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
@@ -533,10 +624,17 @@ class GAM(_FamilyEstimator):
                 b = Z.T @ (Xraw.T @ (w * z))
                 sm = _Smoother(A, b, float(np.sum(w * z * z)), n, self._terms, scale_known,
                                ubre=self.family == "binomial")
-                if selecting:
-                    rho, center = _select(sm, method, rho_start=rho, center=center)
-                    lam = np.exp(rho)
-                cf, beta_new, Sl = sm.solve(lam if pen else np.zeros(0))
+                try:
+                    if selecting:
+                        rho, center = _select(sm, method, rho_start=rho, center=center)
+                        lam = np.exp(rho)
+                    cf, beta_new, Sl = sm.solve(lam if pen else np.zeros(0))
+                except ModelError:
+                    # the working weights vanished (fitted means at 0/1 or 0): the fit runs off
+                    if beta is None:
+                        raise
+                    diverged = True
+                    break
                 # Step halving keeps the penalised deviance from increasing (fixed λ only:
                 # with λ re-chosen the objective itself moves).
                 for _ in range(30):
@@ -548,6 +646,9 @@ class GAM(_FamilyEstimator):
                     if beta is None or selecting or np.isfinite(pdev) and pdev <= pdev_old * (1 + 1e-12):
                         break
                     beta_new = 0.5 * (beta + beta_new)
+                if not np.all(np.isfinite(beta_new)) or not np.all(np.isfinite(eta_new)):
+                    diverged = True
+                    break
                 tol = max(self.tol, 1e-7) if selecting else self.tol
                 converged = abs(pdev - pdev_old) < tol * (abs(pdev) + 0.1)
                 beta, eta, mu, pdev_old = beta_new, eta_new, mu_new, pdev
@@ -556,16 +657,35 @@ class GAM(_FamilyEstimator):
                 if selecting and (converged or n_iter >= MAX_SELECTION_ITER):
                     # Performance iteration can cycle between nearby λ; from here on λ is kept
                     # and plain penalised IRLS converges (Wood 2004 notes the same remedy).
-                    selecting, pdev_old = False, np.inf
+                    selecting, pdev_old, converged = False, np.inf, False
+            eta_max = float(np.max(np.abs(eta)))
+            if self.family == "binomial" and eta_max > MAX_LOGIT:
+                diverged = True  # fitted probabilities of exactly 0 or 1: (quasi-)separation
+            if diverged:
+                self.converged_ = False
+                warnings.warn(
+                    f"The {self.family} GAM diverged after {n_iter} penalised IRLS iterations: the linear "
+                    f"predictor reaches |η| = {eta_max:.3g} (fitted means at the boundary, as when the classes "
+                    f"are (quasi-)separable by the terms). Its coefficients, bands and tests are not "
+                    f"meaningful; use fewer or stiffer terms (a larger 'smoothing').", stacklevel=3)
+            elif not converged:
+                self.converged_ = False
+                warnings.warn(f"Penalised IRLS did not converge in {self.max_iter} iterations.", stacklevel=3)
             else:
-                warnings.warn(f"Penalised IRLS did not converge in {self.max_iter} iterations.", stacklevel=2)
+                self.converged_ = True
             # Weights at the solution for the covariance and the degrees of freedom.
             d = _dmu_deta(link, eta, mu)
             w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
             A = Z.T @ _crossprod(Xraw, w) @ Z
-            try:
-                cf = linalg.cho_factor(A + Sl + sm.jitter * np.eye(p), lower=True)
-            except linalg.LinAlgError:
+            Sl = sm.penalty(lam) if pen else np.zeros_like(A)
+            cf = None
+            for k in range(8 if diverged else 1):
+                try:
+                    cf = linalg.cho_factor(A + Sl + sm.jitter * 100.0 ** k * np.eye(p), lower=True)
+                    break
+                except linalg.LinAlgError:
+                    continue
+            if cf is None:
                 # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
                 # weight: the classes are separable or the fit ran off to infinity.
                 raise ModelError(
@@ -595,6 +715,7 @@ class GAM(_FamilyEstimator):
         self.deviance_ = _deviance(self.family, y, mu)
         self.n_iter_ = n_iter
         self.terms_ = {t.name: t.kind for t in self._terms}
+        self.knots_ = {t.name: t.knots.copy() for t in self._terms if t.kind in ("spline", "ns")}
         self.edf_ = {t.name: float(edf_all[t.coef].sum()) for t in self._terms}
         self.lambdas_ = {t.name: float(lj) for t, lj in zip(pen, lam)} if pen else {}
         self._A0 = A0
@@ -724,6 +845,8 @@ class GAM(_FamilyEstimator):
             g = np.linspace(t.lo, t.hi, m)
             if t.kind == "spline":
                 Bz = bspline_basis(g, t.knots).toarray() @ t.Z
+            elif t.kind == "ns":
+                Bz = natural_spline_basis(g, t.knots) - t.col_means
             else:
                 Bz = (g - t.center)[:, None]
         f = Bz @ bj
@@ -735,9 +858,30 @@ class GAM(_FamilyEstimator):
                                                    "confidence_level": level, "link": self.link_},
                             extra={"se": se})
 
-    def plot(self, features=None, axes=None, ncols=3, **kwargs):
-        """Every term (or ``features``) with its band, one panel each. Returns the Axes array."""
+    def plot(self, features=None, ax=None, ncols=3, figsize=None, axes=None):
+        """Every term (or ``features``) with its band, one panel each.
+
+        Parameters
+        ----------
+        features : str or list of str, optional
+            One term (returns its Axes) or several (default: every term).
+        ax : matplotlib Axes or array of Axes, optional
+            Where to draw (one Axes per term); a new figure with constrained layout otherwise.
+        ncols : int, default 3
+            Columns of a new grid.
+        figsize : (float, float), optional
+        axes : deprecated alias of ``ax``.
+
+        Returns
+        -------
+        matplotlib Axes (one term named as a string) or ndarray of Axes (one per term, flat)
+        """
         from ..plotting._gam import plot_gam
 
-        names = list(self.terms_) if features is None else ([features] if isinstance(features, str) else features)
-        return plot_gam([self.partial_effect(f) for f in names], axes=axes, ncols=ncols, **kwargs)
+        check_is_fitted(self, "coef_")
+        if ax is None:
+            ax = axes
+        if isinstance(features, str):
+            return plot_gam(self.partial_effect(features), ax=ax, figsize=figsize)
+        names = list(self.terms_) if features is None else list(features)
+        return plot_gam([self.partial_effect(f) for f in names], ax=ax, ncols=ncols, figsize=figsize)

@@ -19,6 +19,8 @@ standard errors, Wald statistics and intervals are statsmodels' own, so the numb
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -26,7 +28,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_probability,
+from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_float, check_probability,
                            check_X, check_y)
 from ._design import INTERCEPT, fit_design
 
@@ -40,6 +42,11 @@ FAMILY_LINKS = {
     "gamma": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
     "exponential": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
 }
+
+#: Standard error (link scale, per SD of the column) above which a weight is "not estimable".
+NOT_ESTIMABLE_SE = 10.0
+#: What the sentences say for such a weight.
+NOT_ESTIMABLE = "not estimable (separation / too few rows)"
 
 #: Links whose weights are read multiplicatively after exp(): ratios of means or of odds.
 EXP_LINKS = ("log", "logit")
@@ -181,6 +188,27 @@ def _sm_family(family, link):
     return cls(link=link_obj, check_link=False)
 
 
+def _independent_columns(D):
+    """Columns not in the span of the columns before them (R's rule for aliased terms).
+
+    Unpivoted QR: ``|R_jj|`` is the part of column j orthogonal to columns 0..j−1, so a
+    (numerically) zero ``R_jj`` marks a column that the earlier ones already express.
+    """
+    from scipy import linalg
+
+    kept = np.arange(D.shape[1])
+    norms = np.linalg.norm(D, axis=0)
+    while kept.size:
+        R = linalg.qr(D[:, kept], mode="r", check_finite=False)[0]
+        small = np.abs(np.diag(R)) <= 1e-9 * np.maximum(norms[kept], np.finfo(float).tiny)
+        if not small.any():
+            break
+        # drop the first dependent column only: a later one's R_jj is only meaningful once
+        # the reflections before it come from independent columns
+        kept = np.delete(kept, int(np.argmax(small)))
+    return kept
+
+
 # ----------------------------------------------------------------------------- the model
 class GLM(_FamilyEstimator):
     """Generalised linear model with readable coefficients, intervals and sentences.
@@ -192,11 +220,26 @@ class GLM(_FamilyEstimator):
         dispersion fixed at 1.
     link : str, optional
         Override the family's default link (see the module table for the allowed links).
-    interactions : list of (str, str), optional
-        Pairs of features whose product terms are added, e.g. ``[("workingday", "temp")]``.
+    interactions : list of tuples of 2 or 3 str, optional
+        Pairs (or triples) of features whose product terms are added, e.g.
+        ``[("workingday", "temp")]``; a triple ``("a", "b", "c")`` adds the three-way product
+        terms ``a:b:c`` only (add the pairs too for the full hierarchy, like ``a*b*c`` in R).
     fit_intercept : bool, default True
     confidence_level : float, default 0.95
         Level of the Wald intervals in :meth:`summary` and :meth:`interpret`.
+    polynomial : dict, optional
+        ``{column: degree}``: raw powers of a numeric feature, ``age``, ``age^2``, ...,
+        ``age^degree`` (like ``y ~ age + I(age**2)``). Its sentences give the local slope
+        ``Σ_k k β_k x^(k−1)`` at the quartiles of the feature, with its interval.
+    alpha : float, default 0.0
+        Strength of a ridge penalty (0: the ordinary maximum-likelihood GLM). With
+        ``alpha > 0`` the fit minimises ``D(β)/(2n) + (alpha/2) Σ_j β_j²`` (``D`` the deviance, as
+        in glmnet) over the weights of the *standardised* design columns (each scaled to
+        standard deviation 1, so the penalty does not depend on units; the intercept is not
+        penalised), by penalised IRLS; the weights are reported back per unit of the original
+        columns. This is the way to fit a GLM with as many terms as rows or more, and it keeps
+        the weights finite under separation. Such a fit has no standard errors: :meth:`summary`
+        has NaN intervals and the sentences say "penalised fit, no interval".
 
     Attributes
     ----------
@@ -207,6 +250,16 @@ class GLM(_FamilyEstimator):
     result_ : statsmodels GLMResults
     classes_ : ndarray, shape (2,)
         Binomial family only; the second class is the one modelled (``y = 1``).
+    estimable_ : Series of bool, shape (n_terms,)
+        False for weights the data cannot determine: a design column in the null space of the
+        design (too few rows, collinear columns), a non-finite standard error, or -- for a
+        non-identity link -- a standard error above ``NOT_ESTIMABLE_SE`` (= 10) on the link
+        scale per standard deviation of the column (per unit for 0/1 and constant columns),
+        i.e. a 95% interval for ``exp(weight)`` wider than a factor of e^39 ≈ 10^17, which is
+        what (quasi-)separation produces. :meth:`summary` has a column ``estimable`` and
+        :meth:`interpret` says "not estimable (separation / too few rows)" instead of an interval.
+    penalized_ : bool
+        True when fitted with ``alpha > 0``.
     link_ : str
     n_features_in_, feature_names_in_
 
@@ -234,12 +287,14 @@ class GLM(_FamilyEstimator):
     """
 
     def __init__(self, family="gaussian", link=None, interactions=None, fit_intercept=True,
-                 confidence_level=0.95):
+                 confidence_level=0.95, alpha=0.0, polynomial=None):
         self.family = family
         self.link = link
         self.interactions = interactions
         self.fit_intercept = fit_intercept
         self.confidence_level = confidence_level
+        self.alpha = alpha
+        self.polynomial = polynomial
 
     # -- fitting
     def fit(self, X, y):
@@ -254,49 +309,144 @@ class GLM(_FamilyEstimator):
         -------
         self
         """
-        import warnings
-
         import statsmodels.api as sm
 
         family, link = _check_family_link(self.family, self.link)
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
+        alpha = check_float("alpha", self.alpha, low=0.0)
         frame, was_frame = check_X(X)
         y_enc = self._encode_y(y, len(frame))
-        spec = fit_design(frame, self.interactions, intercept=self.fit_intercept)
+        spec = fit_design(frame, self.interactions, intercept=self.fit_intercept, polynomial=self.polynomial)
         D = spec.transform(frame)
         if D.shape[1] == 0:
             raise ValidationError("The design has no columns: give at least one feature or fit_intercept=True.")
-        if len(frame) <= D.shape[1]:
-            raise ValidationError(f"'X' must have more rows than model terms ({D.shape[1]}); got {len(frame)}.")
-        rank = np.linalg.matrix_rank(D)
-        if rank < D.shape[1]:
-            warnings.warn(f"The design has rank {rank} < {D.shape[1]} columns (collinear features or a level "
-                          f"that occurs with another one only); weights of collinear terms are not identified.",
-                          stacklevel=2)
-        try:
-            with warnings.catch_warnings():
-                # statsmodels warns that links outside its own allow-list may leave the domain;
-                # our table is the allow-list and a fit that leaves the domain fails below.
-                warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
-                model = sm.GLM(y_enc, D, family=_sm_family(family, link))
-                result = model.fit(scale=1.0 if family == "exponential" else None)
-        except Exception as exc:  # statsmodels raises assorted errors on divergence
-            raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
-        if not np.all(np.isfinite(result.params)):
+        n, p = D.shape
+        if n <= p and alpha == 0:
+            raise ValidationError(f"'X' must have more rows than model terms: the design has {p} terms and "
+                                  f"{n} rows. Set 'alpha' > 0 for a penalised GLM, or use fewer features or "
+                                  f"levels.")
+        fam_obj = _sm_family(family, link)
+        if alpha > 0:
+            params = self._fit_penalized(D, y_enc, fam_obj, alpha)
+            result = None
+            self._kept = np.arange(p)
+        else:
+            kept = _independent_columns(D)
+            if kept.size < p:
+                dropped = [spec.names[j] for j in np.setdiff1d(np.arange(p), kept)]
+                warnings.warn(f"The design has rank {kept.size} < {p} columns (collinear features or a level "
+                              f"that occurs with another one only); weights of collinear terms are not "
+                              f"identified: {dropped[:10]} are set to 0 (as R's glm reports them NA) and "
+                              f"the weights they are collinear with are marked not estimable.", stacklevel=2)
+            try:
+                with warnings.catch_warnings():
+                    # statsmodels warns that links outside its own allow-list may leave the domain;
+                    # our table is the allow-list and a fit that leaves the domain fails below.
+                    warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
+                    # fitting on independent columns only: IRLS on a singular design can run off
+                    # (weights of 1e15 for a collinear binomial design)
+                    model = sm.GLM(y_enc, D[:, kept], family=fam_obj)
+                    result = model.fit(scale=1.0 if family == "exponential" else None)
+            except Exception as exc:  # statsmodels raises assorted errors on divergence
+                raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
+            self._kept = kept
+            params = np.zeros(p)
+            params[kept] = np.asarray(result.params)
+        if not np.all(np.isfinite(params)):
             raise ModelError(f"The {family} GLM with {link} link did not converge (non-finite weights).")
         self.link_ = link
         self.design_ = spec
         self.result_ = result
-        self.coef_ = pd.Series(np.asarray(result.params), index=spec.names, name="weight")
+        self.penalized_ = alpha > 0
+        self._family_obj = fam_obj
+        self.coef_ = pd.Series(params, index=spec.names, name="weight")
+        self.estimable_ = pd.Series(self._estimable(D, result), index=spec.names, name="estimable")
         self.n_features_in_ = frame.shape[1]
         if was_frame:
             self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
         return self
 
+    def _fit_penalized(self, D, y, fam, alpha, max_iter=100, tol=1e-10):
+        """Ridge GLM by penalised IRLS on standardised columns; weights in the original units.
+
+        Each step solves ``(DsᵀWDs/n + alpha·P) β = DsᵀWz/n`` (P the identity without the
+        intercept), halving the step while the penalised objective increases.
+        """
+        n, p = D.shape
+        const = np.all(D == D[:1], axis=0)
+        center = np.where(const, 0.0, D.mean(axis=0)) if self.fit_intercept else np.zeros(p)
+        sd = np.where(const, 1.0, D.std(axis=0))
+        Ds = (D - center) / sd
+        P = np.diag(np.where(const, 0.0, alpha))
+        link = fam.link
+
+        def objective(b):
+            mu = fam.fitted(Ds @ b)
+            return float(np.sum(fam.resid_dev(y, mu) ** 2)) / (2 * n) + 0.5 * b @ P @ b
+
+        mu = fam.starting_mu(y)
+        eta = np.asarray(link(mu), dtype=float)
+        beta = None
+        obj_old = np.inf
+        for _ in range(max_iter):
+            d = 1.0 / np.asarray(link.deriv(mu), dtype=float)  # dμ/dη
+            w = np.maximum(d ** 2 / np.maximum(np.asarray(fam.variance(mu), dtype=float), 1e-300), 1e-12)
+            z = eta + (y - mu) / d
+            A = Ds.T @ (Ds * w[:, None]) / n + P
+            new = np.linalg.lstsq(A, Ds.T @ (w * z) / n, rcond=None)[0]
+            obj = objective(new)
+            for _ in range(30):
+                if beta is None or (np.isfinite(obj) and obj <= obj_old * (1 + 1e-12)):
+                    break
+                new = 0.5 * (beta + new)
+                obj = objective(new)
+            beta = new
+            eta = Ds @ beta
+            mu = fam.fitted(eta)
+            if abs(obj_old - obj) < tol * (abs(obj) + 1e-10):
+                break
+            obj_old = obj
+        else:
+            warnings.warn(f"The penalised {self.family} GLM did not converge in {max_iter} IRLS steps.",
+                          stacklevel=3)
+        out = beta / sd
+        icpt = np.flatnonzero(const)
+        if icpt.size and self.fit_intercept:
+            out[icpt[0]] -= float(np.sum(out * center))
+        return out
+
+    def _full(self, v):
+        """A per-kept-column vector of the statsmodels result at every design column (NaN elsewhere)."""
+        out = np.full(len(self.coef_), np.nan)
+        out[self._kept] = np.asarray(v, dtype=float)
+        return out
+
+    def _estimable(self, D, result):
+        """Which weights the data determine (see ``estimable_``)."""
+        p = D.shape[1]
+        ok = np.ones(p, dtype=bool)
+        if result is None:  # penalised: every weight is determined by the penalty
+            return ok
+        # null space of D: a weight with a component there is not identified
+        _, sv, Vt = np.linalg.svd(D, full_matrices=True)
+        tol = sv.max() * max(D.shape) * np.finfo(float).eps if sv.size else 0.0
+        null = Vt[int(np.sum(sv > tol)):]
+        if null.size:
+            ok &= np.linalg.norm(null, axis=0) < 1e-6
+        se = self._full(result.bse)
+        ok &= np.isfinite(se)
+        if self.link_ != "identity":
+            sd = D.std(axis=0)
+            binary = np.all((D == 0) | (D == 1), axis=0)
+            unit = np.where(binary | (sd == 0), 1.0, sd)
+            with np.errstate(invalid="ignore"):
+                ok &= ~(se * unit > NOT_ESTIMABLE_SE)
+        return ok
+
     def _linear_predictor(self, X):
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         return self.design_.transform(X) @ self.coef_.to_numpy()
 
     def predict(self, X):
@@ -306,7 +456,7 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n,)
         """
-        mu = self.result_.family.link.inverse(self._linear_predictor(X))
+        mu = self._family_obj.link.inverse(self._linear_predictor(X))
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return np.asarray(mu, dtype=float)
@@ -319,7 +469,7 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n, 2)
         """
-        p = np.clip(np.asarray(self.result_.family.link.inverse(self._linear_predictor(X)), dtype=float), 0, 1)
+        p = np.clip(np.asarray(self._family_obj.link.inverse(self._linear_predictor(X)), dtype=float), 0, 1)
         return np.column_stack([1 - p, p])
 
     # -- inference
@@ -333,7 +483,9 @@ class GLM(_FamilyEstimator):
         -------
         DataFrame, index = design names; columns ``weight, std_error, ci_low, ci_high,
         statistic, p_value`` and, for log and logit links, ``exp_weight, exp_ci_low,
-        exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]").
+        exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"), and ``estimable`` (see
+        ``estimable_``; the numbers of a non-estimable weight are not meaningful). A penalised
+        fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
 
         Notes
         -----
@@ -341,20 +493,51 @@ class GLM(_FamilyEstimator):
         p-value, interval ``weight ± z_{(1+level)/2} · std_error``; the standard errors use the
         estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential.
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         r = self.result_
-        ci = np.asarray(r.conf_int(alpha=1 - self.confidence_level))
-        out = pd.DataFrame({"weight": np.asarray(r.params), "std_error": np.asarray(r.bse),
-                            "ci_low": ci[:, 0], "ci_high": ci[:, 1], "statistic": np.asarray(r.tvalues),
-                            "p_value": np.asarray(r.pvalues)}, index=pd.Index(self.design_.names, name="term"))
+        idx = pd.Index(self.design_.names, name="term")
+        if r is None:  # penalised: no standard errors
+            nan = np.full(len(self.coef_), np.nan)
+            out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": nan, "ci_low": nan, "ci_high": nan,
+                                "statistic": nan, "p_value": nan}, index=idx)
+        else:
+            ci = np.asarray(r.conf_int(alpha=1 - self.confidence_level))
+            full = self._full
+            out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": full(r.bse),
+                                "ci_low": full(ci[:, 0]), "ci_high": full(ci[:, 1]),
+                                "statistic": full(r.tvalues), "p_value": full(r.pvalues)}, index=idx)
         if self.link_ in EXP_LINKS:
             out["exp_weight"] = np.exp(out["weight"])
             out["exp_ci_low"] = np.exp(out["ci_low"])
             out["exp_ci_high"] = np.exp(out["ci_high"])
+        out["estimable"] = self.estimable_.to_numpy()
         out.attrs["family"] = self.family
         out.attrs["link"] = self.link_
+        out.attrs["penalized"] = self.penalized_
         out.attrs["confidence_level"] = self.confidence_level
         return out
+
+    def plot(self, ax=None, exp=None, intercept=False, color="C0"):
+        """Forest plot of the weights with their intervals (``exp(weight)`` for log/logit links).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        exp : bool, optional
+            Default: True for log and logit links (factors on a log axis, reference line at 1),
+            else the weights themselves (reference line at 0).
+        intercept : bool, default False
+        color : str
+
+        Returns
+        -------
+        matplotlib Axes
+            See :func:`imlkit.plotting.plot_glm`: non-estimable terms are grey crosses without
+            an interval, labelled "(not estimable)".
+        """
+        from ..plotting._glm import plot_glm
+
+        return plot_glm(self.summary(), ax=ax, exp=exp, intercept=intercept, color=color)
 
     def contrast(self, c):
         """Estimate and interval of a linear combination ``cᵀβ`` on the link scale.
@@ -367,7 +550,7 @@ class GLM(_FamilyEstimator):
         -------
         (estimate, std_error, ci_low, ci_high)
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         if isinstance(c, dict):
             vec = np.zeros(len(self.coef_))
             for k, v in c.items():
@@ -377,7 +560,10 @@ class GLM(_FamilyEstimator):
             c = vec
         c = np.asarray(c, dtype=float)
         est = float(c @ self.coef_.to_numpy())
-        se = float(np.sqrt(max(c @ np.asarray(self.result_.cov_params()) @ c, 0.0)))
+        if self.result_ is None:
+            return est, np.nan, np.nan, np.nan
+        k = self._kept
+        se = float(np.sqrt(max(c[k] @ np.asarray(self.result_.cov_params()) @ c[k], 0.0)))
         z = self._z()
         return est, se, est - z * se, est + z * se
 
@@ -393,8 +579,18 @@ class GLM(_FamilyEstimator):
             return f"the expected {target}", "changes", False
         return f"the linear predictor ({link} link)", "changes", False
 
-    def _phrase(self, est, lo, hi):
+    def _contrast_estimable(self, c):
+        """A combination is estimable when every weight it uses is."""
+        c = np.asarray(c, dtype=float)
+        return bool(np.all(self.estimable_.to_numpy()[c != 0]))
+
+    def _phrase(self, est, lo, hi, estimable=True):
         what, verb, expo = self._scale_words()
+        if not estimable:
+            return f"{verb} {what}: {NOT_ESTIMABLE}"
+        if self.penalized_:
+            v = np.exp(est) if expo else est
+            return f"{verb} {what} by {_fmt(v)} (penalised fit, no interval)"
         if expo:
             return f"{verb} {what} by {_fmt(np.exp(est))} [{_fmt(np.exp(lo))}, {_fmt(np.exp(hi))}]"
         return f"{verb} {what} by {_fmt(est)} [{_fmt(lo)}, {_fmt(hi)}]"
@@ -424,6 +620,7 @@ class GLM(_FamilyEstimator):
         focus_cols = spec.blocks.get(focus)
         if focus_cols is None:  # the focus enters only through the interaction
             return []
+        focus_cols = focus_cols[:len(self._block_names(focus))]  # without polynomial powers
         pair_cols = spec.blocks[pair]
         n_b = len(self._block_names(pair[1]))
         out = []
@@ -437,7 +634,22 @@ class GLM(_FamilyEstimator):
                 est, _, lo, hi = self.contrast(c)
                 unit = self._unit(focus, i)
                 unit = unit[0].lower() + unit[1:] if unit.startswith("Increasing") else unit
-                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi)}.")
+                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi, self._contrast_estimable(c))}.")
+        return out
+
+    def _polynomial_sentences(self, f, cond, has_partners):
+        """The local slope of a polynomial feature at its quartiles, with intervals."""
+        spec = self.design_
+        cols = spec.blocks[f]
+        out = []
+        for v, qname in zip(spec.info[f], ["25% quantile", "median", "75% quantile"]):
+            c = np.zeros(len(self.coef_))
+            for k, col in enumerate(cols, start=1):
+                c[col] = k * v ** (k - 1)  # d/dx Σ β_k x^k at x = v
+            est, _, lo, hi = self.contrast(c)
+            out.append(f"At {f} = {_fmt(v)} (its {qname}), increasing {f} by one unit (the local slope of its "
+                       f"degree-{len(cols)} polynomial) {self._phrase(est, lo, hi, self._contrast_estimable(c))}"
+                       f"{cond}{'' if has_partners else ', all other features fixed'}.")
         return out
 
     def _block_names(self, feature):
@@ -461,7 +673,7 @@ class GLM(_FamilyEstimator):
             [1.07, 1.18]."``; for an interaction ``("workingday", "temp")`` the effect of temp at
             each level of workingday, with intervals.
         """
-        check_is_fitted(self, "result_")
+        check_is_fitted(self, "coef_")
         spec = self.design_
         if feature is not None and feature not in spec.columns:
             raise ValidationError(f"Unknown feature {feature!r} in 'feature'; the columns are {spec.columns}.")
@@ -471,9 +683,16 @@ class GLM(_FamilyEstimator):
             est, _, lo, hi = self.contrast({INTERCEPT: 1.0})
             what, _, expo = self._scale_words()
             v = (np.exp(est), np.exp(lo), np.exp(hi)) if expo else (est, lo, hi)
+            if not self.estimable_[INTERCEPT]:
+                value = f"{NOT_ESTIMABLE}"
+            elif self.penalized_:
+                value = f"{_fmt(v[0])} (penalised fit, no interval)"
+            else:
+                value = f"{_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}]"
             sentences.append(f"When every numeric feature is 0 and every categorical feature is at its reference "
-                             f"level, {what} is {_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}].")
-        pairs = spec.interactions
+                             f"level, {what} is {value}.")
+        pairs = [t for t in spec.interactions if len(t) == 2]
+        triples = [t for t in spec.interactions if len(t) == 3]
         focus_of = {}
         for a, b in pairs:
             if feature is not None and feature in (a, b):
@@ -486,15 +705,20 @@ class GLM(_FamilyEstimator):
             if feature is not None and f != feature:
                 continue
             partners = [(b if a == f else a) for a, b in pairs if f in (a, b)]
+            partners += [g for t in triples if f in t for g in t if g != f and g not in partners]
             if any(focus_of[p] == f for p in pairs if f in p):
                 continue  # read at every level of its moderator below
             cond = ""
             if partners:
                 parts = [f"{p} = {spec.reference(p)}" if p in spec.categorical else f"{p} = 0" for p in partners]
                 cond = " when " + " and ".join(parts)
+            if f in spec.polynomial:
+                sentences += self._polynomial_sentences(f, cond, bool(partners))
+                continue
             for i, col in enumerate(spec.blocks[f]):
                 est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
-                sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi)}{cond}"
+                sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))}"
+                                 f"{cond}"
                                  f"{'' if partners else ', all other features fixed'}.")
         for a, b in pairs:
             if feature is not None and feature not in (a, b):
@@ -502,6 +726,23 @@ class GLM(_FamilyEstimator):
             focus = focus_of[(a, b)]
             moderator = a if focus == b else b
             sentences += self._conditional(focus, moderator, (a, b))
-        if sentences:
+        for t in triples:
+            if feature is not None and feature not in t:
+                continue
+            for name, col in zip(np.asarray(spec.names)[spec.blocks[t]], spec.blocks[t]):
+                est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
+                phrase = self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))
+                sentences.append(f"The three-way product term {name} {phrase} per unit of the product: it is "
+                                 f"how much the interaction of two of {', '.join(t)} changes with the third.")
+        if sentences and self.penalized_:
+            sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
+                             f"shrunk towards 0 and have no intervals.")
+        elif sentences:
             sentences.append(f"Intervals in brackets are {level} Wald intervals.")
+            if not self.estimable_.all():
+                bad = list(self.estimable_.index[~self.estimable_.to_numpy()])
+                sentences.append(f"Weights {NOT_ESTIMABLE}: {', '.join(bad[:10])}"
+                                 f"{' and more' if len(bad) > 10 else ''}; the data do not determine them "
+                                 f"(standard error beyond {NOT_ESTIMABLE_SE:g} per SD on the link scale, or "
+                                 f"fewer independent rows than terms).")
         return sentences

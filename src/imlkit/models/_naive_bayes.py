@@ -13,7 +13,9 @@ import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import ValidationError, check_float, check_int, check_same_columns, check_X, check_y
+from .._validation import (ValidationError, check_choice, check_float, check_int, check_same_columns, check_X,
+                           check_y)
+from ._target import check_class_target
 from ._tree import _is_numeric, _levels
 
 __all__ = ["NaiveBayes"]
@@ -34,6 +36,16 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     ddof : int, default 1
         Delta degrees of freedom of the class-wise variances: 1 is the sample variance used in
         the course, 0 the maximum-likelihood estimate of scikit-learn's ``GaussianNB``.
+    discretize : {None, "quantile", "uniform"}, default None
+        The course's other option for continuous attributes: partition each numeric column's
+        range into ``n_bins`` bins and treat the bin as a categorical (ordinal) value with
+        Laplace-smoothed frequencies instead of a Gaussian density. ``"quantile"``: edges at
+        the training quantiles k/n_bins (equal counts; duplicate edges merged); ``"uniform"``:
+        equal widths over the training range. Bins are ``[e_k, e_{k+1})`` (scikit-learn's
+        ``KBinsDiscretizer`` convention); values beyond the training range fall in the first
+        or last bin. None keeps the Gaussian densities.
+    n_bins : int, default 5
+        Bins per numeric column when ``discretize`` is set.
 
     Attributes
     ----------
@@ -46,7 +58,11 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     category_probs_ : dict of DataFrame
         For each categorical feature, P(x_j = level | class): index levels, columns classes.
     theta_, var_ : DataFrame, shape (K, p_numeric)
-        Class-wise means and (smoothed) variances of the numeric features.
+        Class-wise means and (smoothed) variances of the numeric features (empty when
+        ``discretize`` is set).
+    bin_edges_ : dict {column: ndarray}
+        With ``discretize``: the inner bin edges of every numeric column; its bins then appear
+        as the levels ``"[a, b)"`` in ``category_probs_`` and in :meth:`explain`.
 
     Notes
     -----
@@ -77,10 +93,12 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     ['yes']
     """
 
-    def __init__(self, alpha=1.0, var_smoothing=1e-9, ddof=1):
+    def __init__(self, alpha=1.0, var_smoothing=1e-9, ddof=1, discretize=None, n_bins=5):
         self.alpha = alpha
         self.var_smoothing = var_smoothing
         self.ddof = ddof
+        self.discretize = discretize
+        self.n_bins = n_bins
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -106,11 +124,18 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         alpha = check_float("alpha", self.alpha, low=0.0)
         var_smoothing = check_float("var_smoothing", self.var_smoothing, low=0.0)
         ddof = check_int("ddof", self.ddof, min_value=0, max_value=1)
+        if self.discretize is not None:
+            check_choice("discretize", self.discretize, ["quantile", "uniform"])
+        n_bins = check_int("n_bins", self.n_bins, min_value=2)
         frame, was_frame = check_X(X, "X")
         y = check_y(y, len(frame), "y")
-        if y.dtype.kind == "f" and not np.all(y == np.round(y)):
-            raise ValidationError("Unknown label type: 'y' has non-integer float values (a continuous target); "
-                                  "naive Bayes needs class labels.")
+        check_class_target(y, "NaiveBayes")
+        self.bin_edges_ = {}
+        if self.discretize is not None:
+            for col in frame.columns:
+                if _is_numeric(frame[col]):
+                    self.bin_edges_[col] = self._edges(frame[col], col, n_bins)
+            frame = self._binned(frame)
         classes, y_codes = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValidationError(f"'y' must contain at least 2 classes; got only {classes.tolist()}.")
@@ -165,6 +190,37 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         self.var_ = pd.DataFrame(variances, index=classes, columns=numeric)
         return self
 
+    def _edges(self, series, col, n_bins):
+        """Inner bin edges of one numeric column (the outer ones are −∞ and +∞)."""
+        x = series.to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        if x.size == 0:
+            raise ValidationError(f"Column {col!r} has no finite value to discretize.")
+        if self.discretize == "quantile":
+            e = np.quantile(x, np.linspace(0, 1, n_bins + 1))
+        else:
+            e = np.linspace(x.min(), x.max(), n_bins + 1)
+        inner = np.unique(e[1:-1])
+        return inner[(inner > x.min()) & (inner <= x.max())]  # no empty first bin
+
+    def _binned(self, frame):
+        """Numeric columns replaced by their bins, as ordered categoricals ``[a, b)``."""
+        if not self.bin_edges_:
+            return frame
+        frame = frame.copy()
+        for col, inner in self.bin_edges_.items():
+            s = frame[col]
+            if not _is_numeric(s):
+                raise ValidationError(f"Column {col!r} of 'X' was numeric when the model was fitted; "
+                                      f"got dtype {s.dtype}.")
+            x = s.to_numpy(dtype=float)
+            edges = np.r_[-np.inf, inner, np.inf]
+            labels = [f"[{a:.4g}, {b:.4g})" for a, b in zip(edges[:-1], edges[1:])]
+            codes = np.searchsorted(inner, x, side="right")
+            codes = np.where(np.isnan(x), -1, codes)
+            frame[col] = pd.Categorical.from_codes(codes, categories=labels, ordered=True)
+        return frame
+
     @staticmethod
     def _codes(series, levels):
         # −1 for missing values and levels not seen in fit
@@ -185,7 +241,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         if not isinstance(X, pd.DataFrame) and frame.shape[1] == len(self.feature_names_):
             frame.columns = self.feature_names_
         check_same_columns(pd.DataFrame(columns=self.feature_names_), frame, "training data", "X")
-        return frame
+        return self._binned(frame)
 
     def _log_factors(self, frame):
         """log P(x_ij | c), shape (n, K, p); 0 (factor 1) for missing and unseen values."""

@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import ValidationError, check_int, check_same_columns, check_X, check_X_y
 from ._rules import Condition, DecisionList, Rule
+from ._target import check_class_target
 
 __all__ = ["OneR"]
 
@@ -111,6 +112,7 @@ class OneR(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         min_bucket = check_int("min_bucket", self.min_bucket, min_value=1)
         frame, _, yy = check_X_y(X, y)
+        check_class_target(yy, "OneR")
         classes, yi = np.unique(yy, return_inverse=True)
         if len(classes) < 2:
             raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")

@@ -15,9 +15,10 @@ from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_float, check_int, check_same_columns,
-                           check_X, check_X_y)
+from .._validation import (ValidationError, as_seed_sequence, check_float, check_int, check_same_columns, check_X,
+                           check_X_y)
 from ._rules import Condition, DecisionList, Rule
+from ._target import check_class_target
 
 __all__ = ["RIPPER"]
 
@@ -426,6 +427,7 @@ class RIPPER(ClassifierMixin, BaseEstimator):
         }
         seed = as_seed_sequence(self.random_state)
         frame, _, yy = check_X_y(X, y)
+        check_class_target(yy, "RIPPER")
         classes, yi, counts = np.unique(yy, return_inverse=True, return_counts=True)
         if len(classes) < 2:
             raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")

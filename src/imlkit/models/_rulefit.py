@@ -4,16 +4,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.linear_model import LassoCV
+from sklearn.linear_model import lasso_path
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
 from threadpoolctl import threadpool_limits
 
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int,
-                           check_same_columns, check_X, check_X_y)
+from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int, check_same_columns,
+                           check_X, check_X_y)
 from ._rules import Condition, Rule, rule_masks
+from ._target import auto_task
 from ._tree_rules import tree_rules
 
 __all__ = ["RuleFit"]
@@ -96,8 +97,9 @@ class RuleFit(BaseEstimator):
     Parameters
     ----------
     task : {"auto", "regression", "classification"}, default="auto"
-        "auto" means classification when ``y`` is not numeric (strings, bool, categorical),
-        else regression; pass "classification" for integer class labels.
+        "auto" means regression for a continuous target and classification otherwise
+        (strings, bool, categorical, whole numbers with at most 10 distinct values; see
+        ``imlkit.models._target``). Pass the task explicitly to override.
     generator : {"gbm", "rf"}, default="gbm"
         "gbm": gradient boosting with shrinkage ``learning_rate`` on random subsamples;
         "rf": independent trees on random subsamples with ``max_features="sqrt"``.
@@ -117,6 +119,13 @@ class RuleFit(BaseEstimator):
         Folds for choosing λ.
     n_lambdas : int, default=20
         Grid size for λ (log-spaced from λ_max down to λ_max/1000).
+    max_rows : int or None, default=20_000
+        When ``X`` has more rows, RuleFit is fitted on a random subsample of ``max_rows`` rows
+        (stratified by class for classification, drawn with ``random_state``): tree
+        generation, rule evaluation and the cross-validated L1 path then cost O(max_rows)
+        however large n is (Friedman & Popescu already grow each tree on a subsample; the
+        L1 fit on 20,000 rows pins down the weights of rules with support above ~1%).
+        None uses every row.
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -132,6 +141,8 @@ class RuleFit(BaseEstimator):
         "linear"), ``weight`` (α_k, or the coefficient per unit of the winsorised feature),
         ``support`` (s_k; 1 for linear terms) and ``importance``. Multiclass: one
         ``weight[c]`` column per class and the mean importance over classes.
+    n_rows_used_ : int
+        Training rows the model was fitted on (``min(n, max_rows)``).
     classes_ : ndarray (classification only)
     intercept_ : float or ndarray of shape (n_classes,)
     lambda_ : float or ndarray
@@ -147,7 +158,11 @@ class RuleFit(BaseEstimator):
     fitted by minimising Σ_i L(y_i, f(x_i)) + λ(Σ|α_k| + Σ|β_j|) with squared error (Lasso) or the
     logistic loss (one-vs-rest for more than two classes), λ by ``cv``-fold cross-validation.
     Importance: |α_k|·√(s_k(1 − s_k)) for rules and |β_j|·std(l_j) for linear terms.
-    ``predict_proba`` is σ(f) (normalised over the classes for one-vs-rest).
+    Classification: for two classes f is the log-odds of the second class in ``classes_`` and
+    ``predict_proba`` is (1 − σ(f), σ(f)), σ(z) = 1/(1 + e^(−z)), as in logistic regression.
+    For K > 2 classes one model f_k is fitted per class against the rest and
+    P(y = k | x) = σ(f_k(x)) / Σ_l σ(f_l(x)): the one-vs-rest probabilities normalised so that
+    each row sums to 1 (the unnormalised σ(f_k) need not).
     Categorical features enter the trees one-hot; their rules read ``x == level`` / ``x != level``.
     Missing numeric values are replaced by the training median.
 
@@ -170,7 +185,8 @@ class RuleFit(BaseEstimator):
     """
 
     def __init__(self, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
-                 subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, random_state=None):
+                 subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, max_rows=20_000,
+                 random_state=None):
         self.task = task
         self.generator = generator
         self.n_estimators = n_estimators
@@ -181,15 +197,17 @@ class RuleFit(BaseEstimator):
         self.winsorize = winsorize
         self.cv = cv
         self.n_lambdas = n_lambdas
+        self.max_rows = max_rows
         self.random_state = random_state
 
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, RegressorTags
         tags = super().__sklearn_tags__()
-        if self.task == "classification":
+        task = getattr(self, "task_", self.task)  # after fit, "auto" is resolved
+        if task == "classification":
             tags.estimator_type = "classifier"
             tags.classifier_tags = ClassifierTags()
-        elif self.task == "regression":
+        elif task == "regression":
             tags.estimator_type = "regressor"
             tags.regressor_tags = RegressorTags()
         return tags
@@ -207,17 +225,18 @@ class RuleFit(BaseEstimator):
         check_float("winsorize", self.winsorize, low=0.0, high=0.5, high_inclusive=False)
         check_int("cv", self.cv, min_value=2)
         check_int("n_lambdas", self.n_lambdas, min_value=1)
+        check_int("max_rows", self.max_rows, min_value=10, allow_none=True)
 
     def fit(self, X, y):
         frame, _, yy = check_X_y(X, y)
         n = len(frame)
         self._check_params(n)
         seed = as_seed_sequence(self.random_state)
-        s_trees, s_cv = spawn(seed, 2)
+        s_trees, s_cv, s_rows = spawn(seed, 3)
         task = self.task
         numeric_y = yy.dtype.kind in "iuf"
         if task == "auto":
-            task = "regression" if numeric_y else "classification"
+            task = auto_task(yy)
         if task == "regression" and not numeric_y:
             raise ValidationError(f"'y' must be numeric for task='regression'; got values of dtype {yy.dtype} "
                                   f"such as {yy[0]!r}.")
@@ -227,6 +246,14 @@ class RuleFit(BaseEstimator):
             if len(classes) < 2:
                 raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
             self.classes_ = classes
+        if self.max_rows is not None and n > self.max_rows:
+            rows = self._row_subsample(n, yi if task == "classification" else None, np.random.default_rng(s_rows))
+            frame, yy = frame.iloc[rows], yy[rows]
+            if task == "classification":
+                yi = yi[rows]
+            n = len(rows)
+        self.n_rows_used_ = n
+        if task == "classification":
             Y = np.eye(len(classes))[yi]
         else:
             Y = yy.astype(float)[:, None]
@@ -245,6 +272,22 @@ class RuleFit(BaseEstimator):
         self._fit_l1(F, Y, yy if task == "classification" else None, np.random.default_rng(s_cv))
         self._make_table(R, L, lin_names)
         return self
+
+    def _row_subsample(self, n, codes, rng):
+        """``max_rows`` row positions, sorted; for classes, each class keeps its share (≥ 1 row)."""
+        m = self.max_rows
+        if codes is None:
+            return np.sort(rng.choice(n, size=m, replace=False))
+        counts = np.bincount(codes)
+        # largest-remainder allocation of m rows to the classes by their shares
+        quota = counts * m / n
+        take = np.maximum(np.floor(quota).astype(int), 1)
+        rest = m - take.sum()
+        if rest > 0:
+            take[np.argsort(-(quota - np.floor(quota)), kind="stable")[:rest]] += 1
+        take = np.minimum(take, counts)
+        rows = [rng.choice(np.flatnonzero(codes == k), size=t, replace=False) for k, t in enumerate(take)]
+        return np.sort(np.concatenate(rows))
 
     def _generate(self, Z, Y, rng):
         n, K = Y.shape
@@ -322,12 +365,12 @@ class RuleFit(BaseEstimator):
     def _fit_l1(self, F, Y, labels, rng):
         seed = int(rng.integers(2**31 - 1))
         if self.task_ == "regression":
-            model = LassoCV(cv=KFold(self.cv, shuffle=True, random_state=seed), alphas=self.n_lambdas,
-                            eps=1e-3, max_iter=5000)
-            model.fit(F, Y[:, 0])
-            self.intercept_ = float(model.intercept_)
-            self.coef_ = model.coef_[None, :]
-            self.lambda_ = float(model.alpha_)
+            folds = list(KFold(self.cv, shuffle=True, random_state=seed).split(F))
+            with threadpool_limits(limits=1, user_api="blas"):
+                b0, coef, lam = lasso_cv(F, Y[:, 0], folds, n_lambdas=self.n_lambdas)
+            self.intercept_ = b0
+            self.coef_ = coef[None, :]
+            self.lambda_ = lam
             return
         folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(F, labels))
         targets = [1] if len(self.classes_) == 2 else range(len(self.classes_))
@@ -433,6 +476,46 @@ class RuleFit(BaseEstimator):
 
 
 
+def lasso_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, max_iter=5000):
+    """Lasso with λ chosen by cross-validated squared error; the final fit walks the path too.
+
+    Minimises ``‖y − b − Xβ‖²/(2n) + λ‖β‖₁`` (scikit-learn's Lasso) on the grid
+    ``λ_max · logspace(0, log10(lambda_ratio), n_lambdas)``, ``λ_max = max|X_cᵀy_c|/n``
+    (LassoCV's grid), λ minimising the mean over folds of the fold's test MSE. Unlike
+    LassoCV, the full-data fit is warm-started along the grid down to the chosen λ: a cold
+    coordinate-descent start at a small λ on hundreds of correlated rule columns took 48 s
+    of a 55 s RuleFit fit on 20,000 rows.
+
+    Returns
+    -------
+    intercept : float
+    coef : ndarray, shape (p,)
+    lam : float
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def centred(A, v):
+        mA, mv = A.mean(axis=0), v.mean()
+        return np.asfortranarray(A - mA), v - mv, mA, mv
+
+    Xc, yc, mX, my = centred(X, y)
+    lmax = max(float(np.max(np.abs(Xc.T @ yc))) / len(y), 1e-12) if X.shape[1] else 1e-12
+    grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
+    if X.shape[1] == 0:
+        return float(my), np.zeros(0), float(grid[0])
+    mse = np.zeros(len(grid))
+    for tr, te in folds:
+        A, v, mA, mv = centred(X[tr], y[tr])
+        _, coefs, _ = lasso_path(A, v, alphas=grid, max_iter=max_iter)
+        pred = mv + (X[te] - mA) @ coefs  # (n_te, m)
+        mse += np.mean((y[te][:, None] - pred) ** 2, axis=0) / len(folds)
+    k = int(np.argmin(mse))
+    _, coefs, _ = lasso_path(Xc, yc, alphas=grid[: k + 1], max_iter=max_iter)
+    coef = coefs[:, -1]
+    return float(my - mX @ coef), coef, float(grid[k])
+
+
 def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))  # overflow-free
 
@@ -488,9 +571,12 @@ def _fit_one(X, y, lam, b, beta, lam_prev, max_newton=50, tol=1e-5, inner_tol=1e
     # start from the nonzeros and the columns violating the KKT condition now; the KKT check
     # below adds the rest (a looser strong-rule screen made the active Gram matrix too big)
     active = (beta != 0) | (np.abs(grad) > lam)
+    idx = XA = None
     for _ in range(max_newton):
-        idx = np.flatnonzero(active)
-        XA = X[:, idx]
+        new_idx = np.flatnonzero(active)
+        if idx is None or not np.array_equal(new_idx, idx):  # the column gather is the costly copy
+            idx = new_idx
+            XA = X[:, idx]
         eta = b + (XA @ beta[idx].astype(dt)).astype(float)
         pr = _sigmoid(eta)
         w = np.maximum(pr * (1.0 - pr), 1e-5)
@@ -564,11 +650,12 @@ def l1_logistic_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, patience=3):
     lambdas : ndarray, shape (m,)
     """
     # float32 halves the cost of the Gram products that dominate; 0/1 rule columns are exact
-    X = np.asarray(X, dtype=np.float32)
+    # column-major: the solver gathers active columns, a contiguous copy per column then
+    X = np.asfortranarray(X, dtype=np.float32)
     y = np.asarray(y, dtype=float)
     lmax = max(lambda_max(X, y), 1e-12)
     grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
-    parts = [(X[tr], y[tr], X[te], y[te]) for tr, te in folds]  # slice once, not per λ
+    parts = [(np.asfortranarray(X[tr]), y[tr], X[te], y[te]) for tr, te in folds]  # slice once, not per λ
     states = []
     for tr, _ in folds:
         ybar = np.clip(y[tr].mean(), 1e-6, 1 - 1e-6)

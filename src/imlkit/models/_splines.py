@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.interpolate import BSpline
 
-__all__ = ["knots", "bspline_basis", "difference_penalty", "sum_to_zero"]
+__all__ = ["knots", "bspline_basis", "difference_penalty", "sum_to_zero", "natural_knots", "natural_spline_basis"]
 
 
 def knots(x_min, x_max, n_splines, degree=3):
@@ -106,3 +106,51 @@ def sum_to_zero(colsums):
     c = np.asarray(colsums, dtype=float).reshape(-1, 1)
     q, _ = np.linalg.qr(c, mode="complete")
     return q[:, 1:]
+
+
+def natural_knots(x, df):
+    """Knots of a natural cubic spline with ``df`` degrees of freedom (R's ``ns``, patsy's ``cr``).
+
+    ``df − 1`` interior knots at the equally spaced quantiles ``k/df`` of ``x`` and the two
+    boundary knots at its minimum and maximum: ``df + 1`` knots in all.
+
+    Returns
+    -------
+    ndarray, shape (df + 1,), strictly increasing
+
+    Raises
+    ------
+    ValueError
+        When ``x`` has too few distinct values for ``df + 1`` distinct knots.
+    """
+    x = np.asarray(x, dtype=float)
+    k = np.quantile(x, np.linspace(0.0, 1.0, df + 1))
+    if np.any(np.diff(k) <= 0):
+        raise ValueError(f"{np.unique(x).size} distinct values give no {df + 1} distinct quantile knots")
+    return k
+
+
+def natural_spline_basis(x, knots):
+    """Natural cubic spline basis without the constant, shape (n, len(knots) − 1).
+
+    The truncated-power form (Hastie, Tibshirani & Friedman 2009, eq. 5.4–5.5) on ``x`` scaled
+    to [0, 1] by the boundary knots: ``N₁ = x``, ``N_{k+1} = d_k − d_{K−1}`` with
+    ``d_k = ((x − ξ_k)³₊ − (x − ξ_K)³₊) / (ξ_K − ξ_k)``. Together with an intercept it spans
+    every cubic spline with these knots that is linear beyond the boundary knots, so it is
+    linear outside the training range by construction.
+    """
+    x = np.asarray(x, dtype=float)
+    t = np.asarray(knots, dtype=float)
+    lo, hi = t[0], t[-1]
+    u = (x - lo) / (hi - lo)
+    s = (t - lo) / (hi - lo)
+    K = len(s)
+
+    def d(k):
+        return (np.maximum(u - s[k], 0.0) ** 3 - np.maximum(u - s[K - 1], 0.0) ** 3) / (s[K - 1] - s[k])
+
+    cols = [u]
+    last = d(K - 2)
+    for k in range(K - 2):
+        cols.append(d(k) - last)
+    return np.column_stack(cols)

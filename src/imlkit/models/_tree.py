@@ -18,13 +18,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
 
-from .._validation import (ValidationError, check_choice, check_float, check_int, check_same_columns,
-                           check_X, check_y)
+from .._validation import ValidationError, check_choice, check_float, check_int, check_same_columns, check_X, check_y
 from ._impurity import CLASSIFICATION_CRITERIA, squared_error_from_sums
+from ._target import auto_task
 
 __all__ = ["DecisionTree"]
 
-CRITERIA = (*CLASSIFICATION_CRITERIA, "squared_error")
+CRITERIA = ("auto", *CLASSIFICATION_CRITERIA, "squared_error")
 TASKS = ("auto", "classification", "regression")
 
 #: Multiclass categorical splits try every two-way partition up to this many levels
@@ -169,27 +169,54 @@ def _categorical_split(codes, stats, criterion, min_leaf, tol, n_levels, n_class
     return best
 
 
+def _multiway_split(codes, stats, criterion, min_leaf, n_levels):
+    """One child per level present at the node: weighted impurity Σ_l n_l/n · I(t_l)."""
+    codes = codes.astype(np.intp)
+    level_stats = np.column_stack([np.bincount(codes, weights=stats[:, c], minlength=n_levels)
+                                   for c in range(stats.shape[1])])
+    sizes = _sizes(level_stats, criterion)
+    present = np.flatnonzero(sizes > 0)
+    if present.size < 2 or (sizes[present] < min_leaf).any():
+        return None
+    ls = level_stats[present]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted = float(np.sum(sizes[present] * _impurity(ls, criterion)) / sizes[present].sum())
+    return weighted, np.nan, ("multiway", present)
+
+
 # --------------------------------------------------------------------------- estimator
 class DecisionTree(BaseEstimator):
     """CART decision tree for classification and regression that records its arithmetic.
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "misclassification", "squared_error"}, default "gini"
-        Node impurity. The first three are for classification, ``"squared_error"`` (the
-        variance of the node) for regression. Entropy is in bits.
+    criterion : {"auto", "gini", "entropy", "misclassification", "squared_error"}, default "auto"
+        Node impurity. ``"gini"``, ``"entropy"`` and ``"misclassification"`` are for
+        classification, ``"squared_error"`` (the variance of the node) for regression; entropy is
+        in bits. ``"auto"``: gini for classification, squared error for regression.
     max_depth : int or None, default None
         Maximum depth (the root has depth 0); None grows until the other rules stop.
     min_samples_leaf : int, default 1
         A split is only allowed if both children keep at least this many rows.
     task : {"auto", "classification", "regression"}, default "auto"
-        ``"auto"`` means regression for ``criterion="squared_error"`` and classification
-        otherwise.
+        ``"auto"``: regression for ``criterion="squared_error"``, classification for the
+        classification criteria, and with ``criterion="auto"`` from the target -- regression
+        when ``y`` is continuous (numeric with a non-integer value or more than 10 distinct
+        values, see ``imlkit.models._target``), classification otherwise.
     min_samples_split : int, default 2
         Nodes with fewer rows are leaves.
     min_impurity_decrease : float, default 0.0
         A node is split only if ``n_t / n · gain >= min_impurity_decrease`` (scikit-learn's
         rule).
+    categorical_split : {"binary", "multiway"}, default "binary"
+        How categorical features are split: two-way into the best set of levels and the rest,
+        or multiway, one child per level present at the node (the course's CarType example:
+        children Family (1, 3), Sports (8, 0), Luxury (1, 7) have weighted Gini 0.163). A
+        multiway split competes with the binary splits of other features on the same
+        weighted impurity; it favours features with many levels (as the course notes for
+        information gain). Its row in ``split_trace_`` has ``kind="multiway"``, its rule
+        lists the branches, ``left_levels`` holds the levels in branch order, and
+        ``n_left``/``n_right`` are missing; the node's ``children`` are in ``nodes_``.
 
     Attributes
     ----------
@@ -253,14 +280,15 @@ class DecisionTree(BaseEstimator):
     [0.486, 0.361, 0.125]
     """
 
-    def __init__(self, criterion="gini", max_depth=None, min_samples_leaf=1, task="auto",
-                 min_samples_split=2, min_impurity_decrease=0.0):
+    def __init__(self, criterion="auto", max_depth=None, min_samples_leaf=1, task="auto",
+                 min_samples_split=2, min_impurity_decrease=0.0, categorical_split="binary"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.task = task
         self.min_samples_split = min_samples_split
         self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_split = categorical_split
 
     # ------------------------------------------------------------------ sklearn plumbing
     def _resolved_task(self):
@@ -268,7 +296,7 @@ class DecisionTree(BaseEstimator):
             return self.task_
         if self.task in ("classification", "regression"):
             return self.task
-        return "regression" if self.criterion == "squared_error" else "classification"
+        return "regression" if self.criterion == "squared_error" else "classification"  # unfitted "auto": a guess
 
     def _is_classifier(self):
         return self._resolved_task() == "classification"
@@ -286,11 +314,16 @@ class DecisionTree(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self):
+    def _check_params(self, y):
         criterion = check_choice("criterion", self.criterion, CRITERIA)
         task = check_choice("task", self.task, TASKS)
         if task == "auto":
-            task = "regression" if criterion == "squared_error" else "classification"
+            if criterion == "auto":
+                task = auto_task(y)
+            else:
+                task = "regression" if criterion == "squared_error" else "classification"
+        if criterion == "auto":
+            criterion = "squared_error" if task == "regression" else "gini"
         if task == "regression" and criterion != "squared_error":
             raise ValidationError(f"'criterion' must be 'squared_error' for regression; got {criterion!r}.")
         if task == "classification" and criterion == "squared_error":
@@ -300,6 +333,7 @@ class DecisionTree(BaseEstimator):
         check_int("min_samples_leaf", self.min_samples_leaf, min_value=1)
         check_int("min_samples_split", self.min_samples_split, min_value=2)
         check_float("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
+        check_choice("categorical_split", self.categorical_split, ["binary", "multiway"])
         return criterion, task
 
     def fit(self, X, y):
@@ -316,18 +350,18 @@ class DecisionTree(BaseEstimator):
         -------
         self
         """
-        criterion, task = self._check_params()
         frame, was_frame = check_X(X, "X")
         y = check_y(y, len(frame), "y")
+        criterion, task = self._check_params(y)
         if task == "regression":
             if y.dtype.kind not in "iuf":
                 raise ValidationError(f"'y' must be numeric for regression; got dtype {y.dtype}.")
             y = y.astype(float)
         else:
             if self.task == "auto" and y.dtype.kind == "f" and not np.all(y == np.round(y)):
-                raise ValidationError("Unknown label type: 'y' has non-integer float values, which look "
-                                      "like a regression target; use criterion='squared_error' (or task='classification' "
-                                      "to treat them as labels).")
+                raise ValidationError(f"criterion={criterion!r} needs a class target, but 'y' has non-integer float "
+                                      f"values, which look like a regression target; use criterion='auto' or "
+                                      f"'squared_error' (or task='classification' to treat them as labels).")
             classes, y_codes = np.unique(y, return_inverse=True)
             if classes.size < 2:
                 raise ValidationError(f"'y' must contain at least 2 classes for classification; got only "
@@ -364,6 +398,7 @@ class DecisionTree(BaseEstimator):
         cat_cols = [j for j, c in enumerate(self.feature_names_) if self.feature_kinds_[c] == "categorical"]
         n_levels = {j: len(self.categories_[self.feature_names_[j]]) for j in cat_cols}
         n_classes = getattr(self, "n_classes_", 0)
+        multiway = self.categorical_split == "multiway"
 
         nodes = []       # dicts in preorder, left subtree before right
         trace = []
@@ -371,14 +406,17 @@ class DecisionTree(BaseEstimator):
         while stack:
             rows, depth, parent, side = stack.pop()
             node_id = len(nodes)
-            if parent is not None:
+            if isinstance(side, tuple):  # the k-th branch of a multiway split
+                nodes[parent]["children"][side[1]] = node_id
+            elif parent is not None:
                 nodes[parent][side] = node_id
             stats = self._node_stats(target, rows)
             total = stats.sum(axis=0)
             impurity = float(_impurity(total[None, :], criterion)[0])
             value = total.copy() if self.task_ == "classification" else float(target[rows].mean())
             node = {"depth": depth, "n": rows.size, "impurity": impurity, "value": value, "feature": -1,
-                    "threshold": np.nan, "left_codes": None, "default_left": True, "left": -1, "right": -1}
+                    "threshold": np.nan, "left_codes": None, "default_left": True, "left": -1, "right": -1,
+                    "children": None, "child_codes": None}
             nodes.append(node)
             n = rows.size
             if depth >= max_depth or n < self.min_samples_split or n < 2 * min_leaf or impurity <= _EPSILON:
@@ -388,7 +426,9 @@ class DecisionTree(BaseEstimator):
             best = None
             for j in range(Z.shape[1]):
                 x = Z[rows, j]
-                if j in n_levels:
+                if j in n_levels and multiway:
+                    found = _multiway_split(x, stats, criterion, min_leaf, n_levels[j])
+                elif j in n_levels:
                     found = _categorical_split(x, stats, criterion, min_leaf, tol, n_levels[j], n_classes)
                 else:
                     found = _numeric_split(x, stats, criterion, min_leaf, tol)
@@ -397,16 +437,32 @@ class DecisionTree(BaseEstimator):
             if best is None:
                 continue
             j, children_impurity, threshold, codes = best
-            left_codes, right_codes = codes if codes is not None else (None, None)
             gain = impurity - float(children_impurity)
             if n / n_total * gain + _EPSILON < self.min_impurity_decrease:
                 continue
             x = Z[rows, j]
+            col = self.feature_names_[j]
+            if codes is not None and isinstance(codes[0], str):  # ("multiway", present levels)
+                present = codes[1]
+                branch_rows = [rows[x.astype(np.intp) == c] for c in present]
+                sizes = [r.size for r in branch_rows]
+                node.update(feature=j, children=[-1] * len(present), child_codes=present,
+                            default_child=int(np.argmax(sizes)))
+                levels = tuple(self.categories_[col][present].tolist())
+                rule = f"{col}: " + " | ".join(map(str, levels))
+                trace.append({"node": node_id, "depth": depth, "feature": col, "kind": "multiway",
+                              "rule": rule, "threshold": np.nan, "left_levels": levels, "n": n,
+                              "n_left": None, "n_right": None, "parent_impurity": impurity,
+                              "children_impurity": float(children_impurity), "gain": gain,
+                              "weighted_gain": n / n_total * gain})
+                for k in range(len(present) - 1, -1, -1):  # first branch first in preorder
+                    stack.append((branch_rows[k], depth + 1, node_id, ("child", k)))
+                continue
+            left_codes, right_codes = codes if codes is not None else (None, None)
             go_left = np.isin(x.astype(np.intp), left_codes) if left_codes is not None else x <= threshold
             n_left = int(go_left.sum())
             node.update(feature=j, threshold=threshold, left_codes=left_codes, right_codes=right_codes,
                         default_left=n_left >= n - n_left)
-            col = self.feature_names_[j]
             if left_codes is None:
                 rule, levels = f"{col} <= {threshold:.6g}", None
             else:
@@ -429,7 +485,15 @@ class DecisionTree(BaseEstimator):
         self._left = np.array([d["left"] for d in nodes], dtype=np.intp)
         self._right = np.array([d["right"] for d in nodes], dtype=np.intp)
         self._is_cat = np.array([d["left_codes"] is not None for d in nodes])
+        self._is_multi = np.array([d["children"] is not None for d in nodes])
         width = max([len(v) for v in self.categories_.values()], default=0)
+        # multiway nodes: the child of every level code; absent and unseen levels (last
+        # column) go to the largest child
+        self._child_table = np.full((m, width + 1), -1, dtype=np.intp)
+        for i, d in enumerate(nodes):
+            if d["children"] is not None:
+                self._child_table[i, :] = d["children"][d["default_child"]]
+                self._child_table[i, d["child_codes"]] = d["children"]
         # one row per node: does level code c go left? the last column is for unseen levels
         self._left_table = np.zeros((m, width + 1), dtype=bool)
         for i, d in enumerate(nodes):
@@ -459,7 +523,8 @@ class DecisionTree(BaseEstimator):
         for i, d in enumerate(self._nodes):
             row = {"node": i, "depth": d["depth"], "split": rules.get(i), "n": d["n"],
                    "impurity": d["impurity"], "left": d["left"] if d["left"] >= 0 else None,
-                   "right": d["right"] if d["right"] >= 0 else None}
+                   "right": d["right"] if d["right"] >= 0 else None,
+                   "children": tuple(d["children"]) if d["children"] is not None else None}
             if self.task_ == "classification":
                 row.update({f"n[{c}]": int(v) for c, v in zip(self.classes_, d["value"])})
                 row["prediction"] = self.classes_[int(np.argmax(d["value"]))]
@@ -503,7 +568,12 @@ class DecisionTree(BaseEstimator):
             if cat.any():
                 codes = v[cat].astype(np.intp)
                 go_left[cat] = self._left_table[nd[cat], np.where(codes < 0, unseen, codes)]
-            node[active] = np.where(go_left, self._left[nd], self._right[nd])
+            nxt = np.where(go_left, self._left[nd], self._right[nd])
+            multi = self._is_multi[nd]
+            if multi.any():
+                codes = v[multi].astype(np.intp)
+                nxt[multi] = self._child_table[nd[multi], np.where(codes < 0, unseen, codes)]
+            node[active] = nxt
         return node
 
     def apply(self, X):
@@ -562,6 +632,12 @@ class DecisionTree(BaseEstimator):
                 lines.append(f"{indent}|--- {leaf_text(i)}")
                 return
             col = self.feature_names_[f]
+            d = self._nodes[i]
+            if d["children"] is not None:
+                for code, child in zip(d["child_codes"], d["children"]):
+                    lines.append(f"{indent}|--- {col} = {self.categories_[col][code]}")
+                    branch(child, indent + "|   ")
+                return
             if self._is_cat[i]:
                 levels = self.categories_[col][self._nodes[i]["left_codes"]].tolist()
                 shown = "{" + ", ".join(map(str, levels)) + "}"

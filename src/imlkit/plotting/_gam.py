@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import ValidationError
 from ._base import get_ax
 
 __all__ = ["plot_gam", "plot_gam_term"]
@@ -38,19 +39,46 @@ def plot_gam_term(effect, ax=None, rug=True, color="C0"):
     return ax
 
 
-def plot_gam(effects, axes=None, ncols=3, figsize=None):
-    """A panel per term (the course's Wage figure). Returns the array of Axes used."""
-    import matplotlib.pyplot as plt
+def plot_gam(effects, ax=None, ncols=3, figsize=None):
+    """A panel per term (the course's Wage figure).
 
+    Parameters
+    ----------
+    effects : EffectResult or list of EffectResult
+        ``GAM.partial_effect`` results.
+    ax : matplotlib Axes or array of Axes, optional
+        One Axes per term; a new figure (constrained layout) with a grid of ``ncols`` columns
+        otherwise.
+    ncols : int
+    figsize : (float, float), optional
+
+    Returns
+    -------
+    matplotlib Axes or ndarray of Axes
+        A single EffectResult gives its Axes (like every other plot); a list gives a flat
+        array with one Axes per term, in order (as PIMP's null-distribution plot does);
+        unused panels of a new grid are hidden and not returned.
+    """
+    single = not isinstance(effects, (list, tuple))
+    effects = [effects] if single else list(effects)
     k = len(effects)
-    if axes is None:
-        ncols = max(1, min(ncols, k))
+    if k == 0:
+        raise ValidationError("'effects' must hold at least one GAM term.")
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ncols = max(1, min(int(ncols), k))
         nrows = int(np.ceil(k / ncols))
-        fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (4 * ncols, 3.2 * nrows), squeeze=False)
-        for ax in axes.ravel()[k:]:
-            ax.set_visible(False)
-    axes_flat = np.ravel(np.asarray(axes, dtype=object))
-    for eff, ax in zip(effects, axes_flat):
-        plot_gam_term(eff, ax=ax)
-    axes_flat[0].figure.tight_layout()
-    return np.asarray(axes)
+        fig, grid = plt.subplots(nrows, ncols, figsize=figsize or (4 * ncols, 3.2 * nrows), squeeze=False,
+                                 layout="constrained")
+        for a in grid.ravel()[k:]:
+            a.set_visible(False)
+        axes = grid.ravel()[:k]
+    else:
+        axes = np.ravel(np.asarray(ax, dtype=object))
+        if axes.size < k:
+            raise ValidationError(f"'ax' must hold at least {k} Axes (one per term); got {axes.size}.")
+        axes = axes[:k]
+    for eff, a in zip(effects, axes):
+        plot_gam_term(eff, ax=a)
+    return axes[0] if single else axes
