@@ -323,7 +323,7 @@ def _decide_dates(s, name, taken, n_miss):
         parts.append("month")
     days = ok.dt.normalize().drop_duplicates().sort_values()
     # A weekday effect needs dates on consecutive days; yearly or monthly dates only alias it.
-    if len(days) > 1 and days.diff().min() <= pd.Timedelta(days=1) and ok.dt.dayofweek.nunique() > 1:
+    if len(days) > 1 and days.diff().min() <= pd.Timedelta(days=1) and ok.dt.day_of_week.nunique() > 1:
         parts.append("weekday")
     if ok.dt.hour.nunique() > 1:
         parts.append("hour")
@@ -442,7 +442,7 @@ def _apply(step, s):
             if part == "days":
                 v = (d - step.info["origin"]) / pd.Timedelta(days=1)
             else:
-                v = {"year": d.dt.year, "month": d.dt.month, "weekday": d.dt.dayofweek, "hour": d.dt.hour}[part]
+                v = {"year": d.dt.year, "month": d.dt.month, "weekday": d.dt.day_of_week, "hour": d.dt.hour}[part]
             v = v.astype(float)
             out[name] = v.astype(int) if (part != "days" and v.notna().all()) else v
         return out
