@@ -176,17 +176,8 @@ def test_missing_values_with_effects_and_regional_methods(corpus_dir, capsys):
     assert "could not" not in plain(secs["effects"]) + plain(secs["regional"])
 
 
-@NEEDS_REPORT
-def test_a_failing_part_becomes_a_box_and_exit_is_0(corpus_dir, capsys):
-    # The GAM of section 6 has more coefficients than breast_cancer's training rows can carry;
-    # whatever fails there must stay a box in its place.
-    code, doc, err = run("breast_cancer", corpus_dir, capsys, methods="pfi,models")
-    assert code == 0, err
-    assert sections(doc)["alternatives"].count("GAM") >= 1
-    assert "Traceback" not in err
-
-
 @pytest.mark.xfail(reason="needs models helper's branch (RuleFit probabilities)", strict=False)
 def test_rulefit_on_a_class_target(corpus_dir, capsys):
     code, doc, err = run("iris", corpus_dir, capsys, methods="pfi", args=("--model", "rulefit"))
     assert code == 0, err
+    assert "log loss" in plain(sections(doc)["model"])  # probabilities, not only class labels
