@@ -135,6 +135,28 @@ def test_600_level_text_column_keeps_the_29_most_frequent_levels():
     assert "lumped into 'other'" in _decision(prep, "city")[1]
 
 
+@pytest.mark.parametrize("n_levels, expected", [(30, 30), (31, 30), (5, 5)])
+def test_level_cap_adds_other_only_when_needed(n_levels, expected):
+    values = [f"l{i:02d}" for i in range(n_levels) for _ in range(5 + i)]  # l00 is the rarest (5 rows)
+    prep = prepare_columns(pd.DataFrame({"g": values, "y": np.arange(len(values), dtype=float)}), target="y")
+    cats = list(prep.X["g"].cat.categories)
+    assert len(cats) == expected
+    if n_levels > 30:  # the two rarest (l00, l01) share "other"
+        assert cats[-1] == "other" and "l00" not in cats and "l01" not in cats
+        assert int((prep.X["g"] == "other").sum()) == 5 + 6
+    else:
+        assert "other" not in cats
+
+
+def test_an_existing_other_level_is_merged_with_the_rare_ones():
+    g = ["a"] * 20 + ["other"] * 10 + ["b"] * 20 + ["rare"] * 2
+    prep = prepare_columns(pd.DataFrame({"g": g, "y": np.arange(52.0)}), target="y")
+    assert list(prep.X["g"].cat.categories) == ["a", "b", "other"]
+    assert int((prep.X["g"] == "other").sum()) == 12
+    assert _decision(prep, "g")[1] == ("categorical with 3 levels; 1 level(s) with fewer than 5 rows (2 rows) "
+                                       "lumped into 'other' (with the existing level 'other')")
+
+
 def test_rare_level_becomes_other_and_missing_is_a_level():
     g = ["a"] * 50 + ["b"] * 40 + ["c"] * 3 + [None] * 7
     df = pd.DataFrame({"g": g, "y": np.arange(100.0)})

@@ -364,27 +364,26 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
     # Frequent first; ties broken by the level's text so the decision does not depend on row order.
     order = sorted(counts.index, key=lambda lv: (-counts[lv], str(lv)))
     kept = [lv for lv in order if counts[lv] >= min_count and lv != OTHER]
-    if len(kept) > max_levels - 1 or (len(kept) == max_levels - 1 and len(kept) < len(counts)):
-        kept = kept[:max_levels - 1]
-    if len(kept) == len(counts):  # nothing to lump
-        kept = [lv for lv in order if lv != OTHER] if len(kept) <= max_levels else kept
+    if not (len(kept) == len(counts) and len(kept) <= max_levels):
+        kept = kept[:max_levels - 1]  # room for "other"
     lumped = [lv for lv in counts.index if lv not in kept]
-    n_lumped = int(counts[lumped].sum()) if lumped else 0
     levels = _level_order(s, kept) + ([OTHER] if lumped else [])
     if len(levels) < 2:
         return _drop(name, "ID-like" if counts.max() < min_count else "constant",
                      f"{len(counts):,} levels, every one but at most one rarer than {min_count} rows: nothing left "
                      f"to learn from once rare levels are lumped")
     action = f"categorical with {len(levels)} levels"
-    if lumped:
-        rare = [lv for lv in lumped if counts[lv] < min_count and lv != OTHER]
-        beyond = [lv for lv in lumped if counts[lv] >= min_count and lv != OTHER]
+    rare = [lv for lv in lumped if counts[lv] < min_count and lv != OTHER]
+    beyond = [lv for lv in lumped if counts[lv] >= min_count and lv != OTHER]
+    if rare or beyond:
+        n_lumped = int(counts[rare + beyond].sum())
         bits = []
         if rare:
             bits.append(f"{len(rare):,} level(s) with fewer than {min_count} rows")
         if beyond:
             bits.append(f"{len(beyond):,} less frequent level(s) beyond the {max_levels - 1} most frequent")
-        action += "; " + " and ".join(bits) + f" ({n_lumped:,} row{'s' if n_lumped != 1 else ''}) lumped into {OTHER!r}"
+        action += ("; " + " and ".join(bits) + f" ({n_lumped:,} row{'s' if n_lumped != 1 else ''}) lumped into "
+                   f"{OTHER!r}")
         if OTHER in lumped:
             action += f" (with the existing level {OTHER!r})"
     if MISSING_LEVEL in kept:
@@ -392,7 +391,7 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
     reason = f"{len(counts):,} distinct values"
     if s.isna().any():
         reason += " (missing counted as a level)"
-    if lumped:
+    if rare or beyond:
         reason += (f"; rare levels cannot be learned and could fall only into the test rows, at most {max_levels} "
                    f"levels keep every model able to use the column")
     return _Step(name, "categorical", action, reason, "levels", (name,), {"levels": tuple(levels)})

@@ -53,7 +53,12 @@ def decisions(doc):
     tbl = re.search(r"<caption>How each column was prepared.*?</table>", data, flags=re.S).group(0)
     rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>",
                       tbl)
-    return {html.unescape(r[0]): tuple(html.unescape(v) for v in r[1:]) for r in rows}
+    out = {}
+    for r in rows:
+        # Wide tables list their plain numeric columns in one row, comma-separated.
+        names = html.unescape(r[0]).split(", ") if r[2] == "used as is" else [html.unescape(r[0])]
+        out.update({n: tuple(html.unescape(v) for v in r[1:]) for n in names})
+    return out
 
 
 def plain(fragment):

@@ -51,11 +51,26 @@ def _rows_text(ds):
     return text_
 
 
+#: With more decisions than this, plain numeric columns used as is share one row.
+GROUP_ABOVE = 12
+
+
 def _decision_rows(ds):
+    """Rows of the decisions table; on wide tables the plain numeric columns share one row."""
     missing = ds.missing if ds.missing is not None else ds.raw.isna().sum()
     n_read = ds.n_rows or len(ds.raw)
-    rows = []
-    for r in ds.decisions.itertuples(index=False):
+    dec = ds.decisions
+    plain = (dec["kind"] == "numeric") & (dec["action"] == "used as is")
+    group = len(dec) > GROUP_ABOVE and plain.sum() > 1
+    rows, grouped = [], False
+    for r, is_plain in zip(dec.itertuples(index=False), plain):
+        if group and is_plain:
+            if not grouped:
+                names = list(dec.loc[plain, "column"])
+                rows.append([", ".join(names), "numeric", "used as is",
+                             f"{len(names)} numeric columns without missing values", _count(0, n_read)])
+                grouped = True
+            continue
         rows.append([r.column, r.kind, r.action, r.reason, _count(int(missing.get(r.column, 0)), n_read)])
     return rows
 
