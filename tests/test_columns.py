@@ -207,6 +207,16 @@ def test_boolean_and_constant_columns():
     assert _decision(prep, "const_text")[0] == "constant"
 
 
+def test_nullable_integers_and_infinite_values_become_plain_floats_with_nan():
+    df = pd.DataFrame({"k": pd.array([1, None, 3, 4] * 5, dtype="Int64"), "v": [1.0, np.inf, -np.inf, 2.0] * 5,
+                       "y": np.arange(20.0)})
+    prep = prepare_columns(df, target="y")
+    assert prep.X["k"].dtype == np.float64 and prep.X["v"].dtype == np.float64
+    assert_allclose(prep.X["k"], [1.0, np.nan, 3.0, 4.0] * 5)
+    assert_allclose(prep.X["v"], [1.0, np.nan, np.nan, 2.0] * 5)
+    assert "10 infinite value(s) treated as missing" in _decision(prep, "v")[1]
+
+
 def test_numbers_stored_as_text_with_a_missing_marker():
     vals = [str(v) for v in np.arange(40) / 4]
     vals[7] = "?"

@@ -293,7 +293,11 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
             return _Step(name, "numeric", "read as numbers" + extra + miss_note,
                          "text that holds numbers", "number", (name,))
         how = "number" if pd.api.types.is_timedelta64_dtype(s.dtype) else "keep"
-        return _Step(name, "numeric", "used as is" + miss_note, f"{s.dtype} values, {len(distinct):,} distinct",
+        action = "used as is"
+        n_inf = int(np.isinf(num.to_numpy(dtype=float, na_value=np.nan)).sum())
+        if n_inf:
+            action += f"; {n_inf:,} infinite value(s) treated as missing"
+        return _Step(name, "numeric", action + miss_note, f"{s.dtype} values, {len(distinct):,} distinct",
                      how, (name,))
     if kind == "boolean":
         flags = _as_bool(values)
@@ -422,6 +426,10 @@ def _apply(step, s):
     """The output columns of one step for the column ``s``: {name: Series}."""
     how = step.how
     if how == "keep":
+        if isinstance(s.dtype, pd.api.extensions.ExtensionDtype):  # Int64/Float64 with <NA>: plain NaN
+            s = s.astype("float64")
+        if s.dtype.kind == "f" and np.isinf(s.to_numpy()).any():
+            s = s.where(~np.isinf(s.to_numpy()))
         return {step.column: s}
     if how == "number":
         if pd.api.types.is_timedelta64_dtype(s.dtype):
