@@ -104,6 +104,15 @@ def test_id_columns_are_set_aside():
     assert (prep.decisions.loc[prep.decisions["kind"] == "ID-like", "action"] == "set aside").all()
 
 
+@pytest.mark.parametrize("name, is_id", [("id", True), ("customer_id", True), ("PatientID", True),
+                                         ("orderId", True), ("width", False), ("valid", False)])
+def test_unique_integers_are_an_id_only_when_named_so(name, is_id):
+    rng = np.random.default_rng(6)
+    prep = prepare_columns(pd.DataFrame({name: rng.choice(10 ** 6, size=50, replace=False),
+                                         "y": rng.normal(size=50)}), target="y")
+    assert (prep.set_aside == [name]) is is_id
+
+
 def test_monotone_row_index_is_set_aside_but_a_year_is_kept():
     n = 60
     rng = np.random.default_rng(1)

@@ -50,6 +50,7 @@ MISSING_LEVEL = "(missing)"
 DECISION_COLUMNS = ["column", "kind", "action", "reason"]
 #: Names that mark an identifier column (``id``, ``customer_id``, ``ID``, ``key``, ``uuid``, ...).
 _ID_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid|idx|index)($|[^a-z])|^unnamed: ?\d+$", re.I)
+_ID_CAMEL = re.compile(r"[a-z0-9](Id|ID|Key)s?$")  # patientId, customerID
 _WEEKDAYS = "0 = Monday"
 
 
@@ -231,6 +232,10 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
 
 
 # --------------------------------------------------------------------------- deciding
+def _id_name(name):
+    return bool(_ID_NAME.search(name) or _ID_CAMEL.search(name))
+
+
 def _drop(name, kind, reason, action="set aside"):
     return _Step(name, kind, action, reason, "drop")
 
@@ -284,7 +289,7 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
             if lo in (0, 1) and int(num.max()) - lo == n - 1:
                 return _drop(name, "ID-like", f"integers {lo}..{lo + n - 1}, one per row: a row number, not a "
                                                f"property of the row")
-            if _ID_NAME.search(name):
+            if _id_name(name):
                 return _drop(name, "ID-like", "integers unique per row, named like an identifier")
         if kind == "numeric-text":
             bad = info["not_numbers"]
@@ -363,7 +368,7 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
     if distinct > max_levels and distinct > 0.5 * n_values:
         return _drop(name, "ID-like", f"{distinct:,} distinct values in {n_values:,} rows: an identifier or free "
                                       f"text, whose levels are too rare to learn from")
-    if _ID_NAME.search(name) and distinct > max_levels:
+    if _id_name(name) and distinct > max_levels:
         return _drop(name, "ID-like", f"named like an identifier, with {distinct:,} distinct values")
     # Frequent first; ties broken by the level's text so the decision does not depend on row order.
     order = sorted(counts.index, key=lambda lv: (-counts[lv], str(lv)))
