@@ -191,7 +191,8 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
     prep = prepare_columns(raw, target=target, features=feats, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
                            max_missing=MAX_MISSING)
     if prep.X.shape[1] == 0:
-        why = "; ".join(f"{r.column!r}: {r.kind}" for r in prep.decisions.itertuples() if r.kind != "target")
+        kinds = [f"{r.column!r}: {r.kind}" for r in prep.decisions.itertuples() if r.kind != "target"]
+        why = "; ".join(kinds[:8]) + (f"; ... {len(kinds) - 8} more" if len(kinds) > 8 else "")
         raise ReportInputError(f"Every feature was set aside ({why}); nothing is left to explain {target!r}.")
     notes = []
     if prep.dropped_target_rows:
