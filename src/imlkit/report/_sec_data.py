@@ -46,8 +46,8 @@ def _rows_text(ds):
     if incomplete:
         text_ += (f" {incomplete:,} row(s) with missing feature values are kept: gradient boosting handles missing "
                   f"values natively, the other models impute the training median and add a 0/1 \"missing\" "
-                  f"indicator, and methods that need complete rows (ALE, REPID) use the {len(ds.X) - incomplete:,} "
-                  f"complete rows.")
+                  f"indicator, and methods that cannot take missing values (ALE, REPID) use only the complete rows "
+                  f"({len(ds.X) - incomplete:,} of {len(ds.X):,} in the whole table).")
     return text_
 
 
