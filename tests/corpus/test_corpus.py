@@ -181,6 +181,15 @@ def test_missing_values_with_effects_and_regional_methods(corpus_dir, capsys):
     assert "could not" not in plain(secs["effects"]) + plain(secs["regional"])
 
 
+@NEEDS_REPORT
+def test_level_only_in_test_rows_in_the_interpretable_models(corpus_dir, capsys):
+    # Section 6 fits its own GLM and GAM on the training rows, where "zeta" and "other" have no
+    # row; _models.guarded_pipeline maps them to a known level.
+    code, doc, err = run("diabetes_test_only_level", corpus_dir, capsys, methods="pfi,models")
+    assert code == 0, err
+    assert "could not" not in plain(sections(doc)["alternatives"])
+
+
 @pytest.mark.xfail(reason="needs models helper's branch (RuleFit probabilities)", strict=False)
 def test_rulefit_on_a_class_target(corpus_dir, capsys):
     code, doc, err = run("iris", corpus_dir, capsys, methods="pfi", args=("--model", "rulefit"))

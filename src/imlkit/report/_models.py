@@ -7,7 +7,7 @@ import pandas as pd
 from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models", "main_metric",
-           "refit_learner"]
+           "refit_learner", "guarded_pipeline"]
 
 
 def split(ds, test_size, seed):
@@ -54,8 +54,11 @@ def _encoded(estimator, X, impute=True):
     return make_pipeline(*steps, estimator) if steps else estimator
 
 
-def _guarded(estimator):
-    """imlkit's dummy-coding models behind imputation and the known-levels guard.
+def guarded_pipeline(estimator):
+    """imlkit's dummy-coding models (GLM, GAM, RuleFit) behind imputation and the known-levels guard.
+
+    Use it for every such model fitted on the report's training split (the model, the GLM
+    baseline, section 6's GLM and GAM); the fitted model itself is ``pipeline[-1]``.
 
     :class:`imlkit._columns.KnownLevels` maps a level that had no training row (possible
     when a rare-but-kept level falls only into the test split) to the most frequent training
@@ -83,7 +86,7 @@ def make_model(name, task, X, y, seed):
 
     Gradient boosting takes missing values and categoricals natively; the others get a
     pipeline that imputes missing numeric values (median plus a missing indicator) and
-    encodes categoricals (:func:`_encoded`, :func:`_guarded`), so no row is ever dropped
+    encodes categoricals (:func:`_encoded`, :func:`guarded_pipeline`), so no row is ever dropped
     for a missing feature value.
     """
     classification = task == "classification"
@@ -103,14 +106,14 @@ def make_model(name, task, X, y, seed):
         if classification and pd.Series(y).nunique() > 2:
             raise ReportInputError("'--model glm' supports regression and two-class targets; this target has "
                                    f"{pd.Series(y).nunique()} classes. Use '--model gbm' or '--model rulefit'.")
-        return _guarded(models.GLM(family=glm_family(task, y)))
+        return guarded_pipeline(models.GLM(family=glm_family(task, y)))
     if name == "gam":
         if classification and pd.Series(y).nunique() > 2:
             raise ReportInputError("'--model gam' supports regression and two-class targets; this target has "
                                    f"{pd.Series(y).nunique()} classes.")
-        return _guarded(models.GAM(family=glm_family(task, y)))
+        return guarded_pipeline(models.GAM(family=glm_family(task, y)))
     if name == "rulefit":
-        return _guarded(models.RuleFit(random_state=seed))
+        return guarded_pipeline(models.RuleFit(random_state=seed))
     raise ReportInputError(f"'--model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit'; got {name!r}.")
 
 
@@ -211,7 +214,7 @@ def baseline_models(task, X, y):
         from .. import models
 
         fam = glm_family(task, y)
-        out[f"GLM ({fam})"] = _guarded(models.GLM(family=fam))
+        out[f"GLM ({fam})"] = guarded_pipeline(models.GLM(family=fam))
     return out
 
 
