@@ -25,9 +25,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
 
-from corpus_tables import TABLES  # noqa: E402
+from corpus_tables import TABLES
 
-from imlkit.report._config import ALL_METHODS  # noqa: E402
+from imlkit.report._config import ALL_METHODS
 
 RESULTS = os.path.join(HERE, "results", "corpus.md")
 
@@ -47,7 +47,8 @@ def run_one(table, directory, quick):
     path = os.path.join(out, "report.html")
     boxes = 0
     if os.path.exists(path):
-        doc = open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as fh:
+            doc = fh.read()
         boxes = len(re.findall(r"could not|failed", doc))
     last = err.getvalue().strip().splitlines()
     return code, os.path.exists(path), boxes, seconds, (last[-1][:160] if last else "")

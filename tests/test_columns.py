@@ -196,7 +196,7 @@ def test_mostly_missing_column_becomes_an_indicator_and_rows_are_kept():
     assert_array_equal(prep.X["some"].isna(), np.isnan(some[keep]))  # NaN rows kept, not dropped
     assert int(prep.missing["sparse"]) == int(np.isnan(sparse).sum())
     assert int(prep.missing["y"]) == 2
-    kind, action, reason = _decision(prep, "sparse")
+    kind, _, reason = _decision(prep, "sparse")
     share = np.isnan(sparse[keep]).mean()
     assert kind == "mostly missing" and f"{share:.0%} of the values are missing" in reason
     assert "2 row(s) with a missing target removed" in _decision(prep, "y")[1]

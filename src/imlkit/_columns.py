@@ -49,7 +49,8 @@ OTHER = "other"
 MISSING_LEVEL = "(missing)"
 DECISION_COLUMNS = ["column", "kind", "action", "reason"]
 #: Names that mark an identifier column (``id``, ``customer_id``, ``ID``, ``key``, ``uuid``, ...).
-_ID_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid|idx|index)($|[^a-z])|^unnamed: ?\d+$", re.I)
+_ID_NAME = re.compile(r"(^|[^a-z])(id|ids|key|uuid|guid|idx|index)($|[^a-z])|^unnamed: ?\d+$",
+                      re.IGNORECASE)
 _ID_CAMEL = re.compile(r"[a-z0-9](Id|ID|Key)s?$")  # patientId, customerID
 _WEEKDAYS = "0 = Monday"
 

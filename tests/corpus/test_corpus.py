@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from corpus_tables import BY_NAME, TABLES, split_test_rows  # noqa: E402
+from corpus_tables import BY_NAME, TABLES, split_test_rows
 
-from imlkit.cli import main  # noqa: E402
+from imlkit.cli import main
 
 SECTION_IDS = ["data", "model", "importance", "effects", "regional", "alternatives", "provenance"]
 _RUNS = {}
@@ -44,13 +44,13 @@ def run(name, corpus_dir, capsys, methods=None, args=()):
 
 
 def sections(doc):
-    return dict(re.findall(r'<section id="([a-z]+)">(.*?)</section>', doc, flags=re.S))
+    return dict(re.findall(r'<section id="([a-z]+)">(.*?)</section>', doc, flags=re.DOTALL))
 
 
 def decisions(doc):
     """{column: (kind, action, why, missing)} from section 1's "How each column was prepared" table."""
     data = sections(doc)["data"]
-    tbl = re.search(r"<caption>How each column was prepared.*?</table>", data, flags=re.S).group(0)
+    tbl = re.search(r"<caption>How each column was prepared.*?</table>", data, flags=re.DOTALL).group(0)
     rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>",
                       tbl)
     out = {}
