@@ -271,11 +271,11 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
     if share > max_missing:
         out = _fresh(f"{name}_missing", taken)
         return _Step(name, "mostly missing", f"replaced by a 0/1 indicator {out!r} (1 = missing)",
-                     f"{share:.0%} of the values are missing: imputing would invent most of them and methods "
-                     f"that need complete rows (ALE, REPID) would lose {share:.0%} of the rows; whether the "
-                     f"value is missing is kept", "indicator", (out,))
-    miss_note = (f"; its {n_miss:,} missing value(s) ({share:.1%}) are kept (gradient boosting handles them, "
-                 f"the other models impute the median and add a missing indicator)") if n_miss else ""
+                     f"{share:.0%} of the values are missing: imputing would invent most of them and complete-row "
+                     f"methods (ALE, REPID) would lose those rows; whether it is missing is kept",
+                     "indicator", (out,))
+    miss_note = (f"; its {n_miss:,} missing value(s) ({share:.1%}) are kept: gradient boosting takes them, "
+                 f"the other models impute the median plus an indicator") if n_miss else ""
     if kind in ("numeric", "numeric-text"):
         num = values if kind == "numeric" else pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
         if pd.api.types.is_timedelta64_dtype(num.dtype):
@@ -349,8 +349,8 @@ def _decide_dates(s, name, taken, n_miss):
     if n_miss or bad:
         action += f"; {n_miss + bad:,} missing date(s) give missing parts"
     span = f"{ok.min():%Y-%m-%d} to {ok.max():%Y-%m-%d}"
-    reason = (f"dates from {span} ({ok.nunique():,} distinct): a model cannot use a date as such, its parts "
-              f"that vary can carry trend and season")
+    reason = (f"dates from {span} ({ok.nunique():,} distinct): a model cannot use a date itself; its varying "
+              f"parts carry trend and season")
     return _Step(name, "date/time", action, reason, "dates", outputs,
                  {"parts": tuple(parts), "origin": origin})
 
@@ -402,8 +402,8 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
     if s.isna().any():
         reason += " (missing counted as a level)"
     if rare or beyond:
-        reason += (f"; rare levels cannot be learned and could fall only into the test rows, at most {max_levels} "
-                   f"levels keep every model able to use the column")
+        reason += (f"; rare levels cannot be learned and could fall only into the test rows; at most {max_levels} "
+                   f"levels fit every model")
     return _Step(name, "categorical", action, reason, "levels", (name,), {"levels": tuple(levels)})
 
 
