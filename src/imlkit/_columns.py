@@ -316,8 +316,8 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
 
 
 def _as_bool(values):
-    return values.map(lambda v: v if isinstance(v, (bool, np.bool_)) else str(v).strip().lower() == "true"
-                      ).astype(bool)
+    """True/False (bools or their text in any case) as a bool Series; str(True) is "True"."""
+    return values.astype(str).str.strip().str.lower() == "true"
 
 
 def _decide_dates(s, name, taken, n_miss):
@@ -409,8 +409,7 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
 
 def _as_text(s):
     """Values as text; missing values become the level ``"(missing)"``."""
-    out = s.astype(object).map(lambda v: v if isinstance(v, str) else str(v))
-    return out.where(s.notna(), MISSING_LEVEL)
+    return s.astype(object).astype(str).where(s.notna(), MISSING_LEVEL)
 
 
 def _level_order(s, kept):
@@ -444,9 +443,7 @@ def _apply(step, s):
     if how == "indicator":
         return {step.outputs[0]: s.isna().astype(int)}
     if how == "bool":
-        flags = s.map(lambda v: np.nan if pd.isna(v) else float(
-            bool(v) if isinstance(v, (bool, np.bool_)) else str(v).strip().lower() == "true"))
-        flags = flags.astype(float)
+        flags = _as_bool(s).astype(float).where(s.notna())
         return {step.column: flags.astype(int) if flags.notna().all() else flags}
     if how == "dates":
         d = _dtypes.parse_dates(s)

@@ -114,8 +114,7 @@ def parse_dates(series):
         if getattr(out.dt, "tz", None) is not None:
             out = out.dt.tz_convert("UTC").dt.tz_localize(None)
         return out
-    text = series.astype(object).where(series.notna(), None)
-    out = _to_datetime(text.map(lambda v: v if v is None else str(v)))
+    out = _to_datetime(series.astype(object).astype(str).where(series.notna(), None))
     out.index = series.index
     return out
 
