@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PY) -c "import hashlib,sys;print(hashlib.md5(open('pyproject.toml','rb').read()).hexdigest()[:10])")
 
-.PHONY: report test bench clean
+.PHONY: report test bench corpus clean
 
 $(VPY):
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(VPY) -m pip install -q -e ".[test,bench]"
 	bash bench/run_all.sh
+
+# The corpus of real tables with every report method: outcome and seconds -> bench/results/corpus.md
+corpus: $(STAMP)
+	$(VPY) bench/corpus.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

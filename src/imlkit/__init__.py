@@ -5,6 +5,7 @@ feature and regional effects (ICE, PD, ALE, H-statistic, REPID), inherently inte
 models (:mod:`imlkit.models`), and an HTML report (``imlkit report``).
 """
 from . import datasets, models, plotting, samplers
+from ._columns import PreparedColumns, prepare_columns
 from ._validation import ImlkitError, ModelError, ValidationError
 from .effects import (
     EffectResult,
@@ -26,4 +27,5 @@ __all__ = [
     "EffectResult", "HStatisticResult", "RegionalResult",
     "datasets", "models", "samplers", "plotting",
     "ImlkitError", "ValidationError", "ModelError",
+    "prepare_columns", "PreparedColumns",
 ]

@@ -11,14 +11,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._columns import complete_rows, prepare_columns
 from .._validation import ValidationError
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "load_dataset", "MIN_ROWS"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
-#: A text column with at most this many levels becomes a categorical feature.
-MAX_LEVELS = 50
+#: Most levels a categorical feature keeps (rarer ones are lumped into "other").
+MAX_LEVELS = 30
+#: Levels with fewer rows than this are lumped into "other".
+MIN_COUNT = 5
+#: A feature with a larger share of missing values is replaced by a "missing" indicator.
+MAX_MISSING = 0.5
 
 
 class ReportInputError(ValidationError):
@@ -31,14 +36,21 @@ class Dataset:
 
     Attributes
     ----------
-    X : DataFrame, shape (n, p) -- complete rows only, text columns as categoricals
+    X : DataFrame, shape (n, p)
+        The prepared features (:func:`imlkit._columns.prepare_columns`): every row with a
+        target value, missing feature values kept (NaN in numeric columns, the level
+        ``"(missing)"`` in categoricals), categoricals with a fixed level set.
     y : Series, shape (n,)
     task : {"regression", "classification"}
-    source : str -- where the data came from (shipped set or file path)
+    source : str -- where the data came from (shipped set, file path or "a DataFrame")
     target : str
-    raw : DataFrame -- the table as read (for the data section's missing-value counts)
-    dropped_rows : int -- rows dropped because the target or a feature was missing
+    raw : DataFrame -- the table as read
+    dropped_rows : int -- rows dropped because the target was missing
     notes : list of str
+    decisions : DataFrame -- column, kind, action, reason (one row per column read)
+    n_rows : int -- rows read
+    missing : Series -- missing cells per column read (features and target)
+    prepared : PreparedColumns -- the column-preparation result (``transform`` for new data)
     """
 
     X: pd.DataFrame
@@ -49,6 +61,23 @@ class Dataset:
     raw: pd.DataFrame
     dropped_rows: int = 0
     notes: list = field(default_factory=list)
+    decisions: pd.DataFrame | None = None
+    n_rows: int = 0
+    missing: pd.Series | None = None
+    prepared: object = None
+
+    @property
+    def rows_with_missing(self):
+        """Rows of ``X`` with at least one missing numeric value (kept, not dropped)."""
+        return int(self.X.isna().any(axis=1).sum())
+
+    @staticmethod
+    def complete_rows(X, y=None):
+        """The rows of ``X`` (and ``y``) without missing values, for methods that cannot take NaN.
+
+        See :func:`imlkit._columns.complete_rows`; ``len(X) - len(result)`` rows are left out.
+        """
+        return complete_rows(X, y)
 
 
 def read_table(path):
@@ -96,10 +125,11 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
 
     Parameters
     ----------
-    data : str or None
-        CSV/Parquet path; None uses the shipped data set ``dataset``.
+    data : str, DataFrame or None
+        CSV/Parquet path, or a DataFrame (copied, never changed); None uses the shipped data
+        set ``dataset``.
     target : str or None
-        Target column (default: the shipped data set's target; required for a file).
+        Target column (default: the shipped data set's target; required otherwise).
     task : {"auto", "regression", "classification"}
         ``"auto"``: classification for text, boolean or categorical targets and for integer
         targets with at most 10 distinct values; regression otherwise.
@@ -109,12 +139,26 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
     Returns
     -------
     Dataset
+
+    Notes
+    -----
+    The columns go through :func:`imlkit._columns.prepare_columns` on the whole table, before
+    any split: dates become their parts, ID-like and constant columns are set aside, rare
+    levels become ``"other"``, mostly-missing columns become a missing indicator -- each
+    decision is a row of ``Dataset.decisions``. Rows with a missing target are dropped and
+    counted; rows with missing feature values are kept.
     """
     if data is None:
         raw, default_target, source = _shipped(dataset)
-    else:
+    elif isinstance(data, pd.DataFrame):
+        raw, default_target, source = data.copy(), None, f"a DataFrame ({len(data):,} rows)"
+    elif isinstance(data, (str, os.PathLike)):
+        data = os.fspath(data)
         raw = read_table(data)
         default_target, source = None, os.path.abspath(data)
+    else:
+        raise ReportInputError(f"'data' must be a CSV/Parquet path, a pandas DataFrame or None; "
+                               f"got {type(data).__name__}.")
     if raw.shape[1] < 2:
         raise ReportInputError(f"The data ({source}) has {raw.shape[1]} column(s); it needs a target and at least "
                                f"one feature.")
@@ -130,7 +174,7 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
     if features is None:
         feats = [c for c in raw.columns if c != target]
     else:
-        feats = list(features)
+        feats = [str(f) for f in features]
         unknown = [f for f in feats if f not in raw.columns]
         if unknown:
             raise ReportInputError(f"Feature(s) {unknown} in '--features' are not columns of the data; "
@@ -140,25 +184,20 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
         if not feats:
             raise ReportInputError("'--features' is empty; give at least one column.")
     task = _resolve_task(raw[target], task, target)
-    frame = raw[feats + [target]].copy()
+    n_target = int(raw[target].notna().sum())
+    if n_target < MIN_ROWS:
+        raise ReportInputError(f"The data has {n_target} complete row(s); the report needs at least {MIN_ROWS} "
+                               f"(rows whose target {target!r} is not missing).")
+    prep = prepare_columns(raw, target=target, features=feats, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
+                           max_missing=MAX_MISSING)
+    if prep.X.shape[1] == 0:
+        kinds = [f"{r.column!r}: {r.kind}" for r in prep.decisions.itertuples() if r.kind != "target"]
+        why = "; ".join(kinds[:8]) + (f"; ... {len(kinds) - 8} more" if len(kinds) > 8 else "")
+        raise ReportInputError(f"Every feature was set aside ({why}); nothing is left to explain {target!r}.")
     notes = []
-    for c in feats:
-        frame[c] = _as_feature(frame[c], c, notes)
-    complete = frame.notna().all(axis=1)
-    dropped = int((~complete).sum())
-    frame = frame[complete].reset_index(drop=True)
-    if dropped:
-        notes.append(f"{dropped} row(s) with a missing target or feature value were dropped "
-                     f"(several methods and the GLM/GAM need complete rows).")
-    if len(frame) < MIN_ROWS:
-        raise ReportInputError(f"The data has {len(frame)} complete row(s); the report needs at least {MIN_ROWS}.")
-    constant = [c for c in feats if frame[c].nunique() < 2]
-    if constant:
-        notes.append(f"Constant column(s) {constant} carry no information and were left out.")
-        frame = frame.drop(columns=constant)
-        if len(constant) == len(feats):
-            raise ReportInputError(f"Every feature is constant ({constant}); nothing can explain {target!r}.")
-    y = frame.pop(target)
+    if prep.dropped_target_rows:
+        notes.append(f"{prep.dropped_target_rows:,} row(s) with a missing target {target!r} were dropped.")
+    y = prep.y.reset_index(drop=True)
     if task == "regression":
         y = y.astype(float)
     else:
@@ -166,8 +205,9 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
         if y.nunique() < 2:
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
-    return Dataset(X=frame, y=y, task=task, source=source, target=target, raw=raw, dropped_rows=dropped,
-                   notes=notes)
+    return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
+                   dropped_rows=prep.dropped_target_rows, notes=notes, decisions=prep.decisions,
+                   n_rows=prep.n_rows, missing=prep.missing, prepared=prep)
 
 
 def _resolve_task(y, task, target):
@@ -188,20 +228,3 @@ def _resolve_task(y, task, target):
     if len(values) and np.all(values == np.round(values)) and values.nunique() <= 10:
         return "classification"
     return "regression"
-
-
-def _as_feature(col, name, notes):
-    """Numbers stay numbers; text and booleans become categoricals (with a note when many levels)."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return col
-    if pd.api.types.is_bool_dtype(col):
-        return col.astype(int)
-    if pd.api.types.is_numeric_dtype(col):
-        return col.astype(float) if col.dtype.kind == "f" else col
-    text = col.astype(object).where(col.notna(), None)
-    text = text.map(lambda v: v if v is None else str(v))
-    levels = sorted(text.dropna().unique())
-    if len(levels) > MAX_LEVELS:
-        notes.append(f"Column {name!r} has {len(levels)} text levels (more than {MAX_LEVELS}); it is used as a "
-                     f"categorical feature all the same, which can make it look important by chance.")
-    return pd.Categorical(text, categories=levels)

@@ -7,7 +7,7 @@ import pandas as pd
 from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models", "main_metric",
-           "refit_learner"]
+           "refit_learner", "guarded_pipeline"]
 
 
 def split(ds, test_size, seed):
@@ -29,19 +29,46 @@ def split(ds, test_size, seed):
             y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
 
 
-def _encoded(estimator, X):
-    """Ordinal-encode categorical columns in front of an estimator that needs numbers."""
+def _encoded(estimator, X, impute=True):
+    """Put what an estimator that needs numbers requires in front of it.
+
+    Missing numeric values are imputed with the training median plus a 0/1 "missing"
+    indicator (:class:`imlkit._columns.MissingImputer`), and categorical columns are
+    ordinal-encoded. Both choose their columns by dtype, not by name, so refits without a
+    column (LOCO) work with a clone of the same pipeline. The imputer is always there (it is
+    the identity on complete data): the test rows may have missing values the training rows
+    did not.
+    """
     from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OrdinalEncoder
 
-    if not any(isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns):
-        return estimator
-    # Columns are selected by dtype, not by name, so refits without a column (LOCO) still work.
-    enc = ColumnTransformer([("cat", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
-                              make_column_selector(dtype_include="category"))],
-                            remainder="passthrough", verbose_feature_names_out=False)
-    return make_pipeline(enc, estimator)
+    from .._columns import MissingImputer
+
+    steps = [MissingImputer()] if impute else []
+    if any(isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns):
+        enc = ColumnTransformer([("cat", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+                                  make_column_selector(dtype_include="category"))],
+                                remainder="passthrough", verbose_feature_names_out=False)
+        steps.append(enc)
+    return make_pipeline(*steps, estimator) if steps else estimator
+
+
+def guarded_pipeline(estimator):
+    """imlkit's dummy-coding models (GLM, GAM, RuleFit) behind imputation and the known-levels guard.
+
+    Use it for every such model fitted on the report's training split (the model, the GLM
+    baseline, section 6's GLM and GAM); the fitted model itself is ``pipeline[-1]``.
+
+    :class:`imlkit._columns.KnownLevels` maps a level that had no training row (possible
+    when a rare-but-kept level falls only into the test split) to the most frequent training
+    level, and drops categoricals with one training level; imlkit's GLM/GAM would fail on both.
+    """
+    from sklearn.pipeline import make_pipeline
+
+    from .._columns import KnownLevels, MissingImputer
+
+    return make_pipeline(MissingImputer(), KnownLevels(), estimator)
 
 
 def glm_family(task, y):
@@ -55,7 +82,13 @@ def glm_family(task, y):
 
 
 def make_model(name, task, X, y, seed):
-    """An unfitted estimator for ``--model``: gbm, rf, glm, gam or rulefit."""
+    """An unfitted estimator for ``--model``: gbm, rf, glm, gam or rulefit.
+
+    Gradient boosting takes missing values and categoricals natively; the others get a
+    pipeline that imputes missing numeric values (median plus a missing indicator) and
+    encodes categoricals (:func:`_encoded`, :func:`guarded_pipeline`), so no row is ever dropped
+    for a missing feature value.
+    """
     classification = task == "classification"
     if name == "gbm":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
@@ -73,14 +106,14 @@ def make_model(name, task, X, y, seed):
         if classification and pd.Series(y).nunique() > 2:
             raise ReportInputError("'--model glm' supports regression and two-class targets; this target has "
                                    f"{pd.Series(y).nunique()} classes. Use '--model gbm' or '--model rulefit'.")
-        return models.GLM(family=glm_family(task, y))
+        return guarded_pipeline(models.GLM(family=glm_family(task, y)))
     if name == "gam":
         if classification and pd.Series(y).nunique() > 2:
             raise ReportInputError("'--model gam' supports regression and two-class targets; this target has "
                                    f"{pd.Series(y).nunique()} classes.")
-        return models.GAM(family=glm_family(task, y))
+        return guarded_pipeline(models.GAM(family=glm_family(task, y)))
     if name == "rulefit":
-        return models.RuleFit(random_state=seed)
+        return guarded_pipeline(models.RuleFit(random_state=seed))
     raise ReportInputError(f"'--model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit'; got {name!r}.")
 
 
@@ -164,7 +197,8 @@ def baseline_models(task, X, y):
 
     Two-class and regression targets get imlkit's GLM (poisson for counts); a multiclass
     target gets scikit-learn's multinomial logistic regression (a GLM with the multinomial
-    family), because imlkit's GLM families are univariate.
+    family), because imlkit's GLM families are univariate. Both impute missing numeric values
+    (median plus indicator) in their pipeline instead of dropping rows.
     """
     out = {("mean" if task == "regression" else "majority class"): MeanBaseline()}
     if task == "classification" and pd.Series(y).nunique() > 2:
@@ -172,20 +206,22 @@ def baseline_models(task, X, y):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        out["GLM (multinomial logit)"] = make_pipeline(_onehot(X), StandardScaler(), LogisticRegression(max_iter=2000))
+        from .._columns import MissingImputer
+
+        out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), _onehot(X), StandardScaler(),
+                                                       LogisticRegression(max_iter=2000))
     else:
         from .. import models
 
         fam = glm_family(task, y)
-        out[f"GLM ({fam})"] = models.GLM(family=fam)
+        out[f"GLM ({fam})"] = guarded_pipeline(models.GLM(family=fam))
     return out
 
 
 def _onehot(X):
-    from sklearn.compose import ColumnTransformer
+    """One-hot coding of the categorical columns (chosen by dtype); levels unseen in fit give zeros."""
+    from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.preprocessing import OneHotEncoder
-
-    from sklearn.compose import make_column_selector
 
     return ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
                                make_column_selector(dtype_include="category"))],

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._columns import MISSING_LEVEL
 from .._dependence import dependence_r2
 from ._context import Section, bullets, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
@@ -16,41 +17,95 @@ EXTRAPOLATION_R2 = 0.5
 
 def _describe(col):
     if isinstance(col.dtype, pd.CategoricalDtype):
+        if col.isna().all():
+            return f"categorical, {len(col.cat.categories)} levels", "no values"
         counts = col.value_counts()
         top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
         more = f", … {len(counts) - 4} more" if len(counts) > 4 else ""
         return f"categorical, {len(col.cat.categories)} levels", top + more
     vals = col.astype(float)
+    if vals.isna().all():
+        return "numeric", "no values"
     return "numeric", f"mean {vals.mean():.4g}, sd {vals.std():.4g}, range [{vals.min():.4g}, {vals.max():.4g}]"
 
 
+def _count(k, total):
+    return f"{k:,} ({k / total:.1%})" if total else f"{k:,}"
+
+
+def _rows_text(ds):
+    """One paragraph: rows read, rows dropped (missing target), rows kept with missing feature values."""
+    n_read = ds.n_rows or len(ds.raw)
+    parts = [f"{n_read:,} rows and {ds.raw.shape[1]} columns were read"]
+    if ds.dropped_rows:
+        parts.append(f"{ds.dropped_rows:,} row(s) with a missing target {ds.target!r} were dropped")
+    else:
+        parts.append("no rows were dropped (the target is never missing)")
+    text_ = "; ".join(parts) + "."
+    incomplete = ds.rows_with_missing
+    if incomplete:
+        text_ += (f" {incomplete:,} row(s) with missing feature values are kept: gradient boosting handles missing "
+                  f"values natively, the other models impute the training median and add a 0/1 \"missing\" "
+                  f"indicator, and methods that cannot take missing values (ALE, REPID) use only the complete rows "
+                  f"({len(ds.X) - incomplete:,} of {len(ds.X):,} in the whole table).")
+    return text_
+
+
+#: With more decisions than this, plain numeric columns used as is share one row.
+GROUP_ABOVE = 12
+
+
+def _decision_rows(ds):
+    """Rows of the decisions table; on wide tables the plain numeric columns share one row."""
+    missing = ds.missing if ds.missing is not None else ds.raw.isna().sum()
+    n_read = ds.n_rows or len(ds.raw)
+    dec = ds.decisions
+    plain = (dec["kind"] == "numeric") & (dec["action"] == "used as is")
+    group = len(dec) > GROUP_ABOVE and plain.sum() > 1
+    rows, grouped = [], False
+    for r, is_plain in zip(dec.itertuples(index=False), plain):
+        if group and is_plain:
+            if not grouped:
+                names = list(dec.loc[plain, "column"])
+                rows.append([", ".join(names), "numeric", "used as is",
+                             f"{len(names)} numeric columns without missing values", _count(0, n_read)])
+                grouped = True
+            continue
+        rows.append([r.column, r.kind, r.action, r.reason, _count(int(missing.get(r.column, 0)), n_read)])
+    return rows
+
+
 def section_data(ctx):
-    """Rows, columns, types, missing values, and the dependence overview with its warning."""
+    """Rows, how each column was prepared, types, missing values, and the dependence overview."""
     ds = ctx.data
     X = ds.X
     with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X)):
         r2 = dependence_r2(X)
-    blocks = [text(f"Source: {ds.source}. {len(ds.raw):,} rows and {ds.raw.shape[1]} columns as read; "
-                   f"{len(X):,} complete rows with {X.shape[1]} features are used to predict "
-                   f"{ds.target!r} ({ds.task})."),
+    blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
+                   f"to predict {ds.target!r} ({ds.task})."),
               text(f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
                    f"(test size {ctx.config.test_size}, seed {ctx.seed}).")]
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
+    if ds.decisions is not None:
+        blocks.append(table(["column", "kind", "what was done", "why", "missing cells"], _decision_rows(ds),
+                            caption="How each column was prepared (decided once on the whole table, before the "
+                                    "train/test split, from the columns alone -- never from the target)"))
     rows = []
-    missing = ds.raw.isna().sum()
     for c in X.columns:
         kind, summary = _describe(X[c])
-        miss = int(missing.get(c, 0))
-        rows.append([c, kind, f"{miss} ({miss / len(ds.raw):.1%})", summary, r2[c]])
-    miss_y = int(missing.get(ds.target, 0))
+        if isinstance(X[c].dtype, pd.CategoricalDtype):
+            miss = int((X[c].astype(object) == MISSING_LEVEL).sum())
+        else:
+            miss = int(X[c].isna().sum())
+        rows.append([c, kind, _count(miss, len(X)), summary, r2[c]])
     yk = "numeric target" if ds.task == "regression" else f"class target, {ds.y.nunique()} classes"
     ysum = (f"mean {ds.y.mean():.4g}, sd {ds.y.std():.4g}" if ds.task == "regression"
             else ", ".join(f"{k} ({v})" for k, v in ds.y.value_counts().head(6).items()))
-    rows.append([ds.target, yk, f"{miss_y} ({miss_y / len(ds.raw):.1%})", ysum, np.nan])
-    blocks.append(table(["column", "type", "missing", "summary", "R² from the other features"], rows,
-                        caption="Columns (R² of a linear regression of each numeric feature on all the others; "
-                                "categoricals enter as dummies)"))
+    rows.append([ds.target, yk, _count(0, len(X)), ysum, np.nan])
+    blocks.append(table(["feature", "type", "missing", "summary", "R² from the other features"], rows,
+                        caption="The features as the model sees them (R² of a linear regression of each numeric "
+                                "feature on all the others, over the complete rows; categoricals enter as dummies)"))
     blocks += _correlation_blocks(X)
     with report_style():
         fig, ax = new_figure(figsize=(6, 0.3 * X.shape[1] + 1.2))
