@@ -25,10 +25,10 @@ def _environment():
     return env
 
 
-def render_html(sections, title, subtitle, version, created):
-    """The report as one HTML string."""
+def render_html(sections, title, subtitle, version, created, alerts=()):
+    """The report as one HTML string; ``alerts`` are warning boxes shown above every section."""
     return _environment().get_template("report.html.j2").render(
-        sections=sections, title=title, subtitle=subtitle, version=version, created=created)
+        sections=sections, title=title, subtitle=subtitle, version=version, created=created, alerts=list(alerts))
 
 
 def write_atomic(path, content):
