@@ -146,10 +146,10 @@ def test_report_quick_on_a_small_csv_prints_the_path(files, capsys, tmp_path):
     out_dir.mkdir()
     (out_dir / "other.txt").write_text("untouched")
     code, out, err = _run(["report", "--quick", "--data", files["good"], "--target", "y", "--model", "rf",
-                           "--methods", "pfi,cfi,loco", "--out", str(out_dir)], capsys)
+                           "--methods", "pfi,cfi,loco", "--quiet", "--out", str(out_dir)], capsys)
     assert code == 0, err
     assert out.strip() == str(out_dir / "report.html")
-    assert err == ""  # not a terminal: no progress bars, no warnings printed
+    assert err == ""  # --quiet: no progress lines, and no warnings printed
     assert sorted(p.name for p in out_dir.iterdir()) == ["other.txt", "report.html"]
     assert (out_dir / "other.txt").read_text() == "untouched"
 

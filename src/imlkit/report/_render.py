@@ -7,7 +7,9 @@ import tempfile
 
 __all__ = ["render_html", "write_atomic"]
 
-_NUMBER = re.compile(r"^[-+−]?[\d,]*\.?\d+(e[-+]?\d+)?%?$|^–$")
+_NUM = r"[-+−]?[\d,]*\.?\d+(e[-+]?\d+)?%?"
+# A number, a dash for "none", or a number with its interval "1.2 [0.9, 1.5]": right-aligned cells.
+_NUMBER = re.compile(rf"^{_NUM}$|^–$|^{_NUM} \[{_NUM}, {_NUM}\]$")
 
 
 def _environment():

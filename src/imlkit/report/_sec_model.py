@@ -187,8 +187,8 @@ def leak_candidates(X_train, y_train, X_test, y_test, task, seed=0):
     ``LEAK_ACCURACY`` (classification) on at least ``LEAK_MIN_ROWS`` test rows. Such a column
     is often the target in disguise (recorded after the outcome, or computed from it).
     """
-    if len(y_test) < LEAK_MIN_ROWS[task]:
-        return []
+    if len(y_test) < LEAK_MIN_ROWS[task] or (task == "classification" and y_test.nunique() < 2):
+        return []  # a perfect score on few rows, or on one class, is no evidence
     found = []
     for c in X_train.columns:
         try:
@@ -212,7 +212,7 @@ def _leak_blocks(ctx):
                f"the target is; if it is computed from the target, leave it out with --features.")
         ctx.alerts.append(msg)
         blocks.append(warning(msg))
-    if not found and len(ctx.y_test) >= LEAK_MIN_ROWS[ctx.task]:
+    if not found and len(ctx.y_test) >= LEAK_MIN_ROWS[ctx.task] and ctx.y_test.nunique() >= 2:
         blocks.append(text("No single column predicts the target almost perfectly on its own (no sign of a leak)."))
     return blocks
 
