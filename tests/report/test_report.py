@@ -63,7 +63,7 @@ def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     for label in ("PFI", "CFI", "LOCO", "SAGE (marginal)", "SAGE (conditional)", "PIMP (p-values of PFI)"):
         assert f"<td>{label}</td>" in imp  # the question table names every method
     assert "p (holm)" in imp and "Automatic reading" in imp
-    assert "H-statistic" in secs["effects"] and "ALE, of feature hr" in secs["effects"]
+    assert "H-statistic" in secs["effects"] and "and ALE (2,594 rows), of feature hr" in secs["effects"]
     assert "REPID" in secs["regional"] and "split on" in secs["regional"]
     alt = secs["alternatives"]
     for name in ("GLM (poisson", "GAM (poisson", "RuleFit", "Decision tree"):

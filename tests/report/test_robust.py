@@ -18,7 +18,7 @@ from imlkit.cli import main
 from imlkit.report import ReportConfig, build_report, method_params
 from imlkit.report._scores import bootstrap_weights, scores, score_intervals
 
-STEP_LINE = re.compile(r"^\[\s*\d+\.\d s\] .+ \((failed after )?\d+\.\d s\)$")
+STEP_LINE = re.compile(r"^\[\s*\d+\.\d s\] .+ \(\d+\.\d s\)$")
 
 
 def _run(argv, capsys):

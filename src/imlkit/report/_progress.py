@@ -78,9 +78,10 @@ class Progress:
     def done(self, name, seconds, failed=False):
         self.finished += 1
         if self.mode == "lines":
+            if failed:  # the guard (or the command's error) prints the failure's own line
+                return
             elapsed = time.perf_counter() - self.start_time
-            status = "failed after " if failed else ""
-            print(f"[{elapsed:7.1f} s] {name} ({status}{seconds:.1f} s)", file=self._stream(), flush=True)
+            print(f"[{elapsed:7.1f} s] {name} ({seconds:.1f} s)", file=self._stream(), flush=True)
         elif self._bar is not None:
             if self._bar.total is not None and self.finished >= self._bar.total:
                 self._bar.total = self.finished + 1
