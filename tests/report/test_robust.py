@@ -248,6 +248,29 @@ def test_progress_lines_when_not_a_terminal_and_quiet_prints_nothing(tables, cap
     assert code == 0 and err == "" and out.strip().endswith("report.html")
 
 
+def test_progress_bar_mode_counts_steps():
+    import io
+
+    from imlkit.report._progress import Progress, resolve_mode
+
+    stream = io.StringIO()
+    assert resolve_mode(True, stream) == "lines" and resolve_mode(False, stream) == "off"
+    with pytest.raises(ValueError, match="'progress' must be"):
+        resolve_mode("loud")
+    bar = Progress("bar", total=2, stream=stream)
+    for name in ("a", "b", "c"):  # one more step than planned: the total grows, nothing breaks
+        bar.start(name)
+        bar.done(name, 0.1)
+    assert bar.finished == 3 and bar._bar.total >= 3
+    bar.close()
+    assert "imlkit report" in stream.getvalue()
+    quiet = io.StringIO()
+    off = Progress("off", stream=quiet)
+    off.start("a")
+    off.done("a", 1.0)
+    assert quiet.getvalue() == ""
+
+
 # --------------------------------------------------------------------------- from Python
 def test_build_report_from_python_with_a_frame_and_a_fitted_model(tmp_path):
     from sklearn.linear_model import LinearRegression

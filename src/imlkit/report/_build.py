@@ -250,7 +250,7 @@ def top_alerts(ctx):
     """The warning boxes at the very top: no better than a baseline, possible leaks, failed parts."""
     alerts = list(ctx.alerts)
     if ctx.failures:
-        parts = "; ".join(f"{f['kind']} {f['part']!r} ({f['reason']})" for f in ctx.failures)
+        parts = "; ".join(f"{f['kind']} {f['part']!r} ({f['reason'].rstrip('.')})" for f in ctx.failures)
         alerts.append(f"{len(ctx.failures)} part(s) of this report failed and are shown as warning boxes in their "
                       f"place; everything else was computed: {parts}.")
     return alerts

@@ -208,8 +208,8 @@ class ReportContext:
         print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
         blocks = [{"kind": "heading", "text": heading}] if heading else []
-        return blocks + [warning(f"{what} failed on these data and is left out: {reason}. The rest of the report "
-                                 f"does not depend on it.")]
+        return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "
+                                 f"the report does not depend on it.")]
 
     def guard_section(self, sid, title, build):
         """A whole section through :meth:`guard`: its dict, or the section with one warning box."""
