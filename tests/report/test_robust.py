@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from numpy.testing import assert_allclose
 
 from imlkit.cli import main
 from imlkit.report import ReportConfig, build_report, method_params
-from imlkit.report._scores import bootstrap_weights, scores, score_intervals
+from imlkit.report._scores import bootstrap_weights, score_intervals, scores
 
 STEP_LINE = re.compile(r"^\[\s*\d+\.\d s\] .+ \(\d+\.\d s\)$")
 
@@ -74,7 +75,7 @@ def test_a_failing_method_and_plot_become_boxes_exit_0(tables, capsys, tmp_path,
     monkeypatch.setattr(sec_model, "draw_performance", broken_plot)
     argv = ["report", "--quick", "--data", tables["good"], "--target", "y", "--methods", "pfi,loco",
             "--quiet", "--out", str(tmp_path / "a")]
-    code, out, err = _run(argv, capsys)
+    code, _, err = _run(argv, capsys)
     assert code == 0, err
     assert err.splitlines() == [
         "imlkit: figure 'figure: model scores' failed: ValueError: cannot draw",
@@ -100,7 +101,8 @@ def test_a_failing_section_costs_only_that_section(tables, tmp_path, monkeypatch
                         out=str(tmp_path))
     err = capsys.readouterr().err
     assert "imlkit: section '4. Feature effects' failed: KeyError: 'missing column'" in err
-    doc = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as fh:
+        doc = fh.read()
     assert len(re.findall(r"<section id=", doc)) == 7
 
 
@@ -214,7 +216,7 @@ def test_class_option_picks_the_class_and_captions_state_the_rows(tables, capsys
 def test_multiclass_effects_show_every_class(tables, tmp_path):
     path = build_report(data=tables["iris"], target="target", quick=True, methods=("pfi", "effects"),
                         out=str(tmp_path))
-    text = _text(__import__("pathlib").Path(path))
+    text = _text(Path(path))
     assert "predicted probability of each of the 3 classes (setosa, versicolor, virginica" in text
     assert "for each of the 3 classes" in text
 

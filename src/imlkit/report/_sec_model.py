@@ -16,8 +16,17 @@ import pandas as pd
 from ._context import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._models import MeanBaseline, baseline_models
-from ._scores import (CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, beats, class_labels,
-                      main_metric, model_outputs, score_intervals, worse)
+from ._scores import (
+    CLASSIFICATION_METRICS,
+    LOWER_IS_BETTER,
+    REGRESSION_METRICS,
+    beats,
+    class_labels,
+    main_metric,
+    model_outputs,
+    score_intervals,
+    worse,
+)
 
 __all__ = ["section_model", "leak_candidates", "LEAK_R2", "LEAK_ACCURACY"]
 
