@@ -59,10 +59,29 @@ def model_outputs(model, X, task, labels=None):
     return {"pred": pred, "proba": proba}
 
 
+#: Most weight entries (resamples x rows) held at once; larger test sets are resampled in blocks.
+MAX_WEIGHTS = 4_000_000
+
+
 def bootstrap_weights(n, seed, n_boot=N_BOOT):
     """(n_boot, n) counts of each test row in each resample (multinomial, rows sum to n)."""
+    return np.vstack(list(_weight_blocks(n, seed, n_boot)))
+
+
+def _weight_blocks(n, seed, n_boot):
+    """The rows of :func:`bootstrap_weights` in blocks of at most ``MAX_WEIGHTS`` entries (same numbers)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 20111]))
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
+    step = max(1, MAX_WEIGHTS // max(n, 1))
+    for start in range(0, n_boot, step):
+        b = min(step, n_boot - start)
+        # Row draws with replacement, counted per resample (one bincount over offset indices).
+        idx = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
+        yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
+
+
+def n_resamples(n):
+    """Bootstrap resamples for ``n`` test rows: ``N_BOOT``, fewer (>= 200) when n x N_BOOT > 1e7."""
+    return int(min(N_BOOT, max(200, 10_000_000 // max(n, 1))))
 
 
 def _weighted_auc(W, score, pos):
@@ -144,7 +163,7 @@ def _interval(values, level):
     return float(lo), float(hi)
 
 
-def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=N_BOOT, level=0.95):
+def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=None, level=0.95):
     """Point scores, percentile-bootstrap intervals and paired differences to ``reference``.
 
     Parameters
@@ -153,6 +172,7 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     y : (n,) test targets
     reference : str, optional -- the model whose differences to the others are computed
         (the black box): difference = score(reference) - score(other), per resample.
+    n_boot : int, optional -- resamples (default :func:`n_resamples`: 1000 up to 10,000 rows)
 
     Returns
     -------
@@ -160,10 +180,15 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     {other: {metric: (value, low, high)}}, plus ``n_boot`` and ``level``.
     """
     n = len(y)
+    n_boot = n_resamples(n) if n_boot is None else int(n_boot)
     ones = np.ones((1, n))
-    W = bootstrap_weights(n, seed, n_boot)
     point = {k: scores(o, y, task, ones, labels) for k, o in outputs.items()}
-    boot = {k: scores(o, y, task, W, labels) for k, o in outputs.items()}
+    boot = {k: {} for k in outputs}
+    for W in _weight_blocks(n, seed, n_boot):
+        for k, o in outputs.items():
+            for m, v in scores(o, y, task, W, labels).items():
+                boot[k].setdefault(m, []).append(v)
+    boot = {k: {m: np.concatenate(v) for m, v in d.items()} for k, d in boot.items()}
     table = {k: {m: (float(point[k][m][0]),) + _interval(boot[k][m], level) for m in point[k]} for k in outputs}
     diffs = {}
     if reference is not None:
