@@ -211,6 +211,9 @@ def test_class_option_picks_the_class_and_captions_state_the_rows(tables, capsys
                          "--quiet", "--out", str(tmp_path / "b")], capsys)
     assert code == 2
     assert "'--class' must be one of the classes of 'target': 'setosa', 'versicolor', 'virginica'; got 'rose'" in err
+    code, _, err = _run(["report", "--quick", "--data", tables["good"], "--target", "y", "--class", "a", "--quiet",
+                         "--out", str(tmp_path / "c")], capsys)
+    assert code == 2 and "'--class' applies to classification targets; 'y' is a regression target." in err
 
 
 def test_multiclass_effects_show_every_class(tables, tmp_path):

@@ -132,8 +132,7 @@ def prepare_context(config, progress=None):
     with ctx.step("train/test split", test_size=config.test_size, random_state=config.seed,
                   stratified=ctx.data.task == "classification"):
         ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test = split(ctx.data, config.test_size, config.seed)
-    if ctx.task == "classification":
-        _check_class(ctx, sorted(ctx.data.y.astype(str).unique()))
+    _check_class(ctx, sorted(ctx.data.y.astype(str).unique()))  # before the fit: a wrong --class fails fast
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):
             ctx.model = load_model_file(config.model_file, config.trust_model_file)
