@@ -87,7 +87,12 @@ def _gam_blocks(ctx, tg, perf):
     with ctx.step("GAM", family=fam, terms="auto"):
         gam = models.GAM(family=fam).fit(ctx.X_train, tg.y_train)
         perf[f"GAM ({fam})"] = tg.score(ctx, gam)
-    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}, frame_table(gam.summary(), caption="Terms")]
+    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}]
+    if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
+        blocks.append({"kind": "warning", "text": "The GAM's fit did not converge: its terms and curves below are "
+                       "those of the last iteration and may be far off (e.g. separable classes or too many basis "
+                       "functions for the rows); do not read them as the data's effects."})
+    blocks.append(frame_table(gam.summary(), caption="Terms"))
     feats = top_features(ctx, 6)
     with report_style():
         ncol = 3
