@@ -2,7 +2,10 @@
 
 Bad input (a missing file, a target that is not a column, an unknown method, a scheduler that
 does not answer, ...) ends with one line on stderr and exit code 2, never a traceback;
-``--debug`` shows the traceback instead. Progress bars appear only on a terminal.
+``--debug`` shows the traceback instead. A part of the report that fails on the data (a
+method, a baseline, a plot) is a warning box in the report and one stderr line, exit 0;
+``--strict`` makes it fatal. Progress: a bar on a terminal, otherwise one line per finished
+step on stderr; ``--quiet`` prints neither.
 """
 from __future__ import annotations
 
@@ -48,6 +51,13 @@ def _add_data_options(p):
     g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up when the scheduler does not answer within this time (default 10)")
     g.add_argument("--quick", action="store_true", help="fewer repeats and rows: a report in under a minute")
+    g.add_argument("--n-refits", type=int, default=None, metavar="N",
+                   help="LOCO: refits per feature (default 1); more show the spread of refit-based importance")
+    g.add_argument("--sage-orderings", type=int, default=None, metavar="N",
+                   help="SAGE: the most feature orderings a run may use before it stops unconverged "
+                        "(default 2048 marginal / 384 conditional; --quick 1024 / 64)")
+    g.add_argument("--quiet", action="store_true",
+                   help="no progress output (by default: a bar on a terminal, else one line per finished step)")
 
 
 def build_parser():
@@ -65,6 +75,12 @@ def build_parser():
                           "models (default: all but lofo)")
     rep.add_argument("--out", default="imlkit-report", metavar="DIR",
                      help="directory of report.html (created; other files in it are never touched)")
+    rep.add_argument("--class", dest="target_class", metavar="NAME",
+                     help="classification: the class whose probability the effects and regional effects explain "
+                          "(default: every class as small multiples up to 6 classes, else the most frequent)")
+    rep.add_argument("--strict", action="store_true",
+                     help="stop with an error when any part fails (default: a failing part becomes a warning box "
+                          "in the report, one line on stderr, exit 0)")
 
     imp = sub.add_parser("importance", help="print one importance method's table",
                          description="Fit the model and print a feature-importance table (or JSON).")
@@ -99,8 +115,9 @@ def _config(args, command_line):
         methods=methods if methods is not None else DEFAULT_METHODS,
         features=_split_list(args.features, "--features"), test_size=args.test_size, seed=args.seed,
         n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
-        out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=sys.stderr.isatty(),
-        command=command_line)
+        out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
+        strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
+        n_refits=args.n_refits, sage_orderings=args.sage_orderings, command=command_line)
 
 
 def _check_common(args):
@@ -110,6 +127,10 @@ def _check_common(args):
         raise ReportInputError(f"'--seed' must be an int >= 0; got {args.seed}.")
     if args.n_jobs == 0:
         raise ReportInputError("'--n-jobs' must be -1 or an int >= 1; got 0.")
+    if args.n_refits is not None and args.n_refits < 1:
+        raise ReportInputError(f"'--n-refits' must be an int >= 1; got {args.n_refits}.")
+    if args.sage_orderings is not None and args.sage_orderings < 4:
+        raise ReportInputError(f"'--sage-orderings' must be an int >= 4; got {args.sage_orderings}.")
     if not args.scheduler_timeout > 0:
         raise ReportInputError(f"'--scheduler-timeout' must be a number > 0; got {args.scheduler_timeout}.")
     if args.model_file and not args.trust_model_file:

@@ -63,7 +63,7 @@ def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     for label in ("PFI", "CFI", "LOCO", "SAGE (marginal)", "SAGE (conditional)", "PIMP (p-values of PFI)"):
         assert f"<td>{label}</td>" in imp  # the question table names every method
     assert "p (holm)" in imp and "Automatic reading" in imp
-    assert "H-statistic" in secs["effects"] and "ALE, of feature hr" in secs["effects"]
+    assert "H-statistic" in secs["effects"] and "and ALE (2,594 rows), of feature hr" in secs["effects"]
     assert "REPID" in secs["regional"] and "split on" in secs["regional"]
     alt = secs["alternatives"]
     for name in ("GLM (poisson", "GAM (poisson", "RuleFit", "Decision tree"):
@@ -77,7 +77,11 @@ def test_quick_bike_report_numbers_make_sense(bike_html):
     # The black box beats the mean baseline on test RMSE (the bike signal is strong: R² > 0.8).
     rows = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">([^<]+)</td><td class=\"num\">[^<]+</td>"
                       r"<td class=\"num\">([^<]+)</td>", secs["model"])
-    perf = {html.unescape(n): (float(rmse.replace(",", "")), float(r2)) for n, rmse, r2 in rows}
+    # Cells are "value [low, high]"; the first table has the scores, the second the differences.
+    first = {html.unescape(n): (v.split()[0], r.split()[0]) for n, v, r in rows[:3]}
+    perf = {n: (float(rmse.replace(",", "")), float(r2)) for n, (rmse, r2) in first.items()}
+    assert "The model beats the mean baseline on test RMSE" in secs["model"]
+    assert 'id="alerts"' not in bike_html  # a good model on clean data: no warning at the top
     gbm = next(v for k, v in perf.items() if k.startswith("gradient boosting"))
     assert gbm[1] > 0.8 and gbm[0] < perf["mean"][0]
     # hr is the dominant feature for every method (the course's bike example).
@@ -268,22 +272,27 @@ def test_build_report_rejects_out_that_is_a_file(tmp_path):
         build_report(quick=True, out=str(f))
 
 
-def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx):
+def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx, capsys):
     from imlkit.report._sec_alternatives import _guarded
 
     def singular():
         raise np.linalg.LinAlgError("leading minor not positive definite")
 
+    n_failures = len(small_ctx.failures)
     blocks = _guarded(small_ctx, "GAM", singular)
     assert blocks[0] == {"kind": "heading", "text": "GAM"}
-    assert blocks[1]["kind"] == "warning" and "LinAlgError" in blocks[1]["text"]
-    assert any("GAM could not be fitted" in n for n in small_ctx.notes)
-
-    def unfinished():
-        raise NotImplementedError("GAM is not implemented yet")
-
-    with pytest.raises(NotImplementedError):  # missing code is never hidden
-        _guarded(small_ctx, "GAM", unfinished)
+    assert blocks[1]["kind"] == "warning" and "LinAlgError: leading minor" in blocks[1]["text"]
+    assert any("'GAM' failed" in n for n in small_ctx.notes)
+    assert small_ctx.failures[n_failures:] == [{"part": "GAM", "kind": "method",
+                                                "reason": "LinAlgError: leading minor not positive definite"}]
+    assert capsys.readouterr().err == ("imlkit: method 'GAM' failed: LinAlgError: leading minor not positive "
+                                       "definite\n")
+    small_ctx.config.strict = True
+    try:
+        with pytest.raises(np.linalg.LinAlgError):  # --strict: every failure is fatal
+            _guarded(small_ctx, "GAM", singular)
+    finally:
+        small_ctx.config.strict = False
 
 
 def test_section_alternatives_alone_on_a_regression(small_ctx):

@@ -2,7 +2,13 @@
 
 ``build_report(ReportConfig(...))`` (or ``imlkit report`` on the command line) fits a model,
 runs the data, model, importance, effects, regional-effects and interpretable-model sections,
-and writes ``report.html`` atomically into the output directory.
+and writes ``report.html`` atomically into the output directory. From Python (a notebook)::
+
+    path = build_report(data=frame, target="y", model=fitted_estimator, quick=True, out="rep")
+
+``data`` is a path or a DataFrame, ``model`` a name or an estimator (a fitted one is used as
+it is; refits use a clone); the caller's config, frame and estimator are never modified. A
+part that fails becomes a warning box in the report (``strict=True`` raises instead).
 """
 from ._build import build_report, check_methods, connect_scheduler, prepare_context
 from ._config import ALL_METHODS, DEFAULT_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params

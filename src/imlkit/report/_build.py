@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import datetime as _dt
 import os
 import time
@@ -12,7 +14,7 @@ from ._data import ReportInputError, load_dataset
 from ._models import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES"]
+__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps"]
 
 SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
                  "Interpretable alternatives", "How it was made")
@@ -56,22 +58,99 @@ def _model_label(model, cfg):
     if cfg.model_file:
         return f"{type(model).__name__} (loaded from {os.path.basename(cfg.model_file)})"
     est = model.steps[-1][1] if hasattr(model, "steps") else model
+    if not isinstance(cfg.model, str):
+        how = "fitted, passed from Python" if _is_fitted(cfg.model) else "fitted on the training split"
+        return f"{type(est).__name__} ({how})"
     return {"gbm": "gradient boosting", "rf": "random forest", "glm": "GLM", "gam": "GAM",
             "rulefit": "RuleFit"}.get(cfg.model, cfg.model) + f" ({type(est).__name__})"
 
 
-def prepare_context(config):
-    """Load the data, split it, fit (or load) the model: the context every section works from."""
-    ctx = ReportContext(config=config, params=method_params(config.quick))
-    with ctx.step("read and prepare the data", source=config.data or f"shipped:{config.dataset}"):
-        ctx.data = load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+def _is_fitted(est):
+    """Whether an estimator passed from Python is already fitted (scikit-learn's own check)."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(est)
+        return True
+    except NotFittedError:
+        return False
+    except TypeError:  # not a scikit-learn estimator (no fit method): only usable as it is
+        return True
+
+
+def _load(config):
+    """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
+    import pandas as pd
+
+    args = (config.dataset, config.target, config.task, config.features)
+    if not isinstance(config.data, pd.DataFrame):
+        return load_dataset(config.data, *args)
+    frame = config.data.copy()  # the caller's frame is never modified
+    try:
+        return load_dataset(frame, *args)
+    except TypeError:
+        # load_dataset of this branch reads paths only; the column-preparation branch takes
+        # DataFrames directly (then this fallback is never reached): go through a CSV file.
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="imlkit-frame-") as tmp:
+            path = os.path.join(tmp, "data.csv")
+            frame.to_csv(path, index=False)
+            ds = load_dataset(path, *args)
+        ds.source = f"a pandas DataFrame ({len(frame):,} rows x {frame.shape[1]} columns)"
+        return ds
+
+
+def _check_class(ctx, labels):
+    """``--class``: the class whose probability sections 4-5 explain, checked against the classes."""
+    wanted = ctx.config.target_class
+    if wanted is None:
+        return None
+    if ctx.task != "classification":
+        raise ReportInputError(f"'--class' applies to classification targets; {ctx.data.target!r} is a regression "
+                               f"target.")
+    names = [str(c) for c in labels]
+    if str(wanted) not in names:
+        raise ReportInputError(f"'--class' must be one of the classes of {ctx.data.target!r}: "
+                               f"{', '.join(repr(n) for n in names)}; got {str(wanted)!r}.")
+    return labels[names.index(str(wanted))]
+
+
+def prepare_context(config, progress=None):
+    """Load the data, split it, fit (or load) the model: the context every section works from.
+
+    ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
+    """
+    ctx = ReportContext(config=config, params=method_params(config.quick, n_refits=config.n_refits,
+                                                            sage_orderings=config.sage_orderings))
+    ctx.progress_hook = progress
+    source = ("a pandas DataFrame" if config.data is not None and not isinstance(config.data, str)
+              else config.data or f"shipped:{config.dataset}")
+    with ctx.step("read and prepare the data", source=source):
+        ctx.data = _load(config)
     with ctx.step("train/test split", test_size=config.test_size, random_state=config.seed,
                   stratified=ctx.data.task == "classification"):
         ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test = split(ctx.data, config.test_size, config.seed)
+    _check_class(ctx, sorted(ctx.data.y.astype(str).unique()))  # before the fit: a wrong --class fails fast
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):
             ctx.model = load_model_file(config.model_file, config.trust_model_file)
         ctx.learner = refit_learner(ctx.model)
+    elif not isinstance(config.model, str):
+        est = config.model
+        if not hasattr(est, "predict"):
+            raise ReportInputError(f"'model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit' or an estimator "
+                                   f"with a predict method; got a {type(est).__name__}.")
+        ctx.learner = refit_learner(est)  # a clone: the caller's estimator is never refitted
+        if _is_fitted(est):
+            ctx.model = est
+        else:
+            if ctx.learner is None:
+                raise ReportInputError(f"The {type(est).__name__} passed as 'model' is not fitted and cannot be "
+                                       f"cloned; pass a fitted model.")
+            with ctx.step(f"fit the model ({type(est).__name__})", estimator=repr(est)):
+                ctx.model = refit_learner(est).fit(ctx.X_train, ctx.y_train)
     else:
         est = make_model(config.model, ctx.task, ctx.X_train, ctx.y_train, config.seed)
         ctx.learner = refit_learner(est)
@@ -89,6 +168,8 @@ def prepare_context(config):
         raise
     except Exception as exc:  # a loaded model that does not fit the data is bad input
         raise ReportInputError(f"The model could not predict the test data: {type(exc).__name__}: {exc}") from None
+    if ctx.task == "classification":
+        ctx.target_class = _check_class(ctx, list(getattr(ctx.model, "classes_", ctx.data.y.unique())))
     return ctx
 
 
@@ -96,12 +177,18 @@ def importance_only(config, method):
     """Data, model and one importance method (``imlkit importance``); returns its ImportanceResult."""
     from ._sec_importance import compute_importance
 
-    with _runtime(config), _quiet_warnings():
-        ctx = prepare_context(config)
-        if method in ("loco", "lofo", "pimp") and ctx.learner is None:
-            raise ReportInputError(f"{method.upper()} refits the model, but {type(ctx.model).__name__} cannot be "
-                                   f"cloned (it is not a scikit-learn estimator).")
-        results = compute_importance(ctx, method)
+    from ._progress import Progress, resolve_mode
+
+    progress = Progress(resolve_mode(config.progress))
+    try:
+        with _runtime(config), _quiet_warnings():
+            ctx = prepare_context(config, progress=progress)
+            if method in ("loco", "lofo", "pimp") and ctx.learner is None:
+                raise ReportInputError(f"{method.upper()} refits the model, but {type(ctx.model).__name__} cannot be "
+                                       f"cloned (it is not a scikit-learn estimator).")
+            results = compute_importance(ctx, method)
+    finally:
+        progress.close()
     return next(iter(results.values()))
 
 
@@ -127,19 +214,16 @@ def _warning_notes(caught, limit=12):
     return notes
 
 
-def _progress(config):
-    """A bar over the report's steps on a terminal (the methods add their own bars below it)."""
-    if not config.progress:
-        return None, (lambda name: None)
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=None, desc="imlkit report", unit="step", leave=False)
-
-    def hook(name):
-        bar.set_description_str(f"imlkit report: {name}"[:70])
-        bar.update(1)
-
-    return bar, hook
+def planned_steps(ctx):
+    """About how many timed steps the run will have (the progress bar's total)."""
+    n = len(ctx.log) + 4  # done so far; dependence overview, two baselines, leak check
+    n += sum(ctx.methods(m) for m in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"))
+    if ctx.methods("effects"):
+        n += 2 * ctx.params["effects"]["n_features"]
+    n += 2 * ctx.methods("hstat") + 2 * ctx.methods("repid")
+    if ctx.methods("models"):
+        n += 5 if ctx.task == "classification" else 4
+    return n
 
 
 def build_sections(ctx):
@@ -151,14 +235,24 @@ def build_sections(ctx):
     from ._sec_importance import section_importance
     from ._sec_model import section_model
 
-    s1 = section_data(ctx)
-    s2 = section_model(ctx)
-    s3 = section_importance(ctx)
-    s4 = section_effects(ctx)
-    s5 = section_regional(ctx)
-    s3["blocks"] += reading_blocks(ctx)
-    s6 = section_alternatives(ctx)
+    s1 = ctx.guard_section("data", "1. Data", lambda: section_data(ctx))
+    s2 = ctx.guard_section("model", "2. Model and baselines", lambda: section_model(ctx))
+    s3 = ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx))
+    s4 = ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx))
+    s5 = ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx))
+    s3["blocks"] += ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
+    s6 = ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))
     return [s1, s2, s3, s4, s5, s6]
+
+
+def top_alerts(ctx):
+    """The warning boxes at the very top: no better than a baseline, possible leaks, failed parts."""
+    alerts = list(ctx.alerts)
+    if ctx.failures:
+        parts = "; ".join(f"{f['kind']} {f['part']!r} ({f['reason'].rstrip('.')})" for f in ctx.failures)
+        alerts.append(f"{len(ctx.failures)} part(s) of this report failed and are shown as warning boxes in their "
+                      f"place; everything else was computed: {parts}.")
+    return alerts
 
 
 @contextlib.contextmanager
@@ -179,39 +273,60 @@ def _runtime(config):
 def build_report(config=None, **options):
     """Build the HTML report and write it atomically to ``config.out/config.filename``.
 
+    Works the same from the command line and from Python (a notebook)::
+
+        from imlkit.report import build_report
+        path = build_report(data=frame, target="y", model=fitted_estimator, quick=True, out="rep")
+
     Parameters
     ----------
     config : ReportConfig, optional
+        Never modified: the run works on a copy.
     **options
-        ReportConfig fields (when ``config`` is None), e.g. ``quick=True, out="dir"``.
+        ReportConfig fields; with ``config`` they replace its values (in the copy). ``data``:
+        a CSV/Parquet path or a pandas DataFrame; ``model``: "gbm", "rf", "glm", "gam",
+        "rulefit" or an estimator (a fitted one is explained as it is, refits use a clone).
 
     Returns
     -------
     str : the report's path
+
+    Notes
+    -----
+    Every section and every method inside one runs in its own guard
+    (:meth:`ReportContext.guard`): a failing part becomes a warning box in its place, one line
+    on stderr, and the rest of the report is written. ``strict=True`` makes any failure raise.
     """
     from .. import __version__
+    from ._progress import Progress, resolve_mode
     from ._sec_provenance import section_provenance
 
-    config = config or ReportConfig(**options)
+    if config is None:
+        config = ReportConfig(**options)
+    else:
+        if not isinstance(config, ReportConfig):
+            raise TypeError(f"'config' must be a ReportConfig; got {type(config).__name__}.")
+        config = dataclasses.replace(config, **options)
+    config.extra = copy.deepcopy(config.extra)
     config.methods = check_methods(config.methods)
     out_dir = os.path.abspath(config.out)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ReportInputError(f"'--out' {config.out!r} exists and is not a directory.")
     start = time.perf_counter()
-    bar, hook = _progress(config)
+    progress = Progress(resolve_mode(config.progress), total=3)
     try:
         with _runtime(config), _quiet_warnings() as caught:
-            ctx = prepare_context(config)
-            ctx.progress_hook = hook
+            ctx = prepare_context(config, progress=progress)
+            progress.set_total(planned_steps(ctx))
             sections = build_sections(ctx)
             ctx.notes += _warning_notes(caught)
-            sections.append(section_provenance(ctx, total_seconds=time.perf_counter() - start))
+            sections.append(ctx.guard_section("provenance", "7. How it was made",
+                                              lambda: section_provenance(ctx, time.perf_counter() - start)))
     finally:
-        if bar is not None:
-            bar.close()
+        progress.close()
     created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     html = render_html(sections, title=f"Interpretation report: {ctx.data.target} ({ctx.model_label})",
                        subtitle=f"{ctx.data.source} — {len(ctx.data.X):,} rows, {ctx.data.X.shape[1]} features, "
-                                f"{ctx.task}", version=__version__, created=created)
+                                f"{ctx.task}", version=__version__, created=created, alerts=top_alerts(ctx))
     os.makedirs(out_dir, exist_ok=True)
     return write_atomic(os.path.join(out_dir, config.filename), html)

@@ -24,15 +24,24 @@ TASKS = ("auto", "regression", "classification")
 class ReportConfig:
     """Options of one report run (the command line's options, as Python values).
 
-    ``data`` is a path to a CSV/Parquet file or None for the shipped data set ``dataset``.
-    ``features`` are the columns the model uses (None: every column but the target).
+    ``data`` is a path to a CSV/Parquet file, a pandas DataFrame, or None for the shipped data
+    set ``dataset``. ``model`` is a name (gbm, rf, glm, gam, rulefit) or a scikit-learn style
+    estimator: a fitted one is explained as it is (refits use a clone), an unfitted one is
+    fitted on the training split. ``features`` are the columns the model uses (None: every
+    column but the target).
+
+    ``target_class`` (``--class``) is the class whose probability sections 4-5 explain.
+    ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
+    ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
+    "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
+    orderings) override the values of :func:`method_params`.
     """
 
-    data: str | None = None
+    data: object = None
     dataset: str = "bike"
     target: str | None = None
     task: str = "auto"
-    model: str = "gbm"
+    model: object = "gbm"
     model_file: str | None = None
     trust_model_file: bool = False
     methods: tuple = DEFAULT_METHODS
@@ -45,18 +54,33 @@ class ReportConfig:
     out: str = "imlkit-report"
     filename: str = "report.html"
     quick: bool = False
-    progress: bool = False
+    progress: object = False
+    strict: bool = False
+    target_class: str | None = None
+    n_refits: int | None = None
+    sage_orderings: int | None = None
     command: str = ""
     extra: dict = field(default_factory=dict)
 
 
-def method_params(quick):
+def method_params(quick, n_refits=None, sage_orderings=None):
     """Every method's parameters for the full or the quick report.
 
     Rows are subsampled (from the test split) only where a method's cost grows faster than
     linearly in n or is a large multiple of one prediction: SAGE, H-statistic, REPID, and
-    the ICE curves drawn.
+    the ICE curves drawn. ``n_refits`` (LOCO's refits per feature) and ``sage_orderings``
+    (the most orderings either SAGE run may use) replace the defaults when given.
     """
+    params = _params(quick)
+    if n_refits is not None:
+        params["loco"]["n_refits"] = int(n_refits)
+    if sage_orderings is not None:
+        for removal in ("marginal", "conditional"):
+            params["sage"][removal]["max_permutations"] = int(sage_orderings)
+    return params
+
+
+def _params(quick):
     if quick:
         return dict(
             pfi=dict(n_repeats=5),

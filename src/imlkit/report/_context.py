@@ -2,18 +2,26 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ReportContext", "Section", "text", "table", "warning", "bullets", "fmt"]
+__all__ = ["ReportContext", "Section", "text", "table", "warning", "bullets", "fmt", "one_line"]
 
 
 def Section(id, title, blocks, intro=None):  # noqa: N802 - a record constructor
     """One section of the report: an anchor id, a heading and a list of blocks."""
     return {"id": id, "title": title, "intro": intro, "blocks": list(blocks)}
+
+
+def one_line(exc, limit=300):
+    """An exception as one line of text: ``Type: message`` with whitespace collapsed, shortened."""
+    msg = " ".join(str(exc).split())
+    line = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def text(s):
@@ -105,6 +113,14 @@ class ReportContext:
     log: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     progress_hook: object = None
+    #: Parts that failed: dicts (part, kind, reason); each became a warning box in its place.
+    failures: list = field(default_factory=list)
+    #: Warning boxes shown at the very top of the report (no better than a baseline, a leak, failures).
+    alerts: list = field(default_factory=list)
+    #: The baseline's name when the model is no better than it on the test rows (section 2), else None.
+    no_better_than: str | None = None
+    #: The class whose probability sections 4-5 explain (None: regression or the default class).
+    target_class: object = None
 
     @property
     def task(self):
@@ -121,7 +137,9 @@ class ReportContext:
 
     @property
     def progress(self):
-        return bool(self.config.progress)
+        """Whether the methods draw their own bars (only under the report's terminal bar)."""
+        hook = self.progress_hook
+        return bool(getattr(hook, "mode", None) == "bar")
 
     def methods(self, *names):
         """Whether any of the method names was selected with ``--methods``."""
@@ -137,14 +155,68 @@ class ReportContext:
 
     @contextlib.contextmanager
     def step(self, name, **parameters):
-        """Time a step and record it (with its parameters) for the "How it was made" section."""
-        if self.progress_hook is not None:
-            self.progress_hook(name)
+        """Time a step and record it (with its parameters) for the "How it was made" section.
+
+        A step that raises is recorded as failed (with the seconds it ran) and the exception
+        goes on to the guard around it.
+        """
+        hook = self.progress_hook
+        if hook is not None:
+            hook.start(name)
         start = time.perf_counter()
         entry = {"step": name, "parameters": dict(parameters), "seconds": None}
         self.log.append(entry)
-        yield entry
-        entry["seconds"] = time.perf_counter() - start
+        failed = True
+        try:
+            yield entry
+            failed = False
+        finally:
+            entry["seconds"] = time.perf_counter() - start
+            if failed:
+                entry["step"] = f"{name} (failed)"
+            if hook is not None:
+                hook.done(name, entry["seconds"], failed=failed)
+
+    def guard(self, what, build, *, kind="method", heading=None):
+        """Run ``build()`` and return its blocks; a failure becomes a warning box in their place.
+
+        This is the report's one failure-isolation mechanism (DESIGN.md §6): every section and
+        every method or figure inside a section runs through it, so an exception in one part
+        (a baseline, the GAM, a LOCO learner, a plot) costs only that part. The failure is
+        recorded in ``failures`` (listed at the top of the report and in its notes) and written
+        to stderr as one line ``imlkit: <kind> '<what>' failed: <reason>``. With
+        ``config.strict`` the exception propagates instead (the command exits non-zero).
+
+        Parameters
+        ----------
+        what : str -- the part's name, as the reader knows it ("PFI", "GAM", "ALE: temp")
+        build : callable () -> list of blocks
+        kind : {"method", "section", "figure", "part"}
+        heading : str, optional -- a heading put above the warning box (e.g. the model's name)
+        """
+        try:
+            return build()
+        except Exception as exc:  # every failure is shown in place; --strict turns it into an error
+            if getattr(self.config, "strict", False):
+                raise
+            return self.failure_blocks(what, exc, kind=kind, heading=heading)
+
+    def failure_blocks(self, what, exc, *, kind="method", heading=None):
+        """Record a failed part and return the warning box that takes its place."""
+        reason = one_line(exc)
+        self.failures.append({"part": what, "kind": kind, "reason": reason})
+        print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
+        self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
+        blocks = [{"kind": "heading", "text": heading}] if heading else []
+        return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "
+                                 f"the report does not depend on it.")]
+
+    def guard_section(self, sid, title, build):
+        """A whole section through :meth:`guard`: its dict, or the section with one warning box."""
+        out = self.guard(title, build, kind="section")
+        if isinstance(out, dict):
+            return out
+        return Section(sid, title, out)
 
     def refit_backend(self):
         """joblib's Dask backend for the refit-heavy methods when a scheduler is given."""

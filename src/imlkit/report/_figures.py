@@ -110,11 +110,20 @@ def draw_importance_comparison(results, ax, max_features=15, labels=None):
     return ax
 
 
-def draw_performance(table, metric, ax):
-    """Bars of the main test metric of every model (black box, baselines, interpretable models)."""
+def draw_performance(table, metric, ax, intervals=None):
+    """Bars of the main test metric of every model (black box, baselines, interpretable models).
+
+    ``intervals`` (optional): name -> (low, high), drawn as whiskers.
+    """
     names = list(table)
-    vals = [table[n].get(metric, np.nan) for n in names]
-    ax.barh(np.arange(len(names)), vals, color=["C1" if i == 0 else "C0" for i in range(len(names))])
+    vals = np.array([table[n].get(metric, np.nan) for n in names], dtype=float)
+    err = None
+    if intervals:
+        lo = np.array([intervals.get(n, (np.nan, np.nan))[0] for n in names], dtype=float)
+        hi = np.array([intervals.get(n, (np.nan, np.nan))[1] for n in names], dtype=float)
+        err = np.nan_to_num(np.clip(np.vstack([vals - lo, hi - vals]), 0, None))
+    ax.barh(np.arange(len(names)), vals, xerr=err, color=["C1" if i == 0 else "C0" for i in range(len(names))],
+            ecolor="black", capsize=2)
     ax.set_yticks(np.arange(len(names)))
     ax.set_yticklabels(names)
     ax.invert_yaxis()

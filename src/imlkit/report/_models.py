@@ -147,26 +147,26 @@ def refit_learner(model):
         return None
 
 
-def main_metric(task):
-    return "RMSE" if task == "regression" else "accuracy"
+def main_metric(task, has_proba=True):
+    """The score that decides whether the model beats its baselines (see ``_scores.main_metric``)."""
+    from ._scores import main_metric as _main
+
+    return _main(task, has_proba)
 
 
-def performance(model, X, y, task):
-    """Test-set metrics: RMSE, MAE, R² (regression); accuracy, log loss (classification)."""
-    from sklearn import metrics
+def performance(model, X, y, task, labels=None):
+    """Test-set metrics of one model (point values).
 
-    if task == "regression":
-        pred = np.asarray(model.predict(X), dtype=float)
-        return {"RMSE": float(np.sqrt(metrics.mean_squared_error(y, pred))),
-                "MAE": float(metrics.mean_absolute_error(y, pred)),
-                "R²": float(metrics.r2_score(y, pred))}
-    pred = np.asarray(model.predict(X)).astype(str)
-    out = {"accuracy": float(metrics.accuracy_score(np.asarray(y).astype(str), pred))}
-    if hasattr(model, "predict_proba"):
-        proba = np.asarray(model.predict_proba(X), dtype=float)
-        classes = [str(c) for c in model.classes_]
-        out["log loss"] = float(metrics.log_loss(np.asarray(y).astype(str), np.clip(proba, 1e-15, 1), labels=classes))
-    return out
+    Regression: RMSE, MAE, R². Classification: log loss, Brier score, ROC AUC, balanced
+    accuracy, accuracy (definitions in ``_scores.scores``; NaN where the model gives no
+    probabilities). Section 2 adds bootstrap intervals with ``_scores.score_intervals``.
+    """
+    from ._scores import class_labels, model_outputs, scores
+
+    if task == "classification" and labels is None:
+        labels = class_labels(model, y)
+    out = model_outputs(model, X, task, labels)
+    return {k: float(v[0]) for k, v in scores(out, y, task, np.ones((1, len(y))), labels).items()}
 
 
 class MeanBaseline:

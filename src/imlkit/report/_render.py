@@ -7,7 +7,9 @@ import tempfile
 
 __all__ = ["render_html", "write_atomic"]
 
-_NUMBER = re.compile(r"^[-+−]?[\d,]*\.?\d+(e[-+]?\d+)?%?$|^–$")
+_NUM = r"[-+−]?[\d,]*\.?\d+(e[-+]?\d+)?%?"
+# A number, a dash for "none", or a number with its interval "1.2 [0.9, 1.5]": right-aligned cells.
+_NUMBER = re.compile(rf"^{_NUM}$|^–$|^{_NUM} \[{_NUM}, {_NUM}\]$")
 
 
 def _environment():
@@ -25,10 +27,10 @@ def _environment():
     return env
 
 
-def render_html(sections, title, subtitle, version, created):
-    """The report as one HTML string."""
+def render_html(sections, title, subtitle, version, created, alerts=()):
+    """The report as one HTML string; ``alerts`` are warning boxes shown above every section."""
     return _environment().get_template("report.html.j2").render(
-        sections=sections, title=title, subtitle=subtitle, version=version, created=created)
+        sections=sections, title=title, subtitle=subtitle, version=version, created=created, alerts=list(alerts))
 
 
 def write_atomic(path, content):

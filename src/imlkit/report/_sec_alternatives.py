@@ -13,13 +13,15 @@ __all__ = ["section_alternatives", "binary_task"]
 
 
 def binary_task(ctx):
-    """For a multi-class target: the most frequent class against the rest (GLM and GAM are univariate).
+    """For a multi-class target: the ``--class`` class (default: the most frequent) against the rest
+    (GLM and GAM are univariate).
 
     Returns (class label, y_train 0/1, y_test 0/1) or None for regression and two-class targets.
     """
     if ctx.task != "classification" or ctx.y_train.nunique() <= 2:
         return None
-    c = ctx.y_train.astype(str).value_counts().index[0]
+    chosen = getattr(ctx, "target_class", None)
+    c = str(chosen) if chosen is not None else ctx.y_train.astype(str).value_counts().index[0]
     name = f"{ctx.data.target} is {c}"
     return (c, (ctx.y_train.astype(str) == c).astype(int).rename(name),
             (ctx.y_test.astype(str) == c).astype(int).rename(name))
@@ -57,20 +59,9 @@ class _Target:
 
 
 def _guarded(ctx, name, build):
-    """Run one model's blocks; a model that cannot be fitted on these data gets a visible warning.
-
-    Real data break interpretable models in ordinary ways (separable classes, singular
-    designs); the report says so in place instead of failing as a whole. Unimplemented code
-    (NotImplementedError) is never hidden.
-    """
-    try:
-        return build()
-    except NotImplementedError:
-        raise
-    except Exception as exc:  # shown in the report and in its notes
-        msg = f"{name} could not be fitted on these data: {type(exc).__name__}: {' '.join(str(exc).split())}"
-        ctx.notes.append(msg)
-        return [{"kind": "heading", "text": name}, {"kind": "warning", "text": msg}]
+    """One model's blocks through the report's guard: a model that cannot be fitted on these data
+    (separable classes, singular designs, too few rows) becomes a warning box under its heading."""
+    return ctx.guard(name, build, heading=name)
 
 
 def _glm_blocks(ctx, tg, perf):
@@ -96,7 +87,12 @@ def _gam_blocks(ctx, tg, perf):
     with ctx.step("GAM", family=fam, terms="auto"):
         gam = models.GAM(family=fam).fit(ctx.X_train, tg.y_train)
         perf[f"GAM ({fam})"] = tg.score(ctx, gam)
-    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}, frame_table(gam.summary(), caption="Terms")]
+    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}]
+    if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
+        blocks.append({"kind": "warning", "text": "The GAM's fit did not converge: its terms and curves below are "
+                       "those of the last iteration and may be far off (e.g. separable classes or too many basis "
+                       "functions for the rows); do not read them as the data's effects."})
+    blocks.append(frame_table(gam.summary(), caption="Terms"))
     feats = top_features(ctx, 6)
     with report_style():
         ncol = 3
@@ -177,12 +173,16 @@ def section_alternatives(ctx):
         head.append(_comparison(perf_all, "Test performance on the same split (all classes)"))
     else:
         head.append(_comparison(perf_all, "Test performance on the same split"))
+    head += ctx.guard("figure: interpretable models", lambda: _figure(ctx, perf_all), kind="figure")
+    return Section("alternatives", title, head + body)
+
+
+def _figure(ctx, perf_all):
     key = "RMSE" if ctx.task == "regression" else "accuracy"
     with report_style():
         fig, ax = new_figure(figsize=(6, 0.4 * len(perf_all) + 1.2))
         draw_performance(perf_all, key, ax[0, 0])
-        head.append(figure_block(fig, f"Test {key} of the black box and the interpretable models"))
-    return Section("alternatives", title, head + body)
+        return [figure_block(fig, f"Test {key} of the black box and the interpretable models")]
 
 
 def _comparison(perf, caption):

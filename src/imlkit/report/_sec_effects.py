@@ -31,17 +31,31 @@ def top_features(ctx, k):
     return list(score.sort_values(ascending=False, kind="stable").index[:k])
 
 
-def effect_output(ctx):
-    """Which output the effects describe: the prediction, or P(class) for a classifier.
+#: Up to this many classes, the effects section shows every class's probability (small multiples).
+MAX_CLASS_PANELS = 6
+#: Fewest complete rows for the methods that cannot take missing values (ALE, H, REPID).
+MIN_COMPLETE_ROWS = 20
 
-    A binary classifier: the second class; a multi-class one: the most frequent training class
-    (the effect methods need one class).
+
+def effect_output(ctx):
+    """Which output the H-statistic, 2-D PD and REPID describe: the prediction, or P(class).
+
+    ``--class`` (``ctx.target_class``) when given; otherwise None for a regression or a binary
+    classifier (the effect methods' default: the probability of the second class), and the
+    most frequent training class of a multi-class one (these methods need one class).
     """
     if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba"):
         return None
+    if ctx.target_class is not None:
+        return ctx.target_class
     classes = list(getattr(ctx.model, "classes_", []))
     if len(classes) == 2:
         return None
+    return most_frequent_class(ctx)
+
+
+def most_frequent_class(ctx):
+    classes = list(getattr(ctx.model, "classes_", []))
     counts = ctx.y_train.astype(str).value_counts()
     for c in counts.index:
         for k in classes:
@@ -50,51 +64,130 @@ def effect_output(ctx):
     return classes[0]
 
 
+def effect_classes(ctx):
+    """The outputs the ICE/PD/ALE figures show: every class of a multi-class model (up to
+    ``MAX_CLASS_PANELS``), else the single output of :func:`effect_output`."""
+    if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba") or ctx.target_class is not None:
+        return [effect_output(ctx)]
+    classes = list(getattr(ctx.model, "classes_", []))
+    if 2 < len(classes) <= MAX_CLASS_PANELS:
+        return classes
+    return [effect_output(ctx)]
+
+
 def _output_text(ctx, output):
     if ctx.task == "regression":
         return f"the predicted {ctx.data.target}"
+    classes = list(getattr(ctx.model, "classes_", []))
     if output is None:
-        return f"the predicted probability of class {ctx.model.classes_[1]!s}"
-    return f"the predicted probability of class {output!s} (the most frequent of {len(ctx.model.classes_)} classes)"
+        return f"the predicted probability of class {classes[1]!s}" if len(classes) > 1 else "the prediction"
+    if ctx.target_class is not None:
+        return f"the predicted probability of class {output!s} (chosen with --class)"
+    return (f"the predicted probability of class {output!s}, the most frequent of the {len(classes)} classes "
+            f"(one class is shown when there are more than {MAX_CLASS_PANELS}; choose another with --class)")
+
+
+def complete_rows(ctx, X, method):
+    """The rows of ``X`` without a missing value, for a method that cannot take NaN; and a note or None.
+
+    Raises ValueError when fewer than ``MIN_COMPLETE_ROWS`` rows are complete.
+    """
+    keep = X.notna().all(axis=1).to_numpy()
+    if keep.all():
+        return X, None
+    Xc = X[keep].reset_index(drop=True)
+    if len(Xc) < MIN_COMPLETE_ROWS:
+        raise ValueError(f"{method} needs complete rows, and only {len(Xc)} of the {len(X)} test rows have no missing "
+                         f"value (at least {MIN_COMPLETE_ROWS} are needed)")
+    return Xc, (f"{method} cannot take missing values: it ran on the {len(Xc):,} complete rows of the {len(X):,} "
+                f"test rows used ({len(X) - len(Xc):,} rows with a missing feature value left out).")
 
 
 def section_effects(ctx):
-    """ICE + PD and ALE for the top features, the H-statistic ranking, a 2-D PD of the top pair."""
+    """ICE + PD and ALE for the top features, the H-statistic ranking, a 2-D PD of the top pair.
+
+    For a multi-class model with up to ``MAX_CLASS_PANELS`` classes (and no ``--class``), ICE/PD
+    and ALE are drawn for every class's probability as small multiples.
+    """
     title = "4. Feature effects"
     if not ctx.methods("effects", "hstat"):
         return Section("effects", title,
                        [text("Not computed: 'effects' and 'hstat' were not selected with --methods.")])
     p = ctx.params["effects"]
     output = effect_output(ctx)
+    outputs = effect_classes(ctx)
     feats = top_features(ctx, p["n_features"])
     ctx.effects["top_features"] = feats
     ctx.effects["output"] = output
-    blocks = [text(f"Effects on {_output_text(ctx, output)} of the {len(feats)} most important features "
-                   f"({', '.join(feats)}). ICE curves (thin lines, {p['ice_rows']} test rows) with their mean, the "
-                   f"partial dependence (PD, thick line); beside them the accumulated local effects (ALE), which "
-                   f"stay on the data where features are dependent.")]
+    X_ice, _ = ctx.rows(p["ice_rows"], "ice")
+    if len(outputs) > 1:
+        what = (f"the predicted probability of each of the {len(outputs)} classes "
+                f"({', '.join(str(c) for c in outputs)}; one column per class)")
+    else:
+        what = _output_text(ctx, outputs[0])
+    blocks = [text(f"Effects on {what} of the {len(feats)} most important features ({', '.join(feats)}).")]
     if ctx.methods("effects"):
-        X_ice, _ = ctx.rows(p["ice_rows"], "ice")
+        blocks[0] = text(blocks[0]["text"] + f" ICE curves (thin lines, {len(X_ice):,} test rows) with their mean, the "
+                         f"partial dependence (PD, thick line); beside them the accumulated local effects (ALE), which "
+                         f"stay on the data where features are dependent.")
+        try:
+            X_ale, note = complete_rows(ctx, ctx.X_test, "ALE")
+        except ValueError as exc:
+            X_ale, note = None, None
+            blocks += ctx.failure_blocks("ALE", exc)
+        if note:
+            blocks.append(text(note))
         for f in feats:
-            with ctx.step(f"ICE + PD: {f}", grid=p["grid"], rows=len(X_ice), output=str(output)):
-                e = eff.ice(ctx.model, X_ice, f, grid=p["grid"], output=output)
-            with ctx.step(f"ALE: {f}", bins=p["ale_bins"], rows=len(ctx.X_test), output=str(output)):
-                a = eff.ale(ctx.model, ctx.X_test, f, bins=p["ale_bins"], output=output)
-            with report_style():
-                fig, ax = new_figure(1, 2, figsize=(10, 3.6))
-                e.plot(ax=ax[0, 0])
-                ax[0, 0].set_title(f"ICE and PD of {f}")
-                a.plot(ax=ax[0, 1])
-                ax[0, 1].set_title(f"ALE of {f}")
-                blocks.append(figure_block(fig, f"ICE curves with PD, and ALE, of feature {f}"))
+            blocks += ctx.guard(f"ICE/PD/ALE of {f}", lambda f=f: _effect_figure(ctx, f, outputs, X_ice, X_ale))
     if ctx.methods("hstat"):
-        blocks += _hstat_blocks(ctx, output)
+        blocks += ctx.guard("H-statistic", lambda: _hstat_blocks(ctx, output))
     return Section("effects", title, blocks)
+
+
+def _label(output, outputs, ctx):
+    if len(outputs) == 1:
+        return ""
+    return f"P({output!s}): "
+
+
+def _effect_figure(ctx, f, outputs, X_ice, X_ale):
+    """One figure per feature: ICE + PD (top row) and ALE (bottom row), one column per class shown."""
+    p = ctx.params["effects"]
+    ices, ales = [], []
+    for out in outputs:
+        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p["grid"], rows=len(X_ice),
+                      output=str(out)):
+            ices.append(eff.ice(ctx.model, X_ice, f, grid=p["grid"], output=out))
+        if X_ale is not None:
+            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p["ale_bins"],
+                          rows=len(X_ale), output=str(out)):
+                ales.append(eff.ale(ctx.model, X_ale, f, bins=p["ale_bins"], output=out))
+    k = len(outputs)
+    with report_style():
+        if k == 1:
+            fig, ax = new_figure(1, 2, figsize=(10, 3.6))
+            cells = [(ax[0, 0], ax[0, 1])]
+        else:
+            fig, ax = new_figure(2, k, figsize=(min(3.3 * k, 15), 6.6))
+            cells = [(ax[0, i], ax[1, i]) for i in range(k)]
+        for i, (out, (a_ice, a_ale)) in enumerate(zip(outputs, cells)):
+            lab = _label(out, outputs, ctx)
+            ices[i].plot(ax=a_ice)
+            a_ice.set_title(f"{lab}ICE and PD of {f}")
+            if ales:
+                ales[i].plot(ax=a_ale)
+                a_ale.set_title(f"{lab}ALE of {f}")
+            else:
+                a_ale.set_axis_off()
+        cap = (f"ICE ({len(X_ice):,} rows) with PD" + (f", and ALE ({len(X_ale):,} rows)," if ales else ",")
+               + f" of feature {f}" + (f" for each of the {k} classes" if k > 1 else ""))
+        return [figure_block(fig, cap, caption=cap)]
 
 
 def _hstat_blocks(ctx, output):
     p = ctx.params["hstat"]
     X_h, _ = ctx.rows(p["n_samples"], "hstat")
+    X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output)):
         h = eff.h_statistic(ctx.model, X_h, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"], output=output,
                             n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
@@ -106,10 +199,19 @@ def _hstat_blocks(ctx, output):
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
                    f"interaction. Computed on {len(X_h)} test rows."),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)")]
+    if note:
+        blocks.insert(2, text(note))
     pairs = h.to_frame("pairwise")
     if len(pairs):
         pairs = pairs.rename(columns={"feature_1": "feature", "feature_2": "feature ", "h2": "H²", "h": "H"})
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False))
+    blocks += ctx.guard("figure: H-statistic", lambda: _hstat_figure(h, pairs), kind="figure")
+    if len(h.pairwise):
+        blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output))
+    return blocks
+
+
+def _hstat_figure(h, pairs):
     with report_style():
         fig, ax = new_figure(1, 2, figsize=(10, 0.25 * len(h.feature_names) + 1.5))
         h.plot(kind="overall", ax=ax[0, 0])
@@ -117,21 +219,23 @@ def _hstat_blocks(ctx, output):
             h.plot(kind="pairwise", ax=ax[0, 1])
         else:
             ax[0, 1].set_axis_off()
-        blocks.append(figure_block(fig, "Bar charts of the overall and pairwise H-statistics"))
-    if len(h.pairwise):
-        top = h.pairwise.iloc[0]
-        pair = (top["feature_1"], top["feature_2"])
-        pe = ctx.params["effects"]
-        X_pd, _ = ctx.rows(pe["ice_rows"], "pd2")
-        grid = min(pe["grid"], 12)
-        with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
-            pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
-        with report_style():
-            fig, ax = new_figure(figsize=(6, 4.2))
-            pd2.plot(ax=ax[0, 0])
-            ax[0, 0].set_title(f"2-D partial dependence of the strongest pair: {pair[0]} × {pair[1]}")
-            blocks.append(figure_block(fig, f"Heat map of the 2-D partial dependence of {pair[0]} and {pair[1]}"))
-    return blocks
+        return [figure_block(fig, "Bar charts of the overall and pairwise H-statistics")]
+
+
+def _pd2_blocks(ctx, h, output):
+    top = h.pairwise.iloc[0]
+    pair = (top["feature_1"], top["feature_2"])
+    pe = ctx.params["effects"]
+    X_pd, _ = ctx.rows(pe["ice_rows"], "pd2")
+    grid = min(pe["grid"], 12)
+    with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
+        pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
+    with report_style():
+        fig, ax = new_figure(figsize=(6, 4.2))
+        pd2.plot(ax=ax[0, 0])
+        ax[0, 0].set_title(f"2-D partial dependence of the strongest pair: {pair[0]} × {pair[1]}")
+        cap = f"2-D partial dependence of {pair[0]} and {pair[1]} ({len(X_pd):,} test rows, {grid}×{grid} grid)"
+        return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
 def choose_repid_feature(ctx, X, candidates, grid, output):
@@ -157,6 +261,7 @@ def section_regional(ctx):
     p = ctx.params["repid"]
     output = ctx.effects.get("output", effect_output(ctx))
     X_rep, _ = ctx.rows(p["rows"], "repid")
+    X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params["effects"]["n_features"] + 1
     candidates = top_features(ctx, n_cand)
     with ctx.step("c-ICE heterogeneity of the top features", candidates=", ".join(candidates), rows=len(X_rep),
@@ -167,9 +272,10 @@ def section_regional(ctx):
         g = eff.repid(ctx.model, X_rep, feature, grid=p["grid"], max_depth=p["max_depth"],
                       min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=output)
     ctx.effects["repid"] = g
-    blocks = [text(f"The feature with the most heterogeneous mean-centred ICE curves among the top features is "
-                   f"{feature}. REPID splits its curves by the other features so that the curves within a region "
+    blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
+                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the other features so that the curves within a region "
                    f"are alike (Herbinger et al. 2022); {len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
+              *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
               {"kind": "pre", "text": g.tree_text()}]
@@ -184,8 +290,13 @@ def section_regional(ctx):
     else:
         blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
                            f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
+    blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, len(X_rep)), kind="figure")
+    return Section("regional", title, blocks)
+
+
+def _repid_figure(g, feature, n):
     with report_style():
         fig, ax = new_figure(figsize=(7, 4))
         g.plot(ax=ax[0, 0], show_tree=False)
-        blocks.append(figure_block(fig, f"Global and regional partial dependence of {feature}"))
-    return Section("regional", title, blocks)
+        cap = f"Global and regional partial dependence of {feature} ({n:,} test rows)"
+        return [figure_block(fig, cap, caption=cap)]

@@ -93,6 +93,11 @@ def compute_importance(ctx, method):
     return results
 
 
+def _run(ctx, method):
+    compute_importance(ctx, method)
+    return []
+
+
 def _interval(r, j):
     lo, hi = r.ci_low[j], r.ci_high[j]
     if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -140,7 +145,12 @@ def side_by_side_rows(results):
 
 
 def section_importance(ctx):
-    """Importance of every selected method, the question table, PIMP, and each method's caveats."""
+    """Importance of every selected method, the question table, PIMP, and each method's caveats.
+
+    Each method, the comparison figure and the PIMP part run in their own guard: a failing
+    method becomes a warning box here and the others are still shown.
+    """
+    failed = []
     for method in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"):
         if not ctx.methods(method):
             continue
@@ -148,12 +158,14 @@ def section_importance(ctx):
             ctx.notes.append(f"{method.upper()} needs refits, but the model cannot be cloned (it is not a "
                              f"scikit-learn estimator); it was left out.")
             continue
-        compute_importance(ctx, method)
+        failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
     results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
     pimp = ctx.importance.get("pimp")
     blocks = [_question_table(list(ctx.importance), pimp.params.get("importance") if pimp is not None else None)]
+    blocks += failed
     if not ctx.importance:
-        blocks.append(text("No importance method was selected."))
+        if not failed:
+            blocks.append(text("No importance method was selected."))
         return Section("importance", "3. Feature importance", blocks)
     losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in ctx.importance.items())
     blocks.append(text(f"Losses: {losses}. PFI, CFI and SAGE explain the fitted model on test data; LOCO, "
@@ -162,32 +174,48 @@ def section_importance(ctx):
         cols, rows = side_by_side_rows(results)
         blocks.append(table(cols, rows, caption="Importance side by side (each in its own units; "
                                                 "intervals at the 95% level)"))
-        with report_style():
-            nfeat = len({f for r in results.values() for f in r.feature_names})
-            fig, ax = new_figure(figsize=(8, 0.06 * len(results) * min(nfeat, 15) + 0.25 * min(nfeat, 15) + 1.2))
-            draw_importance_comparison(results, ax[0, 0], labels=METHOD_LABELS)
-            blocks.append(figure_block(fig, "Grouped bar chart of every method's relative importance"))
+        blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if "pimp" in ctx.importance:
-        blocks += _pimp_blocks(ctx.importance["pimp"])
+        blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(ctx.importance["pimp"]), kind="part")
     caveats = []
     for key in ("sage_marginal", "sage_conditional"):
         r = ctx.importance.get(key)
         if r is not None and "n_permutations" in r.extra:
-            conv = "converged" if r.extra.get("converged") else "did NOT converge (read its intervals)"
-            n_rows = len(ctx.rows(ctx.params["sage"]["rows"], "sage")[0])
-            caveats.append(f"{METHOD_LABELS[key]}: {r.extra['n_permutations']} orderings on {n_rows} test rows, "
-                           f"{conv} at tolerance {r.params.get('tolerance')}.")
-    from ._reading import cli_advice  # (defaults helper) advice only the command line can follow
+            caveats.append(_sage_caveat(ctx, key, r))
+    from ._reading import cli_advice  # advice only the command line can follow
 
     by_text = {}
     for key, r in ctx.importance.items():
         for w in r.warnings:
+            if key.startswith("sage") and "did not converge" in w:
+                continue  # said above, with the command-line option that changes it
             by_text.setdefault(cli_advice(w), []).append(METHOD_LABELS.get(key, key))
     caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
     if caveats:
         blocks.append(bullets(caveats, title="Caveats found while computing"))
     ctx.effects["reading_anchor"] = len(blocks)
     return Section("importance", "3. Feature importance", blocks)
+
+
+def _comparison_figure(results):
+    with report_style():
+        nfeat = len({f for r in results.values() for f in r.feature_names})
+        fig, ax = new_figure(figsize=(8, 0.06 * len(results) * min(nfeat, 15) + 0.25 * min(nfeat, 15) + 1.2))
+        draw_importance_comparison(results, ax[0, 0], labels=METHOD_LABELS)
+        return [figure_block(fig, "Grouped bar chart of every method's relative importance")]
+
+
+def _sage_caveat(ctx, key, r):
+    """What a SAGE run did: converged, or stopped at its budget -- with the option that raises it."""
+    n_rows = len(ctx.rows(ctx.params["sage"]["rows"], "sage")[0])
+    n = r.extra["n_permutations"]
+    tol = r.params.get("tolerance")
+    if r.extra.get("converged"):
+        return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} test rows (the largest standard "
+                f"error is below {tol} of the largest value).")
+    return (f"{METHOD_LABELS[key]} stopped after {n} orderings (its budget) on {n_rows} test rows before reaching "
+            f"tolerance {tol}: its values are estimates with standard errors shown (the intervals in the table). "
+            f"Allow more orderings with --sage-orderings (now {r.params.get('max_permutations', n)}).")
 
 
 def _pimp_blocks(r):

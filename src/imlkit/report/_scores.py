@@ -1,0 +1,217 @@
+"""Test scores of the report's models with paired bootstrap intervals over the test rows.
+
+Every score is a weighted average over test rows (or a ratio of such averages), so one
+matrix of bootstrap weights ``W`` (B, n) -- row b counts how often each test row is drawn in
+resample b -- gives all resampled scores of all models at once. The same ``W`` is used for
+every model, so differences between models are *paired*: their interval reflects how
+consistently one model beats the other on the same rows, not the spread of each alone.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
+           "bootstrap_weights", "score_intervals", "main_metric"]
+
+REGRESSION_METRICS = ("RMSE", "MAE", "R²")
+CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
+LOWER_IS_BETTER = {"RMSE", "MAE", "log loss", "Brier score"}
+#: Bootstrap resamples of the test rows for the intervals.
+N_BOOT = 1000
+
+
+def main_metric(task, has_proba=True):
+    """The score that decides whether the model beats the baseline.
+
+    Regression: RMSE. Classification: log loss (a strictly proper score: it rewards calibrated
+    probabilities), or accuracy for a model without probabilities.
+    """
+    if task == "regression":
+        return "RMSE"
+    return "log loss" if has_proba else "accuracy"
+
+
+def class_labels(model, y_train, y_test=None):
+    """The class labels as text, in the model's order, with classes only seen in the data appended."""
+    labels = [str(c) for c in getattr(model, "classes_", [])]
+    for part in (y_train, y_test):
+        if part is not None:
+            labels += sorted(set(np.asarray(part).astype(str)) - set(labels))
+    return labels
+
+
+def model_outputs(model, X, task, labels=None):
+    """What the scores need from one model: predictions, and probabilities aligned to ``labels``.
+
+    Returns dict(pred=(n,) float or str array, proba=(n, L) array or None).
+    """
+    if task == "regression":
+        return {"pred": np.asarray(model.predict(X), dtype=float).ravel(), "proba": None}
+    pred = np.asarray(model.predict(X)).astype(str).ravel()
+    proba = None
+    if hasattr(model, "predict_proba") and labels is not None:
+        raw = np.asarray(model.predict_proba(X), dtype=float)
+        own = [str(c) for c in getattr(model, "classes_", range(raw.shape[1]))]
+        proba = np.zeros((len(pred), len(labels)))
+        for j, c in enumerate(own):
+            if c in labels:
+                proba[:, labels.index(c)] = raw[:, j]
+    return {"pred": pred, "proba": proba}
+
+
+#: Most weight entries (resamples x rows) held at once; larger test sets are resampled in blocks.
+MAX_WEIGHTS = 4_000_000
+
+
+def bootstrap_weights(n, seed, n_boot=N_BOOT):
+    """(n_boot, n) counts of each test row in each resample (multinomial, rows sum to n)."""
+    return np.vstack(list(_weight_blocks(n, seed, n_boot)))
+
+
+def _weight_blocks(n, seed, n_boot):
+    """The rows of :func:`bootstrap_weights` in blocks of at most ``MAX_WEIGHTS`` entries (same numbers)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 20111]))
+    step = max(1, MAX_WEIGHTS // max(n, 1))
+    for start in range(0, n_boot, step):
+        b = min(step, n_boot - start)
+        # Row draws with replacement, counted per resample (one bincount over offset indices).
+        idx = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
+        yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
+
+
+def n_resamples(n):
+    """Bootstrap resamples for ``n`` test rows: ``N_BOOT``, fewer (>= 200) when n x N_BOOT > 1e7."""
+    return int(min(N_BOOT, max(200, 10_000_000 // max(n, 1))))
+
+
+def _weighted_auc(W, score, pos):
+    """ROC AUC = P(score_pos > score_neg) + P(tie)/2 under row weights; (B,) array.
+
+    Rows are grouped by tied scores once; with weights the Mann-Whitney count becomes
+    sum over groups of (positive weight) x (negative weight below + half the tied negative weight).
+    """
+    order = np.argsort(score, kind="mergesort")
+    s = score[order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    Wo = W[:, order]
+    p = pos[order]
+    gp = np.add.reduceat(Wo * p, starts, axis=1)
+    gn = np.add.reduceat(Wo * ~p, starts, axis=1)
+    below = np.cumsum(gn, axis=1) - gn
+    num = (gp * (below + 0.5 * gn)).sum(axis=1)
+    den = gp.sum(axis=1) * gn.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def scores(out, y, task, W, labels=None):
+    """Every metric of one model under each row of weights ``W`` (B, n): dict metric -> (B,) array.
+
+    Regression: RMSE, MAE, R² (1 - SSE/SST with the resample's own mean). Classification: log
+    loss (natural log, probabilities clipped to [1e-15, 1]), Brier score (sum over classes of
+    (p_k - 1{y = k})², Brier 1950), ROC AUC (binary: of the second label; multiclass: the
+    unweighted mean of one-vs-rest AUCs over the classes present), balanced accuracy (mean
+    recall over the classes present), accuracy. Scores a model cannot give (no probabilities)
+    are NaN.
+    """
+    n = W.shape[1]
+    if task == "regression":
+        yv = np.asarray(y, dtype=float)
+        err = yv - out["pred"]
+        sse = W @ err ** 2
+        sst = W @ yv ** 2 - (W @ yv) ** 2 / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r2 = np.where(sst > 0, 1 - sse / np.where(sst > 0, sst, 1.0), np.nan)
+        return {"RMSE": np.sqrt(sse / n), "MAE": W @ np.abs(err) / n, "R²": r2}
+    ys = np.asarray(y).astype(str)
+    correct = (out["pred"] == ys).astype(float)
+    res = {"accuracy": W @ correct / n}
+    recalls = []
+    for c in np.unique(ys):
+        is_c = (ys == c).astype(float)
+        tot = W @ is_c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            recalls.append(np.where(tot > 0, (W @ (correct * is_c)) / np.where(tot > 0, tot, 1.0), np.nan))
+    res["balanced accuracy"] = np.nanmean(np.vstack(recalls), axis=0)
+    proba = out.get("proba")
+    if proba is None or labels is None:
+        nan = np.full(W.shape[0], np.nan)
+        res.update({"log loss": nan, "Brier score": nan, "ROC AUC": nan})
+    else:
+        idx = np.array([labels.index(c) if c in labels else -1 for c in ys])
+        onehot = np.zeros_like(proba)
+        known = idx >= 0
+        onehot[np.flatnonzero(known), idx[known]] = 1.0
+        p_true = np.where(known, proba[np.arange(n), np.maximum(idx, 0)], 0.0)
+        res["log loss"] = W @ -np.log(np.clip(p_true, 1e-15, 1.0)) / n
+        res["Brier score"] = W @ ((proba - onehot) ** 2).sum(axis=1) / n
+        if len(labels) == 2:
+            res["ROC AUC"] = _weighted_auc(W, proba[:, 1], ys == labels[1])
+        else:
+            aucs = [_weighted_auc(W, proba[:, k], ys == c) for k, c in enumerate(labels) if (ys == c).any()]
+            with np.errstate(invalid="ignore"):
+                res["ROC AUC"] = np.nanmean(np.vstack(aucs), axis=0) if aucs else np.full(W.shape[0], np.nan)
+    return {m: res[m] for m in CLASSIFICATION_METRICS}
+
+
+def _interval(values, level):
+    v = values[np.isfinite(values)]
+    if len(v) < 2:
+        return np.nan, np.nan
+    a = 100 * (1 - level) / 2
+    lo, hi = np.percentile(v, [a, 100 - a])
+    return float(lo), float(hi)
+
+
+def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=None, level=0.95):
+    """Point scores, percentile-bootstrap intervals and paired differences to ``reference``.
+
+    Parameters
+    ----------
+    outputs : dict name -> :func:`model_outputs` of that model on the test rows
+    y : (n,) test targets
+    reference : str, optional -- the model whose differences to the others are computed
+        (the black box): difference = score(reference) - score(other), per resample.
+    n_boot : int, optional -- resamples (default :func:`n_resamples`: 1000 up to 10,000 rows)
+
+    Returns
+    -------
+    dict with ``scores`` {name: {metric: (value, low, high)}} and ``differences``
+    {other: {metric: (value, low, high)}}, plus ``n_boot`` and ``level``.
+    """
+    n = len(y)
+    n_boot = n_resamples(n) if n_boot is None else int(n_boot)
+    ones = np.ones((1, n))
+    point = {k: scores(o, y, task, ones, labels) for k, o in outputs.items()}
+    boot = {k: {} for k in outputs}
+    for W in _weight_blocks(n, seed, n_boot):
+        for k, o in outputs.items():
+            for m, v in scores(o, y, task, W, labels).items():
+                boot[k].setdefault(m, []).append(v)
+    boot = {k: {m: np.concatenate(v) for m, v in d.items()} for k, d in boot.items()}
+    table = {k: {m: (float(point[k][m][0]),) + _interval(boot[k][m], level) for m in point[k]} for k in outputs}
+    diffs = {}
+    if reference is not None:
+        for k in outputs:
+            if k == reference:
+                continue
+            diffs[k] = {m: (float(point[reference][m][0] - point[k][m][0]),)
+                        + _interval(boot[reference][m] - boot[k][m], level) for m in point[k]}
+    return {"scores": table, "differences": diffs, "n_boot": n_boot, "level": level}
+
+
+def beats(difference, metric):
+    """Whether a (value, low, high) difference (model - other) shows the model better on ``metric``:
+    the whole interval lies on the better side of 0."""
+    _, lo, hi = difference
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    return hi < 0 if metric in LOWER_IS_BETTER else lo > 0
+
+
+def worse(difference, metric):
+    """Whether the interval of (model - other) lies entirely on the worse side of 0."""
+    _, lo, hi = difference
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    return lo > 0 if metric in LOWER_IS_BETTER else hi < 0
