@@ -31,7 +31,7 @@ from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
 
-def _kernels():
+def _kernel_module():
     # numba is imported on first use, so `import imlkit` stays fast for models without trees.
     from . import _kernels as k
 
@@ -64,7 +64,7 @@ def tree_model(model):
         return hit
     try:
         tm = adapt(model)
-        tm.kernel_args = _kernels().as_kernel_args(tm.forest)
+        tm.kernel_args = _kernel_module().as_kernel_args(tm.forest)
     except Unsupported as exc:
         _remember(model, exc)
         raise
@@ -91,7 +91,7 @@ def _raw(tm, Xe, j, G, cnt, max_rows=None):
     for s in range(0, n, step):
         Gb = G if G.shape[0] == 1 else G[s:s + step]
         cb = cnt if G.shape[0] == 1 else cnt[s:s + step]
-        parts.append(_kernels().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j), np.ascontiguousarray(Gb),
+        parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j), np.ascontiguousarray(Gb),
                                  np.ascontiguousarray(cb, dtype=np.int64), *tm.kernel_args))
     raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     raw += tm.base
@@ -115,7 +115,7 @@ def predict_rows(tm, data, output):
 
 def _calibrate(tm, data, Xe):
     """Intercept = the model's margin minus the trees' sum (XGBoost's base_score through its link)."""
-    trees = _kernels().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), *tm.kernel_args)[:, 0, :]
+    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), *tm.kernel_args)[:, 0, :]
     margin = np.asarray(tm.margin(data), dtype=np.float64).reshape(len(Xe), -1)
     if margin.shape[1] != trees.shape[1]:
         raise Unsupported("the margin has an unexpected shape")

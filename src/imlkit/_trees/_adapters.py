@@ -98,13 +98,20 @@ class _Builder:
 
 def _depth(left, right, leaf):
     """Depth of a tree given local child arrays (root 0)."""
-    depth = np.zeros(len(leaf), dtype=np.int64)
+    n = len(leaf)
+    depth = np.zeros(n, dtype=np.int64)
     stack = [0]
     best = 0
+    seen = 0
     while stack:
         nd = stack.pop()
+        seen += 1
+        if seen > n:
+            raise Unsupported("a tree is not a tree (a node is reached twice)")
         if not leaf[nd]:
             for ch in (int(left[nd]), int(right[nd])):
+                if not 0 <= ch < n:
+                    raise Unsupported("a tree has a child index out of range")
                 depth[ch] = depth[nd] + 1
                 best = max(best, depth[ch])
                 stack.append(ch)
@@ -490,7 +497,7 @@ def _xgboost(model):
         for nid in ids:
             nd = nodes[nid]
             if "leaf" in nd:
-                vals = (-1, 0, 0.0, -1, -1, 0, float(nd["leaf"]))
+                vals = (0, -1, 0.0, -1, -1, 0, float(nd["leaf"]))
             else:
                 if "split_condition" not in nd or nd.get("cats") is not None:
                     raise Unsupported("categorical XGBoost splits are not supported")
