@@ -108,7 +108,8 @@ def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_le
                 hi = s_hi[top]
                 has_nan = s_nan[top]
                 while True:
-                    if kind[nd] < 0:
+                    kd = kind[nd]
+                    if kd < 0:
                         if out_col >= 0:
                             v = value[nd, 0]
                             diff[i, lo, out_col] += v
@@ -125,14 +126,22 @@ def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_le
                         break
                     f = feature[nd]
                     if f != j:
-                        if _go_left(X[i, f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+                        x = X[i, f]
+                        if kd == 0:  # the common case, inlined
+                            if x <= thr[nd]:
+                                nd = left[nd]
+                            elif x != x and missing_left[nd] != 0:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                        elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
                             nd = left[nd]
                         else:
                             nd = right[nd]
                         continue
                     # A split on the free feature: divide the set of grid points.
                     nan_left = missing_left[nd] != 0
-                    if kind[nd] == 0:
+                    if kd == 0:
                         s = thr[nd]
                         k = lo
                         while k < hi and G[gi, k] <= s:
