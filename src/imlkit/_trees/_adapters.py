@@ -297,8 +297,9 @@ def _sk_encode(model):
     return encode
 
 
-def _forest(model):
-    trees = model.estimators_
+def _forest(model, trees=None):
+    """RandomForest/ExtraTrees (mean of the trees; a classifier averages leaf proportions), or one tree."""
+    trees = model.estimators_ if trees is None else trees
     T = len(trees)
     classifier = hasattr(model, "classes_")
     if classifier:
@@ -558,6 +559,8 @@ def adapt(model):
     mod = type(model).__module__
     if hasattr(model, "_predictors") and hasattr(model, "_bin_mapper"):
         return _hgb(model)
+    if mod.startswith("sklearn.tree") and hasattr(model, "tree_"):
+        return _forest(model, [model])
     est = getattr(model, "estimators_", None)
     if mod.startswith("sklearn.ensemble") and est is not None:
         if isinstance(est, np.ndarray) and est.ndim == 2 and hasattr(model, "learning_rate"):
