@@ -228,3 +228,28 @@ def test_kernel_known_answer_on_a_hand_made_stump():
     G = np.array([[0.0, 0.5, 1.0, np.nan]])
     raw = _trees._raw(tm, np.zeros((2, 1)), 0, G, np.array([3]))
     assert_allclose(raw[:, :, 0], [[11, 11, 13, 13], [11, 11, 13, 13]])
+
+
+def test_pipeline_with_columnwise_steps(bike):
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
+
+    X, y = bike["cat"].fillna({"temp": 0.5}), bike["y"]
+    X = X.assign(mnth=X["mnth"].cat.add_categories(["?"]).fillna("?"))
+    ordinal = make_column_transformer((OrdinalEncoder(), ["mnth", "weathersit"]), (StandardScaler(), ["temp"]),
+                                      remainder="passthrough")
+    pipe = make_pipeline(ordinal, RandomForestRegressor(8, max_depth=5, random_state=0)).fit(X, y)
+    for feature in ("temp", "mnth"):
+        fast = ik.ice(pipe, X, feature, grid=6)
+        slow = ik.ice(pipe, X, feature, grid=6, engine="predict")
+        assert fast.params["engine"] == "trees"
+        assert_allclose(fast.individual, slow.individual, rtol=1e-10, atol=1e-10)
+    fast = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"])
+    slow = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"], engine="predict")
+    assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
+    # One-hot columns are not one column per feature: the model-agnostic path, with a note.
+    onehot = make_column_transformer((OneHotEncoder(), ["mnth", "weathersit"]), remainder="passthrough")
+    pipe = make_pipeline(onehot, RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, y)
+    r = ik.partial_dependence(pipe, X, "temp", grid=4)
+    assert r.params["engine"] == "predict" and "OneHotEncoder" in r.params["engine_note"]

@@ -5,8 +5,10 @@ For a tree ensemble the engine walks each tree once per row with ``x_j`` left *f
 values reaching a node form a range, split at each threshold on ``j``, and leaf values are
 added to the whole range at once (see :mod:`._kernels`). Supported: scikit-learn's
 HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
-LightGBM and XGBoost (gbtree, numeric splits); classifiers give probabilities through the
-model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
+LightGBM and XGBoost (gbtree, numeric splits), single decision trees, and any of them as the
+last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
+SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
+the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
 
 How a method uses it (the method never needs to know which engine ran):
 
@@ -144,6 +146,8 @@ def attach(predictor, X, engine="auto"):
         return {"engine": "predict"}
     try:
         tm = tree_model(predictor.model)
+        if tm.name.startswith("Pipeline") and not predictor.as_frame:
+            raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
         rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
         sub = X.iloc[rows]
         data = sub if predictor.as_frame else sub.to_numpy()
@@ -167,7 +171,9 @@ def attach(predictor, X, engine="auto"):
 
 
 def _looks_like_trees(model):
-    return any(hasattr(model, a) for a in ("_predictors", "estimators_", "booster_", "get_booster"))
+    if hasattr(model, "steps"):  # a Pipeline: its last step
+        return _looks_like_trees(model.steps[-1][1])
+    return any(hasattr(model, a) for a in ("_predictors", "estimators_", "tree_", "booster_", "get_booster"))
 
 
 def _column(predictor, tm, X, name):

@@ -547,6 +547,103 @@ def _xgb_matrix(X):
     return xgb.DMatrix(X)
 
 
+# --------------------------------------------------------------------------- Pipeline
+
+#: Transformers that map each input column to one output column, value by value.
+_COLUMNWISE = {"OrdinalEncoder", "StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler",
+               "SimpleImputer"}
+
+
+def _check_columnwise(step):
+    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+        return
+    name = type(step).__name__
+    if name in _COLUMNWISE:
+        return
+    if name == "FunctionTransformer" and step.func is None:  # identity (ColumnTransformer's passthrough)
+        return
+    if name == "Pipeline":
+        for _, sub in step.steps:
+            _check_columnwise(sub)
+        return
+    if name == "ColumnTransformer":
+        for _, trans, _ in step.transformers_:
+            _check_columnwise(trans)
+        return
+    raise Unsupported(f"a Pipeline step {name} is not known to act column by column")
+
+
+def _pipeline(model):
+    steps = model.steps
+    for _, step in steps[:-1]:
+        _check_columnwise(step)
+    inner = adapt(steps[-1][1])
+    pre = model[:-1]
+    mapping = {}
+
+    def encode(X):
+        return inner.encode(pre.transform(X))
+
+    def as_frame_rows(X, key, values):
+        rows = X.iloc[np.zeros(len(values), dtype=int)].reset_index(drop=True)
+        dtype = X[key].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            rows[key] = pd.Categorical(values, dtype=dtype)
+        else:
+            rows[key] = pd.Series(values, dtype=object).astype(dtype) if dtype.kind not in "biuf" else \
+                np.asarray(values).astype(dtype)
+        return rows
+
+    def column(key, X):
+        # Only named columns of a frame; the output column that depends on `key` is found by
+        # setting the column to two different values and seeing which encoded column moves.
+        if not isinstance(key, str) or not isinstance(X, pd.DataFrame) or key not in X.columns:
+            return None
+        if key in mapping:
+            return mapping[key]
+        mapping[key] = None
+        vals = pd.unique(X[key].dropna())
+        if len(vals) < 2:
+            return None
+        head = X.iloc[:min(len(X), 8)]
+        E0 = encode(head)
+        E = [encode(head.assign(**{key: as_frame_rows(head, key, [v] * len(head))[key].to_numpy()
+                                   if not isinstance(X[key].dtype, pd.CategoricalDtype)
+                                   else pd.Categorical([v] * len(head), dtype=X[key].dtype)}))
+             for v in vals[:2]]
+        moved = np.flatnonzero(np.any(~_same(E[0], E[1]), axis=0))
+        if len(moved) != 1:
+            return None
+        j = int(moved[0])
+        others = np.ones(E0.shape[1], dtype=bool)
+        others[j] = False
+        if not (_same(E[0][:, others], E0[:, others]).all() and _same(E[0][:, j], E[0][0, j]).all()):
+            return None
+
+        def enc(values):
+            values = np.asarray(values, dtype=object) if not np.asarray(values).dtype.kind in "biuf" \
+                else np.asarray(values)
+            codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
+            out = np.full(len(values), np.nan)
+            if len(uniq):
+                col = encode(as_frame_rows(X, key, list(uniq)))[:, j]
+                out[codes >= 0] = col[codes[codes >= 0]]
+            if (codes < 0).any():  # missing values: what the pipeline makes of NaN
+                out[codes < 0] = encode(as_frame_rows(X, key, [np.nan]))[0, j]
+            return out
+
+        mapping[key] = (j, enc)
+        return mapping[key]
+
+    margin = None if inner.margin is None else (lambda X: inner.margin(pre.transform(X)))
+    return TreeModel(inner.forest, inner.base, encode, column, inner.finish, f"Pipeline({inner.name})",
+                     rtol=inner.rtol, atol=inner.atol, margin=margin)
+
+
+def _same(a, b):
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
 # --------------------------------------------------------------------------- dispatch
 
 def adapt(model):
@@ -557,6 +654,8 @@ def adapt(model):
     booster's ``get_dump``), never by class name alone.
     """
     mod = type(model).__module__
+    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
+        return _pipeline(model)
     if hasattr(model, "_predictors") and hasattr(model, "_bin_mapper"):
         return _hgb(model)
     if mod.startswith("sklearn.tree") and hasattr(model, "tree_"):
