@@ -39,7 +39,7 @@ def _kernel_module():
 
     return k
 
-__all__ = ["ENGINES", "check_engine", "attach", "ice", "perturbed", "tree_model", "predict_rows"]
+__all__ = ["ENGINES", "attach", "check_engine", "ice", "perturbed", "predict_rows", "tree_model"]
 
 ENGINES = ("auto", "trees", "predict")
 

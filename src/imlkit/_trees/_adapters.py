@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Forest", "TreeModel", "adapt", "Unsupported"]
+__all__ = ["Forest", "TreeModel", "Unsupported", "adapt"]
 
 
 class Unsupported(Exception):

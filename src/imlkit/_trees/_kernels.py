@@ -22,6 +22,8 @@ compiled once and cached on disk (``cache=True``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -31,7 +33,7 @@ ZERO_THRESHOLD = 1e-35
 
 @njit(cache=True, nogil=True)
 def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
-    if x != x:
+    if math.isnan(x):
         return missing_left[nd] != 0
     k = kind[nd]
     if k == 0:
@@ -128,9 +130,7 @@ def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_le
                     if f != j:
                         x = X[i, f]
                         if kd == 0:  # the common case, inlined
-                            if x <= thr[nd]:
-                                nd = left[nd]
-                            elif x != x and missing_left[nd] != 0:
+                            if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
                                 nd = left[nd]
                             else:
                                 nd = right[nd]
