@@ -259,3 +259,14 @@ def test_pipeline_with_columnwise_steps(bike):
     pipe = make_pipeline(onehot, RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, y)
     r = ik.partial_dependence(pipe, X, "temp", grid=4)
     assert r.params["engine"] == "predict" and "OneHotEncoder" in r.params["engine_note"]
+
+
+def test_refitted_model_is_read_again(bike):
+    X, y = bike["num"], bike["y"]
+    model = GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, y)
+    ik.partial_dependence(model, X, "temp", grid=4)
+    model.set_params(n_estimators=7).fit(X, -y)
+    fast = ik.partial_dependence(model, X, "temp", grid=4)
+    slow = ik.partial_dependence(model, X, "temp", grid=4, engine="predict")
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.average, slow.average, rtol=1e-10)

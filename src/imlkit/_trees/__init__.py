@@ -54,10 +54,13 @@ def check_engine(engine):
     return check_choice("engine", engine, ENGINES)
 
 
-def tree_model(model):
-    """The (cached) :class:`TreeModel` of ``model``; raises :class:`Unsupported`."""
+def tree_model(model, fresh=False):
+    """The (cached) :class:`TreeModel` of ``model``; raises :class:`Unsupported`.
+
+    ``fresh=True`` reads the model again (it may have been refitted since it was cached).
+    """
     try:
-        hit = _CACHE.get(model)
+        hit = None if fresh else _CACHE.get(model)
     except TypeError:  # not weak-referenceable: adapt without caching
         hit = None
     if hit is not None:
@@ -144,30 +147,33 @@ def attach(predictor, X, engine="auto"):
     predictor.tree_engine = None
     if engine == "predict" or len(X) == 0:
         return {"engine": "predict"}
-    try:
-        tm = tree_model(predictor.model)
-        if tm.name.startswith("Pipeline") and not predictor.as_frame:
-            raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
-        rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
-        sub = X.iloc[rows]
-        data = sub if predictor.as_frame else sub.to_numpy()
-        mine = predict_rows(tm, data, predictor.output)
-    except Unsupported as exc:
-        if engine == "trees":
-            raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
-                                  f"Use engine='auto' or 'predict'.") from None
-        return {"engine": "predict"} if not _looks_like_trees(predictor.model) else \
-            {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
-    theirs = np.asarray(predictor.predict(sub, context="the rows checking the tree engine"), dtype=np.float64)
-    if theirs.shape != mine.shape or not np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
-        diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
-        note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
-                f"(max abs difference {diff})")
-        if engine == "trees":
-            raise ModelError(f"engine='trees': {note}.")
-        return {"engine": "predict", "engine_note": note}
-    predictor.tree_engine = tm
-    return {"engine": "trees"}
+    rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
+    sub = X.iloc[rows]
+    theirs = None
+    for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
+        try:
+            tm = tree_model(predictor.model, fresh=fresh)
+            if tm.name.startswith("Pipeline") and not predictor.as_frame:
+                raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
+            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+        except Exception as exc:  # Unsupported, or a library's internals changed
+            if engine == "trees":
+                raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
+                                      f"Use engine='auto' or 'predict'.") from None
+            return {"engine": "predict"} if not _looks_like_trees(predictor.model) else \
+                {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
+        if theirs is None:
+            theirs = np.asarray(predictor.predict(sub, context="the rows checking the tree engine"),
+                                dtype=np.float64)
+        if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
+            predictor.tree_engine = tm
+            return {"engine": "trees"}
+    diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
+    note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
+            f"(max abs difference {diff})")
+    if engine == "trees":
+        raise ModelError(f"engine='trees': {note}.")
+    return {"engine": "predict", "engine_note": note}
 
 
 def _looks_like_trees(model):
