@@ -137,10 +137,16 @@ def test_pfi_equals_brute_force(fitted, case_id):
 
 def test_cfi_and_groups_use_the_same_engine(fitted):
     model, X, y, _ = fitted("GradientBoostingRegressor")
-    kw = dict(n_repeats=2, random_state=1, features={"weather": ["temp", "atemp"], "hr": ["hr"]})
+    kw = {"n_repeats": 2, "random_state": 1, "features": {"weather": ["temp", "atemp", "hum"], "hr": ["hr"]}}
     fast, slow = ik.cfi(model, X, y, engine="auto", **kw), ik.cfi(model, X, y, engine="predict", **kw)
     assert fast.params["engine"] == "trees"
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
+    # a group with a native categorical column, and probabilities of 3 classes
+    model, X, y, _ = fitted("HGBClassifier-3")
+    kw = {"n_repeats": 2, "random_state": 2, "features": {"season": ["mnth", "season", "temp"]}}
+    fast, slow = ik.pfi(model, X, y, **kw), ik.pfi(model, X, y, engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.observation_importance, slow.observation_importance, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("case_id", ["HGBRegressor-categorical-missing", "GradientBoostingClassifier-binary"])

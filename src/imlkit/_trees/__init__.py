@@ -267,8 +267,9 @@ def perturbed(predictor, X, cols, replacement, n_repeats):
     Parameters
     ----------
     cols : list of str
-        The perturbed columns; the engine handles one column (a group gives None).
-    replacement : DataFrame, shape (n_repeats * n, 1)
+        The perturbed columns: one column is a free feature with the row's ``n_repeats``
+        values as its grid; a group's stacked rows are walked one by one.
+    replacement : DataFrame, shape (n_repeats * n, |cols|)
         Row ``r * n + i`` holds the value of copy ``r`` of row ``i``.
 
     Returns
@@ -277,15 +278,23 @@ def perturbed(predictor, X, cols, replacement, n_repeats):
     stacked copies would.
     """
     tm = getattr(predictor, "tree_engine", None)
-    if tm is None or len(cols) != 1:
+    if tm is None:
         return None
-    col = _column(predictor, tm, X, cols[0])
-    if col is None:
+    found = [_column(predictor, tm, X, c) for c in cols]
+    if any(col is None for col in found):
         return None
     n = len(X)
-    j, enc = col
+    Xe = _encoded(predictor, tm, X)
+    if len(cols) > 1:
+        # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
+        Xs = np.tile(Xe, (n_repeats, 1))
+        for c, (j, enc) in zip(cols, found):
+            Xs[:, j] = enc(_grid_values(replacement[c]))
+        raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), predictor.max_rows)
+        return _finish(tm, raw, predictor.output)[:, 0]
+    j, enc = found[0]
     values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n).T
-    pred = _curves(predictor, tm, _encoded(predictor, tm, X), j, np.ascontiguousarray(values))
+    pred = _curves(predictor, tm, Xe, j, np.ascontiguousarray(values))
     pred = np.moveaxis(pred, 1, 0)  # (r, n[, k])
     return pred.reshape((n_repeats * n,) + pred.shape[2:])
 
