@@ -276,3 +276,15 @@ def test_refitted_model_is_read_again(bike):
     slow = ik.partial_dependence(model, X, "temp", grid=4, engine="predict")
     assert fast.params["engine"] == "trees"
     assert_allclose(fast.average, slow.average, rtol=1e-10)
+
+
+def test_lightgbm_zero_as_missing(bike):
+    # LightGBM's missing_type=Zero: 0 and NaN both take the default direction (node kind 2).
+    lgb = pytest.importorskip("lightgbm")
+    X = bike["num_nan"].copy()
+    X.loc[X.index[::7], "temp"] = 0.0
+    model = lgb.LGBMRegressor(n_estimators=15, zero_as_missing=True, verbose=-1, n_jobs=1).fit(X, bike["y"])
+    fast = ik.ice(model, X, "temp", grid=[-0.1, 0.0, 0.3, 0.5])
+    slow = ik.ice(model, X, "temp", grid=[-0.1, 0.0, 0.3, 0.5], engine="predict")
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.individual, slow.individual, rtol=1e-10, atol=1e-10)

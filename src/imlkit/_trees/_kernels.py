@@ -39,7 +39,7 @@ def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
     if k == 0:
         return x <= thr[nd]
     if k == 2:
-        if abs(x) <= 1e-35:
+        if abs(x) <= ZERO_THRESHOLD:
             return missing_left[nd] != 0
         return x <= thr[nd]
     # Category set: codes outside the bitset are missing; a known category that is not in
