@@ -288,3 +288,12 @@ def test_lightgbm_zero_as_missing(bike):
     slow = ik.ice(model, X, "temp", grid=[-0.1, 0.0, 0.3, 0.5], engine="predict")
     assert fast.params["engine"] == "trees"
     assert_allclose(fast.individual, slow.individual, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("case_id", ["HGBClassifier-3", "RandomForestClassifier-3", "XGBClassifier-3"])
+def test_every_class_of_a_multiclass_model(fitted, case_id):
+    model, X, _, tol = fitted(case_id)
+    fast = ik.ice(model, X, "hr", grid=6)  # output=None: one curve per class
+    slow = ik.ice(model, X, "hr", grid=6, engine="predict")
+    assert fast.individual.shape == slow.individual.shape == (len(X), 6, 3)
+    assert_allclose(fast.individual, slow.individual, **tol)
