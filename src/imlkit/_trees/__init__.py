@@ -33,12 +33,6 @@ from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
 
-def _kernel_module():
-    # numba is imported on first use, so `import imlkit` stays fast for models without trees.
-    from . import _kernels as k
-
-    return k
-
 __all__ = ["ENGINES", "attach", "check_engine", "ice", "perturbed", "predict_rows", "tree_model"]
 
 ENGINES = ("auto", "trees", "predict")
@@ -47,6 +41,13 @@ ENGINES = ("auto", "trees", "predict")
 N_CHECK_ROWS = 64
 
 _CACHE = weakref.WeakKeyDictionary()
+
+
+def _kernel_module():
+    # numba is imported on first use, so `import imlkit` stays fast for models without trees.
+    from . import _kernels as k
+
+    return k
 
 
 def check_engine(engine):

@@ -536,7 +536,7 @@ def _xgboost(model):
     else:
         raise Unsupported(f"XGBoost objective {objective!r}")
     # The intercept (base_score through the objective's link) is read off the model itself:
-    # the margin minus the sum of the trees, on one row, in TreeModel.calibrate.
+    # the margin minus the sum of the trees on the check rows (imlkit._trees._calibrate).
     return TreeModel(forest, None, encode, columns, finish, type(model).__name__, rtol=2e-5, atol=2e-5,
                      margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True))
 
