@@ -33,7 +33,8 @@ from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
 
-__all__ = ["ENGINES", "attach", "check_engine", "ice", "perturbed", "predict_rows", "tree_model"]
+__all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "perturbed", "predict_rows",
+           "tree_model"]
 
 ENGINES = ("auto", "trees", "predict")
 
