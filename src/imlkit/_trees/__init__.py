@@ -301,4 +301,3 @@ def perturbed(predictor, X, cols, replacement, n_repeats):
     return pred.reshape((n_repeats * n,) + pred.shape[2:])
 
 
-__all__ += ["TreeModel", "Unsupported"]
