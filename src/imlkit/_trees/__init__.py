@@ -32,7 +32,6 @@ import pandas as pd
 from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
-
 __all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "perturbed", "predict_rows",
            "tree_model"]
 
