@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .. import _trees
 from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
 from .._parallel import progress_bar
 from .._validation import ValidationError, check_choice, check_int
@@ -232,6 +233,9 @@ def ice_matrix(predictor, X, feature, grid, column=None, context=None, progress=
     -------
     ndarray, shape (n, m) (or (n, m, n_classes) for ``column="all"``)
     """
+    M = _trees.ice(predictor, X, feature, grid, column)  # a tree model attached to the engine
+    if M is not None:
+        return M
     n = len(X)
     if isinstance(feature, str):
         g = np.asarray(grid, dtype=object if is_categorical(X[feature]) else float)

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from .. import _trees
 from .._parallel import rng_of
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_choice, check_int, check_X,
                            resolve_feature)
@@ -17,7 +18,7 @@ __all__ = ["ice", "partial_dependence"]
 
 
 def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
-        output=None, max_rows=None, random_state=None, progress=False):
+        output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Individual conditional expectation curves of one feature, with their mean (the PD).
 
     Parameters
@@ -48,6 +49,11 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
         Only used to draw the ``n_samples`` rows.
     progress : bool
         A progress bar over prediction chunks (when ``max_rows`` splits the stack).
+    engine : {"auto", "trees", "predict"}
+        ``"auto"``: tree ensembles the tree engine supports (scikit-learn, LightGBM, XGBoost)
+        are evaluated from their trees, one walk per tree and row for the whole grid, after a
+        check against the model's own predictions; ``"predict"``: always the stacked predict.
+        ``params["engine"]`` records which ran.
 
     Returns
     -------
@@ -81,11 +87,11 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
     """
     check_choice("center", center, [None, "mean", "first"])
     return _effect("ice", model, X, [feature], grid, center, grid_type, n_samples, sample_weight, output,
-                   max_rows, random_state, progress)
+                   max_rows, random_state, progress, engine)
 
 
 def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samples=None, sample_weight=None,
-                       output=None, max_rows=None, random_state=None, progress=False):
+                       output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Partial dependence of one feature, or of a pair (a 2-D effect).
 
     Parameters
@@ -117,11 +123,11 @@ def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samp
     if feats is None or not 1 <= len(feats) <= 2:
         raise ValidationError(f"'features' must be one feature or a pair of features; got {features!r}.")
     return _effect("pd", model, X, feats, grid, None, grid_type, n_samples, sample_weight, output,
-                   max_rows, random_state, progress)
+                   max_rows, random_state, progress, engine)
 
 
 def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_weight, output, max_rows,
-            random_state, progress):
+            random_state, progress, engine="auto"):
     X, was_frame = check_X(X)
     names = [resolve_feature(f, X.columns, "features" if method == "pd" else "feature") for f in feats]
     if len(names) == 2 and names[0] == names[1]:
@@ -142,6 +148,7 @@ def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
     ws = None if w is None else w[rows]
+    params.update(_trees.attach(predictor, Xs, engine))
     with Timer() as timer:
         if len(names) == 1:
             M = ice_matrix(predictor, Xs, names[0], made[0][0], column=column, progress=progress)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import _trees
 from .._dependence import dependence_r2
 from .._model import stack_frame
 from .._parallel import parallel_map, spawn
@@ -30,7 +31,7 @@ DEPENDENCE_WARNING_R2 = 0.5
 
 
 def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="difference",
-        confidence_level=0.95, max_rows=None, n_jobs=None, random_state=None, progress=False):
+        confidence_level=0.95, max_rows=None, n_jobs=None, random_state=None, progress=False, engine="auto"):
     """Permutation feature importance (Breiman 2001; Fisher, Rudin & Dominici 2019).
 
     Parameters
@@ -61,6 +62,11 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     random_state : None, int or numpy Generator
     progress : bool
         A progress bar over features.
+    engine : {"auto", "trees", "predict"}
+        ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees (each
+        row's ``n_repeats`` replacement values as one grid), after a check against the model's
+        own predictions; ``"predict"``: always predict the stacked copies. ``params["engine"]``
+        records which ran.
 
     Returns
     -------
@@ -99,12 +105,12 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     """
     return _perturbation_importance("pfi", model, X, y, MarginalSampler(), None, loss, features,
                                     n_repeats, relation, confidence_level, max_rows, n_jobs,
-                                    random_state, progress)
+                                    random_state, progress, engine)
 
 
 def cfi(model, X, y, sampler="auto", X_fit=None, loss=None, features=None, n_repeats=10,
         relation="difference", confidence_level=0.95, max_rows=None, n_jobs=None,
-        random_state=None, progress=False):
+        random_state=None, progress=False, engine="auto"):
     """Conditional feature importance: replace x_S by draws from P(x_S | x_-S).
 
     Parameters
@@ -141,11 +147,12 @@ def cfi(model, X, y, sampler="auto", X_fit=None, loss=None, features=None, n_rep
     """
     return _perturbation_importance("cfi", model, X, y, sampler, X_fit, loss, features, n_repeats,
                                     relation, confidence_level, max_rows, n_jobs, random_state,
-                                    progress)
+                                    progress, engine)
 
 
 def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features, n_repeats,
-                             relation, confidence_level, max_rows, n_jobs, random_state, progress):
+                             relation, confidence_level, max_rows, n_jobs, random_state, progress,
+                             engine="auto"):
     params = dict(loss=loss, features=features, n_repeats=n_repeats, relation=relation,
                   confidence_level=confidence_level, max_rows=max_rows, n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
@@ -159,7 +166,7 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
         fit_frame, _ = check_X(X_fit, "X_fit")
         check_same_columns(X, fit_frame, "X", "X_fit")
     sampler_obj = make_sampler(sampler, fit_frame)
-    params.update(loss=loss_obj.name, sampler=repr(sampler_obj))
+    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_trees.attach(predictor, X, engine))
 
     with Timer() as timer:
         base_pred = predictor.predict(X, context="the unperturbed data")
@@ -215,16 +222,20 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     increase averaged over repeats, shape (n,) (None for aggregate-only scores).
     """
     n = len(X)
-    frames = []
+    frames, preds = [], []
     for name, cols, seed in items:
         replacement = sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
-        frames.append(stack_frame(X, n_repeats, replacement))
-    stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    names = ", ".join(repr(it[0]) for it in items)
-    pred = predictor.predict(stacked, context=f"the data with feature(s) {names} perturbed")
-    pred = pred.reshape((len(items), n_repeats, n) + pred.shape[1:])
+        preds.append(_trees.perturbed(predictor, X, cols, replacement, n_repeats))  # None: not a tree engine
+        if preds[-1] is None:
+            frames.append(stack_frame(X, n_repeats, replacement))
+    if frames:
+        stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        names = ", ".join(repr(it[0]) for it, p in zip(items, preds) if p is None)
+        slow = iter(np.split(predictor.predict(stacked, context=f"the data with feature(s) {names} perturbed"),
+                             len(frames)))
+        preds = [next(slow) if p is None else p for p in preds]
     out = []
-    for block in pred:
+    for block in (p.reshape((n_repeats, n) + p.shape[1:]) for p in preds):
         risks = loss.aggregate_rows(y, block)
         obs = None if base_point is None else loss.pointwise_blocks(y, block).mean(axis=0) - base_point
         out.append((risks, obs))

@@ -1,0 +1,302 @@
+"""Tree engine: ICE/PD and PFI of tree ensembles without predicting every modified row.
+
+A perturbation method evaluates ``f(x_j = v, x_{i,-j})`` for many values ``v`` per row.
+For a tree ensemble the engine walks each tree once per row with ``x_j`` left *free*: the grid
+values reaching a node form a range, split at each threshold on ``j``, and leaf values are
+added to the whole range at once (see :mod:`._kernels`). Supported: scikit-learn's
+HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
+LightGBM and XGBoost (gbtree, numeric splits), single decision trees, and any of them as the
+last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
+SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
+the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
+
+How a method uses it (the method never needs to know which engine ran):
+
+1. ``info = attach(predictor, X, engine)`` at the entry point; it adapts the model (cached per
+   model object), checks the engine against the model's own predictions on a few rows of X,
+   and returns ``{"engine": "trees" | "predict", ["engine_note": why not]}`` for the params.
+2. ``ice(predictor, X, feature, grid, column)`` / ``perturbed(predictor, X, cols, values,
+   n_repeats)`` return the predictions, or None when the predictor is not attached (then the
+   caller predicts stacked rows as before).
+
+``engine="auto"`` uses the trees when the model is supported and passes the check,
+``"trees"`` insists (an error otherwise), ``"predict"`` never uses them.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pandas as pd
+
+from .._validation import ModelError, ValidationError, check_choice
+from ._adapters import TreeModel, Unsupported, adapt
+
+__all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "perturbed", "predict_rows",
+           "tree_model"]
+
+ENGINES = ("auto", "trees", "predict")
+
+#: Rows of X on which a model is checked against its own predictions at first use.
+N_CHECK_ROWS = 64
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def _kernel_module():
+    # numba is imported on first use, so `import imlkit` stays fast for models without trees.
+    from . import _kernels as k
+
+    return k
+
+
+def check_engine(engine):
+    """Validate the ``engine`` keyword."""
+    return check_choice("engine", engine, ENGINES)
+
+
+def tree_model(model, fresh=False):
+    """The (cached) :class:`TreeModel` of ``model``; raises :class:`Unsupported`.
+
+    ``fresh=True`` reads the model again (it may have been refitted since it was cached).
+    """
+    try:
+        hit = None if fresh else _CACHE.get(model)
+    except TypeError:  # not weak-referenceable: adapt without caching
+        hit = None
+    if hit is not None:
+        if isinstance(hit, Unsupported):
+            raise hit
+        return hit
+    try:
+        tm = adapt(model)
+        tm.kernel_args = _kernel_module().as_kernel_args(tm.forest)
+    except Unsupported as exc:
+        _remember(model, exc)
+        raise
+    except Exception as exc:  # a library changed its internals: treat as unsupported
+        err = Unsupported(f"the model could not be read ({type(exc).__name__}: {exc})")
+        _remember(model, err)
+        raise err from exc
+    _remember(model, tm)
+    return tm
+
+
+def _remember(model, value):
+    try:
+        _CACHE[model] = value
+    except TypeError:
+        pass
+
+
+def _raw(tm, Xe, j, G, cnt, max_rows=None):
+    """Raw scores (n, m, n_out) including the intercept; rows in blocks of <= max_rows·m values."""
+    n, m = Xe.shape[0], G.shape[1]
+    step = n if max_rows is None else max(1, int(max_rows) // max(m, 1))
+    parts = []
+    for s in range(0, n, step):
+        Gb = G if G.shape[0] == 1 else G[s:s + step]
+        cb = cnt if G.shape[0] == 1 else cnt[s:s + step]
+        parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j), np.ascontiguousarray(Gb),
+                                 np.ascontiguousarray(cb, dtype=np.int64), *tm.kernel_args))
+    raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    raw += tm.base
+    return raw
+
+
+def _finish(tm, raw, output):
+    n, m, k = raw.shape
+    pred = np.asarray(tm.finish(raw.reshape(n * m, k), output), dtype=np.float64)
+    return pred.reshape((n, m) + pred.shape[1:])
+
+
+def predict_rows(tm, data, output):
+    """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
+    Xe = tm.encode(data)
+    if tm.base is None:
+        _calibrate(tm, data, Xe)
+    raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
+    return _finish(tm, raw, output)[:, 0]
+
+
+def _calibrate(tm, data, Xe):
+    """Intercept = the model's margin minus the trees' sum (XGBoost's base_score through its link)."""
+    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), *tm.kernel_args)[:, 0, :]
+    margin = np.asarray(tm.margin(data), dtype=np.float64).reshape(len(Xe), -1)
+    if margin.shape[1] != trees.shape[1]:
+        raise Unsupported("the margin has an unexpected shape")
+    tm.base = np.median(margin - trees, axis=0)
+
+
+def attach(predictor, X, engine="auto"):
+    """Choose the engine for ``predictor`` on data ``X``; returns the params to record.
+
+    Parameters
+    ----------
+    predictor : imlkit._model.Predictor
+    X : DataFrame, shape (n, p)
+        The data the method will perturb (a few of its rows are used for the check).
+    engine : {"auto", "trees", "predict"}
+
+    Returns
+    -------
+    dict
+        ``{"engine": "trees"}`` or ``{"engine": "predict"}``, with ``"engine_note"`` saying why
+        a tree model was not evaluated by the engine.
+    """
+    check_engine(engine)
+    predictor.tree_engine = None
+    if engine == "predict" or len(X) == 0:
+        return {"engine": "predict"}
+    rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
+    sub = X.iloc[rows]
+    theirs = None
+    for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
+        try:
+            tm = tree_model(predictor.model, fresh=fresh)
+            if tm.name.startswith("Pipeline") and not predictor.as_frame:
+                raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
+            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+        except Exception as exc:  # Unsupported, or a library's internals changed
+            if engine == "trees":
+                raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
+                                      f"Use engine='auto' or 'predict'.") from None
+            return {"engine": "predict"} if not _looks_like_trees(predictor.model) else \
+                {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
+        if theirs is None:
+            theirs = np.asarray(predictor.predict(sub, context="the rows checking the tree engine"),
+                                dtype=np.float64)
+        if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
+            predictor.tree_engine = tm
+            return {"engine": "trees"}
+    diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
+    note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
+            f"(max abs difference {diff})")
+    if engine == "trees":
+        raise ModelError(f"engine='trees': {note}.")
+    return {"engine": "predict", "engine_note": note}
+
+
+def _looks_like_trees(model):
+    if hasattr(model, "steps"):  # a Pipeline: its last step
+        return _looks_like_trees(model.steps[-1][1])
+    return any(hasattr(model, a) for a in ("_predictors", "estimators_", "tree_", "booster_", "get_booster"))
+
+
+def _column(predictor, tm, X, name):
+    data_key = name if predictor.as_frame else list(X.columns).index(name)
+    col = tm.column(data_key, X)
+    if col is None and predictor.as_frame:
+        col = tm.column(list(X.columns).index(name), X)
+    return col
+
+
+def _encoded(predictor, tm, X):
+    """The model's encoding of X, kept while the same frame is perturbed feature after feature."""
+    cached = getattr(predictor, "_tree_encoded", None)
+    if cached is not None and cached[0] is X:
+        return cached[1]
+    Xe = tm.encode(X if predictor.as_frame else X.to_numpy())
+    predictor._tree_encoded = (X, Xe)
+    return Xe
+
+
+def _grid_values(values):
+    return values.to_numpy(dtype=object) if isinstance(values, pd.Series) and not \
+        pd.api.types.is_numeric_dtype(values.dtype) else np.asarray(values)
+
+
+def _curves(predictor, tm, Xe, j, G):
+    """Predictions (n, m[, k]) with column j set to G[i, q] (G shared when it has one row)."""
+    order = np.argsort(G, axis=1, kind="stable")  # NaN last
+    Gs = np.take_along_axis(G, order, axis=1)
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    pred = _finish(tm, _raw(tm, Xe, j, Gs, cnt, predictor.max_rows), predictor.output)
+    out = np.empty_like(pred)
+    if G.shape[0] == 1:
+        out[:, order[0]] = pred
+    else:
+        out[np.arange(len(pred))[:, None], order] = pred
+    return out
+
+
+def ice(predictor, X, feature, grid, column=None):
+    """The ICE matrix of :func:`imlkit.effects._grid.ice_matrix` from the trees, or None.
+
+    Returns
+    -------
+    ndarray (n, m) (or (n, m, n_classes) for ``column="all"``), or None when the predictor is
+    not attached to the engine or the feature is unknown to it.
+    """
+    tm = getattr(predictor, "tree_engine", None)
+    if tm is None:
+        return None
+    Xe = _encoded(predictor, tm, X)
+    if isinstance(feature, str):
+        col = _column(predictor, tm, X, feature)
+        if col is None:
+            return None
+        j, enc = col
+        pred = _curves(predictor, tm, Xe, j, enc(_grid_values(grid)).reshape(1, -1))
+    else:
+        (f1, f2), (g1, g2) = feature, grid
+        c1, c2 = _column(predictor, tm, X, f1), _column(predictor, tm, X, f2)
+        if c1 is None or c2 is None:
+            return None
+        v1 = c1[1](_grid_values(g1))
+        v2 = c2[1](_grid_values(g2)).reshape(1, -1)
+        Xk = Xe.copy()
+        blocks = []
+        for v in v1:  # first feature varies slowest
+            Xk[:, c1[0]] = v
+            blocks.append(_curves(predictor, tm, Xk, c2[0], v2))
+        pred = np.concatenate(blocks, axis=1)
+    return _select(pred, column)
+
+
+def _select(pred, column):
+    if column is None:
+        return pred if pred.ndim == 2 else None
+    if column == "all":
+        return pred
+    return pred[:, :, column]
+
+
+def perturbed(predictor, X, cols, replacement, n_repeats):
+    """Predictions of ``n_repeats`` copies of X with column ``cols[0]`` replaced, or None.
+
+    Parameters
+    ----------
+    cols : list of str
+        The perturbed columns: one column is a free feature with the row's ``n_repeats``
+        values as its grid; a group's stacked rows are walked one by one.
+    replacement : DataFrame, shape (n_repeats * n, |cols|)
+        Row ``r * n + i`` holds the value of copy ``r`` of row ``i``.
+
+    Returns
+    -------
+    ndarray, shape (n_repeats * n,) or (n_repeats * n, k): as the model's predict of the
+    stacked copies would.
+    """
+    tm = getattr(predictor, "tree_engine", None)
+    if tm is None:
+        return None
+    found = [_column(predictor, tm, X, c) for c in cols]
+    if any(col is None for col in found):
+        return None
+    n = len(X)
+    Xe = _encoded(predictor, tm, X)
+    if len(cols) > 1:
+        # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
+        Xs = np.tile(Xe, (n_repeats, 1))
+        for c, (j, enc) in zip(cols, found):
+            Xs[:, j] = enc(_grid_values(replacement[c]))
+        raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), predictor.max_rows)
+        return _finish(tm, raw, predictor.output)[:, 0]
+    j, enc = found[0]
+    values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n).T
+    pred = _curves(predictor, tm, Xe, j, np.ascontiguousarray(values))
+    pred = np.moveaxis(pred, 1, 0)  # (r, n[, k])
+    return pred.reshape((n_repeats * n,) + pred.shape[2:])
+
+

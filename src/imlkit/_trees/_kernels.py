@@ -1,0 +1,215 @@
+"""numba kernels of the tree engine: every row with one feature "free" over a grid.
+
+One kernel serves ICE/PD, PFI and plain prediction. For row i and tree t the traversal
+carries, instead of a single node, a *set* of grid points: because the grid of row i is
+sorted (NaN last), the points that reach a node form a range ``[lo, hi)`` plus possibly the
+NaN point. A split on another feature moves the whole set; a numeric split ``x_j <= s`` on
+the free feature cuts the range at the first grid value above ``s``; any other split on the
+free feature (a category set, LightGBM's zero-as-missing) sends each point its own way, and
+consecutive points going the same way stay one range. A leaf adds its value to the range
+through a difference array (``+v`` at ``lo``, ``-v`` at ``hi``), so after all trees one
+running sum per row gives the whole curve. The work per tree and row is one root-to-leaf
+walk plus one walk per extra leaf reached, not one per grid point.
+
+Trees are the outer loop: a tree's nodes stay in cache while all rows pass through it.
+
+A node's kinds: -1 leaf, 0 numeric ``x <= threshold`` (NaN by ``missing_left``), 1 category
+set (scikit-learn HGB / LightGBM semantics, see :func:`_go_left`), 2 numeric with zero as
+missing (LightGBM ``missing_type=Zero``).
+
+The kernels have one signature each (all arrays are passed with fixed dtypes and C order),
+compiled once and cached on disk (``cache=True``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: LightGBM's kZeroThreshold: |x| <= this counts as zero.
+ZERO_THRESHOLD = 1e-35
+
+
+@njit(cache=True, nogil=True)
+def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+    if math.isnan(x):
+        return missing_left[nd] != 0
+    k = kind[nd]
+    if k == 0:
+        return x <= thr[nd]
+    if k == 2:
+        if abs(x) <= ZERO_THRESHOLD:
+            return missing_left[nd] != 0
+        return x <= thr[nd]
+    # Category set: codes outside the bitset are missing; a known category that is not in
+    # the left set goes right; an unknown one (cat_known >= 0 and bit unset) is missing.
+    if x < 0 or x >= bitsets.shape[1] * 32:
+        return missing_left[nd] != 0
+    c = int(x)
+    w = c >> 5
+    b = c & 31
+    if (bitsets[cat_left[nd], w] >> b) & 1:
+        return True
+    if cat_known[nd] < 0 or (bitsets[cat_known[nd], w] >> b) & 1:
+        return False
+    return missing_left[nd] != 0
+
+
+@njit(cache=True, nogil=True)
+def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
+                bitsets, value, tree_out, n_out, max_depth):
+    """Sum of the trees' leaf values for every row and grid point.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in the model's encoding.
+    j : int
+        The free feature (a column of X); -1 for none (plain prediction).
+    G : float64 (n_g, m)
+        Grid per row (n_g = n) or shared (n_g = 1), ascending with NaN last.
+    cnt : int64 (n_g,)
+        Number of non-NaN values in each grid row.
+    roots : int64 (T,)
+        First node of each tree in the flat node arrays.
+    value : float64 (N, V)
+        Leaf values: V = 1 with ``tree_out[t]`` the output column of tree t, or V = n_out
+        with ``tree_out[t] = -1`` (the leaf holds a value for every output).
+
+    Returns
+    -------
+    float64 (n, m, n_out)
+        Raw scores without the model's intercept and link.
+    """
+    n = X.shape[0]
+    m = G.shape[1]
+    shared = G.shape[0] == 1
+    diff = np.zeros((n, m + 1, n_out))
+    nan_acc = np.zeros((n, n_out))
+    cap = (max_depth + 2) * (m + 2)
+    s_node = np.empty(cap, dtype=np.int64)
+    s_lo = np.empty(cap, dtype=np.int64)
+    s_hi = np.empty(cap, dtype=np.int64)
+    s_nan = np.empty(cap, dtype=np.uint8)
+    for t in range(roots.shape[0]):
+        out_col = tree_out[t]
+        for i in range(n):
+            gi = 0 if shared else i
+            c = cnt[gi]
+            top = 0
+            s_node[0] = roots[t]
+            s_lo[0] = 0
+            s_hi[0] = c
+            s_nan[0] = 1 if c < m else 0
+            top = 1
+            while top > 0:
+                top -= 1
+                nd = s_node[top]
+                lo = s_lo[top]
+                hi = s_hi[top]
+                has_nan = s_nan[top]
+                while True:
+                    kd = kind[nd]
+                    if kd < 0:
+                        if out_col >= 0:
+                            v = value[nd, 0]
+                            diff[i, lo, out_col] += v
+                            diff[i, hi, out_col] -= v
+                            if has_nan:
+                                nan_acc[i, out_col] += v
+                        else:
+                            for k in range(n_out):
+                                v = value[nd, k]
+                                diff[i, lo, k] += v
+                                diff[i, hi, k] -= v
+                                if has_nan:
+                                    nan_acc[i, k] += v
+                        break
+                    f = feature[nd]
+                    if f != j:
+                        x = X[i, f]
+                        if kd == 0:  # the common case, inlined
+                            if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                        elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+                            nd = left[nd]
+                        else:
+                            nd = right[nd]
+                        continue
+                    # A split on the free feature: divide the set of grid points.
+                    nan_left = missing_left[nd] != 0
+                    if kd == 0:
+                        s = thr[nd]
+                        k = lo
+                        while k < hi and G[gi, k] <= s:
+                            k += 1
+                        # left gets [lo, k), right [k, hi); the NaN point follows missing_left
+                        l_any = k > lo or (has_nan and nan_left)
+                        r_any = hi > k or (has_nan and not nan_left)
+                        if l_any and r_any:
+                            s_node[top] = right[nd]
+                            s_lo[top] = k
+                            s_hi[top] = hi
+                            s_nan[top] = 1 if (has_nan and not nan_left) else 0
+                            top += 1
+                            hi = k
+                            has_nan = 1 if (has_nan and nan_left) else 0
+                            nd = left[nd]
+                        elif l_any:
+                            nd = left[nd]
+                        else:
+                            nd = right[nd]
+                        continue
+                    # Any other split: each point its own way, runs of equal direction together.
+                    if has_nan:
+                        s_node[top] = left[nd] if nan_left else right[nd]
+                        s_lo[top] = 0
+                        s_hi[top] = 0
+                        s_nan[top] = 1
+                        top += 1
+                    k = lo
+                    while k < hi:
+                        d = _go_left(G[gi, k], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                        e = k + 1
+                        while e < hi and _go_left(G[gi, e], nd, kind, thr, missing_left, cat_left,
+                                                  cat_known, bitsets) == d:
+                            e += 1
+                        s_node[top] = left[nd] if d else right[nd]
+                        s_lo[top] = k
+                        s_hi[top] = e
+                        s_nan[top] = 0
+                        top += 1
+                        k = e
+                    break
+    out = np.empty((n, m, n_out))
+    for i in range(n):
+        gi = 0 if shared else i
+        c = cnt[gi]
+        for k in range(n_out):
+            run = 0.0
+            for q in range(c):
+                run += diff[i, q, k]
+                out[i, q, k] = run
+            for q in range(c, m):
+                out[i, q, k] = nan_acc[i, k]
+    return out
+
+
+def as_kernel_args(forest):
+    """The flat arrays of a forest in the dtypes and order the kernel was compiled for."""
+    return (np.ascontiguousarray(forest.roots, dtype=np.int64),
+            np.ascontiguousarray(forest.feature, dtype=np.int64),
+            np.ascontiguousarray(forest.kind, dtype=np.int8),
+            np.ascontiguousarray(forest.threshold, dtype=np.float64),
+            np.ascontiguousarray(forest.left, dtype=np.int64),
+            np.ascontiguousarray(forest.right, dtype=np.int64),
+            np.ascontiguousarray(forest.missing_left, dtype=np.uint8),
+            np.ascontiguousarray(forest.cat_left, dtype=np.int64),
+            np.ascontiguousarray(forest.cat_known, dtype=np.int64),
+            np.ascontiguousarray(forest.bitsets, dtype=np.uint32),
+            np.ascontiguousarray(forest.value, dtype=np.float64),
+            np.ascontiguousarray(forest.tree_out, dtype=np.int64),
+            int(forest.n_out), int(forest.max_depth))
