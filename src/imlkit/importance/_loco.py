@@ -148,6 +148,12 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     centres its test does not reject, and the p-value is that test at 0; hence
     ``significant`` ⇔ the interval excludes 0, for every feature.
 
+    A learner that selects columns by name or position (a ColumnTransformer listing columns,
+    the usual scikit-learn Pipeline) cannot be refitted without a column it names, so its
+    left-out columns are replaced by a constant (training median or most frequent level) in
+    the training and test data instead of dropped; for trees and for linear models with an
+    intercept this equals dropping them (see ``imlkit.importance._refit``).
+
     With cross-validation the K fold estimates share training data; the interval and p-value
     use the Nadeau–Bengio variance ``(1/K + n_test/n_train)·s²`` with K − 1 degrees of freedom.
 

@@ -81,25 +81,8 @@ def _is_fitted(est):
 
 def _load(config):
     """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
-    import pandas as pd
-
-    args = (config.dataset, config.target, config.task, config.features)
-    if not isinstance(config.data, pd.DataFrame):
-        return load_dataset(config.data, *args)
-    frame = config.data.copy()  # the caller's frame is never modified
-    try:
-        return load_dataset(frame, *args)
-    except TypeError:
-        # load_dataset of this branch reads paths only; the column-preparation branch takes
-        # DataFrames directly (then this fallback is never reached): go through a CSV file.
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="imlkit-frame-") as tmp:
-            path = os.path.join(tmp, "data.csv")
-            frame.to_csv(path, index=False)
-            ds = load_dataset(path, *args)
-        ds.source = f"a pandas DataFrame ({len(frame):,} rows x {frame.shape[1]} columns)"
-        return ds
+    # load_dataset copies a DataFrame: the caller's frame is never modified
+    return load_dataset(config.data, config.dataset, config.target, config.task, config.features)
 
 
 def _check_class(ctx, labels):

@@ -85,7 +85,7 @@ def _params(quick):
         return dict(
             pfi=dict(n_repeats=5),
             cfi=dict(n_repeats=5),
-            loco=dict(n_refits=1, test="wilcoxon", p_adjust="holm"),
+            loco=dict(n_refits=1, test="auto", p_adjust="holm"),
             lofo=dict(relation="difference"),
             sage=dict(rows=256, marginal=dict(n_background=32, tolerance=0.05, max_permutations=1024, batch_size=256),
                       conditional=dict(n_background=16, tolerance=0.1, max_permutations=64, batch_size=64)),
@@ -98,7 +98,7 @@ def _params(quick):
     return dict(
         pfi=dict(n_repeats=10),
         cfi=dict(n_repeats=10),
-        loco=dict(n_refits=1, test="wilcoxon", p_adjust="holm"),
+        loco=dict(n_refits=1, test="auto", p_adjust="holm"),
         lofo=dict(relation="difference"),
         sage=dict(rows=512, marginal=dict(n_background=64, tolerance=0.05, max_permutations=2048, batch_size=256),
                   # Conditional removal fits a sampler per coalition (~0.1 s per ordering here):

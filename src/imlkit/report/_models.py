@@ -113,7 +113,8 @@ def make_model(name, task, X, y, seed):
                                    f"{pd.Series(y).nunique()} classes.")
         return guarded_pipeline(models.GAM(family=glm_family(task, y)))
     if name == "rulefit":
-        return guarded_pipeline(models.RuleFit(random_state=seed))
+        return guarded_pipeline(models.RuleFit(task="classification" if classification else "regression",
+                                               random_state=seed))
     raise ReportInputError(f"'--model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit'; got {name!r}.")
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from .. import models
 from ._context import Section, frame_table, table, text
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._models import glm_family, performance
+from ._models import glm_family, guarded_pipeline, performance
 from ._sec_effects import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
@@ -64,15 +64,22 @@ def _guarded(ctx, name, build):
     return ctx.guard(name, build, heading=name)
 
 
+def _fit(estimator, X, y):
+    """Fit ``estimator`` behind imputation and the known-levels guard (the training split may have
+    NaN, and a rare level can fall into the test split only); returns (pipeline, fitted model)."""
+    pipe = guarded_pipeline(estimator).fit(X, y)
+    return pipe, pipe[-1]
+
+
 def _glm_blocks(ctx, tg, perf):
     fam = tg.family
     with ctx.step("GLM", family=fam):
-        glm = models.GLM(family=fam).fit(ctx.X_train, tg.y_train)
-        perf[f"GLM ({fam})"] = tg.score(ctx, glm)
+        pipe, glm = _fit(models.GLM(family=fam), ctx.X_train, tg.y_train)
+        perf[f"GLM ({fam})"] = tg.score(ctx, pipe)
     blocks = [{"kind": "heading", "text": f"GLM ({fam} family, {glm.link_} link)"},
               frame_table(glm.summary(), caption="Coefficients with 95% Wald intervals")]
     if fam == "binomial":
-        blocks += _separation_warning(glm, ctx.X_train)
+        blocks += _separation_warning(pipe, ctx.X_train)
     sentences = []
     for f in top_features(ctx, 4):
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
@@ -85,8 +92,8 @@ def _glm_blocks(ctx, tg, perf):
 def _gam_blocks(ctx, tg, perf):
     fam = tg.family
     with ctx.step("GAM", family=fam, terms="auto"):
-        gam = models.GAM(family=fam).fit(ctx.X_train, tg.y_train)
-        perf[f"GAM ({fam})"] = tg.score(ctx, gam)
+        pipe, gam = _fit(models.GAM(family=fam), ctx.X_train, tg.y_train)
+        perf[f"GAM ({fam})"] = tg.score(ctx, pipe)
     blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}]
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
         blocks.append({"kind": "warning", "text": "The GAM's fit did not converge: its terms and curves below are "
@@ -109,8 +116,9 @@ def _gam_blocks(ctx, tg, perf):
 
 def _rulefit_blocks(ctx, perf):
     with ctx.step("RuleFit", random_state=ctx.seed):
-        rf = models.RuleFit(random_state=ctx.seed).fit(ctx.X_train, ctx.y_train)
-        perf["RuleFit"] = performance(rf, ctx.X_test, ctx.y_test, ctx.task)
+        task = "regression" if ctx.task == "regression" else "classification"
+        pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), ctx.X_train, ctx.y_train)
+        perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
     return [{"kind": "heading", "text": "RuleFit"},
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
@@ -121,19 +129,20 @@ def _rulefit_blocks(ctx, perf):
 def _tree_blocks(ctx, perf):
     crit = "squared_error" if ctx.task == "regression" else "gini"
     with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
-        tree = models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20).fit(ctx.X_train, ctx.y_train)
-        perf["decision tree (depth 3)"] = performance(tree, ctx.X_test, ctx.y_test, ctx.task)
+        pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20), ctx.X_train,
+                          ctx.y_train)
+        perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     return [{"kind": "heading", "text": "Decision tree (depth 3)"}, {"kind": "pre", "text": tree.export_text()}]
 
 
 def _rule_learner_blocks(ctx, perf):
     """Classification only: a RIPPER decision list and Holte's OneR, with their test performance."""
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
-        ripper = models.RIPPER(random_state=ctx.seed).fit(ctx.X_train, ctx.y_train)
-        perf["RIPPER"] = performance(ripper, ctx.X_test, ctx.y_test, ctx.task)
+        pipe, ripper = _fit(models.RIPPER(random_state=ctx.seed), ctx.X_train, ctx.y_train)
+        perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     with ctx.step("OneR", min_bucket=6):
-        oner = models.OneR().fit(ctx.X_train, ctx.y_train)
-        perf["OneR"] = performance(oner, ctx.X_test, ctx.y_test, ctx.task)
+        pipe, oner = _fit(models.OneR(), ctx.X_train, ctx.y_train)
+        perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     return [{"kind": "heading", "text": "Rule learners: RIPPER and OneR"},
             text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
                  f"decides):"),

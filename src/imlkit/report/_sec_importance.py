@@ -128,7 +128,9 @@ def side_by_side_rows(results):
     for key, r in results.items():
         cols.append(f"{METHOD_LABELS.get(key, key)} [{int(round(100 * r.params.get('confidence_level', 0.95)))}% CI]")
         if r.p_adjusted is not None:
-            cols.append(f"{METHOD_LABELS.get(key, key)} p ({r.params.get('p_adjust', 'adj.')})")
+            # LOCO applies the Bonferroni-compatible correction whatever was asked (params say so)
+            adj = r.params.get("p_adjust_applied") or r.params.get("p_adjust", "adj.")
+            cols.append(f"{METHOD_LABELS.get(key, key)} p ({adj})")
     rows = []
     for f in order:
         row = [f]
@@ -142,6 +144,16 @@ def side_by_side_rows(results):
                 row += [""] + ([""] if r.p_adjusted is not None else [])
         rows.append(row)
     return cols, rows
+
+
+def _side_by_side_caption(results):
+    """The caption says which intervals are simultaneous (LOCO/LOFO with a correction: Bonferroni level)."""
+    simultaneous = [METHOD_LABELS.get(k, k) for k, r in results.items() if r.params.get("p_adjust_applied")]
+    text_ = "Importance side by side (each in its own units; intervals at the 95% level"
+    if simultaneous:
+        text_ += (f"; {', '.join(simultaneous)}: simultaneous over features (Bonferroni), so 'significant' "
+                  f"agrees with the interval excluding 0")
+    return text_ + ")"
 
 
 def section_importance(ctx):
@@ -172,8 +184,7 @@ def section_importance(ctx):
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
-        blocks.append(table(cols, rows, caption="Importance side by side (each in its own units; "
-                                                "intervals at the 95% level)"))
+        blocks.append(table(cols, rows, caption=_side_by_side_caption(results)))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if "pimp" in ctx.importance:
         blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(ctx.importance["pimp"]), kind="part")

@@ -47,13 +47,29 @@ def _cell(v):
     return fmt(value)
 
 
+def _fit_baseline(ctx, name, est):
+    """Fit one baseline; a GLM with more terms than training rows is refitted with a ridge penalty
+    (imlkit's GLM ``alpha``) rather than lost, and the report says so."""
+    from .._validation import ValidationError
+
+    try:
+        return est.fit(ctx.X_train, ctx.y_train)
+    except ValidationError as exc:
+        if "more rows than model terms" not in str(exc) or "glm" not in getattr(est, "named_steps", {}):
+            raise
+    est.set_params(glm__alpha=1.0)
+    ctx.notes.append(f"The {name} baseline has more terms than the {len(ctx.X_train):,} training rows; it was "
+                     f"fitted with a ridge penalty (alpha = 1 on standardised columns), so it has no intervals.")
+    return est.fit(ctx.X_train, ctx.y_train)
+
+
 def _fit_baselines(ctx):
     """The baselines fitted on the training rows (each in its own guard): name -> estimator, and boxes."""
     fitted, blocks = {}, []
     for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train).items():
         def fit(name=name, est=est):
             with ctx.step(f"baseline: {name}", estimator=type(est).__name__):
-                fitted[name] = est.fit(ctx.X_train, ctx.y_train)
+                fitted[name] = _fit_baseline(ctx, name, est)
             return []
 
         blocks += ctx.guard(f"baseline {name}", fit)
