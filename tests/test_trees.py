@@ -297,3 +297,20 @@ def test_every_class_of_a_multiclass_model(fitted, case_id):
     slow = ik.ice(model, X, "hr", grid=6, engine="predict")
     assert fast.individual.shape == slow.individual.shape == (len(X), 6, 3)
     assert_allclose(fast.individual, slow.individual, **tol)
+
+
+@pytest.mark.parametrize("case_id", ["GradientBoostingRegressor", "HGBClassifier-3"])
+def test_h_statistic_and_repid_use_the_engine(fitted, case_id):
+    # Known answer: the same numbers as predicting every modified row (engine="predict").
+    model, X, _, _ = fitted(case_id)
+    X = X.dropna().reset_index(drop=True)
+    kw = dict(features=["temp", "hr"], pairs=[("temp", "hr")], n_samples=80, random_state=0)
+    fast, slow = ik.h_statistic(model, X, engine="auto", **kw), ik.h_statistic(model, X, engine="predict", **kw)
+    assert fast.params["engine"] == "trees" and slow.params["engine"] == "predict"
+    assert_allclose(fast.overall, slow.overall, rtol=1e-8, atol=1e-12)
+    assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8, atol=1e-12)
+    kw = dict(split_features=["workingday", "temp"], grid=8, max_depth=2, min_node_size=40)
+    fast, slow = ik.repid(model, X, "hr", **kw), ik.repid(model, X, "hr", engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
+    assert [r.rule for r in fast.regions] == [r.rule for r in slow.regions]
+    assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .. import _trees
 from .._parallel import parallel_map, rng_of
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_int, check_n_jobs, check_X,
                            resolve_feature, resolve_features)
@@ -68,7 +69,7 @@ class HStatisticResult(ResultDisplay):
 
 
 def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, output=None, max_rows=None,
-                n_jobs=None, random_state=None, progress=False):
+                n_jobs=None, random_state=None, progress=False, engine="auto"):
     """Friedman & Popescu's H-statistic: overall H_j² and pairwise H_jk².
 
     Parameters
@@ -89,6 +90,9 @@ def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, ou
         multi-class classifier H is computed on the vector of class probabilities (below). A
         class label: P(class = label). Same rule as ICE, PD, ALE and REPID.
     max_rows, n_jobs, random_state, progress : as elsewhere
+    engine : {"auto", "trees", "predict"}
+        As in :func:`imlkit.ice`: the one-feature partial dependences walk the trees of a
+        supported tree ensemble; ``params["engine"]`` records which ran.
         ``random_state`` draws the rows; features and pairs are spread over ``n_jobs``.
 
     Returns
@@ -141,7 +145,8 @@ def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, ou
     seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
-    params = dict(features=features, pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
+    engine_params = _trees.attach(predictor, Xs, engine)  # the 1-D partial dependences walk the trees
+    params = dict(**engine_params, features=features, pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
                   n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .. import _trees
 from .._validation import (ValidationError, check_bool, check_float, check_int, check_X, resolve_feature,
                            resolve_features)
 from ..importance._common import Timer
@@ -212,7 +213,7 @@ class RegionalResult(ResultDisplay):
 
 
 def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
-          grid_type="quantile", output=None, max_rows=None, progress=False):
+          grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto"):
     """Regional effect plots with implicit interaction detection (REPID).
 
     Parameters
@@ -239,6 +240,11 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
         rule as ICE, PD, ALE and the H-statistic.
     max_rows : int, optional
     progress : bool
+    engine : {"auto", "trees", "predict"}
+        ``"auto"``: tree ensembles the tree engine supports are evaluated from their trees (one
+        walk per tree and row for a whole grid) after a check against the model's own
+        predictions; ``"predict"``: always the stacked predict. ``params["engine"]`` records
+        which ran.
 
     Returns
     -------
@@ -299,7 +305,7 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
         encoded[c] = (z, zkind, cats)
     params = dict(split_features=splits, grid=grid if np.isscalar(grid) else "explicit", max_depth=max_depth,
                   min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
-                  max_rows=max_rows)
+                  max_rows=max_rows, **_trees.attach(predictor, X, engine))  # ICE from the trees
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])
