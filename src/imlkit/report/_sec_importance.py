@@ -29,10 +29,12 @@ def _cfi(ctx):
 
 
 def _refit_loss(ctx, method):
-    # LOCO keeps Lei et al.'s absolute error (its median test is about L1 differences);
-    # classification needs a probability loss for every method.
+    # The API's losses by task (imlkit.importance._common.DEFAULT_LOSSES): LOCO keeps Lei et
+    # al.'s absolute error for regression, and a classifier's LOCO takes the Brier score, a
+    # bounded pointwise probability loss whose median differences stay readable where the log
+    # loss's are ~1e-7 for a confident model.
     if ctx.task == "classification":
-        return ctx.loss
+        return "brier" if method == "loco" and ctx.loss == "log_loss" else ctx.loss
     return "absolute_error" if method == "loco" else "squared_error"
 
 
