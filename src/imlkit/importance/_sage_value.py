@@ -141,16 +141,8 @@ class SageGame:
         if self._homogeneous:
             a = parts[0][0] if len(parts) == 1 else np.concatenate([pt[0] for pt in parts])
             return pd.DataFrame(a, columns=self.X.columns, copy=False)
-        cols = {}
-        for k, name in enumerate(self.X.columns):
-            v = parts[0][k] if len(parts) == 1 else np.concatenate([pt[k] for pt in parts])
-            cat = self._cats[k]
-            if cat is not None:
-                v = pd.Categorical.from_codes(v, dtype=cat)
-            elif self.X[name].dtype.kind not in "biufcM":
-                v = pd.Series(v, dtype=self.X[name].dtype)
-            cols[name] = v
-        return pd.DataFrame(cols, columns=self.X.columns, copy=False)
+        return self._frame_of([parts[0][k] if len(parts) == 1 else np.concatenate([pt[k] for pt in parts])
+                               for k in range(len(self.X.columns))])
 
     def _hybrid_frame(self, rows, colmask):
         """Rows (q, B) of x_{rows,S} completed by background rows: DataFrame of q*B rows."""
@@ -158,10 +150,14 @@ class SageGame:
             a = np.where(colmask[:, None, :], self._xa[rows][:, None, :], self._ba[None, :, :])
             a = a.reshape(-1, a.shape[-1])
             return pd.DataFrame(a, columns=self.X.columns, copy=False)
+        return self._frame_of([np.where(colmask[:, k, None], self._xcols[k][rows][:, None],
+                                        self._bcols[k][None, :]).reshape(-1)
+                               for k in range(len(self.X.columns))])
+
+    def _frame_of(self, columns):
+        """Encoded column arrays (one per column of X) -> a DataFrame with X's dtypes."""
         cols = {}
-        for k, name in enumerate(self.X.columns):
-            v = np.where(colmask[:, k, None], self._xcols[k][rows][:, None], self._bcols[k][None, :])
-            v = v.reshape(-1)
+        for k, (name, v) in enumerate(zip(self.X.columns, columns)):
             cat = self._cats[k]
             if cat is not None:
                 v = pd.Categorical.from_codes(v, dtype=cat)
