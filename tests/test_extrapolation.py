@@ -115,3 +115,39 @@ def test_no_numeric_partner():
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": pd.Categorical(list("abab"))})
     with pytest.raises(ik.ValidationError, match="no numeric partner"):
         permutation_extrapolation(X, "a")
+
+
+def _report_ctx(tmp_path, frame):
+    from sklearn.linear_model import LinearRegression
+
+    from imlkit.report import ReportConfig, prepare_context
+
+    # a fitted model: the data section never uses it, and nothing is fitted here
+    model = LinearRegression().fit(frame[["x1", "x2", "x3"]], frame["y"])
+    return prepare_context(ReportConfig(data=frame, target="y", model=model, quick=True, seed=3))
+
+
+def test_report_data_section_shows_the_diagnostic_for_the_most_dependent_feature(tmp_path):
+    from imlkit._dependence import dependence_r2
+    from imlkit.report._sec_data import section_data
+
+    rng = np.random.default_rng(1)
+    n = 200
+    x1 = rng.uniform(-1, 1, n)
+    frame = pd.DataFrame({"x1": x1, "x2": x1 + rng.normal(scale=0.05, size=n), "x3": rng.uniform(-1, 1, n)})
+    frame["y"] = 3 * frame["x1"] + frame["x3"] + rng.normal(scale=0.1, size=n)
+    ctx = _report_ctx(tmp_path, frame)
+    s = section_data(ctx)
+    r2 = dependence_r2(ctx.data.X)
+    top = r2.idxmax()
+    partner = {"x1": "x2", "x2": "x1"}[top]
+    images = [b for b in s["blocks"] if b["kind"] == "image" and "strongest correlate" in (b["caption"] or "")]
+    assert len(images) == 1 and not ctx.failures
+    assert images[0]["caption"].startswith(f"{top} against its strongest correlate {partner}")
+    assert images[0]["src"].startswith("data:image/png;base64,")
+
+    # no feature above R² 0.5: no diagnostic
+    frame2 = frame.assign(x2=rng.uniform(-1, 1, n))
+    ctx2 = _report_ctx(tmp_path, frame2)
+    s2 = section_data(ctx2)
+    assert not [b for b in s2["blocks"] if b["kind"] == "image" and "strongest correlate" in (b["caption"] or "")]
