@@ -75,7 +75,7 @@ def test_plot_draws_two_hexbins_of_the_rows(course_X):
     # the left one of the observed pairs, on the same cells
     import matplotlib.pyplot as plt
 
-    fig, ref = plt.subplots(1, 2)
+    _, ref = plt.subplots(1, 2)
     extent = (d.x.min(), d.x.max(), d.partner_values.min(), d.partner_values.max())
     for a, xv, drawn in zip(ref, (d.x, d.x_permuted), (before, after)):
         hb = a.hexbin(xv, d.partner_values, gridsize=30, extent=extent, mincnt=1)
@@ -91,7 +91,7 @@ def test_plot_draws_two_hexbins_of_the_rows(course_X):
 def test_plot_into_given_axes(course_X):
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 2)
+    _, ax = plt.subplots(1, 2)
     out = ik.plotting.plot_extrapolation(course_X, "x3", partner="x4", ax=ax, random_state=0)
     assert out[0] is ax[0] and out[1] is ax[1]
     assert out[0].get_ylabel() == "x4"

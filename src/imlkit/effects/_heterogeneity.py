@@ -16,10 +16,25 @@ import pandas as pd
 from .. import _trees
 from .._display import ResultDisplay
 from .._parallel import parallel_map, rng_of
-from .._validation import (ValidationError, as_seed_sequence, check_bool, check_choice, check_int, check_n_jobs,
-                           check_X, resolve_features)
+from .._validation import (
+    ValidationError,
+    as_seed_sequence,
+    check_bool,
+    check_choice,
+    check_int,
+    check_n_jobs,
+    check_X,
+    resolve_features,
+)
 from ..importance._common import Timer
-from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolve_output, subsample_rows
+from ._grid import (
+    ice_matrix,
+    is_categorical,
+    make_grid,
+    make_predictor,
+    resolve_output,
+    subsample_rows,
+)
 
 __all__ = ["ice_heterogeneity", "HeterogeneityResult", "centred_ice_heterogeneity"]
 
@@ -198,8 +213,11 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     grids, constant = {}, []
     for f in feats:
         s = Xs[f]
-        distinct = s.dropna().nunique() if is_categorical(s) else np.unique(
-            s.to_numpy(dtype=float)[np.isfinite(s.to_numpy(dtype=float))]).size
+        if is_categorical(s):
+            distinct = s.dropna().nunique()
+        else:
+            v = s.to_numpy(dtype=float)
+            distinct = np.unique(v[np.isfinite(v)]).size
         if distinct < 2:
             constant.append(f)  # one value: every centred curve is 0, no heterogeneity
             continue
