@@ -63,6 +63,7 @@ def test_linear_model_independent_features_variants_agree(copy_data):
         assert np.all(np.abs(p.importance - d.importance) <= bound), (p.importance, d.importance, bound)
         assert p.importance[0] > 7 and p.importance[1] > 0.5  # temp (β²=9) and hum (β²=1) stay important
     assert p.params["variant"] == "permuted_copy" and d.params["variant"] == "drop"
+    assert "permuted copy" in p.explain() and "permuted copy" not in d.explain()
 
 
 def test_the_permutation_is_another_source_of_randomness(copy_data):
