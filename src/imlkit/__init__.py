@@ -9,11 +9,13 @@ from ._columns import PreparedColumns, prepare_columns
 from ._validation import ImlkitError, ModelError, ValidationError
 from .effects import (
     EffectResult,
+    HeterogeneityResult,
     HStatisticResult,
     RegionalResult,
     ale,
     h_statistic,
     ice,
+    ice_heterogeneity,
     partial_dependence,
     repid,
 )
@@ -23,8 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "pfi", "cfi", "loco", "lofo", "sage", "sage_value", "pimp", "ImportanceResult",
-    "ice", "partial_dependence", "ale", "h_statistic", "repid",
-    "EffectResult", "HStatisticResult", "RegionalResult",
+    "ice", "partial_dependence", "ale", "h_statistic", "repid", "ice_heterogeneity",
+    "EffectResult", "HStatisticResult", "RegionalResult", "HeterogeneityResult",
     "datasets", "models", "samplers", "plotting",
     "ImlkitError", "ValidationError", "ModelError",
     "prepare_columns", "PreparedColumns",

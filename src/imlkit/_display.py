@@ -64,7 +64,8 @@ def _format_seconds(seconds):
 
 
 #: Display names where the upper-cased method name reads badly.
-_METHOD_NAMES = {"h_statistic": "H-statistic", "sage_marginal": "SAGE (marginal)",
+_METHOD_NAMES = {"h_statistic": "H-statistic", "ice_heterogeneity": "c-ICE heterogeneity",
+                 "sage_marginal": "SAGE (marginal)",
                  "sage_conditional": "SAGE (conditional)"}
 
 

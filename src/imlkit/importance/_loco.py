@@ -43,6 +43,8 @@ from ._result import ImportanceResult
 __all__ = ["loco", "lofo"]
 
 AGGREGATES = ("median", "mean", "pseudo_median")
+#: How LOFO takes a feature away before relearning (the LOFO chapter's algorithm and its alternative).
+VARIANTS = ("drop", "permuted_copy")
 TESTS = ("auto", "wilcoxon", "sign", "t", None)
 _TEST_FN = {"wilcoxon": wilcoxon_test, "sign": sign_test, "t": t_test}
 #: The centre of Δ each test is about, and the test of each centre: one procedure gives the
@@ -187,7 +189,7 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
 def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
          relation="difference", test=None, alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, aggregate="mean", max_rows=None, n_jobs=None,
-         random_state=None, progress=False):
+         random_state=None, progress=False, variant="drop"):
     """Leave-one-feature-out importance: LOCO with LOFO's defaults (mean test loss).
 
     Parameters
@@ -201,8 +203,18 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
         ``e_orig − e_j`` or ``e_orig / e_j`` so that larger = more important.
     test : {None, "t", "wilcoxon", "sign"}, default None
         Optional inference on the observation-wise differences (``"t"`` matches the mean).
+    variant : {"drop", "permuted_copy"}, default "drop"
+        How the feature is taken away before relearning. ``"drop"``: the learner is refitted
+        without its columns (the chapter's algorithm; neutralised to a constant for a learner
+        that selects columns by name, as :func:`loco`). ``"permuted_copy"``: its columns are
+        replaced, in the training and in the test data, by a random permutation of their
+        rows and the learner is refitted on as many columns as the full model (the chapter's
+        alternative, "add a permuted version of the variable instead of dropping it, and then
+        relearning a model"). The permutations are drawn from ``random_state``, one per
+        feature, refit and fold (independent of ``n_jobs``); with ``n_refits > 1`` every refit
+        draws new ones, so ``repeats`` and ``std`` show the permutation's randomness too.
 
-    Other parameters and the result: as :func:`loco` (``method="lofo"``).
+    Other parameters and the result: as :func:`loco` (``method="lofo"``; ``params["variant"]``).
 
     Notes
     -----
@@ -210,6 +222,16 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     x_j. An exact copy of a feature makes both copies' LOFO ≈ 0 (each replaces the other);
     leave them out together with ``features={"temp": ["temp", "temp_copy"]}`` to see their
     shared importance. Negative values mean the learner does better without the feature.
+
+    With ``variant="permuted_copy"`` e_j is the test loss of the learner refitted with x_j
+    permuted (x̃_j, independent of y and of x_-j) in training and test data. Both models
+    then have p inputs, so a learner whose behaviour depends on the number of columns (a
+    random forest's ``max_features``, a penalty scaled by p) is compared like for like; the
+    price is another source of randomness, the permutation itself (Molnar, LOFO chapter).
+    The interpretation stays conditional: the learner can still rely on the other features,
+    so an exact copy of a permuted feature again gets ≈ 0. For a learner that gives a
+    useless column a weight near 0 (a linear model with n ≫ p) the two variants agree up
+    to the cost of fitting that weight, of order σ²/n_train.
 
     References
     ----------
@@ -227,7 +249,7 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     """
     return _refit_importance("lofo", learner, X_train, y_train, X_test, y_test, loss, features,
                              aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
-                             relation, max_rows, n_jobs, random_state, progress)
+                             relation, max_rows, n_jobs, random_state, progress, variant=variant)
 
 
 # --------------------------------------------------------------------------- validation
@@ -283,13 +305,15 @@ def _check_groups(groups, columns):
 # --------------------------------------------------------------------------- computation
 def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, features, aggregate,
                       test, alternative, p_adjust, confidence_level, n_refits, cv, relation, max_rows,
-                      n_jobs, random_state, progress):
+                      n_jobs, random_state, progress, variant="drop"):
+    check_choice("variant", variant, VARIANTS)
     params = dict(loss=loss if isinstance(loss, str) else getattr(loss, "__name__", "custom"),
                   features=features, aggregate=aggregate, test=test, alternative=alternative,
                   p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits,
                   cv=cv if cv is None or isinstance(cv, int) else repr(cv), relation=relation,
                   max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
+                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
+                  variant=variant)
     seed = check_common(relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
                         random_state=random_state, progress=progress)
     check_choice("aggregate", aggregate, AGGREGATES)
@@ -328,9 +352,13 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
         folds = make_folds(len(Xtr), cv, cv_seed) if cv is not None else None
         K = 1 if folds is None else len(folds)
         refit_seeds = refit_root.spawn(n_refits * K)
+        permuted = variant == "permuted_copy"
         problem = RefitProblem(learner, Xtr, ytr, Xte, yte, loss_obj, as_frame, max_rows, folds,
-                               reseed=n_refits > 1)
+                               reseed=n_refits > 1, leave_out="permute" if permuted else "auto")
         names = list(groups)
+        # One permutation seed per (refit, fold, feature), from a third child of the root
+        # (the first two, and so the drop variant's numbers, are unchanged).
+        perm_seeds = seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
         jobs = []
         for r in range(n_refits):
             for k in range(K):
@@ -338,7 +366,9 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
                 s = refit_seeds[r * K + k]
                 fold = None if folds is None else k
                 jobs.append(RefitJob(f"the full model{where}", (), fold, s))
-                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s) for name in names]
+                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s,
+                                  permute_seed=perm_seeds[(r * K + k) * len(names) + j] if permuted else None)
+                         for j, name in enumerate(names)]
         out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc=method.upper())
         # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
         m = len(names)
@@ -349,6 +379,9 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
     params["inference"] = stats_.pop("inference")
     params["p_adjust_applied"] = "bonferroni" if p_adjust is not None and len(groups) > 1 else None
     warns = list(notes)
+    if permuted and n_refits == 1:
+        warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
+                     "use n_refits > 1 to see its spread.")
     if n_refits == 1 and _seed_params(template):
         warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")

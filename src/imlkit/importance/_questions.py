@@ -116,6 +116,9 @@ def explain_method(method, warnings=(), params=None):
     for q, text in enumerate(QUESTIONS, start=1):
         ans, reason = qs[q]
         lines.append(f"{text} -> {ans}." + (f" {reason}" if reason else ""))
+    if method == "lofo" and params.get("variant") == "permuted_copy":
+        lines += ["", "Variant: x_j was replaced by a permuted copy in the training and test data (not dropped) and "
+                      "the learner refitted on as many features; the permutation is one more source of randomness."]
     if method == "pimp" and params.get("importance") in _METHODS:
         lines += ["", "Underlying importance:", explain_method(params["importance"], (), {})]
     if warnings:

@@ -31,6 +31,18 @@ no weight on it (the unpenalised intercept is cheaper). ``tests/importance/test_
 checks this equality. Learners without an intercept or with random feature subsampling give
 a different (equally valid) refit. Use ``make_column_selector`` (a callable) in the
 ColumnTransformer to have the columns dropped instead.
+
+Leaving a feature out: permute (LOFO's "permuted copy")
+------------------------------------------------------
+``leave_out="permute"`` keeps the columns but replaces them, in the training and in the test
+data, by a random permutation of their rows (one permutation of the training rows and an
+independent one of the test rows; a group's columns are permuted together, so their joint
+distribution is kept). The refitted learner then sees as many columns as the full one, but
+the permuted columns carry no information about y or about the other features (Molnar's LOFO
+chapter: "add a permuted version of the variable instead of dropping it, and then relearn").
+Each job's permutations come from its own ``permute_seed`` (a SeedSequence that the caller
+makes per feature, refit and fold), never from the learner's seed, so the numbers do not
+depend on ``n_jobs`` and the full and reduced fits of one refit keep their common learner seed.
 """
 from __future__ import annotations
 
@@ -47,9 +59,10 @@ from .._parallel import parallel_map
 from .._validation import ModelError, ValidationError
 
 __all__ = ["RefitProblem", "RefitJob", "check_learner", "make_folds", "run_refits", "refit_task",
-           "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "LEAVE_OUT_MODES"]
+           "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
+           "LEAVE_OUT_MODES"]
 
-LEAVE_OUT_MODES = ("auto", "drop", "neutralise")
+LEAVE_OUT_MODES = ("auto", "drop", "neutralise", "permute")
 
 
 def _selects_columns(ct):
@@ -118,6 +131,33 @@ def neutralise(X_train, X_test, columns):
             else:
                 frame[c] = pd.Series([value] * len(frame), index=frame.index, dtype=s.dtype)
     return X_train, X_test
+
+
+def permute_columns(X_train, X_test, columns, seed):
+    """Copies of ``X_train`` and ``X_test`` whose ``columns`` are permuted over the rows.
+
+    One permutation of the training rows and an independent one of the test rows, both drawn
+    from ``seed`` (a SeedSequence); all ``columns`` of a group share their frame's permutation.
+    """
+    if seed is None:
+        raise ValueError("leave_out='permute' needs a job with a permute_seed.")
+    # Children derived without seed.spawn, which would change the job's SeedSequence in place
+    # (a job run in the caller's process must give what a pickled copy gives in a worker).
+    rng_train, rng_test = (np.random.default_rng(np.random.SeedSequence(
+        seed.entropy, spawn_key=tuple(seed.spawn_key) + (i,), pool_size=seed.pool_size)) for i in (0, 1))
+    cols = list(columns)
+    out = []
+    for frame, rng in ((X_train, rng_train), (X_test, rng_test)):
+        if frame is None:
+            out.append(None)
+            continue
+        frame = frame.copy()
+        perm = rng.permutation(len(frame))
+        block = frame[cols].iloc[perm]
+        block.index = frame.index
+        frame[cols] = block
+        out.append(frame)
+    return out[0], out[1]
 
 
 def check_learner(learner, name="learner"):
@@ -213,9 +253,10 @@ class RefitProblem:
     folds : list of (train_idx, test_idx) or None
     reseed : bool
         Replace fixed ``random_state`` parameters of the learner (several refits).
-    leave_out : {"auto", "drop", "neutralise"}
+    leave_out : {"auto", "drop", "neutralise", "permute"}
         How a job's columns are left out (see the module docstring); "auto" neutralises for
-        learners that select columns by name or position, and drops otherwise.
+        learners that select columns by name or position, and drops otherwise; "permute"
+        permutes them with the job's ``permute_seed``.
     """
 
     learner: Any
@@ -261,6 +302,9 @@ class RefitJob:
         The learner's random state (and the target permutation for ``permute_y``).
     permute_y : bool
         Fit on a permuted training target (PIMP's null refits).
+    permute_seed : SeedSequence or None
+        The permutation of the ``drop`` columns when the problem's ``leave_out`` is
+        ``"permute"`` (one per feature, refit and fold, made by the caller).
     evaluate : callable or None
         ``evaluate(model, X_train, y_train, X_test, y_test, problem, seed) -> anything`` with
         the data the model was fitted on (y_train permuted for null refits); default: the test
@@ -273,6 +317,7 @@ class RefitJob:
     seed: Any = None
     permute_y: bool = False
     evaluate: Callable | None = None
+    permute_seed: Any = None
 
 
 def _data(X, as_frame):
@@ -322,6 +367,8 @@ def refit_task(problem, job):
                 mode = leave_out_mode(problem.learner)
             if mode == "neutralise":
                 X_tr, X_te = neutralise(X_tr, X_te, job.drop)
+            elif mode == "permute":
+                X_tr, X_te = permute_columns(X_tr, X_te, job.drop, job.permute_seed)
             else:
                 X_tr = X_tr.drop(columns=list(job.drop))
                 X_te = X_te.drop(columns=list(job.drop))

@@ -119,6 +119,8 @@ def section_data(ctx):
             f"Permuting such a feature (PFI, marginal SAGE) or moving it along a grid (ICE, PD) creates "
             f"combinations that do not occur in the data, and the model is judged there. Prefer the conditional "
             f"methods (CFI, conditional SAGE), ALE, or LOCO for these features."))
+        blocks += ctx.guard("figure: extrapolation", lambda: _extrapolation_blocks(X, high.index[0], ctx.seed),
+                            kind="figure")
     else:
         blocks.append(text(f"No feature has an R² above {EXTRAPOLATION_R2} from the others: marginal and "
                            f"conditional methods should broadly agree."))
@@ -140,3 +142,22 @@ def _correlation_blocks(X, top=6):
     rows = [[a, b, r] for _, a, b, r in pairs[:top]]
     return [table(["feature", "feature", "Pearson correlation"], rows,
                   caption="The most correlated pairs of numeric features")]
+
+
+def _extrapolation_blocks(X, feature, seed):
+    """The course's diagnostic for the most dependent feature: hexbins of it against its strongest
+    correlate before and after permuting it (nothing when it has no numeric partner)."""
+    from ..effects._extrapolation import permutation_extrapolation
+    from ..plotting._extrapolation import draw_extrapolation
+
+    numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.kind in "biuf"]
+    if feature not in numeric or len(numeric) < 2:
+        return []
+    d = permutation_extrapolation(X[numeric], feature, random_state=seed)
+    with report_style():
+        fig, ax = new_figure(1, 2, figsize=(10, 4))
+        draw_extrapolation(d, ax=ax[0])
+        cap = (f"{d.feature} against its strongest correlate {d.partner} (Pearson r = {d.r_before:.2f}) before and "
+               f"after permuting {d.feature} ({len(d.x):,} rows): the permuted pairs fall where the data have no "
+               f"points, and PFI and marginal SAGE judge the model there")
+        return [figure_block(fig, f"Two hexbin plots of {cap}", caption=cap)]

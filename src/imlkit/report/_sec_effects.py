@@ -242,14 +242,11 @@ def choose_repid_feature(ctx, X, candidates, grid, output):
     """The candidate whose mean-centred ICE curves are most heterogeneous.
 
     Heterogeneity = mean over grid points of the variance of the c-ICE curves across rows
-    (the root risk of REPID divided by n·m). Returns (feature, Series of heterogeneity).
+    (the root risk of REPID divided by n·m), from :func:`imlkit.ice_heterogeneity`.
+    Returns (feature, Series of heterogeneity, sorted descending).
     """
-    het = {}
-    for f in candidates:
-        e = eff.ice(ctx.model, X, f, grid=grid, center="mean", output=output)
-        C = np.asarray(e.individual, dtype=float)
-        het[f] = float(np.mean(np.var(C, axis=0))) if C.size else 0.0
-    s = pd.Series(het).sort_values(ascending=False, kind="stable")
+    h = eff.ice_heterogeneity(ctx.model, X, list(candidates), grid=grid, output=output)
+    s = h.to_series()
     return s.index[0], s
 
 
