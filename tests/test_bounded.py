@@ -144,6 +144,164 @@ def test_dependence_r2_many_levels_without_dummies(monkeypatch):
     assert r2["d"] > 0.95 and r2["b"] < 0.05
     monkeypatch.undo()
     # Exact: a within-level regression gives the same R² as the dense fit on a subset.
-    sub = X.iloc[:3000].copy()
+    sub = X.iloc[:1200].copy()
     sub["g"] = sub["g"].cat.remove_unused_categories()
     assert_allclose(dependence_r2(sub)[["a", "b", "d"]], _dense_r2(sub)[["a", "b", "d"]], rtol=1e-8)
+
+
+# --------------------------------------------------------------------------- REPID nominal splits
+
+def _nominal_split_onehot(C, codes, min_node_size):
+    """The former dense implementation: an n × L one-hot matrix times the curves."""
+    n = len(codes)
+    if n < 2 * min_node_size:
+        return None
+    codes = codes.astype(int)
+    L = int(codes.max()) + 1
+    Cc = C - C.mean(axis=0)
+    T = float(np.einsum("ij,ij->", Cc, Cc))
+    onehot = np.zeros((n, L))
+    onehot[np.arange(n), codes] = 1.0
+    S = onehot.T @ Cc
+    nl = onehot.sum(axis=0)
+    ok = (nl >= min_node_size) & (n - nl >= min_node_size)
+    if not ok.any():
+        return None
+    s2 = np.einsum("ij,ij->i", S, S)
+    gain = s2 / np.maximum(nl, 1) + s2 / np.maximum(n - nl, 1)
+    gain[~ok] = -np.inf
+    k = int(np.argmax(gain))
+    return max(T - float(gain[k]), 0.0), k
+
+
+def test_nominal_split_equals_onehot_version():
+    from imlkit.effects._repid import best_nominal_split
+
+    rng = np.random.default_rng(3)
+    for n, m, L, mns in [(200, 5, 4, 10), (1000, 20, 60, 5), (500, 8, 300, 1), (90, 3, 3, 40)]:
+        codes = rng.integers(0, L, n).astype(float)
+        C = rng.normal(size=(n, m)) + (codes[:, None] == 1) * np.linspace(-1, 1, m)
+        got, ref = best_nominal_split(C, codes, mns), _nominal_split_onehot(C, codes, mns)
+        if ref is None:
+            assert got is None
+            continue
+        assert got[1] == ref[1]
+        assert_allclose(got[0], ref[0], rtol=1e-10)
+
+
+def test_nominal_split_memory_is_per_level_not_per_row_and_level():
+    from imlkit.effects._repid import best_nominal_split
+
+    rng = np.random.default_rng(4)
+    n, m, L = 40_000, 20, 2000
+    codes = rng.integers(0, L, n).astype(float)
+    C = rng.normal(size=(n, m))
+    tracemalloc.start()
+    best_nominal_split(C, codes, 5)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < n * L * 8 / 20, peak        # the one-hot alone would be n·L·8 = 640 MB
+    assert peak < 3 * C.nbytes + 4 * L * m * 8
+
+
+def test_repid_identical_splits_on_regional_data():
+    X, _ = ik.datasets.make_regional(900, random_state=2)
+    X = X.assign(colour=np.array(["red", "green", "blue"])[np.arange(len(X)) % 3])
+
+    def f(Z):  # the effect of x2 differs most between green and the other colours, then by x1's sign
+        x1, x2 = Z["x1"].to_numpy(), Z["x2"].to_numpy()
+        return 16 * x2 * (Z["colour"] == "green").to_numpy() + 8 * x2 * (x1 > 0)
+
+    r = ik.repid(f, X, "x2", max_depth=2)
+    root = r.tree[0]
+    assert (root.feature, root.kind, root.level) == ("colour", "nominal", "green")
+    assert r.tree[2].feature == "x1" and abs(r.tree[2].threshold) < 0.05
+    assert r.params["n_rows"] == len(X) and root.n == len(X)
+
+
+# --------------------------------------------------------------------------- ALE level order
+
+def _order_reference(X, name, levels):
+    """Pairwise KS statistics from scipy, frequency differences, classical MDS."""
+    from scipy.stats import ks_2samp
+
+    L = len(levels)
+    codes = pd.Index(levels.tolist()).get_indexer(X[name].astype(object).tolist())
+    D = np.zeros((L, L))
+    for col in X.columns.drop(name):
+        s = X[col]
+        if s.dtype.kind in "fi":
+            v = s.to_numpy(float)
+            for a in range(L):
+                for b in range(a + 1, L):
+                    va, vb = v[(codes == a) & np.isfinite(v)], v[(codes == b) & np.isfinite(v)]
+                    if len(va) and len(vb):
+                        ks = ks_2samp(va, vb).statistic
+                        D[a, b] += ks
+                        D[b, a] += ks
+        else:
+            tab = pd.crosstab(codes, s.astype(object).fillna("NaN")).to_numpy(float)
+            tab = tab / tab.sum(axis=1, keepdims=True)
+            D += np.abs(tab[:, None] - tab[None]).sum(axis=2)
+    J = np.eye(L) - 1.0 / L
+    coord = np.linalg.eigh(-0.5 * J @ D ** 2 @ J)[1][:, -1]
+    coord = -coord if coord[-1] < coord[0] else coord
+    return np.argsort(coord, kind="stable"), D
+
+
+def test_ale_level_order_equals_pairwise_reference():
+    from imlkit.effects._ale import _ks_matrix, order_levels
+    from imlkit.effects._grid import observed_levels
+
+    rng = np.random.default_rng(5)
+    for L, n in [(4, 150), (9, 500), (25, 1200)]:
+        g = rng.integers(0, L, n)
+        X = pd.DataFrame({"g": np.array([f"l{i:02d}" for i in range(L)])[g],
+                          "x": rng.normal(size=n) + 0.2 * g, "r": np.round(2 * rng.normal(size=n)) + g % 3,
+                          "c": rng.choice(list("abc"), n)})
+        X.loc[rng.random(n) < 0.05, "x"] = np.nan
+        X.loc[rng.random(n) < 0.05, "c"] = None
+        levels = observed_levels(X["g"])
+        ref_order, ref_D = _order_reference(X, "g", levels)
+        assert_allclose(_ks_matrix(X["x"].to_numpy(), g, L) + _ks_matrix(X["r"].to_numpy(float), g, L),
+                        ref_D - _order_reference(X[["g", "c"]], "g", levels)[1], atol=1e-12)
+        np.testing.assert_array_equal(order_levels(X, "g", levels), ref_order)
+
+
+# --------------------------------------------------------------------------- row caps, rows used
+
+def test_ice_pd_repid_default_row_cap():
+    from imlkit.effects._ice import DEFAULT_N_SAMPLES
+
+    n = DEFAULT_N_SAMPLES + 700
+    X, _ = ik.datasets.make_regional(n, random_state=0)
+    f = ik.datasets.regional_function
+    e = ik.ice(f, X, "x2", grid=5, random_state=1)
+    assert e.individual.shape[0] == DEFAULT_N_SAMPLES == e.params["n_rows"]
+    same = ik.ice(f, X, "x2", grid=5, n_samples=DEFAULT_N_SAMPLES, random_state=1)
+    np.testing.assert_array_equal(e.extra["row_index"], same.extra["row_index"])
+    assert_allclose(e.individual, same.individual)
+    full = ik.partial_dependence(f, X, "x2", grid=5, n_samples=n)
+    assert full.params["n_rows"] == n
+    pd_capped = ik.partial_dependence(f, X, "x2", grid=5, random_state=1)
+    assert pd_capped.params["n_rows"] == DEFAULT_N_SAMPLES
+    assert_allclose(pd_capped.average, e.average)            # the same rows
+    r = ik.repid(f, X, "x2", grid=5, max_depth=1, random_state=1)
+    assert r.params["n_rows"] == DEFAULT_N_SAMPLES == r.tree[0].n
+    r_all = ik.repid(f, X, "x2", grid=5, max_depth=1, n_samples=n)
+    assert r_all.tree[0].n == n and r_all.tree[0].feature == r.tree[0].feature == "x3"
+    # Small data: every row, no randomness involved.
+    small = X.iloc[:500]
+    assert ik.ice(f, small, "x2", grid=5).params["n_rows"] == 500
+
+
+def test_every_result_records_rows_used(reg_data):
+    X, y = reg_data
+    Xn = X.assign(g=X.g.cat.codes)
+    lin = LinearRegression().fit(Xn, y)
+    assert ik.pfi(lin, Xn, y, n_repeats=2, random_state=0).params["n_rows"] == len(X)
+    assert ik.ale(lin, Xn, "a", bins=5).params["n_rows"] == len(X)
+    s = ik.sage(lin, Xn, y, n_background=16, max_permutations=64, random_state=0)
+    assert s.params["n_rows"] == len(X)
+    from imlkit.importance._sage import DEFAULT_PERMUTATION_CAP
+    assert DEFAULT_PERMUTATION_CAP == 10_000
