@@ -179,8 +179,8 @@ def write(df, target, order):
         used = d["rows_used"].iloc[-1]
         lines.append(f"| {name} | {t} | {e} | {m} | {'' if used is None else f'{int(used):,}'} |")
     if df["peak_mb"].isna().any():
-        lines += ["", "–: memory not measured at that n (`--memory-up-to`: a second call under tracemalloc "
-                  "would have doubled the run)."]
+        lines += ["", ("–: memory not measured at that n (`--memory-up-to`: a second call under tracemalloc "
+                       "would have doubled the run).")]
     engines = sorted({e for e in df["engine"] if isinstance(e, str) and e})
     lines += ["", f"Engine chosen by `engine=\"auto\"` where a method has one: {', '.join(engines) or 'n/a'}.", ""]
     if target:
