@@ -3,15 +3,21 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
-__all__ = ["dependence_r2"]
+__all__ = ["MAX_DUMMIES", "dependence_r2"]
+
+#: Dummy columns allowed for the categoricals other than the one with the most levels (that one
+#: is absorbed exactly, whatever its number of levels). Beyond it each of them keeps its most
+#: frequent levels and lumps the rest into one; the R² is then a lower bound.
+MAX_DUMMIES = 1024
 
 
 def dependence_r2(X):
     """R² of a linear regression of each numeric column on all the other columns.
 
-    Categorical and text columns enter as dummies (they get no R² of their own: NaN). One
-    least-squares fit per numeric column, so exact copies give R² = 1.
+    Categorical and text columns enter as dummies (they get no R² of their own: NaN); a missing
+    value of a categorical is a level of its own. Exact copies give R² = 1.
 
     Parameters
     ----------
@@ -19,34 +25,133 @@ def dependence_r2(X):
 
     Returns
     -------
-    Series indexed by column, values in [0, 1] or NaN.
+    Series indexed by column, values in [0, 1] or NaN. ``attrs["lumped"]`` lists the
+    categoricals whose rare levels were lumped (see Notes); usually empty.
+
+    Notes
+    -----
+    No dummy matrix is built. The categorical B with the most levels is absorbed by the
+    within-level transformation (Frisch-Waugh-Lovell): the numeric columns minus their means
+    per level of B, and the other categoricals' dummies as sufficient statistics -- counts per
+    pair of levels, Σ_l n_gl n_gm / n_g -- from sparse cross-tabulations. Everything is then a
+    (q + d) × (q + d) Gram matrix W of the q numeric columns and the d dummies of the other
+    categoricals on the within-B scale, and the residual sum of squares of numeric column k on
+    all other columns is
+
+        RSS_k = S_kk − s_k' S_rest⁺ s_k,    S = W_NN − W_ND W_DD⁺ W_DN,
+
+    with R²_k = 1 − RSS_k / TSS_k (TSS about the overall mean). Time O(n (q + c)) plus
+    O((q + d)³), memory O(n q) for any number of levels of B; d is at most ``MAX_DUMMIES``
+    (rare levels of the other categoricals are lumped beyond it). Rows with a missing or
+    infinite numeric value are left out.
     """
     numeric = [c for c in X.columns
                if not isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.kind in "biuf"]
     others = [c for c in X.columns if c not in numeric]
-    parts = [X[numeric].astype(float)] if numeric else []
-    if others:
-        parts.append(pd.get_dummies(X[others].astype(object), drop_first=True, dtype=float))
     out = pd.Series(np.nan, index=X.columns, dtype=float)
+    out.attrs["lumped"] = []
     if not numeric or len(X) < 3:
         return out
-    Z = pd.concat(parts, axis=1).to_numpy(dtype=float)
-    Z = Z[np.isfinite(Z).all(axis=1)]
-    Z = Z - Z.mean(axis=0)
-    # Every regression needs only the p x p Gram matrix: RSS_j = G_jj - g_j' G_rest^+ g_j
-    # (a pseudo-inverse, so exact copies give RSS = 0). One pass over the n rows in all.
-    G = Z.T @ Z
-    ss = np.diag(G).copy()
-    constant = ss <= 1e-12 * max(ss.max(), 1e-300)
-    scale = np.sqrt(np.where(constant, 1.0, ss))
-    G = G / np.outer(scale, scale)  # correlation scale, so the pseudo-inverse's cut-off is relative
-    G[constant, :] = 0.0
-    G[:, constant] = 0.0
+    U = X[numeric].to_numpy(dtype=float)
+    keep = np.isfinite(U).all(axis=1)
+    if not keep.all():
+        U = U[keep]
+    n, q = U.shape
+    if n < 2:
+        return out
+    codes = [_codes(X[c], keep) for c in others]
+    # B: the categorical with the most levels, absorbed exactly; none: one level (centring).
+    b = int(np.argmax([L for _, L in codes])) if codes else None
+    cb, LB = codes[b] if codes else (np.zeros(n, dtype=np.int64), 1)
+    rest = [(c, *codes[k]) for k, c in enumerate(others) if k != b]
+    rest = _lump(rest, n, out.attrs["lumped"])
+    nb = np.bincount(cb, minlength=LB).astype(float)
+
+    U = U - U.mean(axis=0)
+    tss = np.einsum("ij,ij->j", U, U)
+    means = np.column_stack([np.bincount(cb, weights=U[:, j], minlength=LB) for j in range(q)]) / nb[:, None]
+    Uw = U - means[cb]                              # numeric columns demeaned within B
+    W_nn = Uw.T @ Uw
+
+    # Dummies of the other categoricals (their first level dropped), demeaned within B.
+    blocks, tables = [], []
+    for _, cc, L in rest:
+        tables.append((cc, L, sparse.csr_matrix((np.ones(n), (cb, cc)), shape=(LB, L))))
+        blocks.append(np.column_stack([np.bincount(cc, weights=Uw[:, j], minlength=L) for j in range(q)])[1:])
+    d = sum(L - 1 for _, L, _ in tables)
+    W = np.zeros((q + d, q + d))
+    W[:q, :q] = W_nn
+    inv_nb = sparse.diags(1.0 / nb)
+    # Total (not within) variances of the dummies: the scale for "constant", as a dense fit's.
+    dummy_tss = [nb - nb ** 2 / n] if codes else []
+    off = q
+    for k, (cc, L, N) in enumerate(tables):
+        W[:q, off:off + L - 1] = blocks[k].T
+        W[off:off + L - 1, :q] = blocks[k]
+        nl = np.bincount(cc, minlength=L).astype(float)
+        dummy_tss.append(nl - nl ** 2 / n)
+        off2 = q
+        for k2, (cc2, L2, N2) in enumerate(tables[:k + 1]):
+            if k2 == k:
+                cross = np.diag(nl)
+            else:
+                cross = sparse.csr_matrix((np.ones(n), (cc, cc2)), shape=(L, L2)).toarray()
+            cross = cross - (N.T @ inv_nb @ N2).toarray()
+            W[off:off + L - 1, off2:off2 + L2 - 1] = cross[1:, 1:]
+            W[off2:off2 + L2 - 1, off:off + L - 1] = cross[1:, 1:].T
+            off2 += L2 - 1
+        off += L - 1
+
+    scale_all = max(float(tss.max()), max((float(t.max()) for t in dummy_tss), default=0.0), 1e-300)
+    constant = tss <= 1e-12 * scale_all            # no R² of its own, and no information
+    ss = np.diag(W).copy()
+    own = np.concatenate([tss, np.concatenate([t[1:] for t in dummy_tss[1:]]) if d else np.zeros(0)])
+    # Zero within-B variance (relative to the column's own total): explained by B, so dropped.
+    dropped = (ss <= 1e-12 * np.maximum(own, 1e-300)) | np.concatenate([constant, np.zeros(d, bool)])
+    s = np.sqrt(np.where(dropped, 1.0, ss))
+    W = W / np.outer(s, s)  # correlation scale, so the pseudo-inverses' cut-offs are relative
+    W[dropped, :] = 0.0
+    W[:, dropped] = 0.0
+    S = W[:q, :q]
+    if d:
+        S = S - W[:q, q:] @ np.linalg.pinv(W[q:, q:], rcond=1e-10, hermitian=True) @ W[q:, :q]
     for k, c in enumerate(numeric):
         if constant[k]:
             continue
-        rest = np.delete(np.arange(len(G)), k)
-        g = G[rest, k]
-        rss = G[k, k] - g @ np.linalg.pinv(G[np.ix_(rest, rest)], rcond=1e-10, hermitian=True) @ g
-        out[c] = float(np.clip(1.0 - rss / G[k, k], 0.0, 1.0))
+        if dropped[k]:
+            out[c] = 1.0
+            continue
+        others_k = np.delete(np.arange(q), k)
+        g = S[others_k, k]
+        rss = S[k, k] - g @ np.linalg.pinv(S[np.ix_(others_k, others_k)], rcond=1e-10, hermitian=True) @ g
+        out[c] = float(np.clip(1.0 - rss * ss[k] / tss[k], 0.0, 1.0))
+    return out
+
+
+def _codes(s, keep):
+    """Integer codes 0..L-1 of the levels of ``s`` observed in the kept rows (missing: a level)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        raw = s.cat.codes.to_numpy()
+    else:
+        raw, _ = pd.factorize(s.astype(object), use_na_sentinel=False)
+    raw = raw[keep]
+    uniq, codes = np.unique(raw, return_inverse=True)
+    return codes.astype(np.int64).ravel(), len(uniq)
+
+
+def _lump(rest, n, lumped):
+    """Keep at most ``MAX_DUMMIES`` dummies in all: each categorical keeps its most frequent levels."""
+    if sum(L - 1 for _, _, L in rest) <= MAX_DUMMIES:
+        return rest
+    cap = max(2, MAX_DUMMIES // len(rest))
+    out = []
+    for name, cc, L in rest:
+        if L > cap:
+            counts = np.bincount(cc, minlength=L)
+            top = np.argsort(-counts, kind="stable")[:cap - 1]
+            new = np.full(L, cap - 1)
+            new[top] = np.arange(cap - 1)
+            cc, L = new[cc], cap
+            lumped.append(name)
+        out.append((name, cc, L))
     return out

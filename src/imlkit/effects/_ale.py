@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.spatial import distance
 
 from .._validation import ValidationError, check_bool, check_X, check_int, check_probability, resolve_feature
 from ..importance._common import Timer
@@ -104,6 +105,7 @@ def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=N
         else:
             out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
     params["seconds"] = timer.seconds
+    params["n_rows"] = len(X)   # ALE costs 2n (categorical: 3n) predictions: every row is used
     grid, average, low, high, extra, categorical = out
     if column == "all":
         extra["classes"] = classes
@@ -232,6 +234,10 @@ def order_levels(X, name, levels):
     Returns the permutation of ``levels`` (positions) along the first classical-MDS coordinate
     of the summed distances: Kolmogorov-Smirnov statistics between the levels' distributions
     of each numeric feature, summed absolute frequency differences for categorical ones.
+
+    Cost per numeric feature O(L · n log n) time and O(n + L²) memory (one pass over the rows
+    per level, all pairs of levels at once); per categorical feature with K levels O(n + L² K)
+    time and O(L K + L²) memory.
     """
     L = len(levels)
     codes = pd.Index(levels.tolist()).get_indexer(X[name].astype(object).tolist())
@@ -241,16 +247,13 @@ def order_levels(X, name, levels):
             continue
         s = X[col]
         if is_categorical(s):
-            tab = pd.crosstab(codes, s.astype(object).fillna("NaN")).reindex(range(L), fill_value=0).to_numpy(float)
+            other, uniq = pd.factorize(s.astype(object).fillna("NaN"))
+            K = len(uniq)
+            tab = np.bincount(codes * K + other, minlength=L * K).reshape(L, K).astype(float)
             tab = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1)
-            D += np.abs(tab[:, None, :] - tab[None, :, :]).sum(axis=2)
+            D += distance.cdist(tab, tab, "cityblock")
         else:
-            v = s.to_numpy(dtype=float)
-            groups = [np.sort(v[(codes == a) & np.isfinite(v)]) for a in range(L)]
-            for a in range(L):
-                for b in range(a + 1, L):
-                    if len(groups[a]) and len(groups[b]):
-                        D[a, b] = D[b, a] = D[a, b] + _ks(groups[a], groups[b])
+            D += _ks_matrix(s.to_numpy(dtype=float), codes, L)
     J = np.eye(L) - 1.0 / L
     B = -0.5 * J @ (D ** 2) @ J
     vals, vecs = np.linalg.eigh(B)
@@ -260,9 +263,29 @@ def order_levels(X, name, levels):
     return np.argsort(coord, kind="stable")
 
 
-def _ks(a, b):
-    """Two-sample Kolmogorov-Smirnov statistic of sorted samples."""
-    allv = np.concatenate([a, b])
-    fa = np.searchsorted(a, allv, side="right") / len(a)
-    fb = np.searchsorted(b, allv, side="right") / len(b)
-    return float(np.max(np.abs(fa - fb)))
+def _ks_matrix(v, codes, L):
+    """Two-sample Kolmogorov-Smirnov statistics between the levels' values, (L, L).
+
+    KS(a, b) = sup_x |F_a(x) − F_b(x)| is attained at a data point of a or b, so with
+    M[a, b] = max over the points x_i of level b of |F_a(x_i) − F_b(x_i)|, KS = max(M, M').
+    Row a of M takes one ``searchsorted`` of all n values into level a's sorted values and a
+    grouped maximum, so no Python loop runs over pairs of levels. Pairs where a level has no
+    finite value get 0.
+    """
+    ok = np.isfinite(v)
+    v, c = v[ok], codes[ok]
+    order = np.lexsort((v, c))                  # by level, then value
+    v, c = v[order], c[order]
+    counts = np.bincount(c, minlength=L)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    # F_{c_i}(v_i) of each point in its own level (right-continuous: ties count): the last
+    # position of its (level, value) pair, from a key that increases along the sort order.
+    _, rank = np.unique(v, return_inverse=True)
+    key = c.astype(np.int64) * (int(rank.max(initial=0)) + 1) + rank.ravel()
+    own = (np.searchsorted(key, key, side="right") - starts[c]) / counts[c]
+    present = np.flatnonzero(counts)
+    M = np.zeros((L, L))
+    for a in present:
+        Fa = np.searchsorted(v[starts[a]:starts[a] + counts[a]], v, side="right") / counts[a]
+        M[a, present] = np.maximum.reduceat(np.abs(Fa - own), starts[present])
+    return np.maximum(M, M.T)

@@ -14,7 +14,13 @@ from ._grid import (check_sample_weight, ice_matrix, make_grid, make_predictor, 
                     subsample_rows)
 from ._result import EffectResult
 
-__all__ = ["ice", "partial_dependence"]
+__all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence"]
+
+#: Rows ICE, PD and REPID use when ``n_samples=None``: all of them up to this many, else a
+#: seeded subsample of this many. The cost is (rows × grid points) predictions, so without a cap
+#: 5e5 rows and 20 points would be 1e7 predictions for one curve whose Monte Carlo error at
+#: 10,000 rows is already 1% of the ICE curves' spread.
+DEFAULT_N_SAMPLES = 10_000
 
 
 def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
@@ -35,7 +41,10 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
         ``"first"``: each curve minus its value at the first grid point (anchored).
     grid_type : {"quantile", "uniform"}
     n_samples : int, optional
-        Subsample this many rows (without replacement) *before* predicting.
+        Rows to use, drawn without replacement *before* predicting. ``None`` (default): all rows
+        when there are at most ``DEFAULT_N_SAMPLES`` = 10,000, else a subsample of 10,000 drawn
+        with ``random_state`` (pass ``n_samples=len(X)`` for every row). ``params["n_rows"]``
+        records the rows used.
     sample_weight : array-like, shape (n,), optional
         Weights of the rows in the average (PD).
     output : None, "predict" or a class label
@@ -46,7 +55,7 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
     max_rows : int, optional
         At most this many rows per model call.
     random_state : None, int or Generator
-        Only used to draw the ``n_samples`` rows.
+        Only used to draw the ``n_samples`` rows (so only when X has more rows than that).
     progress : bool
         A progress bar over prediction chunks (when ``max_rows`` splits the stack).
     engine : {"auto", "trees", "predict"}
@@ -145,8 +154,9 @@ def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_
                   n_samples=n_samples, max_rows=max_rows, output=output,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
 
-    rows = subsample_rows(len(X), n_samples, rng_of(seed))
+    rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
+    params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
     params.update(_trees.attach(predictor, Xs, engine))
     with Timer() as timer:

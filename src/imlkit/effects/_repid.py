@@ -7,10 +7,12 @@ import numpy as np
 import pandas as pd
 
 from .. import _trees
-from .._validation import (ValidationError, check_bool, check_float, check_int, check_X, resolve_feature,
-                           resolve_features)
+from .._parallel import rng_of
+from .._validation import (ValidationError, as_seed_sequence, check_bool, check_float, check_int, check_X,
+                           resolve_feature, resolve_features)
 from ..importance._common import Timer
-from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolve_output
+from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolve_output, subsample_rows
+from ._ice import DEFAULT_N_SAMPLES
 
 __all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
 
@@ -213,7 +215,8 @@ class RegionalResult(ResultDisplay):
 
 
 def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
-          grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto"):
+          grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto", n_samples=None,
+          random_state=None):
     """Regional effect plots with implicit interaction detection (REPID).
 
     Parameters
@@ -245,6 +248,13 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
         walk per tree and row for a whole grid) after a check against the model's own
         predictions; ``"predict"``: always the stacked predict. ``params["engine"]`` records
         which ran.
+    n_samples : int, optional
+        Rows whose ICE curves grow the tree, drawn without replacement. ``None`` (default): all
+        rows when there are at most 10,000 (``DEFAULT_N_SAMPLES``, as for ICE and PD), else a
+        subsample of 10,000 drawn with ``random_state``; pass ``n_samples=len(X)`` for every
+        row. The nodes' ``n`` count these rows; ``params["n_rows"]`` records how many.
+    random_state : None, int or Generator
+        Only used to draw the ``n_samples`` rows.
 
     Returns
     -------
@@ -296,7 +306,13 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
     min_node_size = check_int("min_node_size", min_node_size, min_value=1)
     gamma = check_float("min_improvement", min_improvement, low=0.0)
     check_bool("progress", progress)
+    n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
+    seed = as_seed_sequence(random_state)
     values, categorical = make_grid(X[name], grid, grid_type)
+    # The grid comes from every row; the curves (n × m predictions) from at most n_samples.
+    rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(seed))
+    if len(rows) < len(X):
+        X = X.iloc[rows].reset_index(drop=True)
     kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     encoded = {}
@@ -305,7 +321,9 @@ def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node
         encoded[c] = (z, zkind, cats)
     params = dict(split_features=splits, grid=grid if np.isscalar(grid) else "explicit", max_depth=max_depth,
                   min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
-                  max_rows=max_rows, **_trees.attach(predictor, X, engine))  # ICE from the trees
+                  max_rows=max_rows, n_samples=n_samples, n_rows=len(X),
+                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
+                  **_trees.attach(predictor, X, engine))  # ICE from the trees
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])
@@ -412,10 +430,10 @@ def best_nominal_split(C, codes, min_node_size):
     L = int(codes.max()) + 1
     Cc = C - C.mean(axis=0)
     T = float(np.einsum("ij,ij->", Cc, Cc))
-    onehot = np.zeros((n, L))
-    onehot[np.arange(n), codes] = 1.0
-    S = onehot.T @ Cc                          # (L, m) column sums per level; the rest is −S
-    nl = onehot.sum(axis=0)
+    # (L, m) column sums per level (the rest is −S), one bincount per grid column: O(n·m) time
+    # and O(L·m) memory, where a one-hot matrix would take n × L.
+    S = np.column_stack([np.bincount(codes, weights=Cc[:, k], minlength=L) for k in range(Cc.shape[1])])
+    nl = np.bincount(codes, minlength=L).astype(float)
     ok = (nl >= min_node_size) & (n - nl >= min_node_size)
     if not ok.any():
         return None

@@ -7,7 +7,9 @@ a sampler and measure how much the loss grows:
     CFI_S = R(f, X̃_S) − R(f, X)    with X̃_S ~ P(X_S | X_-S)   (conditional)
 
 For every feature the ``n_repeats`` perturbed copies of X are stacked and predicted in one
-call (in blocks of ``max_rows``), which is what makes imlkit faster than looping over repeats.
+call, which is what makes imlkit faster than looping over repeats; when they exceed
+``max_rows`` rows they are built and predicted in blocks of whole repeats, so memory stays
+bounded whatever ``n_repeats × n`` is.
 """
 from __future__ import annotations
 
@@ -56,7 +58,10 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     confidence_level : float, default 0.95
         Level of the t-interval for the mean over repeats.
     max_rows : int, optional
-        At most this many rows per model call.
+        At most this many rows per model call (default 1,000,000): a feature's ``n_repeats``
+        perturbed copies of X are built and predicted in blocks of whole repeats, so peak memory
+        is about ``max(max_rows, n)`` rows of X whatever ``n_repeats`` is. The replacement values
+        are drawn before the split, so the result does not depend on ``max_rows``.
     n_jobs : int, optional
         Features are computed in parallel with joblib.
     random_state : None, int or numpy Generator
@@ -72,7 +77,8 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     -------
     ImportanceResult
         ``method="pfi"``; ``repeats`` has shape (m, n_repeats); ``observation_importance``
-        (m, n) holds the observation-wise loss increases averaged over repeats.
+        (m, n) holds the observation-wise loss increases averaged over repeats;
+        ``params["n_rows"]`` the number of rows evaluated (all of X).
 
     Notes
     -----
@@ -192,6 +198,7 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
     obs = None if base_point is None else sign * np.array([o[1] for o in out])
     warns = _dependence_warnings(X, groups) if method == "pfi" else ()
     params["seconds"] = timer.seconds
+    params["n_rows"] = len(X)
     return ImportanceResult(
         method=method, feature_names=tuple(groups), importance=mean, std=std, ci_low=low,
         ci_high=high, loss=loss_obj.name, repeats=reps, quantiles=repeat_quantiles(reps),
@@ -216,30 +223,81 @@ def _chunk(items, rows_per_item, max_rows, n_jobs):
 
 
 def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point):
-    """Features of one chunk: ``n_repeats`` perturbed copies each, all stacked into one call.
+    """Features of one chunk: ``n_repeats`` perturbed copies each, stacked into as few calls as allowed.
+
+    The replacement values of a feature are drawn in one call to the sampler (so the numbers
+    do not depend on ``max_rows``); the stacked copies of X -- p columns wide -- are built and
+    predicted in blocks of whole repeats of at most ``predictor.max_rows`` rows, and each block
+    is reduced to its per-repeat risks and summed pointwise losses before the next is built.
 
     Returns, per feature, the risk of each repeat, shape (r,), and the observation-wise loss
     increase averaged over repeats, shape (n,) (None for aggregate-only scores).
     """
     n = len(X)
-    frames, preds = [], []
-    for name, cols, seed in items:
-        replacement = sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
+    drawn = [(name, cols, sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed)))
+             for name, cols, seed in items]
+    # Whole features share one call when all their stacked rows fit (the per-call overhead is
+    # what separates PFI from one predict over all rows); else each feature runs alone.
+    if len(drawn) > 1 and len(drawn) * n_repeats * n <= predictor.max_rows:
+        return _reduce_blocks(_predict_together(predictor, X, drawn, n_repeats), y, loss, base_point)
+    out = []
+    for name, cols, replacement in drawn:
+        # A single column on the tree engine costs O(n·r) memory whatever p is: no blocks.
+        pred = _trees.perturbed(predictor, X, cols, replacement, n_repeats) if len(cols) == 1 else None
+        if pred is not None:
+            out.extend(_reduce_blocks([pred], y, loss, base_point))
+            continue
+        per_block = max(1, predictor.max_rows // max(n, 1))
+        risks, total = [], None
+        for r0 in range(0, n_repeats, per_block):
+            r1 = min(n_repeats, r0 + per_block)
+            part = replacement.iloc[r0 * n:r1 * n]
+            pred = _trees.perturbed(predictor, X, cols, part, r1 - r0)
+            if pred is None:
+                pred = predictor.predict(stack_frame(X, r1 - r0, part),
+                                         context=f"the data with feature(s) {name!r} perturbed")
+            block = pred.reshape((r1 - r0, n) + pred.shape[1:])
+            risks.append(loss.aggregate_rows(y, block))
+            if base_point is not None:
+                total = _add_rows(total, loss.pointwise_blocks(y, block))
+        out.append((np.concatenate(risks), None if base_point is None else total / n_repeats - base_point))
+    return out
+
+
+def _predict_together(predictor, X, drawn, n_repeats):
+    """Predictions of every feature's stacked copies, from one call for those the tree engine skips."""
+    preds, frames = [], []
+    for name, cols, replacement in drawn:
         preds.append(_trees.perturbed(predictor, X, cols, replacement, n_repeats))  # None: not a tree engine
         if preds[-1] is None:
             frames.append(stack_frame(X, n_repeats, replacement))
     if frames:
         stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        names = ", ".join(repr(it[0]) for it, p in zip(items, preds) if p is None)
+        names = ", ".join(repr(d[0]) for d, p in zip(drawn, preds) if p is None)
         slow = iter(np.split(predictor.predict(stacked, context=f"the data with feature(s) {names} perturbed"),
                              len(frames)))
         preds = [next(slow) if p is None else p for p in preds]
+    return preds
+
+
+def _reduce_blocks(preds, y, loss, base_point):
+    """Per feature: (risk of each repeat, mean pointwise loss increase) from its (r·n[, k]) predictions."""
+    n = len(y)
     out = []
-    for block in (p.reshape((n_repeats, n) + p.shape[1:]) for p in preds):
+    for p in preds:
+        block = p.reshape((-1, n) + p.shape[1:])
         risks = loss.aggregate_rows(y, block)
-        obs = None if base_point is None else loss.pointwise_blocks(y, block).mean(axis=0) - base_point
+        obs = None if base_point is None else _add_rows(None, loss.pointwise_blocks(y, block)) / len(block) - base_point
         out.append((risks, obs))
     return out
+
+
+def _add_rows(total, rows):
+    """``total`` plus the rows of ``rows`` (r, n), added one at a time in order, so the sum over
+    all repeats is the same however the repeats were split into blocks."""
+    for row in rows:
+        total = row.copy() if total is None else total + row
+    return total
 
 
 def _dependence_warnings(X, groups):
