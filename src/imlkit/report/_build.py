@@ -97,7 +97,14 @@ def _is_fitted(est):
 def _load(config):
     """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    return load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    ds = load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    # The table as read is not needed once its columns are prepared (section 1 reads only its
+    # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
+    # second full copy of the data for the whole run.
+    ds.raw = ds.raw.iloc[:0].copy()
+    if ds.prepared is not None:
+        ds.prepared.y = None  # ds.y is its re-indexed copy
+    return ds
 
 
 def _check_class(ctx, labels):
