@@ -102,8 +102,6 @@ def _load(config):
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.
     ds.raw = ds.raw.iloc[:0].copy()
-    if ds.prepared is not None:
-        ds.prepared.y = None  # ds.y is its re-indexed copy
     return ds
 
 
