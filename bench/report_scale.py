@@ -103,7 +103,7 @@ def main(argv=None):
             for mode in args.modes:
                 cmd = [py, "-m", "imlkit.cli", "report", "--data", csv, "--target", "y", "--quiet",
                        "--out", os.path.join(tmp, f"rep_{n}_{mode}")] + (["--quick"] if mode == "quick" else [])
-                wall, rss, _, err = timed(cmd, tmp)
+                wall, rss, _, _ = timed(cmd, tmp)
                 row = dict(n=n, mode=mode, seconds=wall, peak_mb=rss, fit_seconds=fit["fit_seconds"],
                            fit_process_mb=rss_fit, ratio=wall / fit["fit_seconds"], csv_mb=mb)
                 rows.append(row)
@@ -111,7 +111,10 @@ def main(argv=None):
                 if args.json:
                     with open(args.json, "a") as fh:
                         fh.write(json.dumps(row) + "\n")
-    write_results(rows, args.out)
+    if args.json:  # every row measured so far (several invocations append to the same file)
+        with open(args.json) as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+    write_results(sorted(rows, key=lambda r: (r["mode"] != "quick", r["n"])), args.out)
     return rows
 
 

@@ -10,7 +10,12 @@ import pytest
 
 from imlkit.cli import main
 from imlkit.report import ReportConfig, build_report, prepare_context
-from imlkit.report._config import REFERENCE_ROWS, ROW_BUDGETS, SCHEDULER_FACTOR, row_budgets
+from imlkit.report._config import (
+    REFERENCE_ROWS,
+    ROW_BUDGETS,
+    SCHEDULER_FACTOR,
+    row_budgets,
+)
 from imlkit.report._data import ReportInputError
 
 
@@ -110,7 +115,7 @@ def test_training_rows_are_stratified_and_full_uses_every_row(clf_ctx):
         assert abs(y.value_counts().get(cls, 0) - 50 * p) <= 1.0
     full = _ctx(_table(), full=True)
     for step, split in (("pfi", "test"), ("loco", "train"), ("rulefit", "train"), ("dependence", "all")):
-        Xf, yf = full.rows(step, split)
+        Xf, _ = full.rows(step, split)
         assert Xf is full._split_data(split)[0]  # the split itself: no copy
         assert full.row_use[(step, split)]["used"] == full.row_use[(step, split)]["available"]
 

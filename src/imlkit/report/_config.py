@@ -155,11 +155,11 @@ def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
         for split, mult in splits.items():
             if kind == "sample":
                 n = mult[1] if quick else mult[0]
-                out[step][split] = n if max_rows is None else max(min(_FLOOR, n), min(n, int(round(n * factor))))
+                out[step][split] = n if max_rows is None else max(min(_FLOOR, n), min(n, round(n * factor)))
             elif full:
                 out[step][split] = None
             else:
-                n = int(round(mult * ref * factor))
+                n = round(mult * ref * factor)
                 n = max(_FLOOR, n)
                 if scheduler and kind == "refit":
                     n *= SCHEDULER_FACTOR
