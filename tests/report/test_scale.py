@@ -178,3 +178,26 @@ def test_cli_errors_for_bad_row_options(argv, message, capsys, tmp_path):
     err = capsys.readouterr().err
     assert code == 2 and message in err
     assert not (tmp_path / "report.html").exists()
+
+
+# --------------------------------------------------------------------------- memory
+def test_glm_baseline_memory_is_linear_in_n():
+    """The GLM's estimability check once took an n x n SVD factor (12 GB at 40,000 rows)."""
+    import tracemalloc
+
+    from imlkit import models
+
+    rng = np.random.default_rng(0)
+    n = 12_000
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    X["d"] = X["a"] + X["b"]  # an aliased column: the estimability check has work to do
+    y = X["a"] - X["c"] + rng.normal(size=n)
+    tracemalloc.start()
+    try:
+        with pytest.warns(UserWarning, match="collinear"):
+            glm = models.GLM().fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MB"  # an n x n float matrix alone would be 1.1 GB
+    assert not bool(glm.estimable_["d"]) or not bool(glm.estimable_["a"])
