@@ -187,8 +187,8 @@ class ReportContext:
         The split's own frames (no copy) when it fits the budget, else a subsample with a fresh
         0..k-1 index. ``ctx.rows(n, name)`` (an int first) is the older form: at most ``n`` test rows.
         """
-        if isinstance(step, (int, np.integer)):  # the older rows(n, name) form
-            step, split, n = (split if split != "test" else "sample"), "test", int(step)
+        if isinstance(step, (int, np.integer)):  # the older rows(n, name) form: n test rows for step `name`
+            n, step, split = int(step), split, "test"
         X, y = self._split_data(split)
         idx = self.row_index(step, split, n)
         if idx is None:
