@@ -51,6 +51,12 @@ def _add_data_options(p):
     g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up when the scheduler does not answer within this time (default 10)")
     g.add_argument("--quick", action="store_true", help="fewer repeats and rows: a report in under a minute")
+    g.add_argument("--max-rows", type=int, default=None, metavar="N",
+                   help="row budgets of the steps from one number: the largest becomes N, the others scale in "
+                        "proportion (default 50,000; --quick 20,000); larger data are subsampled with the seed "
+                        "(stratified for classification); the model is always fitted on every training row")
+    g.add_argument("--full", action="store_true",
+                   help="use every row in every step (no row budgets; slow on large data)")
     g.add_argument("--n-refits", type=int, default=None, metavar="N",
                    help="LOCO: refits per feature (default 1); more show the spread of refit-based importance")
     g.add_argument("--sage-orderings", type=int, default=None, metavar="N",
@@ -117,11 +123,13 @@ def _config(args, command_line):
         n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
-        n_refits=args.n_refits, sage_orderings=args.sage_orderings, command=command_line)
+        n_refits=args.n_refits, sage_orderings=args.sage_orderings, max_rows=args.max_rows, full=args.full,
+        command=command_line)
 
 
 def _check_common(args):
     from .report import ReportInputError
+    from .report._config import MIN_MAX_ROWS
 
     if args.seed < 0:
         raise ReportInputError(f"'--seed' must be an int >= 0; got {args.seed}.")
@@ -131,6 +139,11 @@ def _check_common(args):
         raise ReportInputError(f"'--n-refits' must be an int >= 1; got {args.n_refits}.")
     if args.sage_orderings is not None and args.sage_orderings < 4:
         raise ReportInputError(f"'--sage-orderings' must be an int >= 4; got {args.sage_orderings}.")
+    if args.max_rows is not None and args.full:
+        raise ReportInputError("'--max-rows' and '--full' cannot be used together: '--full' uses every row, "
+                               "'--max-rows' caps them; choose one.")
+    if args.max_rows is not None and args.max_rows < MIN_MAX_ROWS:
+        raise ReportInputError(f"'--max-rows' must be an int >= {MIN_MAX_ROWS}; got {args.max_rows}.")
     if not args.scheduler_timeout > 0:
         raise ReportInputError(f"'--scheduler-timeout' must be a number > 0; got {args.scheduler_timeout}.")
     if args.model_file and not args.trust_model_file:

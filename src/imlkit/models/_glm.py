@@ -430,7 +430,8 @@ class GLM(_FamilyEstimator):
         if result is None:  # penalised: every weight is determined by the penalty
             return ok
         # null space of D: a weight with a component there is not identified
-        _, sv, Vt = np.linalg.svd(D, full_matrices=True)
+        # Vt must be p x p; full_matrices only when n < p (else U would be n x n: 12 GB at 40,000 rows)
+        _, sv, Vt = np.linalg.svd(D, full_matrices=D.shape[0] < p)
         tol = sv.max() * max(D.shape) * np.finfo(float).eps if sv.size else 0.0
         null = Vt[int(np.sum(sv > tol)):]
         if null.size:

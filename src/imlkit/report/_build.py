@@ -8,13 +8,16 @@ import datetime as _dt
 import os
 import time
 
+import numpy as np
+
 from ._config import ALL_METHODS, ReportConfig, method_params
-from ._context import ReportContext
+from ._context import ReportContext, text
 from ._data import ReportInputError, load_dataset
 from ._models import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps"]
+__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
+           "check_row_options", "subsample_sentence"]
 
 SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
                  "Interpretable alternatives", "How it was made")
@@ -37,6 +40,18 @@ def check_methods(methods):
         if m not in ALL_METHODS:
             raise ReportInputError(f"Unknown method {m!r} in '--methods'; choose from {', '.join(ALL_METHODS)}.")
     return methods
+
+
+def check_row_options(config):
+    """``max_rows`` / ``full`` checked (one clear error; both together is an error)."""
+    from ._config import row_budgets
+
+    if not isinstance(config.full, (bool, np.bool_)):
+        raise ReportInputError(f"'full' must be True or False; got {config.full!r}.")
+    try:
+        row_budgets(config.quick, max_rows=config.max_rows, full=config.full)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def connect_scheduler(address, timeout):
@@ -82,7 +97,12 @@ def _is_fitted(est):
 def _load(config):
     """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    return load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    ds = load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    # The table as read is not needed once its columns are prepared (section 1 reads only its
+    # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
+    # second full copy of the data for the whole run.
+    ds.raw = ds.raw.iloc[:0].copy()
+    return ds
 
 
 def _check_class(ctx, labels):
@@ -106,7 +126,9 @@ def prepare_context(config, progress=None):
     ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
     """
     ctx = ReportContext(config=config, params=method_params(config.quick, n_refits=config.n_refits,
-                                                            sage_orderings=config.sage_orderings))
+                                                            sage_orderings=config.sage_orderings,
+                                                            max_rows=config.max_rows, full=config.full,
+                                                            scheduler=bool(config.scheduler)))
     ctx.progress_hook = progress
     source = ("a pandas DataFrame" if config.data is not None and not isinstance(config.data, str)
               else config.data or f"shipped:{config.dataset}")
@@ -162,6 +184,7 @@ def importance_only(config, method):
 
     from ._progress import Progress, resolve_mode
 
+    check_row_options(config)
     progress = Progress(resolve_mode(config.progress))
     try:
         with _runtime(config), _quiet_warnings():
@@ -225,7 +248,33 @@ def build_sections(ctx):
     s5 = ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx))
     s3["blocks"] += ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
     s6 = ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))
+    note = subsample_sentence(ctx)
+    if note:  # said where the data are described (known only once the steps have run)
+        s1["blocks"].insert(min(2, len(s1["blocks"])), text(note))
     return [s1, s2, s3, s4, s5, s6]
+
+
+def subsample_sentence(ctx):
+    """One sentence for section 1 when a row budget left rows out of some step; else None."""
+    from ._config import ROW_BUDGETS
+
+    cut = ctx.subsampled()
+    if not cut:
+        return None
+    largest = max(cut, key=lambda u: u["available"])
+    names = []
+    for u in cut:
+        label = ROW_BUDGETS[u["step"]][0]
+        if label not in names:
+            names.append(label)
+    return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) ({', '.join(names)}) ran "
+            f"on a seeded{' stratified' if ctx.task == 'classification' else ''} random subsample of the rows (e.g. "
+            f"{largest['used']:,} of {largest['available']:,} {_SPLIT_WORDS[largest['split']]}; the model itself "
+            f"was fitted on all training rows, and section 7 lists every step's rows); "
+            f"--max-rows N changes the budgets and --full uses every row.")
+
+
+_SPLIT_WORDS = {"train": "training rows", "test": "test rows", "all": "rows"}
 
 
 def top_alerts(ctx):
@@ -292,6 +341,7 @@ def build_report(config=None, **options):
         config = dataclasses.replace(config, **options)
     config.extra = copy.deepcopy(config.extra)
     config.methods = check_methods(config.methods)
+    check_row_options(config)
     out_dir = os.path.abspath(config.out)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ReportInputError(f"'--out' {config.out!r} exists and is not a directory.")

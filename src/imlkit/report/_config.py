@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params"]
+__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
+           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -35,6 +36,10 @@ class ReportConfig:
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
     "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
     orderings) override the values of :func:`method_params`.
+
+    ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
+    (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
+    model itself is always fitted on all training rows.
     """
 
     data: object = None
@@ -59,19 +64,125 @@ class ReportConfig:
     target_class: str | None = None
     n_refits: int | None = None
     sage_orderings: int | None = None
+    max_rows: int | None = None
+    full: bool = False
     command: str = ""
     extra: dict = field(default_factory=dict)
 
 
-def method_params(quick, n_refits=None, sage_orderings=None):
+#: The largest budget of a mode (the default data budget): ``--max-rows N`` scales every
+#: budget by ``N / REFERENCE_ROWS[mode]``.
+REFERENCE_ROWS = {"full": 50_000, "quick": 20_000}
+#: The smallest ``--max-rows`` accepted, and the fewest rows a scaled budget goes down to.
+MIN_MAX_ROWS = 100
+_FLOOR = 50
+#: ``--scheduler``: the refit-based steps and the interpretable alternatives may use this many
+#: times their budget (the cluster pays for the refits).
+SCHEDULER_FACTOR = 4
+
+#: Every step's row budget as a multiple of the mode's reference (``REFERENCE_ROWS``), per
+#: part of the data it reads ("train", "test" or "all": the whole prepared table), and its kind:
+#:
+#: - "scale": cost linear in n (or a multiple of a fit); capped so that the report's time stops
+#:   growing with n; ``--full`` lifts the cap; ``--scheduler`` raises it for the "refit" ones.
+#: - "sample": a sample size of a method whose cost grows faster than n (SAGE, the ICE curves
+#:   drawn, the H-statistic, REPID): an absolute number of rows (not a multiple); ``--full``
+#:   keeps it, and ``--max-rows`` can only lower it.
+#:
+#: The model itself is always fitted on all training rows.
+ROW_BUDGETS = {
+    # step: (label, {split: multiple of the reference, or (full, quick) rows for a sample}, kind)
+    "dependence": ("dependence overview", {"all": 4.0}, "scale"),
+    "baselines": ("baselines", {"train": 2.0}, "scale"),
+    "leak": ("leak check", {"train": 1.0, "test": 1.0}, "scale"),
+    "pfi": ("PFI", {"test": 1.0}, "scale"),
+    "cfi": ("CFI", {"test": 0.5}, "scale"),
+    "loco": ("LOCO", {"train": 0.5, "test": 1.0}, "refit"),
+    "lofo": ("LOFO", {"train": 0.5, "test": 1.0}, "refit"),
+    "pimp": ("PIMP", {"train": 0.2, "test": 0.4}, "refit"),
+    "ale": ("ALE", {"test": 1.0}, "scale"),
+    "glm": ("GLM", {"train": 1.0}, "refit"),
+    "gam": ("GAM", {"train": 0.5}, "refit"),
+    "rulefit": ("RuleFit", {"train": 0.2}, "refit"),
+    "tree": ("Decision tree", {"train": 1.0}, "refit"),
+    "ripper": ("RIPPER", {"train": 0.1}, "refit"),
+    "oner": ("OneR", {"train": 1.0}, "refit"),
+    "sage": ("SAGE", {"test": (512, 256)}, "sample"),
+    "ice": ("ICE curves", {"test": (300, 150)}, "sample"),
+    "pd2": ("2-D PD", {"test": (300, 150)}, "sample"),
+    "hstat": ("H-statistic", {"test": (300, 120)}, "sample"),
+    "repid": ("REPID", {"test": (2000, 600)}, "sample"),
+}
+
+
+def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
+    """Every step's row budget: ``{step: {split: rows or None}}`` (None: every row).
+
+    The budgets bound each step's cost as n grows: a step reads at most its budget of rows
+    (a seeded, for classification stratified, subsample) and all rows when the data are
+    smaller. Defaults are multiples of ``REFERENCE_ROWS`` (50,000 rows; ``quick`` 20,000).
+
+    Parameters
+    ----------
+    quick : bool -- the quick report's (smaller) budgets
+    max_rows : int, optional -- the largest budget becomes ``max_rows`` and every other one
+        scales in proportion (never below 50 rows); sample sizes (SAGE, ICE, H, REPID) only shrink.
+    full : bool -- every "scale"/"refit" budget lifted (None); sample sizes kept
+    scheduler : bool -- refit-based steps and interpretable models get ``SCHEDULER_FACTOR`` times
+        their budget
+
+    Examples
+    --------
+    >>> b = row_budgets(quick=True)
+    >>> b["pfi"]["test"], b["pimp"]["train"], b["sage"]["test"]
+    (20000, 4000, 256)
+    >>> row_budgets(max_rows=1000)["loco"], row_budgets(full=True)["pfi"]
+    ({'train': 500, 'test': 1000}, {'test': None})
+    """
+    from .._validation import ValidationError
+
+    if full and max_rows is not None:
+        raise ValidationError("'max_rows' and 'full' cannot be used together: 'full' uses every row, "
+                              "'max_rows' caps them; choose one.")
+    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, (int, float))
+                                 or max_rows != int(max_rows) or max_rows < MIN_MAX_ROWS):
+        raise ValidationError(f"'max_rows' must be an int >= {MIN_MAX_ROWS}; got {max_rows!r}.")
+    ref = REFERENCE_ROWS["quick" if quick else "full"]
+    factor = 1.0 if max_rows is None else int(max_rows) / ref
+    out = {}
+    for step, (_, splits, kind) in ROW_BUDGETS.items():
+        out[step] = {}
+        for split, mult in splits.items():
+            if kind == "sample":
+                n = mult[1] if quick else mult[0]
+                out[step][split] = n if max_rows is None else max(min(_FLOOR, n), min(n, round(n * factor)))
+            elif full:
+                out[step][split] = None
+            else:
+                n = round(mult * ref * factor)
+                n = max(_FLOOR, n)
+                if scheduler and kind == "refit":
+                    n *= SCHEDULER_FACTOR
+                out[step][split] = n
+    return out
+
+
+def method_params(quick, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
     """Every method's parameters for the full or the quick report.
 
-    Rows are subsampled (from the test split) only where a method's cost grows faster than
-    linearly in n or is a large multiple of one prediction: SAGE, H-statistic, REPID, and
-    the ICE curves drawn. ``n_refits`` (LOCO's refits per feature) and ``sage_orderings``
-    (the most orderings either SAGE run may use) replace the defaults when given.
+    Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
+    refits are capped so that the report's time stops growing with n, and the methods whose cost
+    grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample. ``n_refits`` (LOCO's refits per feature) and ``sage_orderings``
+    (the most orderings either SAGE run may use) replace the defaults when given. ``params["rows"]``
+    holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
     params = _params(quick)
+    params["rows"] = row_budgets(quick, max_rows=max_rows, full=full, scheduler=scheduler)
+    # The sample sizes the sections read from their own parameters follow the budgets.
+    params["sage"]["rows"] = params["rows"]["sage"]["test"]
+    params["effects"]["ice_rows"] = params["rows"]["ice"]["test"]
+    params["hstat"]["n_samples"] = params["rows"]["hstat"]["test"]
+    params["repid"]["rows"] = params["rows"]["repid"]["test"]
     if n_refits is not None:
         params["loco"]["n_refits"] = int(n_refits)
     if sage_orderings is not None:

@@ -121,6 +121,9 @@ class ReportContext:
     no_better_than: str | None = None
     #: The class whose probability sections 4-5 explain (None: regression or the default class).
     target_class: object = None
+    #: (step, split) -> dict(step, split, used, available, budget): the rows each step read.
+    row_use: dict = field(default_factory=dict)
+    _orders: dict = field(default_factory=dict, repr=False)
 
     @property
     def task(self):
@@ -145,13 +148,80 @@ class ReportContext:
         """Whether any of the method names was selected with ``--methods``."""
         return any(n in self.config.methods for n in names)
 
-    def rows(self, n, name):
-        """At most ``n`` test rows (a fixed random subset, the same for a given seed and name)."""
-        if len(self.X_test) <= n:
+    def budget(self, step, split="test"):
+        """The row budget of ``step`` on ``split`` (None: every row); see ``_config.row_budgets``."""
+        return self.params["rows"][step][split]
+
+    def _split_data(self, split):
+        if split == "train":
+            return self.X_train, self.y_train
+        if split == "test":
             return self.X_test, self.y_test
-        seq = np.random.SeedSequence([self.seed, sum(map(ord, name))])
-        idx = np.sort(np.random.default_rng(seq).choice(len(self.X_test), size=n, replace=False))
-        return self.X_test.iloc[idx].reset_index(drop=True), self.y_test.iloc[idx].reset_index(drop=True)
+        if split == "all":
+            return self.data.X, self.data.y
+        raise ValueError(f"'split' must be 'train', 'test' or 'all'; got {split!r}.")
+
+    def row_index(self, step, split="test", n=None):
+        """The positions of the rows ``step`` reads from ``split``, or None for every row.
+
+        At most the step's budget (or ``n``) rows: the first ones of one seeded ordering of the
+        split's rows, so a smaller budget's rows are part of a larger one's, and every step that
+        reads a split sees the same rows as far as its budget goes. For classification the
+        ordering interleaves the classes so that every prefix keeps the class shares (within one
+        row per class): the subsample is stratified. The use is recorded (``row_use``) for the
+        "How it was made" section.
+        """
+        X, y = self._split_data(split)
+        available = len(X)
+        budget = self.budget(step, split) if n is None else int(n)
+        idx = None
+        if budget is not None and available > budget:
+            idx = np.sort(self._ordering(split, y)[:budget])
+        self.row_use[(step, split)] = {"step": step, "split": split, "used": available if idx is None else len(idx),
+                                       "available": available, "budget": budget}
+        return idx
+
+    def rows(self, step, split="test", n=None):
+        """``(X, y)`` of the rows ``step`` reads from ``split`` (see :meth:`row_index`).
+
+        The split's own frames (no copy) when it fits the budget, else a subsample with a fresh
+        0..k-1 index. ``ctx.rows(n, name)`` (an int first) is the older form: at most ``n`` test rows.
+        """
+        if isinstance(step, (int, np.integer)):  # the older rows(n, name) form: n test rows for step `name`
+            n, step, split = int(step), split, "test"
+        X, y = self._split_data(split)
+        idx = self.row_index(step, split, n)
+        if idx is None:
+            return X, y
+        return X.iloc[idx].reset_index(drop=True), y.iloc[idx].reset_index(drop=True)
+
+    def _ordering(self, split, y):
+        """One seeded ordering of a split's rows (stratified by class for classification), cached."""
+        if split not in self._orders:
+            code = {"train": 1, "test": 2, "all": 3}[split]
+            rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 7919, code]))
+            n = len(y)
+            if self.task != "classification":
+                order = rng.permutation(n)
+            else:
+                # Each class's rows, in random order, get evenly spaced keys in [0, 1) (jittered
+                # within their slot); sorting by key interleaves the classes in proportion.
+                codes = pd.factorize(pd.Series(y).astype(str), sort=True)[0]
+                key = np.empty(n)
+                for c in range(codes.max() + 1 if n else 0):
+                    members = rng.permutation(np.flatnonzero(codes == c))
+                    m = len(members)
+                    key[members] = (np.arange(m) + rng.random(m)) / m
+                order = np.argsort(key, kind="stable")
+            self._orders[split] = order
+        return self._orders[split]
+
+    def subsampled(self):
+        """The recorded row uses where a budget ("scale"/"refit" kind) left rows out."""
+        from ._config import ROW_BUDGETS
+
+        return [u for u in self.row_use.values()
+                if u["used"] < u["available"] and ROW_BUDGETS.get(u["step"], (None, None, "sample"))[2] != "sample"]
 
     @contextlib.contextmanager
     def step(self, name, **parameters):

@@ -52,6 +52,13 @@ class _Target:
             self.cls, self.y_train, self.y_test = bt
         self.family = "binomial" if ctx.task == "classification" else glm_family("regression", ctx.y_train)
 
+    def train(self, ctx, step):
+        """The training rows of ``step`` (its row budget) and the target the model is fitted to."""
+        X, y = ctx.rows(step, "train")
+        if self.one_vs_rest:
+            y = (y.astype(str) == self.cls).astype(int).rename(self.y_train.name)
+        return X, y
+
     def score(self, ctx, est):
         if self.one_vs_rest:
             return _binary_performance(est.predict_proba(ctx.X_test)[:, 1], self.y_test)
@@ -74,12 +81,13 @@ def _fit(estimator, X, y):
 def _glm_blocks(ctx, tg, perf):
     fam = tg.family
     with ctx.step("GLM", family=fam):
-        pipe, glm = _fit(models.GLM(family=fam), ctx.X_train, tg.y_train)
+        X, y = tg.train(ctx, "glm")
+        pipe, glm = _fit(models.GLM(family=fam), X, y)
         perf[f"GLM ({fam})"] = tg.score(ctx, pipe)
     blocks = [{"kind": "heading", "text": f"GLM ({fam} family, {glm.link_} link)"},
               frame_table(glm.summary(), caption="Coefficients with 95% Wald intervals")]
     if fam == "binomial":
-        blocks += _separation_warning(pipe, ctx.X_train)
+        blocks += _separation_warning(pipe, X)
     sentences = []
     for f in top_features(ctx, 4):
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
@@ -92,7 +100,7 @@ def _glm_blocks(ctx, tg, perf):
 def _gam_blocks(ctx, tg, perf):
     fam = tg.family
     with ctx.step("GAM", family=fam, terms="auto"):
-        pipe, gam = _fit(models.GAM(family=fam), ctx.X_train, tg.y_train)
+        pipe, gam = _fit(models.GAM(family=fam), *tg.train(ctx, "gam"))
         perf[f"GAM ({fam})"] = tg.score(ctx, pipe)
     blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}]
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
@@ -117,7 +125,7 @@ def _gam_blocks(ctx, tg, perf):
 def _rulefit_blocks(ctx, perf):
     with ctx.step("RuleFit", random_state=ctx.seed):
         task = "regression" if ctx.task == "regression" else "classification"
-        pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), ctx.X_train, ctx.y_train)
+        pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
     return [{"kind": "heading", "text": "RuleFit"},
@@ -129,8 +137,8 @@ def _rulefit_blocks(ctx, perf):
 def _tree_blocks(ctx, perf):
     crit = "squared_error" if ctx.task == "regression" else "gini"
     with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
-        pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20), ctx.X_train,
-                          ctx.y_train)
+        pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
+                          *ctx.rows("tree", "train"))
         perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     return [{"kind": "heading", "text": "Decision tree (depth 3)"}, {"kind": "pre", "text": tree.export_text()}]
 
@@ -138,10 +146,10 @@ def _tree_blocks(ctx, perf):
 def _rule_learner_blocks(ctx, perf):
     """Classification only: a RIPPER decision list and Holte's OneR, with their test performance."""
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
-        pipe, ripper = _fit(models.RIPPER(random_state=ctx.seed), ctx.X_train, ctx.y_train)
+        pipe, ripper = _fit(models.RIPPER(random_state=ctx.seed), *ctx.rows("ripper", "train"))
         perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     with ctx.step("OneR", min_bucket=6):
-        pipe, oner = _fit(models.OneR(), ctx.X_train, ctx.y_train)
+        pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     return [{"kind": "heading", "text": "Rule learners: RIPPER and OneR"},
             text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "

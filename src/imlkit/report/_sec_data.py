@@ -79,8 +79,9 @@ def section_data(ctx):
     """Rows, how each column was prepared, types, missing values, and the dependence overview."""
     ds = ctx.data
     X = ds.X
-    with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X)):
-        r2 = dependence_r2(X)
+    X_dep = ctx.rows("dependence", "all")[0]
+    with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X_dep)):
+        r2 = dependence_r2(X_dep)
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
                    f"to predict {ds.target!r} ({ds.task})."),
               text(f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "

@@ -119,7 +119,7 @@ def section_effects(ctx):
     feats = top_features(ctx, p["n_features"])
     ctx.effects["top_features"] = feats
     ctx.effects["output"] = output
-    X_ice, _ = ctx.rows(p["ice_rows"], "ice")
+    X_ice, _ = ctx.rows("ice")
     if len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
                 f"({', '.join(str(c) for c in outputs)}; one column per class)")
@@ -131,7 +131,7 @@ def section_effects(ctx):
                          f"partial dependence (PD, thick line); beside them the accumulated local effects (ALE), which "
                          f"stay on the data where features are dependent.")
         try:
-            X_ale, note = complete_rows(ctx, ctx.X_test, "ALE")
+            X_ale, note = complete_rows(ctx, ctx.rows("ale")[0], "ALE")
         except ValueError as exc:
             X_ale, note = None, None
             blocks += ctx.failure_blocks("ALE", exc)
@@ -186,7 +186,7 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
 
 def _hstat_blocks(ctx, output):
     p = ctx.params["hstat"]
-    X_h, _ = ctx.rows(p["n_samples"], "hstat")
+    X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output)):
         h = eff.h_statistic(ctx.model, X_h, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"], output=output,
@@ -226,7 +226,7 @@ def _pd2_blocks(ctx, h, output):
     top = h.pairwise.iloc[0]
     pair = (top["feature_1"], top["feature_2"])
     pe = ctx.params["effects"]
-    X_pd, _ = ctx.rows(pe["ice_rows"], "pd2")
+    X_pd, _ = ctx.rows("pd2")
     grid = min(pe["grid"], 12)
     with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
@@ -257,7 +257,7 @@ def section_regional(ctx):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
     p = ctx.params["repid"]
     output = ctx.effects.get("output", effect_output(ctx))
-    X_rep, _ = ctx.rows(p["rows"], "repid")
+    X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params["effects"]["n_features"] + 1
     candidates = top_features(ctx, n_cand)

@@ -18,13 +18,15 @@ _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the
 
 def _pfi(ctx):
     p = ctx.params["pfi"]
-    return {"pfi": imp.pfi(ctx.model, ctx.X_test, ctx.y_test, loss=ctx.loss, n_repeats=p["n_repeats"],
+    X, y = ctx.rows("pfi")
+    return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
 def _cfi(ctx):
     p = ctx.params["cfi"]
-    return {"cfi": imp.cfi(ctx.model, ctx.X_test, ctx.y_test, loss=ctx.loss, n_repeats=p["n_repeats"],
+    X, y = ctx.rows("cfi")
+    return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
@@ -41,7 +43,7 @@ def _refit_loss(ctx, method):
 def _loco(ctx):
     p = ctx.params["loco"]
     with ctx.refit_backend():
-        r = imp.loco(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, loss=_refit_loss(ctx, "loco"),
+        r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"), loss=_refit_loss(ctx, "loco"),
                      test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"], n_jobs=ctx.n_jobs,
                      random_state=ctx.seed, progress=ctx.progress)
     return {"loco": r}
@@ -50,14 +52,14 @@ def _loco(ctx):
 def _lofo(ctx):
     p = ctx.params["lofo"]
     with ctx.refit_backend():
-        r = imp.lofo(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, loss=_refit_loss(ctx, "lofo"),
+        r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"), loss=_refit_loss(ctx, "lofo"),
                      relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"lofo": r}
 
 
 def _sage(ctx):
     p = ctx.params["sage"]
-    X, y = ctx.rows(p["rows"], "sage")
+    X, y = ctx.rows("sage")
     out = {}
     for removal in ctx.config.extra.get("sage_removal", ("marginal", "conditional")):
         out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
@@ -68,7 +70,7 @@ def _sage(ctx):
 def _pimp(ctx):
     p = ctx.params["pimp"]
     with ctx.refit_backend():
-        r = imp.pimp(ctx.learner, ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, importance=p["importance"],
+        r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
                      n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], distribution=p["distribution"],
                      p_adjust=p["p_adjust"],
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
@@ -220,7 +222,7 @@ def _comparison_figure(results):
 
 def _sage_caveat(ctx, key, r):
     """What a SAGE run did: converged, or stopped at its budget -- with the option that raises it."""
-    n_rows = len(ctx.rows(ctx.params["sage"]["rows"], "sage")[0])
+    n_rows = ctx.row_use[("sage", "test")]["used"]
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
     if r.extra.get("converged"):

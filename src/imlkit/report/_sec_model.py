@@ -52,15 +52,16 @@ def _fit_baseline(ctx, name, est):
     (imlkit's GLM ``alpha``) rather than lost, and the report says so."""
     from .._validation import ValidationError
 
+    X, y = ctx.rows("baselines", "train")
     try:
-        return est.fit(ctx.X_train, ctx.y_train)
+        return est.fit(X, y)
     except ValidationError as exc:
         if "more rows than model terms" not in str(exc) or "glm" not in getattr(est, "named_steps", {}):
             raise
     est.set_params(glm__alpha=1.0)
-    ctx.notes.append(f"The {name} baseline has more terms than the {len(ctx.X_train):,} training rows; it was "
+    ctx.notes.append(f"The {name} baseline has more terms than the {len(X):,} training rows; it was "
                      f"fitted with a ridge penalty (alpha = 1 on standardised columns), so it has no intervals.")
-    return est.fit(ctx.X_train, ctx.y_train)
+    return est.fit(X, y)
 
 
 def _fit_baselines(ctx):
@@ -228,12 +229,12 @@ def leak_candidates(X_train, y_train, X_test, y_test, task, seed=0):
 def _leak_blocks(ctx):
     with ctx.step("leak check (one-feature models)", columns=ctx.X_train.shape[1],
                   threshold=f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"):
-        found = leak_candidates(ctx.X_train, ctx.y_train, ctx.X_test, ctx.y_test, ctx.task, ctx.seed)
+        found = leak_candidates(*ctx.rows("leak", "train"), *ctx.rows("leak"), ctx.task, ctx.seed)
     ctx.effects["possible_leaks"] = [c for c, _, _ in found]
     blocks = []
     for c, s, metric in found:
         msg = (f"Possible leak: the column {c!r} alone predicts {ctx.data.target!r} almost perfectly (test {metric} "
-               f"{s:.3f} from a one-feature model on {len(ctx.y_test):,} test rows). Check that it is known before "
+               f"{s:.3f} from a one-feature model on {ctx.row_use[('leak', 'test')]['used']:,} test rows). Check that it is known before "
                f"the target is; if it is computed from the target, leave it out with --features.")
         ctx.alerts.append(msg)
         blocks.append(warning(msg))

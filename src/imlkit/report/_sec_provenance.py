@@ -54,8 +54,41 @@ def section_provenance(ctx, total_seconds=None):
     if total_seconds is not None:
         rows.append(["total (until the report was rendered)", "", total_seconds])
     blocks.append(table(["step", "parameters", "seconds"], rows, caption="Every step, its parameters and its run time"))
+    blocks += _rows_blocks(ctx)
     v = versions()
     blocks.append(table(["component", "version"], [[k, val] for k, val in v.items()], caption="Versions"))
     if ctx.notes:
         blocks.append(bullets(ctx.notes, title="Notes"))
     return Section("provenance", "7. How it was made", blocks)
+
+
+_SPLITS = {"train": "training rows", "test": "test rows", "all": "all rows (before the split)"}
+
+
+def _rows_blocks(ctx):
+    """The rows each step read out of the rows available, with its budget and how to change it."""
+    from ._config import REFERENCE_ROWS, ROW_BUDGETS
+
+    if not ctx.row_use:
+        return []
+    cfg = ctx.config
+    rows = []
+    for u in ctx.row_use.values():
+        label, _, kind = ROW_BUDGETS.get(u["step"], (u["step"], None, "sample"))
+        budget = "every row" if u["budget"] is None else f"{u['budget']:,}"
+        rows.append([label, _SPLITS[u["split"]], f"{u['used']:,} of {u['available']:,}", budget,
+                     "sample size of the method" if kind == "sample" else
+                     ("refit (larger with --scheduler)" if kind == "refit" else "linear cost")])
+    if cfg.full:
+        how = "--full: every step used every row (the sample sizes of SAGE, ICE, H and REPID are the methods' own)."
+    elif cfg.max_rows is not None:
+        how = f"--max-rows {cfg.max_rows:,}: every budget was scaled from this number."
+    else:
+        how = (f"Default budgets (the largest is {REFERENCE_ROWS['quick' if cfg.quick else 'full']:,} rows"
+               f"{', 4x for refits with --scheduler' if cfg.scheduler else ''}); --max-rows N scales them, "
+               f"--full uses every row.")
+    strat = " stratified by class," if ctx.task == "classification" else ""
+    return [table(["step", "data", "rows used", "budget", "kind"], rows,
+                  caption=f"Rows each step used out of the rows available: a step with more rows than its budget "
+                          f"reads a seeded,{strat} random subsample (the same rows for every step, up to its budget); "
+                          f"the model was fitted on all {len(ctx.X_train):,} training rows. {how}")]
