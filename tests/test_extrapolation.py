@@ -10,7 +10,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import imlkit as ik
-from imlkit.effects._extrapolation import permutation_extrapolation, strongest_correlate
+from imlkit._extrapolation import permutation_extrapolation, strongest_correlate
 
 
 @pytest.fixture(scope="module")

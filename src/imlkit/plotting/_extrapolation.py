@@ -44,7 +44,7 @@ def plot_extrapolation(X, feature, partner=None, *, random_state=None, ax=None, 
     Hooker, Mentch & Zhou (2021). Unrestricted permutation forces extrapolation. Statistics
     and Computing 31(6).
     """
-    from ..effects._extrapolation import permutation_extrapolation
+    from .._extrapolation import permutation_extrapolation
 
     data = permutation_extrapolation(X, feature, partner, random_state=random_state)
     return draw_extrapolation(data, ax=ax, gridsize=gridsize, cmap=cmap)

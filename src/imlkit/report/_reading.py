@@ -1,14 +1,13 @@
 """The automatic reading beneath the importance table: where the methods disagree, and why."""
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
 
 from ._context import bullets, text
 from ._sec_data import EXTRAPOLATION_R2
-from ._sec_importance import METHOD_LABELS
+from ._sec_importance import METHOD_LABELS, cli_advice  # noqa: F401 - cli_advice is public here too
 
 __all__ = ["cli_advice", "disagreements", "reading_blocks", "unsettled"]
 
@@ -106,30 +105,6 @@ def unsettled(results):
         if vague:
             out[m] = vague
     return out
-
-
-#: API advice in the methods' warnings -> what the command line offers (``imlkit report --help``).
-_CLI_ADVICE = (
-    ("use n_refits > 1 to see their spread", "rerun the report with --n-refits 5 to see their spread"),
-    ("Raise max_permutations or the tolerance.", "Rerun the report with a larger --sage-orderings."),
-)
-
-
-def cli_advice(message):
-    """A method's warning rewritten for the report: only command-line options that exist.
-
-    The API's advice (``n_refits``, ``max_permutations``) becomes the report's options
-    (``--n-refits``, ``--sage-orderings``); advice about parameters the command line does
-    not expose (PIMP's ``n_null``, samplers) is pointed at the Python API instead.
-    """
-    for api, cli in _CLI_ADVICE:
-        message = message.replace(api, cli)
-    # LOCO's note about an explicit test: the estimand it reports is the useful part
-    message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
-    cut = message.find("Use n_null >= ")
-    if cut >= 0:
-        message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
-    return message
 
 
 def _partner(X, f):

@@ -1,6 +1,8 @@
 """Section 3: importance side by side, the question each method answers, PIMP's p-values."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import importance as imp
@@ -197,8 +199,6 @@ def section_importance(ctx):
         r = ctx.importance.get(key)
         if r is not None and "n_permutations" in r.extra:
             caveats.append(_sage_caveat(ctx, key, r))
-    from ._reading import cli_advice  # advice only the command line can follow
-
     by_text = {}
     for key, r in ctx.importance.items():
         for w in r.warnings:
@@ -254,3 +254,27 @@ def _pimp_blocks(r):
             a.set_axis_off()
         out.append(figure_block(fig, "PIMP null distributions with the observed importance marked"))
     return out
+
+
+#: API advice in the methods' warnings -> what the command line offers (``imlkit report --help``).
+_CLI_ADVICE = (
+    ("use n_refits > 1 to see their spread", "rerun the report with --n-refits 5 to see their spread"),
+    ("Raise max_permutations or the tolerance.", "Rerun the report with a larger --sage-orderings."),
+)
+
+
+def cli_advice(message):
+    """A method's warning rewritten for the report: only command-line options that exist.
+
+    The API's advice (``n_refits``, ``max_permutations``) becomes the report's options
+    (``--n-refits``, ``--sage-orderings``); advice about parameters the command line does
+    not expose (PIMP's ``n_null``, samplers) is pointed at the Python API instead.
+    """
+    for api, cli in _CLI_ADVICE:
+        message = message.replace(api, cli)
+    # LOCO's note about an explicit test: the estimand it reports is the useful part
+    message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
+    cut = message.find("Use n_null >= ")
+    if cut >= 0:
+        message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
+    return message

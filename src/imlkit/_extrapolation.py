@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._parallel import rng_of
-from .._validation import ValidationError, as_seed_sequence, check_X, resolve_feature
+from ._parallel import rng_of
+from ._validation import ValidationError, as_seed_sequence, check_X, resolve_feature
 
 __all__ = ["PermutationExtrapolation", "permutation_extrapolation", "strongest_correlate"]
 
