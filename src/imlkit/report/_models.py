@@ -6,7 +6,7 @@ import pandas as pd
 
 from ._data import ReportInputError
 
-__all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models", "main_metric",
+__all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models",
            "refit_learner", "guarded_pipeline"]
 
 
@@ -146,13 +146,6 @@ def refit_learner(model):
         return clone(model)
     except Exception:  # not a scikit-learn estimator: refit methods are reported as unavailable
         return None
-
-
-def main_metric(task, has_proba=True):
-    """The score that decides whether the model beats its baselines (see ``_scores.main_metric``)."""
-    from ._scores import main_metric as _main
-
-    return _main(task, has_proba)
 
 
 def performance(model, X, y, task, labels=None):
