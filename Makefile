@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PY) -c "import hashlib,sys;print(hashlib.md5(open('pyproject.toml','rb').read()).hexdigest()[:10])")
 
-.PHONY: report test bench corpus clean
+.PHONY: report lint test bench corpus clean
 
 $(VPY):
 	$(PY) -m venv $(VENV)
@@ -17,7 +17,12 @@ $(STAMP): $(VPY) pyproject.toml
 report: $(STAMP)
 	$(VENV)/bin/imlkit report
 
-test: $(STAMP)
+# ruff's rules and line length are in pyproject.toml ([tool.ruff]); ruff comes with the test extra.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench scripts
+
+# Lint first: a style or import-order slip fails in seconds, before the minutes of the suite.
+test: lint
 	bash scripts/setup_test_env.sh
 	$(VPY) -m pytest -q
 
