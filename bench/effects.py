@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_of
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.inspection import partial_dependence
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
-from _timing import best_of
 from imlkit._model import stack_frame
 from imlkit.effects._ale import _bin_index
 
@@ -81,8 +81,9 @@ def main():
     out.parent.mkdir(exist_ok=True)
     out.write_text("# Effects benchmark (bench/effects.py)\n\nBike data, 2,594 test rows, RandomForestRegressor"
                    "(100 trees, n_jobs=1), 20-point grid / 20 bins, best of 3. ``max_abs_diff``: largest "
-                   "absolute difference of the numbers (PD and ICE on the same grid; ALE on PyALE's edges). ``floor_s``: one "
-                   "predict call over the rows any implementation must predict (n x m for ICE, 2n for ALE).\n\n"
+                   "absolute difference of the numbers (PD and ICE on the same grid; ALE on PyALE's edges). "
+                   "``floor_s``: one predict call over the rows any implementation must predict "
+                   "(n x m for ICE, 2n for ALE).\n\n"
                    + table.to_markdown(index=False, floatfmt=".3g") + "\n")
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_of
 
 from imlkit.models import GAM
-from _timing import best_of
 
 N, P, N_SPLINES, LAM = 100_000, 5, 20, 1.0
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_of
 from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
 from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
-from _timing import best_of
 from imlkit._model import stack_frame
 
 N_REPEATS = 10

@@ -20,11 +20,11 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
+from _timing import best_of
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
-from _timing import best_of
 
 RUNS = 3
 N_ROWS = 2000
@@ -81,7 +81,8 @@ def main():
     out.write_text("# Regional effects benchmark (bench/regional.py)\n\nBike data, RandomForestRegressor(100 "
                    f"trees, n_jobs=1), regional effect of hr on {N_ROWS:,} held-out rows, grid {GRID}, depth "
                    f"{DEPTH}, best of {RUNS}. ``imlkit_ice_s`` is imlkit's ICE alone: the one model pass over "
-                   f"{N_ROWS:,} x {GRID} rows that both libraries need, a floor for any implementation.\n\n" + table.to_markdown(index=False, floatfmt=".3g")
+                   f"{N_ROWS:,} x {GRID} rows that both libraries need, a floor for any implementation.\n\n"
+                   + table.to_markdown(index=False, floatfmt=".3g")
                    + "\n\n## imlkit tree\n\n```\n" + r.tree_text() + "\n```\n\n## effector tree\n\n```\n"
                    + "\n".join(eff_tree) + "\n```\n")
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_of
 
 import imlkit as ik
-from _timing import best_of
 from imlkit.models import RIPPER, RuleFit
 
 RUNS_FAST = 3

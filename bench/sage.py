@@ -93,7 +93,8 @@ def main():
         t, r_plain = timed(lambda: run_ik(seed, cv=False))
         times["plain"].append(t)
         n_plain.append(r_plain.extra["n_permutations"])
-        print(f"run {seed}: peer {times['peer'][-1]:.2f}s (~{n_peer[-1]} orderings), imlkit {times['ik'][-1]:.2f}s ({n_ik[-1]} orderings), "
+        print(f"run {seed}: peer {times['peer'][-1]:.2f}s (~{n_peer[-1]} orderings), "
+              f"imlkit {times['ik'][-1]:.2f}s ({n_ik[-1]} orderings), "
               f"imlkit plain {times['plain'][-1]:.2f}s ({n_plain[-1]} orderings)")
     t_peer, t_ik, t_plain = (min(times[k]) for k in ("peer", "ik", "plain"))
     # The orderings needed vary with the seed (convergence is checked at batch ends), so the
@@ -112,7 +113,8 @@ def main():
     print(table.round(3).to_string(index=False))
     print(f"best of {RUNS}: sage-importance {t_peer:.2f}s | imlkit {t_ik:.2f}s -> ratio {t_ik / t_peer:.2f} | "
           f"imlkit without control variate {t_plain:.2f}s -> ratio {t_plain / t_peer:.2f}")
-    print(f"median: sage-importance {med['peer']:.2f}s | imlkit {med['ik']:.2f}s -> ratio {med['ik'] / med['peer']:.2f} | "
+    print(f"median: sage-importance {med['peer']:.2f}s | imlkit {med['ik']:.2f}s "
+          f"-> ratio {med['ik'] / med['peer']:.2f} | "
           f"imlkit without control variate {med['plain']:.2f}s -> ratio {med['plain'] / med['peer']:.2f}")
     print(f"max |z| imlkit vs peer: {np.max(np.abs(z)):.2f} (within 3 SE: {bool(np.all(np.abs(z) <= 3))})")
     print(f"sum phi: imlkit {r_ik.importance.sum():.1f}, v(N) {r_ik.extra['v_all']:.1f}, "

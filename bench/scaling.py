@@ -101,7 +101,7 @@ def scaling(sizes, memory_up_to):
                                           random_state=0).fit(Xf, yf)
     rows = []
     Xw, yw = make_table(2_000, 2)
-    for name, fn in METHODS.items():  # warm-up: numba compilation and imports
+    for fn in METHODS.values():  # warm-up: numba compilation and imports
         fn(model, Xw, yw)
     for n in sizes:
         X, y = make_table(n, 3)

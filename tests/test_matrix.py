@@ -45,7 +45,7 @@ def _score(X):
     return 2.5 * X["x1"].to_numpy(dtype=float) + 0.5 * x2 + 0.5 * (X["c"].astype(str) == "b").to_numpy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def data(model, task):
     """(X_train, y_train, X_test, y_test); NaN in x2 only for models that handle it."""
     rng = np.random.default_rng(0)
@@ -103,7 +103,7 @@ def _function(task):
     return proba
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fitted(model, task):
     if model == "function":
         return _function(task)

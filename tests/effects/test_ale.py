@@ -23,7 +23,8 @@ def correlated_X():
 
 def test_linear_feature_gives_straight_line_of_slope_a(correlated_X):
     a = -2.5
-    f = lambda Z: a * Z[:, 0] + np.sin(4 * Z[:, 1]) * Z[:, 2] + Z[:, 1] ** 2
+    def f(Z):
+        return a * Z[:, 0] + np.sin(4 * Z[:, 1]) * Z[:, 2] + Z[:, 1] ** 2
     e = ik.ale(f, correlated_X, 0, bins=15)
     # every local difference is exactly a·(z_k − z_{k−1}): the ALE is a·x up to centring.
     assert_allclose(e.average - a * e.grid, (e.average - a * e.grid)[0], atol=1e-10)
@@ -31,7 +32,8 @@ def test_linear_feature_gives_straight_line_of_slope_a(correlated_X):
 
 
 def test_centred_to_mean_zero_over_the_data(correlated_X):
-    f = lambda Z: Z[:, 0] ** 3 + Z[:, 1]
+    def f(Z):
+        return Z[:, 0] ** 3 + Z[:, 1]
     e = ik.ale(f, correlated_X, 0, bins=10)
     # ALEPlot's centring: each bin contributes the average of its two edges, weighted by its count.
     mid = (e.average[:-1] + e.average[1:]) / 2
@@ -77,7 +79,8 @@ def test_ordered_categorical_keeps_its_order():
     X = pd.DataFrame({"size": pd.Categorical(rng.choice(["S", "M", "L"], n), categories=["S", "M", "L"],
                                              ordered=True), "v": rng.normal(size=n)})
     effect = {"S": 0.0, "M": 1.0, "L": 3.0}
-    f = lambda Z: Z["size"].astype(object).map(effect).to_numpy(dtype=float) + Z["v"].to_numpy()
+    def f(Z):
+        return Z["size"].astype(object).map(effect).to_numpy(dtype=float) + Z["v"].to_numpy()
     e = ik.ale(f, X, "size")
     assert list(e.grid) == ["S", "M", "L"] and e.categorical
     # additive: the ALE steps are the effect differences; centred by level frequencies

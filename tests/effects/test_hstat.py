@@ -54,7 +54,8 @@ def _brute(f, X):
         return f(Z).mean()
 
     fx = f(X)
-    c = lambda v: v - v.mean()
+    def c(v):
+        return v - v.mean()
     pds = {j: c(np.array([pd_fn([j], X[i, j]) for i in range(n)])) for j in range(p)}
     overall = []
     for j in range(p):
@@ -72,7 +73,8 @@ def test_equals_brute_force_formulas():
     rng = np.random.default_rng(5)
     Xs = rng.normal(size=(25, 3))
     Xs[:5, 0] = Xs[5:10, 0]  # ties in x0: the distinct-value shortcut must not change anything
-    f = lambda Z: np.tanh(Z[:, 0] * Z[:, 1]) + Z[:, 2] ** 2 * Z[:, 0]
+    def f(Z):
+        return np.tanh(Z[:, 0] * Z[:, 1]) + Z[:, 2] ** 2 * Z[:, 0]
     overall, pair = _brute(f, Xs)
     h = ik.h_statistic(f, Xs, n_samples=25, pairs="all", random_state=0)
     assert_allclose(h.overall, overall, rtol=1e-10)
@@ -97,7 +99,8 @@ def test_pairs_selection_and_categoricals():
     n = 200
     X = pd.DataFrame({"g": pd.Categorical(rng.choice(["a", "b"], n)), "u": rng.uniform(size=n),
                       "v": rng.uniform(size=n), "w": rng.uniform(size=n)})
-    f = lambda Z: np.where(Z["g"].astype(object) == "a", 1.0, -1.0) * Z["u"].to_numpy() + Z["v"].to_numpy()
+    def f(Z):
+        return np.where(Z["g"].astype(object) == "a", 1.0, -1.0) * Z["u"].to_numpy() + Z["v"].to_numpy()
     h = ik.h_statistic(f, X, n_samples=100, n_top=2, random_state=0)
     assert len(h.pairwise) == 1 and set(h.pairwise.loc[0, ["feature_1", "feature_2"]]) == {"g", "u"}
     # s·u with s = ±1 (mean ~0) and u ~ U(0, 1): the pure interaction s·(u − 1/2) has variance

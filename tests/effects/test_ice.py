@@ -131,7 +131,8 @@ def test_sample_weight_and_subsample(uniform_X):
 
 def test_dataframe_equals_array(uniform_X):
     df = pd.DataFrame(uniform_X, columns=["a", "b", "c"])
-    f = lambda Z: product(np.asarray(Z))
+    def f(Z):
+        return product(np.asarray(Z))
     a = ik.ice(f, uniform_X, 1, grid=6)
     b = ik.ice(f, df, "b", grid=6)
     assert_allclose(a.individual, b.individual)

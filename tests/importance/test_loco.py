@@ -117,9 +117,10 @@ def test_sign_test_interval_by_definition():
     level = 0.9
     p, lo, hi = sign_test(x, level)
     n = x.size
-    cdf = lambda k: sum(comb(n, i) for i in range(k + 1)) / 2**n
+    def cdf(k):
+        return sum(comb(n, i) for i in range(k + 1)) / 2**n
     # l: the largest l with P(Bin(n, 1/2) <= l - 1) <= (1 - level)/2
-    l = max(l for l in range(1, n // 2 + 1) if cdf(l - 1) <= (1 - level) / 2)
+    l = max(k for k in range(1, n // 2 + 1) if cdf(k - 1) <= (1 - level) / 2)  # noqa: E741 (the formula's l)
     xs = np.sort(x)
     assert (lo, hi) == (xs[l - 1], xs[n - l])
     assert 1 - 2 * cdf(l - 1) >= level  # the coverage it guarantees

@@ -26,7 +26,8 @@ def linear_data():
 
 def test_pfi_linear_model_equals_two_beta_squared_var(linear_data):
     X, y, beta = linear_data
-    model = lambda Z: Z @ beta  # the true function: no estimation error in the coefficients
+    def model(Z):
+        return Z @ beta  # the true function: no estimation error in the coefficients
     r = ik.pfi(model, X, y, n_repeats=10, random_state=0)
     expected = 2 * beta**2 * X.var(axis=0)
     # Monte-Carlo error: each repeat's PFI has relative sd about sqrt(2/n) ~ 1% at n = 20,000;
@@ -38,7 +39,8 @@ def test_pfi_linear_model_equals_two_beta_squared_var(linear_data):
 
 def test_ratio_relation(linear_data):
     X, y, beta = linear_data
-    model = lambda Z: Z @ beta
+    def model(Z):
+        return Z @ beta
     diff = ik.pfi(model, X, y, n_repeats=3, random_state=1)
     ratio = ik.pfi(model, X, y, n_repeats=3, random_state=1, relation="ratio")
     # same permutations (same seed) -> ratio = (base + diff) / base exactly
@@ -88,7 +90,8 @@ def _course_mixture(n, seed):
 def test_cfi_default_is_zero_for_conditionally_irrelevant_feature_on_mixture():
     X, y = _course_mixture(2000, 0)
     # A model that uses X1 as a proxy for the jump at X2 = 0.5.
-    model = lambda Z: Z["x2"].to_numpy() + 4 * (Z["x1"].to_numpy() > 2)
+    def model(Z):
+        return Z["x2"].to_numpy() + 4 * (Z["x1"].to_numpy() > 2)
     p = ik.pfi(model, X, y, features=["x1"], n_repeats=10, random_state=0).importance[0]
     # y ⊥ X1 | X2, so (X̃1, X2, y) has the joint law of (X1, X2, y): exact CFI(X1) = 0 for
     # any model. PFI(X1) ≈ 6.6 here; the default sampler stays within 2% of it (Monte-Carlo
@@ -110,7 +113,8 @@ def test_cfi_default_on_discrete_data():
     X = pd.DataFrame({"a": a, "b": b, "s": s})
     y = 2 * a + b + rng.normal(0, 0.5, n)
     # the model uses s as a proxy for a
-    model = lambda Z: Z["a"].to_numpy() + Z["b"].to_numpy() + 2 * Z["s"].to_numpy()
+    def model(Z):
+        return Z["a"].to_numpy() + Z["b"].to_numpy() + 2 * Z["s"].to_numpy()
     seen = []
 
     def spy(Z):
@@ -236,7 +240,8 @@ class _NaNModel:
     (lambda X, y, m: ik.cfi(m, X.assign(t=["a", "b"] * 10), y, sampler="gaussian"), ValueError,
      r"GaussianSampler needs numeric columns; column\(s\) \['t'\]"),
     (lambda X, y, m: ik.cfi(m, X, y, sampler="magic"), ValueError, "'sampler' must be one of"),
-    (lambda X, y, m: ik.pfi(_NaNModel(), X, y), ik.ModelError, "NaN or infinite predictions while predicting the unperturbed"),
+    (lambda X, y, m: ik.pfi(_NaNModel(), X, y), ik.ModelError,
+     "NaN or infinite predictions while predicting the unperturbed"),
     (lambda X, y, m: ik.pfi(object(), X, y), TypeError, "predict method or be callable"),
 ])
 def test_error_table(call, exc, match):
