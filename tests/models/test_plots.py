@@ -8,6 +8,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
 from numpy.testing import assert_allclose  # noqa: E402
 
 from imlkit._validation import ValidationError  # noqa: E402
@@ -42,7 +43,19 @@ def test_gam_plot_one_term_is_an_axes_several_a_flat_array():
     assert_allclose(line.get_xdata(), eff.grid)
     assert_allclose(line.get_ydata(), eff.average)
     assert len(ax.collections) == 1
+    # ... whose edges are the term's pointwise interval at every grid point
+    verts = ax.collections[0].get_paths()[0].vertices
+    at = [verts[np.isclose(verts[:, 0], g), 1] for g in eff.grid]
+    assert_allclose([v.min() for v in at], eff.ci_low)
+    assert_allclose([v.max() for v in at], eff.ci_high)
+    assert np.all(eff.ci_high - eff.ci_low > 0)
     assert ax.get_xlabel() == "a" and ax.get_ylabel() == "f(a)"
+    assert ax.get_title() == f"a (edf {gam.edf_['a']:.1f})"
+    # a rug of the 300 training values of a, and the reference line f = 0
+    rug = next(ln for ln in ax.get_lines() if ln.get_marker() == "|")
+    assert_allclose(np.sort(rug.get_xdata()), np.sort(X["a"]))
+    zero = next(ln for ln in ax.get_lines() if ln.get_linestyle() == ":")
+    assert_allclose(zero.get_ydata(), [0, 0])
     axes = gam.plot()
     assert isinstance(axes, np.ndarray) and axes.shape == (3,)
     assert all(isinstance(a, Axes) for a in axes)
@@ -51,6 +64,14 @@ def test_gam_plot_one_term_is_an_axes_several_a_flat_array():
     fac = axes[2].get_lines()[0]
     assert_allclose(fac.get_ydata(), gam.partial_effect("c").average)
     assert [t.get_text() for t in axes[2].get_xticklabels()] == ["u", "v", "w"]
+    # ... with error bars spanning its interval (none at the reference level), and no edf in its title
+    c = gam.partial_effect("c")
+    eb = next(ct for ct in axes[2].containers if isinstance(ct, ErrorbarContainer))
+    segs = np.array(eb.lines[2][0].get_segments())
+    assert_allclose(segs[:, 0, 1], c.ci_low)
+    assert_allclose(segs[:, 1, 1], c.ci_high)
+    assert c.ci_low[0] == c.ci_high[0] == 0 and np.all(c.ci_high[1:] > c.ci_low[1:])
+    assert [a.get_title() for a in axes] == [f"a (edf {gam.edf_['a']:.1f})", f"b (edf {gam.edf_['b']:.1f})", "c"]
     # 4 panels in a 3-column grid: 2 hidden, only the 4 drawn returned
     fig, grid = plt.subplots(2, 2)
     drawn = gam.plot(["a", "b"], ax=grid)
