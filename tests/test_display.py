@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import imlkit as ik
-from imlkit._display import MAX_HTML_ROWS, ResultDisplay, method_name
+from imlkit._display import MAX_HTML_ROWS, method_name
 
 BETA = np.array([3.0, 2.0, 1.0])
 
@@ -36,30 +36,30 @@ def results(data):
     }
 
 
-# (class name, header after the class: method · target · rows)
+# (class name, header after the class: method · target · rows, the features line)
 EXPECTED = {
-    "pfi": ("ImportanceResult", "PFI · loss squared_error · 240 rows"),
-    "ice": ("EffectResult", "ICE · prediction · 50 rows"),
-    "ale": ("EffectResult", "ALE · prediction · 240 rows"),
-    "h": ("HStatisticResult", "H-statistic · prediction · 40 rows"),
-    "repid": ("RegionalResult", "REPID · prediction · 240 rows"),
+    "pfi": ("ImportanceResult", "PFI · loss squared_error · 240 rows", "3 features: x1, x2, x3"),
+    "ice": ("EffectResult", "ICE · prediction · 50 rows", "1 feature: x1"),
+    "ale": ("EffectResult", "ALE · prediction · 240 rows", "1 feature: x1"),
+    "h": ("HStatisticResult", "H-statistic · prediction · 40 rows", "3 features: x1, x2, x3"),
+    "repid": ("RegionalResult", "REPID · prediction · 240 rows", "1 feature: x1"),
 }
 
 
 @pytest.mark.parametrize("key", list(EXPECTED))
 def test_repr_is_short_and_says_what_was_computed(results, key):
     r = results[key]
-    cls, head = EXPECTED[key]
+    cls, head, names = EXPECTED[key]
     text = repr(r)
     lines = text.splitlines()
-    assert isinstance(r, ResultDisplay)
-    assert 2 <= len(lines) <= 4 and len(text) < 400, text
+    assert len(lines) == 3 and len(text) < 400, text                # no warnings here: no 4th line
     seconds = r.params["seconds"]
     shown = "<1 ms" if seconds < 0.001 else f"{seconds:.3g} s"
     assert lines[0] == f"{cls}({head} · {shown})"
+    assert lines[1] == f"  {names}"
     assert "array(" not in text and "[" not in text            # no numbers of the arrays
     frame = r.to_frame()
-    assert f"{frame.shape[0]} × {frame.shape[1]}" in lines[2]
+    assert lines[2].startswith("  to_frame(): ") and f"{frame.shape[0]} × {frame.shape[1]}" in lines[2]
 
 
 def test_repr_names_features_and_warnings():
