@@ -109,6 +109,7 @@ def test_explicit_edges_and_plot(correlated_X):
     assert_allclose(np.diff(e.average), [1, 1])
     ax = e.plot()
     assert ax.get_title() == "ALE of x0"
+    assert_allclose(next(ln for ln in ax.lines if ln.get_label() == "ALE").get_ydata(), e.average)
 
 
 @pytest.mark.parametrize("kwargs, err, match", [
