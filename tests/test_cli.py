@@ -166,7 +166,7 @@ def test_model_file_is_used_when_trusted(files, capsys, tmp_path):
                            "--features", "x1,x2", "--model-file", str(path), "--trust-model-file", "--json"], capsys)
     assert code == 0, err
     data = json.loads(out)
-    # PFI of a linear model with independent features: 2 β² Var(x) (DESIGN.md's known answer).
+    # PFI of a linear model with independent features: 2 β² Var(x) (docs/design.md §4, known answers).
     from imlkit.report import ReportConfig, prepare_context
 
     X_te = prepare_context(ReportConfig(data=files["good"], target="y", features=("x1", "x2"),

@@ -1,4 +1,4 @@
-"""The contract every importance method obeys (DESIGN.md §2-4).
+"""The contract every importance method obeys (docs/design.md §2–§4).
 
 Each method is called through the public API on one small problem; the tests check the
 result type, the frame's columns, reproducibility (same random_state -> same numbers, for
