@@ -32,8 +32,8 @@ import pandas as pd
 from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
-__all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "perturbed", "predict_rows",
-           "tree_model"]
+__all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "pair_means", "perturbed",
+           "predict_rows", "tree_model"]
 
 ENGINES = ("auto", "trees", "predict")
 
@@ -243,15 +243,96 @@ def ice(predictor, X, feature, grid, column=None):
         c1, c2 = _column(predictor, tm, X, f1), _column(predictor, tm, X, f2)
         if c1 is None or c2 is None:
             return None
-        v1 = c1[1](_grid_values(g1))
-        v2 = c2[1](_grid_values(g2)).reshape(1, -1)
-        Xk = Xe.copy()
-        blocks = []
-        for v in v1:  # first feature varies slowest
-            Xk[:, c1[0]] = v
-            blocks.append(_curves(predictor, tm, Xk, c2[0], v2))
-        pred = np.concatenate(blocks, axis=1)
+        v1, v2 = c1[1](_grid_values(g1)), c2[1](_grid_values(g2))
+        # all m1·m2 combinations, the first feature varying slowest
+        pred = _free2(predictor, tm, Xe, c1[0], np.repeat(v1, len(v2)), c2[0], np.tile(v2, len(v1)))
+        if pred is None:
+            return None
     return _select(pred, column)
+
+
+#: Doubles of per-row 2-D difference arrays held at once (32 MB): the rows go in blocks.
+BLOCK_DOUBLES = 1 << 22
+#: Largest 2-D difference array (grid cells × outputs) the engine builds (128 MB); beyond it
+#: the caller predicts the stacked rows.
+MAX_GRID_DOUBLES = 1 << 24
+
+
+def _axis(values):
+    """Distinct values ascending with NaN last (at most once), and each value's position."""
+    v = np.asarray(values, dtype=np.float64)
+    nan = np.isnan(v)
+    uniq = np.unique(v[~nan])
+    pos = np.full(len(v), len(uniq), dtype=np.int64)
+    pos[~nan] = np.searchsorted(uniq, v[~nan])
+    grid = np.append(uniq, np.nan) if nan.any() else uniq
+    return np.ascontiguousarray(grid, dtype=np.float64), pos
+
+
+def _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=None):
+    """Predictions at the points (v1[q], v2[q]) in the model's encoding of columns j1, j2.
+
+    Without ``weights``: every row's predictions, (n, u[, k]). With ``weights`` (summing to 1,
+    only for a model whose ``finish`` is affine): their weighted mean, (u[, k]), from one
+    shared difference array. None when the grid would be too large (or j1 == j2).
+    """
+    if j1 == j2:
+        return None
+    G1, Q1 = _axis(v1)
+    G2, Q2 = _axis(v2)
+    cells = (len(G1) + 1) * (len(G2) + 1) * int(tm.forest.n_out)
+    if cells > MAX_GRID_DOUBLES:
+        return None
+    kernel = _kernel_module().free2_kernel
+    if weights is not None:
+        raw = kernel(Xe, int(j1), G1, int(j2), G2, Q1, Q2, np.ascontiguousarray(weights, dtype=np.float64),
+                     *tm.kernel_args)[0]
+        raw += tm.base
+        return np.asarray(tm.finish(raw, predictor.output), dtype=np.float64)
+    n, u = Xe.shape[0], len(Q1)
+    step = max(1, min(n, BLOCK_DOUBLES // cells, predictor.max_rows // max(u, 1)))
+    parts = [kernel(np.ascontiguousarray(Xe[s:s + step]), int(j1), G1, int(j2), G2, Q1, Q2, np.empty(0),
+                    *tm.kernel_args) for s in range(0, n, step)]
+    raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    raw += tm.base
+    return _finish(tm, raw, predictor.output)
+
+
+def pair_means(predictor, X, features, values, column=None):
+    """Mean over the rows of X of the predictions with two features set to given pairs, or None.
+
+    Parameters
+    ----------
+    features : (str, str)
+    values : (array, array), each shape (u,)
+        Point q sets ``features[0]`` to ``values[0][q]`` and ``features[1]`` to ``values[1][q]``.
+    column : None, int or "all"
+
+    Returns
+    -------
+    ndarray, shape (u,) (or (u, n_classes) for ``column="all"``): what
+    ``predict_replaced(...).mean(axis=1)`` gives, or None when the predictor is not attached.
+    Models with an affine link average their raw scores in one difference array; the others
+    are evaluated row by row, then averaged.
+    """
+    tm = getattr(predictor, "tree_engine", None)
+    if tm is None:
+        return None
+    c1, c2 = (_column(predictor, tm, X, f) for f in features)
+    if c1 is None or c2 is None:
+        return None
+    Xe = _encoded(predictor, tm, X)
+    v1, v2 = c1[1](_grid_values(values[0])), c2[1](_grid_values(values[1]))
+    if tm.linear:
+        pred = _free2(predictor, tm, Xe, c1[0], v1, c2[0], v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
+    else:
+        pred = _free2(predictor, tm, Xe, c1[0], v1, c2[0], v2)
+        pred = None if pred is None else pred.mean(axis=0)
+    if pred is None:
+        return None
+    if column is None:
+        return pred if pred.ndim == 1 else None
+    return pred if column == "all" else pred[:, column]
 
 
 def _select(pred, column):

@@ -137,6 +137,9 @@ class TreeModel:
     name : str
     rtol, atol : float
         Tolerance of the check against the model's own predictions.
+    linear : bool
+        ``finish`` is affine in the raw score (identity link, or a forest's averaged leaf
+        proportions): a mean of predictions is then ``finish`` of the mean raw score.
     """
 
     forest: Forest
@@ -149,6 +152,7 @@ class TreeModel:
     atol: float = 1e-9
     kernel_args: tuple = field(default=None, repr=False)
     margin: object = field(default=None, repr=False)
+    linear: bool = False
 
     def column(self, key, X):
         """(model column, value encoder) of input column ``key`` (a name or position), or None."""
@@ -262,11 +266,13 @@ def _hgb(model):
     def encode(X):
         return np.ascontiguousarray(model._preprocess_X(X, reset=False), dtype=np.float64)
 
+    linear = False
     if n_out == 1 and not hasattr(model, "classes_"):
         finish = _regressor_finish(lambda raw: model._loss.link.inverse(raw[:, 0]))
+        linear = type(model._loss.link).__name__ == "IdentityLink"
     else:
         finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
-    return TreeModel(forest, base, encode, columns, finish, type(model).__name__)
+    return TreeModel(forest, base, encode, columns, finish, type(model).__name__, linear=linear)
 
 
 # --------------------------------------------------------------------------- scikit-learn trees
@@ -316,7 +322,8 @@ def _forest(model, trees=None):
     forest = b.build()
     columns = _positional_columns(model, int(model.n_features_in_), _float32)
     finish = _classifier_finish(lambda raw: raw) if classifier else _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, np.zeros(n_out), _sk_encode(model), columns, finish, type(model).__name__)
+    return TreeModel(forest, np.zeros(n_out), _sk_encode(model), columns, finish, type(model).__name__,
+                     linear=True)
 
 
 def _gradient_boosting(model):
@@ -339,7 +346,8 @@ def _gradient_boosting(model):
         finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
     else:
         finish = _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, base, _sk_encode(model), columns, finish, type(model).__name__)
+    return TreeModel(forest, base, _sk_encode(model), columns, finish, type(model).__name__,
+                     linear=not hasattr(model, "classes_"))
 
 
 # --------------------------------------------------------------------------- LightGBM
@@ -435,7 +443,8 @@ def _lightgbm(model):
             return out
         return np.ascontiguousarray(X, dtype=np.float64)
 
-    if name in ("regression", "regression_l1", "huber", "fair", "quantile", "mape"):
+    linear = name in ("regression", "regression_l1", "huber", "fair", "quantile", "mape")
+    if linear:
         finish = _regressor_finish(lambda raw: raw[:, 0])
     elif name in ("poisson", "gamma", "tweedie"):
         finish = _regressor_finish(lambda raw: np.exp(raw[:, 0]))
@@ -447,7 +456,7 @@ def _lightgbm(model):
         finish = _classifier_finish(_softmax)
     else:
         raise Unsupported(f"LightGBM objective {name!r}")
-    return TreeModel(forest, np.zeros(n_out), encode, column, finish, type(model).__name__)
+    return TreeModel(forest, np.zeros(n_out), encode, column, finish, type(model).__name__, linear=linear)
 
 
 # --------------------------------------------------------------------------- XGBoost
@@ -537,8 +546,9 @@ def _xgboost(model):
         raise Unsupported(f"XGBoost objective {objective!r}")
     # The intercept (base_score through the objective's link) is read off the model itself:
     # the margin minus the sum of the trees on the check rows (imlkit._trees._calibrate).
+    linear = objective in ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
     return TreeModel(forest, None, encode, columns, finish, type(model).__name__, rtol=2e-5, atol=2e-5,
-                     margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True))
+                     margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True), linear=linear)
 
 
 def _xgb_matrix(X):
@@ -637,7 +647,7 @@ def _pipeline(model):
 
     margin = None if inner.margin is None else (lambda X: inner.margin(pre.transform(X)))
     return TreeModel(inner.forest, inner.base, encode, column, inner.finish, f"Pipeline({inner.name})",
-                     rtol=inner.rtol, atol=inner.atol, margin=margin)
+                     rtol=inner.rtol, atol=inner.atol, margin=margin, linear=inner.linear)
 
 
 def _same(a, b):
