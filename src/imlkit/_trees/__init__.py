@@ -5,7 +5,7 @@ For a tree ensemble the engine walks each tree once per row with ``x_j`` left *f
 values reaching a node form a range, split at each threshold on ``j``, and leaf values are
 added to the whole range at once (see :mod:`._kernels`). Supported: scikit-learn's
 HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
-LightGBM and XGBoost (gbtree, numeric splits), single decision trees, and any of them as the
+LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of them as the
 last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
 SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
 the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).

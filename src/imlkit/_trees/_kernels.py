@@ -15,7 +15,8 @@ Trees are the outer loop: a tree's nodes stay in cache while all rows pass throu
 
 A node's kinds: -1 leaf, 0 numeric ``x <= threshold`` (NaN by ``missing_left``), 1 category
 set (scikit-learn HGB / LightGBM semantics, see :func:`_go_left`), 2 numeric with zero as
-missing (LightGBM ``missing_type=Zero``).
+missing (LightGBM ``missing_type=Zero``), 3 category set with XGBoost's semantics (codes in the
+set left, every other code right, NaN by ``missing_left``).
 
 The kernels have one signature each (all arrays are passed with fixed dtypes and C order),
 compiled once and cached on disk (``cache=True``).
@@ -42,6 +43,11 @@ def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
         if abs(x) <= ZERO_THRESHOLD:
             return missing_left[nd] != 0
         return x <= thr[nd]
+    if k == 3:  # XGBoost category set: the set goes left, any other code right (NaN: above)
+        if x < 0 or x >= bitsets.shape[1] * 32:
+            return False
+        c = int(x)
+        return (bitsets[cat_left[nd], c >> 5] >> (c & 31)) & 1 != 0
     # Category set: codes outside the bitset are missing; a known category that is not in
     # the left set goes right; an unknown one (cat_known >= 0 and bit unset) is missing.
     if x < 0 or x >= bitsets.shape[1] * 32:
