@@ -411,3 +411,17 @@ def test_unsupported_xgboost_booster_falls_back_with_a_note(bike):
     assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
     r = ik.partial_dependence(model, bike["num"], ("temp", "hr"), grid=4)
     assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
+
+
+@pytest.mark.parametrize("case_id", ["RandomForestRegressor-missing", "HGBClassifier-binary"])
+def test_weighted_pd_2d_equals_brute_force(fitted, case_id):
+    # an affine link (the forest) averages inside the trees with the weights; a logit link
+    # (HGB classifier) averages every row's probabilities
+    model, X, _, _ = fitted(case_id)
+    w = np.random.default_rng(3).exponential(size=len(X))
+    output = None if not hasattr(model, "predict_proba") else model.classes_[1]
+    kw = dict(grid=5, sample_weight=w, output=output)
+    fast = ik.partial_dependence(model, X, ("hr", "temp"), **kw)
+    slow = ik.partial_dependence(model, X, ("hr", "temp"), engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)
