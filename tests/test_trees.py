@@ -265,6 +265,10 @@ def test_pipeline_with_columnwise_steps(bike):
     fast = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"])
     slow = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"], engine="predict")
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
+    kw = dict(features=["temp", "mnth"], pairs="all", n_samples=80, random_state=0)  # two free features
+    fast, slow = ik.h_statistic(pipe, X, **kw), ik.h_statistic(pipe, X, engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8)
     # One-hot columns are not one column per feature: the model-agnostic path, with a note.
     onehot = make_column_transformer((OneHotEncoder(), ["mnth", "weathersit"]), remainder="passthrough")
     pipe = make_pipeline(onehot, RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, y)
@@ -363,10 +367,8 @@ def test_pairwise_h_and_pd_2d_equal_brute_force(fitted, case_id):
 def test_two_free_features_known_answer_on_a_hand_made_tree():
     # f = 1 if x0 <= 0.5 and x1 <= 1, 2 if x0 <= 0.5 and not x1 <= 1, 4 if x0 > 0.5;
     # NaN in x0 goes left, NaN in x1 goes right. Two rows, whose x2 is not split on.
-    from imlkit._trees._kernels import free2_kernel
-
     from imlkit._trees._adapters import Forest
-    from imlkit._trees._kernels import as_kernel_args
+    from imlkit._trees._kernels import as_kernel_args, free2_kernel
 
     forest = Forest(roots=np.array([0]), feature=np.array([0, 1, 0, 0, 0]), kind=np.array([0, 0, -1, -1, -1]),
                     threshold=np.array([0.5, 1.0, 0, 0, 0]), left=np.array([1, 2, -1, -1, -1]),
