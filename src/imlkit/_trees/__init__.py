@@ -1,12 +1,14 @@
-"""Tree engine: ICE/PD and PFI of tree ensembles without predicting every modified row.
+"""Tree engine: ICE/PD, H-statistic and PFI of tree ensembles without predicting every modified row.
 
 A perturbation method evaluates ``f(x_j = v, x_{i,-j})`` for many values ``v`` per row.
 For a tree ensemble the engine walks each tree once per row with ``x_j`` left *free*: the grid
 values reaching a node form a range, split at each threshold on ``j``, and leaf values are
-added to the whole range at once (see :mod:`._kernels`). Supported: scikit-learn's
+added to the whole range at once (see :mod:`._kernels`). With two free features (2-D PD, the
+H-statistic's pairs) the grid points reaching a node form a rectangle of index ranges, and a
+leaf adds its value to a 2-D difference array. Supported: scikit-learn's
 HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
-LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of them as the
-last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
+LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of
+them as the last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
 SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
 the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
 
@@ -15,9 +17,10 @@ How a method uses it (the method never needs to know which engine ran):
 1. ``info = attach(predictor, X, engine)`` at the entry point; it adapts the model (cached per
    model object), checks the engine against the model's own predictions on a few rows of X,
    and returns ``{"engine": "trees" | "predict", ["engine_note": why not]}`` for the params.
-2. ``ice(predictor, X, feature, grid, column)`` / ``perturbed(predictor, X, cols, values,
-   n_repeats)`` return the predictions, or None when the predictor is not attached (then the
-   caller predicts stacked rows as before).
+2. ``ice(predictor, X, feature, grid, column)`` (one feature or a pair), ``perturbed(predictor,
+   X, cols, values, n_repeats)``, ``pair_means(predictor, X, (a, b), (va, vb), column)`` and
+   ``pd_average(...)`` return the predictions (or their means over the rows), or None when the
+   predictor is not attached (then the caller predicts stacked rows as before).
 
 ``engine="auto"`` uses the trees when the model is supported and passes the check,
 ``"trees"`` insists (an error otherwise), ``"predict"`` never uses them.
