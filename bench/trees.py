@@ -14,6 +14,12 @@ side by side in this one process, each pair interleaved.
    n_repeats=10) with ``engine="trees"`` vs ``engine="predict"`` (the same method predicting
    the stacked rows), and the largest difference between the two results. XGBoost sums its
    trees in float32, so its differences are ~1e-6 relative, not ~1e-12.
+3. Two free features, every supported model class, ``engine="trees"`` vs ``engine="predict"``:
+   - 2-D PD of (``temp``, ``hr``) on the 20 x 20 grid over 500 sampled rows (200,000
+     modified rows for the brute force);
+   - the H-statistic of ``temp``, ``hr``, ``hum`` with all 3 pairs, ``n_samples=300``: the
+     whole call, and its pairwise part alone (the call minus the same call with
+     ``pairs=None``, both timed in the same interleaved loop).
 
 Run: .venv/bin/python bench/trees.py   (writes bench/results/trees.md)
 """
@@ -102,16 +108,55 @@ def models(X, Xn, y, yc):
         import xgboost as xgb
 
         out += [("XGBRegressor", xgb.XGBRegressor(n_jobs=1, random_state=0), Xn, y),
-                ("XGBClassifier", xgb.XGBClassifier(n_jobs=1, random_state=0), Xn, yc)]
+                ("XGBClassifier", xgb.XGBClassifier(n_jobs=1, random_state=0), Xn, yc),
+                ("XGBRegressor (native categoricals)",
+                 xgb.XGBRegressor(n_jobs=1, random_state=0, enable_categorical=True, tree_method="hist",
+                                  max_cat_to_onehot=1), X, y)]
     except ImportError:
         pass
     return out
 
 
+def interleaved4(fns, runs=2):
+    """Best time of each of several functions, called in turn; and their last results."""
+    times, res = [[] for _ in fns], [None] * len(fns)
+    for _ in range(runs):
+        for k, f in enumerate(fns):
+            t0 = time.perf_counter()
+            res[k] = f()
+            times[k].append(time.perf_counter() - t0)
+    return [min(t) for t in times], res
+
+
+H_KW = dict(features=["temp", "hr", "hum"], n_samples=300, random_state=0, n_jobs=1)
+
+
+def two_features(name, model, X_te):
+    """2-D PD and H-statistic (pairs) with engine='trees' vs 'predict'."""
+    output = None if not hasattr(model, "predict_proba") else model.classes_[-1]
+    pd2 = {e: (lambda e=e: ik.partial_dependence(model, X_te, ("temp", "hr"), grid=20, n_samples=500,
+                                                 random_state=0, output=output, engine=e))
+           for e in ("trees", "predict")}
+    pd2["trees"]()
+    t_tr, t_pr, a, b = interleaved(pd2["trees"], pd2["predict"], runs=2)
+    h = [lambda e=e, p=p: ik.h_statistic(model, X_te, pairs=p, engine=e, **H_KW)
+         for e in ("trees", "predict") for p in ("all", None)]
+    h[0]()
+    (h_tr, h0_tr, h_pr, h0_pr), (c, _, d, _) = interleaved4(h)
+    return dict(model=name, pd2_trees_s=t_tr, pd2_predict_s=t_pr, pd2_speedup=t_pr / t_tr,
+                pd2_max_abs_diff=float(np.max(np.abs(a.average - b.average))),
+                h_trees_s=h_tr, h_predict_s=h_pr, h_speedup=h_pr / h_tr,
+                h_pairs_trees_s=h_tr - h0_tr, h_pairs_predict_s=h_pr - h0_pr,
+                h_pairs_speedup=(h_pr - h0_pr) / max(h_tr - h0_tr, 1e-9),
+                h2_max_abs_diff=float(np.max(np.abs(c.pairwise["h2"].to_numpy(float) -
+                                                    d.pairwise["h2"].to_numpy(float)))),
+                engine=c.params["engine"])
+
+
 def per_model(X, y):
     Xn = X.assign(mnth=X["mnth"].cat.codes, weathersit=X["weathersit"].cat.codes)
     yc = (y > np.median(y)).astype(int)
-    rows = []
+    rows, rows2 = [], []
     for name, model, frame, target in models(X, Xn, y, yc):
         X_tr, X_te, y_tr, y_te = train_test_split(frame, target, test_size=0.3, random_state=0)
         model.fit(X_tr, y_tr)
@@ -127,7 +172,9 @@ def per_model(X, y):
                          pfi_trees_s=p_tr, pfi_predict_s=p_pr, pfi_speedup=p_pr / p_tr,
                          pfi_max_abs_diff=float(np.max(np.abs(c.importance - d.importance)))))
         print(rows[-1], flush=True)
-    return pd.DataFrame(rows)
+        rows2.append(two_features(name, model, X_te))
+        print(rows2[-1], flush=True)
+    return pd.DataFrame(rows), pd.DataFrame(rows2)
 
 
 def markdown(frame):
@@ -148,7 +195,7 @@ def main():
     with threadpool_limits(1):
         t = targets(X_tr, X_te, y_tr, y_te)
         print(t.to_string(), flush=True)
-        m = per_model(X, np.asarray(y))
+        m, m2 = per_model(X, np.asarray(y))
     out = Path(__file__).with_name("results") / "trees.md"
     out.parent.mkdir(exist_ok=True)
     out.write_text(
@@ -161,8 +208,18 @@ def main():
         "ICE of `temp` (20 points, all test rows) and PFI (12 features, n_repeats=10, same seed, so "
         "the importances must agree). Classifiers: probability of the positive class (y > median), "
         "log loss. XGBoost sums its trees in float32: its differences are ~1e-6 relative.\n\n"
-        + markdown(m) + "\n")
+        + markdown(m) + "\n\n"
+        "## Two free features: 2-D PD and the H-statistic's pairs, engine='trees' vs engine='predict'\n\n"
+        "2-D PD of (`temp`, `hr`), 20 x 20 grid, 500 sampled test rows (200,000 modified rows brute "
+        "force), best of 2. H-statistic of `temp`, `hr`, `hum`, all 3 pairs, n_samples=300: `h_*` is "
+        "the whole call, `h_pairs_*` its pairwise part (the call minus the same call with pairs=None, "
+        "timed in the same loop), best of 2. Classifiers: P(positive class) for the PD, H on the "
+        "probabilities. A model whose link is affine (regressors with identity link, forests) "
+        "averages its raw scores in one 2-D difference array; the others evaluate every row's "
+        "grid, then average. XGBoost: float32 sums, so differences ~1e-6 relative.\n\n"
+        + markdown(m2) + "\n")
     m.to_csv(out.with_suffix(".csv"), index=False)
+    m2.to_csv(out.with_name("trees_two_features.csv"), index=False)
 
 
 if __name__ == "__main__":

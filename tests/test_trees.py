@@ -40,7 +40,8 @@ def one_thread():
 @pytest.fixture(scope="module")
 def bike():
     X, y = ik.datasets.load_bike()
-    X, y = X.iloc[:700].reset_index(drop=True), np.asarray(y)[:700].astype(float)
+    # every 25th hour: 700 rows over two years, so every month and hour occurs
+    X, y = X.iloc[::25].iloc[:700].reset_index(drop=True), np.asarray(y)[::25][:700].astype(float)
     rng = np.random.default_rng(0)
     Xm = X.copy()  # missing values in a numeric and a categorical column
     Xm.loc[rng.random(len(X)) < 0.1, "temp"] = np.nan
@@ -59,9 +60,11 @@ def _lgb(kind):
                                                                          verbose=-1, n_jobs=1)
 
 
-def _xgb(kind):
+def _xgb(kind, categorical=False):
     xgb = pytest.importorskip("xgboost")
-    return (xgb.XGBRegressor if kind == "reg" else xgb.XGBClassifier)(n_estimators=15, max_depth=4, n_jobs=1)
+    # max_cat_to_onehot=1: partition splits on the categories (sets of codes), not one-vs-rest
+    kw = dict(enable_categorical=True, tree_method="hist", max_cat_to_onehot=1) if categorical else {}
+    return (xgb.XGBRegressor if kind == "reg" else xgb.XGBClassifier)(n_estimators=15, max_depth=4, n_jobs=1, **kw)
 
 
 CASES = [  # (id, factory, data, target, tolerance)
@@ -88,6 +91,8 @@ CASES = [  # (id, factory, data, target, tolerance)
     ("XGBRegressor-missing", lambda: _xgb("reg"), "num_nan", "y", XGB_TOL),
     ("XGBClassifier-binary", lambda: _xgb("clf"), "num_nan", "y2", XGB_TOL),
     ("XGBClassifier-3", lambda: _xgb("clf"), "num", "y3", XGB_TOL),
+    ("XGBRegressor-categorical-missing", lambda: _xgb("reg", categorical=True), "cat", "y", XGB_TOL),
+    ("XGBClassifier-3-categorical-missing", lambda: _xgb("clf", categorical=True), "cat", "y3", XGB_TOL),
 ]
 
 
@@ -260,6 +265,10 @@ def test_pipeline_with_columnwise_steps(bike):
     fast = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"])
     slow = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"], engine="predict")
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
+    kw = dict(features=["temp", "mnth"], pairs="all", n_samples=80, random_state=0)  # two free features
+    fast, slow = ik.h_statistic(pipe, X, **kw), ik.h_statistic(pipe, X, engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8)
     # One-hot columns are not one column per feature: the model-agnostic path, with a note.
     onehot = make_column_transformer((OneHotEncoder(), ["mnth", "weathersit"]), remainder="passthrough")
     pipe = make_pipeline(onehot, RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, y)
@@ -313,4 +322,108 @@ def test_h_statistic_and_repid_use_the_engine(fitted, case_id):
     fast, slow = ik.repid(model, X, "hr", **kw), ik.repid(model, X, "hr", engine="predict", **kw)
     assert fast.params["engine"] == "trees"
     assert [r.rule for r in fast.regions] == [r.rule for r in slow.regions]
+    assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)
+
+
+# --------------------------------------------------------------------------- two free features
+
+@pytest.mark.parametrize("case_id", [c[0] for c in CASES])
+def test_pairwise_h_and_pd_2d_equal_brute_force(fitted, case_id):
+    # Known answer: predicting every modified row (engine="predict"). The pairs cover numeric
+    # x categorical (native categoricals in the "cat" data), missing values in temp and mnth
+    # ("cat"/"num_nan" data), and every class of a 3-class model (output=None in H).
+    from imlkit._model import Predictor
+    from imlkit.effects._grid import predict_replaced
+
+    model, X, _, tol = fitted(case_id)
+    kw = dict(features=["temp", "mnth", "hr"], pairs="all", n_samples=120, random_state=0)
+    fast, slow = ik.h_statistic(model, X, **kw), ik.h_statistic(model, X, engine="predict", **kw)
+    assert fast.params["engine"] == "trees" and slow.params["engine"] == "predict"
+    # H² is a ratio of sums of squared differences of PDs: XGBoost's float32 sums (~1e-6
+    # relative in each prediction) reach it as ~1e-6 of the squared scale, not as 1e-10.
+    h_tol = dict(rtol=1e-8, atol=1e-12) if tol is SK_TOL else dict(rtol=1e-3, atol=1e-6)
+    assert_allclose(fast.overall, slow.overall, **h_tol)
+    assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), **h_tol)
+    # the joint PD at the sampled pairs itself, with the prediction tolerance
+    Xs = X.iloc[fast.extra["row_index"]].reset_index(drop=True)
+    va, vb = Xs["temp"].to_numpy()[:40], Xs["mnth"].to_numpy()[:40]
+    column = None if not hasattr(model, "predict_proba") else "all"
+    pred = Predictor(model, output="proba" if column else "predict")
+    assert _trees.attach(pred, Xs) == {"engine": "trees"}
+    got = _trees.pair_means(pred, Xs, ("temp", "mnth"), (va, vb), column)
+    n = len(Xs)
+    expected = predict_replaced(Predictor(model, output=pred.output), Xs,
+                                {"temp": np.repeat(va[:, None], n, axis=1), "mnth": np.repeat(vb[:, None], n, axis=1)},
+                                column=column).mean(axis=1)
+    assert_allclose(got, expected, **_scale(tol, expected))
+    # 2-D partial dependence on the 6 x 12 grid (one class of a classifier)
+    output = None if not hasattr(model, "predict_proba") else model.classes_[-1]
+    fast = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6, output=output)
+    slow = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6, output=output, engine="predict")
+    assert fast.params["engine"] == "trees"
+    assert_allclose(fast.average, slow.average, **_scale(tol, slow.average))
+
+
+def test_two_free_features_known_answer_on_a_hand_made_tree():
+    # f = 1 if x0 <= 0.5 and x1 <= 1, 2 if x0 <= 0.5 and not x1 <= 1, 4 if x0 > 0.5;
+    # NaN in x0 goes left, NaN in x1 goes right. Two rows, whose x2 is not split on.
+    from imlkit._trees._adapters import Forest
+    from imlkit._trees._kernels import as_kernel_args, free2_kernel
+
+    forest = Forest(roots=np.array([0]), feature=np.array([0, 1, 0, 0, 0]), kind=np.array([0, 0, -1, -1, -1]),
+                    threshold=np.array([0.5, 1.0, 0, 0, 0]), left=np.array([1, 2, -1, -1, -1]),
+                    right=np.array([4, 3, -1, -1, -1]), missing_left=np.array([1, 0, 0, 0, 0]),
+                    cat_left=np.zeros(5), cat_known=-np.ones(5), bitsets=np.zeros((1, 1)),
+                    value=np.array([[0.0], [0.0], [1.0], [2.0], [4.0]]), tree_out=np.array([0]), n_out=1,
+                    max_depth=2)
+    G1, G2 = np.array([0.0, 1.0, np.nan]), np.array([0.5, 2.0, np.nan])
+    Q1, Q2 = np.repeat(np.arange(3), 3), np.tile(np.arange(3), 3)
+    X = np.zeros((2, 3))
+    expected = np.array([1, 2, 2, 4, 4, 4, 1, 2, 2], dtype=float)  # (x0, x1) row-major over G1 x G2
+    rows = free2_kernel(X, 0, G1, 1, G2, Q1, Q2, np.empty(0), *as_kernel_args(forest))
+    assert_allclose(rows[:, :, 0], [expected, expected])
+    mean = free2_kernel(X, 0, G1, 1, G2, Q1, Q2, np.array([0.25, 0.75]), *as_kernel_args(forest))
+    assert_allclose(mean[0, :, 0], expected)
+    # the free features swapped: the same function read along the other axis
+    swapped = free2_kernel(X, 1, G2, 0, G1, Q2, Q1, np.empty(0), *as_kernel_args(forest))
+    assert_allclose(swapped[:, :, 0], [expected, expected])
+
+
+def test_large_pair_grids_fall_back_to_predict(fitted, monkeypatch):
+    model, X, _, _ = fitted("GradientBoostingRegressor")
+    kw = dict(features=["temp", "hr"], pairs=[("temp", "hr")], n_samples=60, random_state=0)
+    fast = ik.h_statistic(model, X, **kw)
+    monkeypatch.setattr(_trees, "MAX_GRID_DOUBLES", 4)  # every 2-D grid is "too large"
+    from imlkit._model import Predictor
+
+    pred = Predictor(model)
+    _trees.attach(pred, X)
+    assert _trees.pair_means(pred, X, ("temp", "hr"), (X["temp"].to_numpy(), X["hr"].to_numpy())) is None
+    slow = ik.h_statistic(model, X, **kw)  # the pairs went through predict
+    assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8)
+    pd_fast = ik.partial_dependence(model, X, ("temp", "hr"), grid=5)
+    pd_slow = ik.partial_dependence(model, X, ("temp", "hr"), grid=5, engine="predict")
+    assert_allclose(pd_fast.average, pd_slow.average, rtol=1e-10)
+
+
+def test_unsupported_xgboost_booster_falls_back_with_a_note(bike):
+    xgb = pytest.importorskip("xgboost")
+    model = xgb.XGBRegressor(booster="dart", n_estimators=5, max_depth=3, n_jobs=1).fit(bike["num"], bike["y"])
+    r = ik.h_statistic(model, bike["num"], features=["temp", "hr"], pairs="all", n_samples=40, random_state=0)
+    assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
+    r = ik.partial_dependence(model, bike["num"], ("temp", "hr"), grid=4)
+    assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
+
+
+@pytest.mark.parametrize("case_id", ["RandomForestRegressor-missing", "HGBClassifier-binary"])
+def test_weighted_pd_2d_equals_brute_force(fitted, case_id):
+    # an affine link (the forest) averages inside the trees with the weights; a logit link
+    # (HGB classifier) averages every row's probabilities
+    model, X, _, _ = fitted(case_id)
+    w = np.random.default_rng(3).exponential(size=len(X))
+    output = None if not hasattr(model, "predict_proba") else model.classes_[1]
+    kw = dict(grid=5, sample_weight=w, output=output)
+    fast = ik.partial_dependence(model, X, ("hr", "temp"), **kw)
+    slow = ik.partial_dependence(model, X, ("hr", "temp"), engine="predict", **kw)
+    assert fast.params["engine"] == "trees"
     assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)

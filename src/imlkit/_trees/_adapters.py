@@ -31,7 +31,8 @@ class Forest:
 
     roots: np.ndarray
     feature: np.ndarray
-    kind: np.ndarray          # -1 leaf, 0 numeric <=, 1 category set, 2 numeric with zero as missing
+    kind: np.ndarray          # -1 leaf, 0 numeric <=, 1 category set, 2 numeric with zero as missing,
+    #                           3 XGBoost category set
     threshold: np.ndarray
     left: np.ndarray
     right: np.ndarray
@@ -137,6 +138,9 @@ class TreeModel:
     name : str
     rtol, atol : float
         Tolerance of the check against the model's own predictions.
+    linear : bool
+        ``finish`` is affine in the raw score (identity link, or a forest's averaged leaf
+        proportions): a mean of predictions is then ``finish`` of the mean raw score.
     """
 
     forest: Forest
@@ -149,6 +153,7 @@ class TreeModel:
     atol: float = 1e-9
     kernel_args: tuple = field(default=None, repr=False)
     margin: object = field(default=None, repr=False)
+    linear: bool = False
 
     def column(self, key, X):
         """(model column, value encoder) of input column ``key`` (a name or position), or None."""
@@ -262,11 +267,13 @@ def _hgb(model):
     def encode(X):
         return np.ascontiguousarray(model._preprocess_X(X, reset=False), dtype=np.float64)
 
+    linear = False
     if n_out == 1 and not hasattr(model, "classes_"):
         finish = _regressor_finish(lambda raw: model._loss.link.inverse(raw[:, 0]))
+        linear = type(model._loss.link).__name__ == "IdentityLink"
     else:
         finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
-    return TreeModel(forest, base, encode, columns, finish, type(model).__name__)
+    return TreeModel(forest, base, encode, columns, finish, type(model).__name__, linear=linear)
 
 
 # --------------------------------------------------------------------------- scikit-learn trees
@@ -316,7 +323,8 @@ def _forest(model, trees=None):
     forest = b.build()
     columns = _positional_columns(model, int(model.n_features_in_), _float32)
     finish = _classifier_finish(lambda raw: raw) if classifier else _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, np.zeros(n_out), _sk_encode(model), columns, finish, type(model).__name__)
+    return TreeModel(forest, np.zeros(n_out), _sk_encode(model), columns, finish, type(model).__name__,
+                     linear=True)
 
 
 def _gradient_boosting(model):
@@ -339,7 +347,8 @@ def _gradient_boosting(model):
         finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
     else:
         finish = _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, base, _sk_encode(model), columns, finish, type(model).__name__)
+    return TreeModel(forest, base, _sk_encode(model), columns, finish, type(model).__name__,
+                     linear=not hasattr(model, "classes_"))
 
 
 # --------------------------------------------------------------------------- LightGBM
@@ -435,7 +444,8 @@ def _lightgbm(model):
             return out
         return np.ascontiguousarray(X, dtype=np.float64)
 
-    if name in ("regression", "regression_l1", "huber", "fair", "quantile", "mape"):
+    linear = name in ("regression", "regression_l1", "huber", "fair", "quantile", "mape")
+    if linear:
         finish = _regressor_finish(lambda raw: raw[:, 0])
     elif name in ("poisson", "gamma", "tweedie"):
         finish = _regressor_finish(lambda raw: np.exp(raw[:, 0]))
@@ -447,7 +457,7 @@ def _lightgbm(model):
         finish = _classifier_finish(_softmax)
     else:
         raise Unsupported(f"LightGBM objective {name!r}")
-    return TreeModel(forest, np.zeros(n_out), encode, column, finish, type(model).__name__)
+    return TreeModel(forest, np.zeros(n_out), encode, column, finish, type(model).__name__, linear=linear)
 
 
 # --------------------------------------------------------------------------- XGBoost
@@ -480,6 +490,7 @@ def _xgboost(model):
             best = None
     if best is not None:
         dumps = dumps[:(int(best) + 1) * n_out * npt]
+    cat_lists = _xgb_categories(booster) if "c" in (booster.feature_types or []) else {}
     b = _Builder(n_out)
     neg = np.float32(-np.inf)
     for t, text in enumerate(dumps):
@@ -494,14 +505,27 @@ def _xgboost(model):
         pos = {nid: k for k, nid in enumerate(ids)}
         if pos[int(root["nodeid"])] != 0:
             raise Unsupported("unexpected XGBoost tree layout")
-        arr = {k: [] for k in ("feature", "kind", "threshold", "left", "right", "missing_left", "value")}
+        arr = {k: [] for k in ("feature", "kind", "threshold", "left", "right", "missing_left", "value", "cat_left")}
         for nid in ids:
             nd = nodes[nid]
+            cat_left = 0
             if "leaf" in nd:
                 vals = (0, -1, 0.0, -1, -1, 0, float(nd["leaf"]))
+            elif isinstance(nd.get("split_condition"), list):
+                # a category split: the listed codes go "yes" (left); any other code, also one
+                # outside the set's range, goes "no"; NaN goes the "missing" way (node kind 3)
+                f = name_idx[nd["split"]]
+                if f not in cat_lists:
+                    raise Unsupported(f"XGBoost feature {nd['split']!r} has category splits but no stored categories")
+                codes = [int(c) for c in nd["split_condition"]]
+                words = np.zeros(max(codes + [0]) // 32 + 1, dtype=np.uint32)
+                for c in codes:
+                    words[c >> 5] |= np.uint32(1) << np.uint32(c & 31)
+                cat_left = b.add_bitset(words)
+                vals = (f, 3, 0.0, pos[int(nd["yes"])], pos[int(nd["no"])], int(nd["missing"] == nd["yes"]), 0.0)
             else:
-                if "split_condition" not in nd or nd.get("cats") is not None:
-                    raise Unsupported("categorical XGBoost splits are not supported")
+                if "split_condition" not in nd:
+                    raise Unsupported("an XGBoost split without a condition")
                 thr = np.float32(nd["split_condition"])
                 # xgboost: float32(x) < thr  <=>  x <= the float32 just below thr
                 below = float(np.nextafter(thr, neg))
@@ -509,16 +533,28 @@ def _xgboost(model):
                         int(nd["missing"] == nd["yes"]), 0.0)
             for k, v in zip(arr, vals):
                 arr[k].append(v)
+            arr["cat_left"].append(cat_left)
         b.add_tree((t // npt) % n_out, **arr)
     forest = b.build()
     columns = {}
     for nm, i in name_idx.items():
-        columns[nm] = (i, _float32)
-        columns[i] = (i, _float32)
+        ve = _codes(cat_lists[i]) if i in cat_lists else _float32
+        columns[nm] = (i, ve)
+        columns[i] = (i, ve)
 
     def encode(X):
-        arr = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
-        return np.ascontiguousarray(np.asarray(arr, dtype=np.float32), dtype=np.float64)
+        if not cat_lists:
+            arr = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
+            return np.ascontiguousarray(np.asarray(arr, dtype=np.float32), dtype=np.float64)
+        if not isinstance(X, pd.DataFrame):
+            raise Unsupported("an XGBoost model with categorical features is read through a DataFrame")
+        # xgboost recodes a categorical column by the categories it stored at fit time
+        out = np.empty((len(X), X.shape[1]))
+        for i, c in enumerate(X.columns):
+            col = X[c]
+            out[:, i] = _codes(cat_lists[i])(col.to_numpy(dtype=object)) if i in cat_lists else \
+                _float32(col.to_numpy(dtype=np.float64))
+        return out
 
     if objective.startswith("binary:logistic") or objective == "reg:logistic":
         fn = _sigmoid
@@ -537,14 +573,33 @@ def _xgboost(model):
         raise Unsupported(f"XGBoost objective {objective!r}")
     # The intercept (base_score through the objective's link) is read off the model itself:
     # the margin minus the sum of the trees on the check rows (imlkit._trees._calibrate).
+    linear = objective in ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
     return TreeModel(forest, None, encode, columns, finish, type(model).__name__, rtol=2e-5, atol=2e-5,
-                     margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True))
+                     margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True), linear=linear)
+
+
+def _xgb_categories(booster):
+    """Feature position -> the categories XGBoost stored at fit time (codes are positions in it)."""
+    model = json.loads(booster.save_raw("json"))["learner"]["gradient_booster"]["model"]
+    enc = (model.get("cats") or {}).get("enc") or []
+    out = {}
+    for i, kind in enumerate(booster.feature_types or []):
+        if kind != "c":
+            continue
+        if i >= len(enc) or not enc[i].get("values"):
+            raise Unsupported("an XGBoost categorical feature without stored categories")
+        values, offsets = enc[i]["values"], enc[i].get("offsets")
+        if offsets:  # strings: UTF-8 bytes, one slice per category
+            out[i] = [bytes(values[a:b]).decode("utf-8") for a, b in zip(offsets[:-1], offsets[1:])]
+        else:
+            out[i] = list(values)
+    return out
 
 
 def _xgb_matrix(X):
     import xgboost as xgb
 
-    return xgb.DMatrix(X)
+    return xgb.DMatrix(X, enable_categorical=True)
 
 
 # --------------------------------------------------------------------------- Pipeline
@@ -637,7 +692,7 @@ def _pipeline(model):
 
     margin = None if inner.margin is None else (lambda X: inner.margin(pre.transform(X)))
     return TreeModel(inner.forest, inner.base, encode, column, inner.finish, f"Pipeline({inner.name})",
-                     rtol=inner.rtol, atol=inner.atol, margin=margin)
+                     rtol=inner.rtol, atol=inner.atol, margin=margin, linear=inner.linear)
 
 
 def _same(a, b):

@@ -15,7 +15,8 @@ Trees are the outer loop: a tree's nodes stay in cache while all rows pass throu
 
 A node's kinds: -1 leaf, 0 numeric ``x <= threshold`` (NaN by ``missing_left``), 1 category
 set (scikit-learn HGB / LightGBM semantics, see :func:`_go_left`), 2 numeric with zero as
-missing (LightGBM ``missing_type=Zero``).
+missing (LightGBM ``missing_type=Zero``), 3 category set with XGBoost's semantics (codes in the
+set left, every other code right, NaN by ``missing_left``).
 
 The kernels have one signature each (all arrays are passed with fixed dtypes and C order),
 compiled once and cached on disk (``cache=True``).
@@ -42,6 +43,11 @@ def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
         if abs(x) <= ZERO_THRESHOLD:
             return missing_left[nd] != 0
         return x <= thr[nd]
+    if k == 3:  # XGBoost category set: the set goes left, any other code right (NaN: above)
+        if x < 0 or x >= bitsets.shape[1] * 32:
+            return False
+        c = int(x)
+        return (bitsets[cat_left[nd], c >> 5] >> (c & 31)) & 1 != 0
     # Category set: codes outside the bitset are missing; a known category that is not in
     # the left set goes right; an unknown one (cat_known >= 0 and bit unset) is missing.
     if x < 0 or x >= bitsets.shape[1] * 32:
@@ -213,3 +219,203 @@ def as_kernel_args(forest):
             np.ascontiguousarray(forest.value, dtype=np.float64),
             np.ascontiguousarray(forest.tree_out, dtype=np.int64),
             int(forest.n_out), int(forest.max_depth))
+
+
+# --------------------------------------------------------------------------- two free features
+#
+# With two free features j1, j2 over a product grid G1 × G2 (each axis sorted, distinct, NaN
+# last), the grid points of row i that reach a node form a product of two per-axis sets, each
+# a range [lo, hi) of the non-NaN values plus possibly the NaN point: a split on j1 (or j2)
+# cuts only that axis exactly as in the one-feature kernel, any other split moves the whole
+# product. A leaf adds its value to (up to four) rectangles of a 2-D difference array; one 2-D
+# running sum then gives every grid point. With weights the rows share one difference array
+# (the weighted mean of the raw scores, what a PD needs when the model's link is linear);
+# without, each row of a block has its own.
+
+
+@njit(cache=True, nogil=True)
+def _rect(D, r, a0, a1, b0, b1, k, v):
+    D[r, a0, b0, k] += v
+    D[r, a1, b0, k] -= v
+    D[r, a0, b1, k] -= v
+    D[r, a1, b1, k] += v
+
+
+@njit(cache=True, nogil=True)
+def _leaf2(D, r, nd, lo0, hi0, nan0, lo1, hi1, nan1, c0, c1, w, out_col, value, n_out):
+    k0 = 0 if out_col < 0 else out_col
+    k1 = n_out if out_col < 0 else out_col + 1
+    for k in range(k0, k1):
+        v = w * value[nd, 0 if out_col >= 0 else k]
+        if hi0 > lo0 and hi1 > lo1:
+            _rect(D, r, lo0, hi0, lo1, hi1, k, v)
+        if nan0 and hi1 > lo1:
+            _rect(D, r, c0, c0 + 1, lo1, hi1, k, v)
+        if hi0 > lo0 and nan1:
+            _rect(D, r, lo0, hi0, c1, c1 + 1, k, v)
+        if nan0 and nan1:
+            _rect(D, r, c0, c0 + 1, c1, c1 + 1, k, v)
+
+
+@njit(cache=True, nogil=True)
+def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, right, missing_left, cat_left,
+                 cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Sum of the trees' leaf values with features j1 and j2 free over the grid G1 × G2.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in the model's encoding.
+    j1, j2 : int
+        The two free features (different columns of X).
+    G1, G2 : float64 (m1,), (m2,)
+        Each axis: distinct values, ascending, with at most one NaN, last.
+    Q1, Q2 : int64 (u,)
+        The grid points wanted: point q is (G1[Q1[q]], G2[Q2[q]]).
+    w : float64 (n,) or (0,)
+        Row weights: the result is the weighted sum over the rows, shape (1, u, n_out); an empty
+        array gives every row's scores, shape (n, u, n_out).
+    Other arrays : the forest (see :func:`free_kernel`).
+
+    Returns
+    -------
+    float64 (n or 1, u, n_out)
+        Raw scores without the model's intercept and link.
+    """
+    n = X.shape[0]
+    m1 = G1.shape[0]
+    m2 = G2.shape[0]
+    u = Q1.shape[0]
+    c1 = m1
+    for q in range(m1):
+        if math.isnan(G1[q]):
+            c1 = q
+            break
+    c2 = m2
+    for q in range(m2):
+        if math.isnan(G2[q]):
+            c2 = q
+            break
+    mean = w.shape[0] > 0
+    n_acc = 1 if mean else n
+    D = np.zeros((n_acc, m1 + 1, m2 + 1, n_out))
+    cap = min((m1 + 2) * (m2 + 2), (max_depth + 2) * (max(m1, m2) + 3)) + 4
+    s_node = np.empty(cap, dtype=np.int64)
+    s_lo = np.empty((cap, 2), dtype=np.int64)
+    s_hi = np.empty((cap, 2), dtype=np.int64)
+    s_nan = np.empty((cap, 2), dtype=np.uint8)
+    lo = np.empty(2, dtype=np.int64)
+    hi = np.empty(2, dtype=np.int64)
+    hn = np.empty(2, dtype=np.uint8)
+    for t in range(roots.shape[0]):
+        out_col = tree_out[t]
+        for i in range(n):
+            r = 0 if mean else i
+            wi = w[i] if mean else 1.0
+            s_node[0] = roots[t]
+            s_lo[0, 0] = 0
+            s_hi[0, 0] = c1
+            s_nan[0, 0] = 1 if c1 < m1 else 0
+            s_lo[0, 1] = 0
+            s_hi[0, 1] = c2
+            s_nan[0, 1] = 1 if c2 < m2 else 0
+            top = 1
+            while top > 0:
+                top -= 1
+                nd = s_node[top]
+                for a in range(2):
+                    lo[a] = s_lo[top, a]
+                    hi[a] = s_hi[top, a]
+                    hn[a] = s_nan[top, a]
+                while True:
+                    kd = kind[nd]
+                    if kd < 0:
+                        _leaf2(D, r, nd, lo[0], hi[0], hn[0], lo[1], hi[1], hn[1], c1, c2, wi, out_col, value,
+                               n_out)
+                        break
+                    f = feature[nd]
+                    if f != j1 and f != j2:
+                        x = X[i, f]
+                        if kd == 0:
+                            if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                        elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+                            nd = left[nd]
+                        else:
+                            nd = right[nd]
+                        continue
+                    # A split on a free feature: cut that axis, the other one goes along.
+                    ax = 0 if f == j1 else 1
+                    G = G1 if ax == 0 else G2
+                    alo = lo[ax]
+                    ahi = hi[ax]
+                    anan = hn[ax]
+                    nan_left = missing_left[nd] != 0
+                    if kd == 0:
+                        s = thr[nd]
+                        k = alo
+                        while k < ahi and G[k] <= s:
+                            k += 1
+                        l_any = k > alo or (anan and nan_left)
+                        r_any = ahi > k or (anan and not nan_left)
+                        if l_any and r_any:
+                            s_node[top] = right[nd]
+                            for b in range(2):
+                                s_lo[top, b] = lo[b]
+                                s_hi[top, b] = hi[b]
+                                s_nan[top, b] = hn[b]
+                            s_lo[top, ax] = k
+                            s_nan[top, ax] = 1 if (anan and not nan_left) else 0
+                            top += 1
+                            hi[ax] = k
+                            hn[ax] = 1 if (anan and nan_left) else 0
+                            nd = left[nd]
+                        elif l_any:
+                            nd = left[nd]
+                        else:
+                            nd = right[nd]
+                        continue
+                    # Any other split: each value its own way, runs of equal direction together.
+                    if anan:
+                        s_node[top] = left[nd] if nan_left else right[nd]
+                        for b in range(2):
+                            s_lo[top, b] = lo[b]
+                            s_hi[top, b] = hi[b]
+                            s_nan[top, b] = hn[b]
+                        s_lo[top, ax] = 0
+                        s_hi[top, ax] = 0
+                        s_nan[top, ax] = 1
+                        top += 1
+                    k = alo
+                    while k < ahi:
+                        d = _go_left(G[k], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                        e = k + 1
+                        while e < ahi and _go_left(G[e], nd, kind, thr, missing_left, cat_left, cat_known,
+                                                   bitsets) == d:
+                            e += 1
+                        s_node[top] = left[nd] if d else right[nd]
+                        for b in range(2):
+                            s_lo[top, b] = lo[b]
+                            s_hi[top, b] = hi[b]
+                            s_nan[top, b] = hn[b]
+                        s_lo[top, ax] = k
+                        s_hi[top, ax] = e
+                        s_nan[top, ax] = 0
+                        top += 1
+                        k = e
+                    break
+    # 2-D running sums, in place, then the wanted points.
+    out = np.empty((n_acc, u, n_out))
+    for r in range(n_acc):
+        for k in range(n_out):
+            for a in range(m1):
+                for b in range(1, m2):
+                    D[r, a, b, k] += D[r, a, b - 1, k]
+            for a in range(1, m1):
+                for b in range(m2):
+                    D[r, a, b, k] += D[r, a - 1, b, k]
+            for q in range(u):
+                out[r, q, k] = D[r, Q1[q], Q2[q], k]
+    return out

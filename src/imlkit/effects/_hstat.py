@@ -236,9 +236,12 @@ def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column):
     n = len(Xs)
     va = Xs[a].to_numpy()[first]
     vb = Xs[b].to_numpy()[first]
-    pred = predict_replaced(predictor, Xs, {a: np.repeat(va[:, None], n, axis=1), b: np.repeat(vb[:, None], n, axis=1)},
-                            column=column, context=f"the grid of features {a!r} and {b!r}")   # (u, n')
-    pd_ab = pred.mean(axis=1)[codes]
+    means = _trees.pair_means(predictor, Xs, (a, b), (va, vb), column)  # a tree model: both features free
+    if means is None:
+        means = predict_replaced(predictor, Xs, {a: np.repeat(va[:, None], n, axis=1),
+                                                 b: np.repeat(vb[:, None], n, axis=1)},
+                                 column=column, context=f"the grid of features {a!r} and {b!r}").mean(axis=1)
+    pd_ab = means[codes]
     pdab_c = _centre(pd_ab)
     return _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)
 

@@ -159,14 +159,16 @@ def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_
     params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
     params.update(_trees.attach(predictor, Xs, engine))
+    weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
     with Timer() as timer:
         if len(names) == 1:
             M = ice_matrix(predictor, Xs, names[0], made[0][0], column=column, progress=progress)
-        else:
-            M = ice_matrix(predictor, Xs, names, [g for g, _ in made], column=column, progress=progress)
+        else:  # a tree model with an affine link averages in the trees; else the ICE matrix
+            avg = _trees.pd_average(predictor, Xs, names, [g for g, _ in made], weights, column)
+            M = None if avg is not None else ice_matrix(predictor, Xs, names, [g for g, _ in made], column=column,
+                                                        progress=progress)
     params["seconds"] = timer.seconds
-    weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
-    avg = np.tensordot(weights, M, axes=(0, 0))
+    avg = np.tensordot(weights, M, axes=(0, 0)) if M is not None else avg
     extra = {} if classes is None or column != "all" else {"classes": classes}
     if len(names) == 2:
         m1, m2 = len(made[0][0]), len(made[1][0])
