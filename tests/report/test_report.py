@@ -17,7 +17,7 @@ import imlkit as ik
 from imlkit.cli import main
 from imlkit.importance import ImportanceResult
 from imlkit.report import ReportConfig, build_report, prepare_context
-from imlkit.report._context import fmt
+from imlkit.report._blocks import fmt
 from imlkit.report._reading import disagreements
 from imlkit.report._render import render_html, write_atomic
 

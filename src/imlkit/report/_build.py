@@ -11,7 +11,8 @@ import time
 import numpy as np
 
 from ._config import ALL_METHODS, ReportConfig, method_params
-from ._context import ReportContext, text
+from ._blocks import text
+from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._models import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic

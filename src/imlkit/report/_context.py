@@ -9,73 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["ReportContext", "Section", "text", "table", "warning", "bullets", "fmt", "one_line"]
+from ._blocks import Section, one_line, warning
+from ._blocks import heading as heading_block
 
-
-def Section(id, title, blocks, intro=None):  # noqa: N802 - a record constructor
-    """One section of the report: an anchor id, a heading and a list of blocks."""
-    return {"id": id, "title": title, "intro": intro, "blocks": list(blocks)}
-
-
-def one_line(exc, limit=300):
-    """An exception as one line of text: ``Type: message`` with whitespace collapsed, shortened."""
-    msg = " ".join(str(exc).split())
-    line = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
-    return line if len(line) <= limit else line[:limit - 1] + "…"
-
-
-def text(s):
-    return {"kind": "text", "text": str(s)}
-
-
-def warning(s):
-    return {"kind": "warning", "text": str(s)}
-
-
-def bullets(items, title=None):
-    return {"kind": "list", "items": [str(i) for i in items], "title": title}
-
-
-def table(columns, rows, caption=None, numeric=None):
-    """A table block; every cell is turned into text here (the template escapes it)."""
-    return {"kind": "table", "columns": [str(c) for c in columns],
-            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
-
-
-def frame_table(frame, caption=None, index=True, digits=4):
-    cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
-    rows = []
-    for idx, row in frame.iterrows():
-        rows.append(([idx] if index else []) + [fmt(v, digits) for v in row.tolist()])
-    return table(cols, rows, caption)
-
-
-def fmt(v, digits=4):
-    """A short, readable text for a number (significant digits), or ``str`` of anything else.
-
-    Examples
-    --------
-    >>> fmt(0.123456), fmt(1234567.0), fmt(12345), fmt(float("nan")), fmt(True)
-    ('0.1235', '1.23e+06', '12,345', '–', 'yes')
-    """
-    if isinstance(v, str):
-        return v
-    if v is None:
-        return ""
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if not np.isfinite(v):
-            return "–" if np.isnan(v) else str(v)
-        if v == 0:
-            return "0"
-        if abs(v) >= 10 ** digits or abs(v) < 10 ** -(digits - 1):
-            return f"{v:.{digits - 1}g}" if abs(v) < 1e6 else f"{v:.3g}"
-        return f"{v:.{digits}g}"
-    return str(v)
+__all__ = ["ReportContext"]
 
 
 @dataclass
@@ -277,7 +214,7 @@ class ReportContext:
         self.failures.append({"part": what, "kind": kind, "reason": reason})
         print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
-        blocks = [{"kind": "heading", "text": heading}] if heading else []
+        blocks = [heading_block(heading)] if heading else []
         return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "
                                  f"the report does not depend on it.")]
 

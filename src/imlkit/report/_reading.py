@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._context import bullets, text
+from ._blocks import bullets, heading, text
 from ._sec_data import EXTRAPOLATION_R2
 from ._sec_importance import METHOD_LABELS, cli_advice  # noqa: F401 - cli_advice is public here too
 
@@ -181,8 +181,8 @@ def reading_blocks(ctx):
     results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
     nb = _no_better_block(ctx)
     if not results:
-        return [{"kind": "heading", "text": "Automatic reading"}] + ([nb] if nb else [])
-    blocks = [{"kind": "heading", "text": "Automatic reading"}]
+        return [heading("Automatic reading")] + ([nb] if nb else [])
+    blocks = [heading("Automatic reading")]
     if nb:
         blocks.append(nb)
     cls = _classify(results)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from .._columns import MISSING_LEVEL
 from .._dependence import dependence_r2
-from ._context import Section, bullets, table, text, warning
+from ._blocks import Section, bullets, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 
 __all__ = ["section_data", "EXTRAPOLATION_R2"]

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .. import effects as eff
-from ._context import Section, frame_table, table, text
+from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature"]
@@ -194,7 +194,7 @@ def _hstat_blocks(ctx, output):
     ctx.effects["h_overall"] = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     ctx.effects["h_result"] = h
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
-    blocks = [{"kind": "heading", "text": "Interactions: Friedman's H-statistic"},
+    blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
                    f"interaction. Computed on {len(X_h)} test rows."),
@@ -275,7 +275,7 @@ def section_regional(ctx):
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
-              {"kind": "pre", "text": g.tree_text()}]
+              pre(g.tree_text())]
     regions = g.to_frame().reset_index()
     blocks.append(frame_table(regions, caption="Regions (leaves)", index=False))
     scores = g.interaction_scores[g.interaction_scores > 0]

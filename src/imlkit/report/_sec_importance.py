@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from .. import importance as imp
-from ._context import Section, bullets, fmt, table, text
+from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._context import Section, fmt, table, text, warning
+from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._models import MeanBaseline, baseline_models
 from ._scores import (

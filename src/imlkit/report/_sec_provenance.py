@@ -5,7 +5,7 @@ import platform
 import sys
 from importlib import metadata
 
-from ._context import Section, bullets, table, text
+from ._blocks import Section, bullets, table, text
 
 __all__ = ["section_provenance", "versions"]
 
