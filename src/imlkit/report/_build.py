@@ -14,7 +14,7 @@ from ._config import ALL_METHODS, ReportConfig, method_params
 from ._blocks import text
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
-from ._models import load_model_file, make_model, performance, refit_learner, split
+from ._fit import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
 __all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",

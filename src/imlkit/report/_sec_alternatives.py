@@ -6,7 +6,7 @@ import numpy as np
 from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._models import glm_family, guarded_pipeline, performance
+from ._fit import glm_family, guarded_pipeline, performance
 from ._sec_effects import top_features
 
 __all__ = ["section_alternatives", "binary_task"]

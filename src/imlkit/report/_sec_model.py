@@ -15,7 +15,7 @@ import pandas as pd
 
 from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._models import MeanBaseline, baseline_models
+from ._fit import MeanBaseline, baseline_models
 from ._scores import (
     CLASSIFICATION_METRICS,
     LOWER_IS_BETTER,
