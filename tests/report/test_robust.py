@@ -121,10 +121,10 @@ def test_no_better_than_is_on_the_context(tables, tmp_path):
 
     ctx = prepare_context(ReportConfig(data=tables["noise32"], target="y", quick=True))
     section_model(ctx)
-    assert ctx.no_better_than == "mean"
+    assert ctx.model_check.no_better_than == "mean"
     good = prepare_context(ReportConfig(data=tables["good"], target="y", quick=True))
     s = section_model(good)
-    assert good.no_better_than is None and not good.alerts
+    assert good.model_check.no_better_than is None and not good.alerts
     scores_table = s["blocks"][1]
     assert scores_table["columns"] == ["model", "RMSE", "MAE", "R²"]
     assert "1000 paired bootstrap resamples of the 60 test rows" in scores_table["caption"]

@@ -169,7 +169,7 @@ def prepare_context(config, progress=None):
     if ctx.task == "classification" and ctx.loss == "squared_error":
         ctx.loss = "log_loss" if hasattr(ctx.model, "predict_proba") else "zero_one"
     try:
-        ctx.performance[ctx.model_label] = performance(ctx.model, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.model_check.performance = performance(ctx.model, ctx.X_test, ctx.y_test, ctx.task)
     except ReportInputError:
         raise
     except Exception as exc:  # a loaded model that does not fit the data is bad input

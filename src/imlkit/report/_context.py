@@ -12,12 +12,109 @@ import pandas as pd
 from ._blocks import Section, one_line, warning
 from ._blocks import heading as heading_block
 
-__all__ = ["ReportContext"]
+__all__ = ["ReportContext", "DataOutputs", "ModelCheck", "ImportanceOutputs", "EffectsOutputs",
+           "RegionalOutputs", "IMPORTANCE_KEYS"]
+
+
+#: The keys of the importance results, in the order section 3 computes and shows them.
+IMPORTANCE_KEYS = ("pfi", "cfi", "loco", "lofo", "sage_marginal", "sage_conditional", "pimp")
+
+
+@dataclass
+class DataOutputs:
+    """What section 1 (the data) leaves for the later parts.
+
+    Attributes
+    ----------
+    dependence_r2 : Series or None
+        Each feature's R² from the other features (the automatic reading explains
+        disagreements with it); None until section 1 has run.
+    """
+
+    dependence_r2: pd.Series | None = None
+
+
+@dataclass
+class ModelCheck:
+    """Section 2's check of the model: its test performance and whether it beats the baseline.
+
+    Attributes
+    ----------
+    performance : dict
+        The fitted model's test metrics (metric name -> value), set when the context is
+        prepared; section 6 compares the interpretable models with it.
+    no_better_than : str or None
+        The baseline's name when the model is no better than it on the test rows, else None.
+    """
+
+    performance: dict = field(default_factory=dict)
+    no_better_than: str | None = None
+
+
+@dataclass
+class ImportanceOutputs:
+    """Section 3's results: one :class:`~imlkit.importance.ImportanceResult` (or None) per method.
+
+    ``sage_marginal`` and ``sage_conditional`` are SAGE's two removals; ``pimp`` holds PIMP's
+    p-values, which are not an importance of their own (it is left out of the comparisons).
+    """
+
+    pfi: object = None
+    cfi: object = None
+    loco: object = None
+    lofo: object = None
+    sage_marginal: object = None
+    sage_conditional: object = None
+    pimp: object = None
+
+    def set(self, key, result):
+        """Store the result of ``key`` (one of ``IMPORTANCE_KEYS``); an unknown key is an error."""
+        if key not in IMPORTANCE_KEYS:
+            raise KeyError(f"Unknown importance result {key!r}; expected one of {IMPORTANCE_KEYS}.")
+        setattr(self, key, result)
+
+    def results(self):
+        """``{key: result}`` of every method that ran, PIMP included, in the order of ``IMPORTANCE_KEYS``."""
+        return {k: r for k in IMPORTANCE_KEYS if (r := getattr(self, k)) is not None}
+
+    def compared(self):
+        """:meth:`results` without PIMP: the importances shown side by side and compared by the reading."""
+        return {k: r for k, r in self.results().items() if k != "pimp"}
+
+
+@dataclass
+class EffectsOutputs:
+    """What section 4 (feature effects) leaves for the later parts.
+
+    Attributes
+    ----------
+    h_overall : dict or None
+        Each feature's overall H² (feature -> value); None when the H-statistic did not run.
+    """
+
+    h_overall: dict | None = None
+
+
+@dataclass
+class RegionalOutputs:
+    """What section 5 (regional effects) computed.
+
+    Attributes
+    ----------
+    repid : RepidResult or None
+        The REPID tree of the most heterogeneous top feature; None when it did not run.
+    """
+
+    repid: object = None
 
 
 @dataclass
 class ReportContext:
     """Everything a section needs, and what sections leave for the ones after them.
+
+    The sections' outputs are typed records (``ctx.data_outputs.dependence_r2``,
+    ``ctx.importance.pfi``, ``ctx.effects.h_overall``, ...): a misspelt name is an
+    AttributeError, not a silent None.
 
     Attributes
     ----------
@@ -26,11 +123,15 @@ class ReportContext:
     data : Dataset
     X_train, X_test : DataFrame; y_train, y_test : Series
     model : the fitted black box; learner : its unfitted clone for refits (None if it has none)
+    model_label : str -- the model's name as the report shows it
     loss : str -- the loss of the model-based importance methods
-    importance : dict method -> ImportanceResult (filled by section 3)
-    effects : dict (filled by section 4: top features, H-statistic)
-    performance : dict model name -> metrics (filled by sections 2 and 6)
+    data_outputs : DataOutputs -- filled by section 1
+    model_check : ModelCheck -- the model's test performance (prepare_context) and section 2's verdict
+    importance : ImportanceOutputs -- filled by section 3
+    effects : EffectsOutputs -- filled by section 4
+    regional : RegionalOutputs -- filled by section 5
     log : list of dict(step, parameters, seconds) -- the "How it was made" table
+    notes : list of str -- the notes listed in section 7
     """
 
     config: object
@@ -44,9 +145,11 @@ class ReportContext:
     learner: object = None
     model_label: str = ""
     loss: str = "squared_error"
-    importance: dict = field(default_factory=dict)
-    effects: dict = field(default_factory=dict)
-    performance: dict = field(default_factory=dict)
+    data_outputs: DataOutputs = field(default_factory=DataOutputs)
+    model_check: ModelCheck = field(default_factory=ModelCheck)
+    importance: ImportanceOutputs = field(default_factory=ImportanceOutputs)
+    effects: EffectsOutputs = field(default_factory=EffectsOutputs)
+    regional: RegionalOutputs = field(default_factory=RegionalOutputs)
     log: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     progress_hook: object = None
@@ -54,8 +157,6 @@ class ReportContext:
     failures: list = field(default_factory=list)
     #: Warning boxes shown at the very top of the report (no better than a baseline, a leak, failures).
     alerts: list = field(default_factory=list)
-    #: The baseline's name when the model is no better than it on the test rows (section 2), else None.
-    no_better_than: str | None = None
     #: The class whose probability sections 4-5 explain (None: regression or the default class).
     target_class: object = None
     #: (step, split) -> dict(step, split, used, available, budget): the rows each step read.

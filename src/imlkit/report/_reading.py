@@ -158,7 +158,7 @@ def _reason(f, high, low, r2, h_overall, X):
 
 
 def _no_better_block(ctx):
-    nb = getattr(ctx, "no_better_than", None)
+    nb = ctx.model_check.no_better_than
     if not nb:
         return None
     return text(f"Read this with care: the model is no better than {nb} on the test data, so the importances "
@@ -178,7 +178,7 @@ def reading_blocks(ctx):
     Every statement that a feature is important or negligible for a method rests on that
     method's interval or adjusted p-value, not on its point estimate alone.
     """
-    results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
+    results = ctx.importance.compared()
     nb = _no_better_block(ctx)
     if not results:
         return [heading("Automatic reading")] + ([nb] if nb else [])
@@ -200,8 +200,8 @@ def reading_blocks(ctx):
     else:
         parts = [f"{label(k)}: {f}" + ("" if k in settled else " (interval includes 0)") for k, f in tops.items()]
         blocks.append(text("The most important feature differs between methods: " + "; ".join(parts) + "."))
-    h = ctx.effects.get("h_overall")
-    found = disagreements(results, ctx.effects.get("dependence_r2"), h, ctx.X_test)
+    h = ctx.effects.h_overall
+    found = disagreements(results, ctx.data_outputs.dependence_r2, h, ctx.X_test)
     if found:
         items = []
         for d in found:
@@ -225,7 +225,7 @@ def reading_blocks(ctx):
         if strong:
             blocks.append(text("Features with strong interactions: " + ", ".join(strong) + ". Their PD curves "
                                "average over heterogeneous ICE curves (section 4-5)."))
-    pimp = ctx.importance.get("pimp")
+    pimp = ctx.importance.pimp
     if pimp is not None and pimp.p_adjusted is not None:
         alpha = pimp.params.get("alpha", 0.05)
         not_sig = [f for f, p in zip(pimp.feature_names, pimp.p_adjusted) if not p <= alpha]

@@ -169,16 +169,14 @@ def section_alternatives(ctx):
     black = f"black box: {ctx.model_label}"
     # GLM and GAM are compared on their own task (one class vs the rest for a multi-class target).
     perf_glm = {black: _black_box_binary(ctx, tg.cls, tg.y_test) if tg.one_vs_rest
-                else ctx.performance[ctx.model_label]}
-    perf_all = {black: ctx.performance[ctx.model_label]} if tg.one_vs_rest else perf_glm
+                else ctx.model_check.performance}
+    perf_all = {black: ctx.model_check.performance} if tg.one_vs_rest else perf_glm
     body = _guarded(ctx, "GLM", lambda: _glm_blocks(ctx, tg, perf_glm))
     body += _guarded(ctx, "GAM", lambda: _gam_blocks(ctx, tg, perf_glm))
     body += _guarded(ctx, "RuleFit", lambda: _rulefit_blocks(ctx, perf_all))
     body += _guarded(ctx, "Decision tree", lambda: _tree_blocks(ctx, perf_all))
     if ctx.task == "classification":
         body += _guarded(ctx, "Rule learners", lambda: _rule_learner_blocks(ctx, perf_all))
-    for perf in (perf_glm, perf_all):
-        ctx.performance.update({k: v for k, v in perf.items() if k != black})
 
     head = []
     if tg.one_vs_rest:

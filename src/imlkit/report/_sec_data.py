@@ -125,7 +125,7 @@ def section_data(ctx):
     else:
         blocks.append(text(f"No feature has an R² above {EXTRAPOLATION_R2} from the others: marginal and "
                            f"conditional methods should broadly agree."))
-    ctx.effects["dependence_r2"] = r2
+    ctx.data_outputs.dependence_r2 = r2
     return Section("data", "1. Data", blocks)
 
 
