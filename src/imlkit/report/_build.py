@@ -11,14 +11,14 @@ import time
 import numpy as np
 
 from ._config import ALL_METHODS, ReportConfig, method_params
-from ._blocks import text
+from ._blocks import Section, text
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._fit import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
 __all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
-           "check_row_options", "subsample_sentence"]
+           "check_row_options", "subsample_sentence", "layout"]
 
 SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
                  "Interpretable alternatives", "How it was made")
@@ -234,7 +234,13 @@ def planned_steps(ctx):
 
 
 def build_sections(ctx):
-    """The seven sections, in order (section 3's automatic reading needs section 4's H-statistic)."""
+    """Sections 1-6 in two phases: compute every section, then the parts derived from them, then lay out.
+
+    Sections 1-6 are built in order; the parts that need what came after them are computed only
+    then, each from the finished outputs: the automatic reading (it closes section 3 but needs
+    section 4's H-statistic) and the subsampling sentence of section 1 (known once every step has
+    read its rows). :func:`layout` places them; no built section is changed afterwards.
+    """
     from ._reading import reading_blocks
     from ._sec_alternatives import section_alternatives
     from ._sec_data import section_data
@@ -242,17 +248,32 @@ def build_sections(ctx):
     from ._sec_importance import section_importance
     from ._sec_model import section_model
 
-    s1 = ctx.guard_section("data", "1. Data", lambda: section_data(ctx))
-    s2 = ctx.guard_section("model", "2. Model and baselines", lambda: section_model(ctx))
-    s3 = ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx))
-    s4 = ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx))
-    s5 = ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx))
-    s3["blocks"] += ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
-    s6 = ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))
+    sections = [ctx.guard_section("data", "1. Data", lambda: section_data(ctx)),
+                ctx.guard_section("model", "2. Model and baselines", lambda: section_model(ctx)),
+                ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx)),
+                ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx)),
+                ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx)),
+                ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))]
+    reading = ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
     note = subsample_sentence(ctx)
-    if note:  # said where the data are described (known only once the steps have run)
-        s1["blocks"].insert(min(2, len(s1["blocks"])), text(note))
-    return [s1, s2, s3, s4, s5, s6]
+    return layout(sections, reading=reading, subsample_note=note)
+
+
+def layout(sections, *, reading=(), subsample_note=None):
+    """The sections in reading order with the derived parts in place (new section records).
+
+    ``reading`` (blocks) closes section 3 ("importance"); ``subsample_note`` (a sentence or
+    None) goes among section 1's opening paragraphs, where the data are described.
+    """
+    out = []
+    for s in sections:
+        blocks = list(s["blocks"])
+        if s["id"] == "data" and subsample_note:
+            blocks.insert(min(2, len(blocks)), text(subsample_note))
+        elif s["id"] == "importance":
+            blocks += reading
+        out.append(Section(s["id"], s["title"], blocks, intro=s["intro"]))
+    return out
 
 
 def subsample_sentence(ctx):
