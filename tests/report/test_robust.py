@@ -5,7 +5,7 @@ takes a few seconds.
 """
 from __future__ import annotations
 
-import dataclasses
+import copy
 import html
 import re
 from pathlib import Path
@@ -16,7 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from imlkit.cli import main
-from imlkit.report import ReportConfig, build_report, method_params
+from imlkit.report import ReportConfig, ReportInputError, build_report, method_params
 from imlkit.report._scores import bootstrap_weights, score_intervals, scores
 
 STEP_LINE = re.compile(r"^\[\s*\d+\.\d s\] .+ \(\d+\.\d s\)$")
@@ -286,11 +286,20 @@ def test_build_report_from_python_with_a_frame_and_a_fitted_model(tmp_path):
     before = frame.copy()
     model = LinearRegression().fit(frame[["x1", "x2"]], frame["y"])
     coef = model.coef_.copy()
-    cfg = ReportConfig(quick=True, methods=("pfi", "loco"), out=str(tmp_path / "unused"))
-    snapshot = dataclasses.asdict(cfg)
-    path = build_report(cfg, data=frame, target="y", model=model, out=str(tmp_path))
+    # methods as text: the run normalises it to a tuple -- in its own copy, never in the caller's config
+    cfg = ReportConfig(data=frame, target="y", model=model, quick=True, methods="PFI, loco", out=str(tmp_path),
+                       extra={"kept": ["as", "is"]})
+
+    def snapshot(c):
+        return copy.deepcopy({k: v for k, v in vars(c).items() if k not in ("data", "model")})
+
+    before_cfg = snapshot(cfg)
+    path = build_report(cfg)
     assert path == str(tmp_path / "report.html")
-    assert dataclasses.asdict(cfg) == snapshot  # the caller's config is never modified
+    assert snapshot(cfg) == before_cfg and cfg.data is frame and cfg.model is model  # the caller's config unchanged
+    with pytest.raises(ReportInputError, match="Unknown method 'nope'"):  # options replace values in the copy only
+        build_report(cfg, methods="nope")
+    assert snapshot(cfg) == before_cfg
     pd.testing.assert_frame_equal(frame, before)
     assert_allclose(model.coef_, coef)  # the fitted model is used as it is; LOCO refits a clone
     text = _text(tmp_path / "report.html")

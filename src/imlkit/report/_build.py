@@ -55,7 +55,7 @@ def check_row_options(config):
         raise ReportInputError(str(exc)) from None
 
 
-def connect_scheduler(address, timeout):
+def connect_scheduler(address, *, timeout=10.0):
     """A ``distributed.Client`` for ``tcp://HOST:PORT``; one clear error when it does not answer."""
     if not isinstance(address, str) or "://" not in address:
         raise ReportInputError(f"'--scheduler' must look like tcp://HOST:PORT; got {address!r}.")
@@ -98,7 +98,8 @@ def _is_fitted(est):
 def _load(config):
     """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    ds = load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task,
+                      features=config.features)
     # The table as read is not needed once its columns are prepared (section 1 reads only its
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.
@@ -121,7 +122,7 @@ def _check_class(ctx, labels):
     return labels[names.index(str(wanted))]
 
 
-def prepare_context(config, progress=None):
+def prepare_context(config, *, progress=None):
     """Load the data, split it, fit (or load) the model: the context every section works from.
 
     ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
@@ -319,7 +320,7 @@ def _runtime(config):
         # by 10-100x when joblib workers run beside them.
         stack.enter_context(threadpool_limits(limits=1))
         if config.scheduler:
-            client = connect_scheduler(config.scheduler, config.scheduler_timeout)
+            client = connect_scheduler(config.scheduler, timeout=config.scheduler_timeout)
             stack.callback(client.close)
         yield
 

@@ -21,7 +21,7 @@ MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
 TASKS = ("auto", "regression", "classification")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReportConfig:
     """Options of one report run (the command line's options, as Python values).
 
@@ -115,7 +115,7 @@ ROW_BUDGETS = {
 }
 
 
-def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
+def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
     """Every step's row budget: ``{step: {split: rows or None}}`` (None: every row).
 
     The budgets bound each step's cost as n grows: a step reads at most its budget of rows
@@ -167,7 +167,7 @@ def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
     return out
 
 
-def method_params(quick, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
+def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
     """Every method's parameters for the full or the quick report.
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the

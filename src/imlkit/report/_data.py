@@ -120,7 +120,7 @@ def _shipped(name):
     return pd.concat([X, y], axis=1), str(y.name), f"imlkit.datasets.load_{name}() -- {info['source']}"
 
 
-def load_dataset(data=None, dataset="bike", target=None, task="auto", features=None):
+def load_dataset(data=None, *, dataset="bike", target=None, task="auto", features=None):
     """Read, check and prepare the data of a report run.
 
     Parameters
