@@ -10,14 +10,14 @@ import time
 
 import numpy as np
 
-from ._config import ALL_METHODS, ReportConfig, method_params
+from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
 from ._blocks import Section, text
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._fit import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
+__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
            "check_row_options", "subsample_sentence", "layout"]
 
 SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
@@ -180,12 +180,30 @@ def prepare_context(config, *, progress=None):
     return ctx
 
 
-def importance_only(config, method):
-    """Data, model and one importance method (``imlkit importance``); returns its ImportanceResult."""
+def run_importance(config, *, method):
+    """Data, model and one importance method, as the report runs it (``imlkit importance``).
+
+    Parameters
+    ----------
+    config : ReportConfig
+        The data, model, seed and row budgets (never modified); ``config.sage_removals``
+        chooses SAGE's removal(s), and only the first result is returned.
+    method : {"pfi", "cfi", "loco", "lofo", "sage", "pimp"}
+        One of ``IMPORTANCE_METHODS``.
+
+    Returns
+    -------
+    ImportanceResult
+    """
+    from ._progress import Progress, resolve_mode
     from ._sec_importance import compute_importance
 
-    from ._progress import Progress, resolve_mode
-
+    if not isinstance(config, ReportConfig):
+        raise TypeError(f"'config' must be a ReportConfig; got {type(config).__name__}.")
+    if method not in IMPORTANCE_METHODS:
+        raise ReportInputError(f"'method' must be one of {', '.join(repr(m) for m in IMPORTANCE_METHODS)}; "
+                               f"got {method!r}.")
+    config = dataclasses.replace(config, methods=(method,))
     check_row_options(config)
     progress = Progress(resolve_mode(config.progress))
     try:

@@ -35,7 +35,9 @@ class ReportConfig:
     ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
     "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
-    orderings) override the values of :func:`method_params`.
+    orderings) override the values of :func:`method_params`; ``sage_removals`` are the SAGE runs
+    of section 3 ("marginal" and/or "conditional"). ``extra`` is the caller's own; the report
+    does not read it.
 
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
@@ -64,6 +66,7 @@ class ReportConfig:
     target_class: str | None = None
     n_refits: int | None = None
     sage_orderings: int | None = None
+    sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
     full: bool = False
     command: str = ""

@@ -63,7 +63,7 @@ def _sage(ctx):
     p = ctx.params["sage"]
     X, y = ctx.rows("sage")
     out = {}
-    for removal in ctx.config.extra.get("sage_removal", ("marginal", "conditional")):
+    for removal in ctx.config.sage_removals:
         out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
                                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return out
