@@ -319,3 +319,21 @@ def test_cli_options_reach_the_method_parameters():
 def test_bad_refit_and_ordering_options(argv, message, capsys, tmp_path):
     code, _, err = _run(["report", "--quick", "--out", str(tmp_path)] + argv, capsys)
     assert code == 2 and message in err
+
+
+def test_column_errors_come_from_prepare_columns_in_the_reports_words():
+    # One check serves both: prepare_columns decides what is wrong with the columns, the report
+    # only renames 'frame'/'target'/'features' to the data and its options.
+    from imlkit.report import load_dataset
+
+    frame = pd.DataFrame(np.zeros((30, 3)), columns=["a", "b", "y"])
+    dup = pd.concat([frame, frame[["a"]]], axis=1)
+    cases = [(dict(data=dup, target="y"), "The data has duplicated column names: ['a']."),
+             (dict(data=frame, target="z"),
+              "Target 'z' is not a column of the data; the columns are ['a', 'b', 'y']."),
+             (dict(data=frame, target="y", features=("a", "q")),
+              "Feature(s) ['q'] in '--features' are not columns of the data; the columns are ['a', 'b', 'y'].")]
+    for kwargs, message in cases:
+        with pytest.raises(ReportInputError) as err:
+            load_dataset(**kwargs)
+        assert str(err.value) == message
