@@ -9,6 +9,9 @@ and writes ``report.html`` atomically into the output directory. From Python (a 
 ``data`` is a path or a DataFrame, ``model`` a name or an estimator (a fitted one is used as
 it is; refits use a clone); the caller's config, frame and estimator are never modified. A
 part that fails becomes a warning box in the report (``strict=True`` raises instead).
+
+``run_importance(config, method="pfi")`` runs the same data preparation, split and model with a
+single importance method and returns its result (``imlkit importance`` on the command line).
 """
 from ._build import build_report, check_methods, connect_scheduler, prepare_context, run_importance
 from ._config import (

@@ -17,11 +17,8 @@ from ._data import ReportInputError, load_dataset
 from ._fit import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
+__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "planned_steps",
            "check_row_options", "subsample_sentence", "layout"]
-
-SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
-                 "Interpretable alternatives", "How it was made")
 
 
 def check_methods(methods):
