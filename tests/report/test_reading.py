@@ -21,8 +21,9 @@ def _res(method, values, low, high, p_adjusted=None, **params):
 
 def _ctx(results, no_better_than=None):
     # Only the typed outputs the reading may read: a field it misspells is an AttributeError here.
-    return SimpleNamespace(importance=ImportanceOutputs(**results), effects=EffectsOutputs(), data_outputs=DataOutputs(),
-                           model_check=ModelCheck(no_better_than=no_better_than), X_test=None)
+    return SimpleNamespace(importance=ImportanceOutputs(**results), effects=EffectsOutputs(),
+                           data_outputs=DataOutputs(), model_check=ModelCheck(no_better_than=no_better_than),
+                           X_test=None)
 
 
 def _all_text(blocks):

@@ -10,8 +10,8 @@ import time
 
 import numpy as np
 
-from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
 from ._blocks import Section, text
+from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._fit import load_model_file, make_model, performance, refit_learner, split
@@ -305,11 +305,11 @@ def subsample_sentence(ctx):
         label = ROW_BUDGETS[u["step"]][0]
         if label not in names:
             names.append(label)
-    return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) ({', '.join(names)}) ran "
-            f"on a seeded{' stratified' if ctx.task == 'classification' else ''} random subsample of the rows (e.g. "
-            f"{largest['used']:,} of {largest['available']:,} {_SPLIT_WORDS[largest['split']]}; the model itself "
-            f"was fitted on all training rows, and section 7 lists every step's rows); "
-            f"--max-rows N changes the budgets and --full uses every row.")
+    return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) "
+            f"({', '.join(names)}) ran on a seeded{' stratified' if ctx.task == 'classification' else ''} random "
+            f"subsample of the rows (e.g. {largest['used']:,} of {largest['available']:,} "
+            f"{_SPLIT_WORDS[largest['split']]}; the model itself was fitted on all training rows, and section 7 lists "
+            f"every step's rows); --max-rows N changes the budgets and --full uses every row.")
 
 
 _SPLIT_WORDS = {"train": "training rows", "test": "test rows", "all": "rows"}

@@ -175,8 +175,9 @@ def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, f
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
     refits are capped so that the report's time stops growing with n, and the methods whose cost
-    grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample. ``n_refits`` (LOCO's refits per feature) and ``sage_orderings``
-    (the most orderings either SAGE run may use) replace the defaults when given. ``params["rows"]``
+    grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample.
+    ``n_refits`` (LOCO's refits per feature) and ``sage_orderings`` (the most orderings either
+    SAGE run may use) replace the defaults when given. ``params["rows"]``
     holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
     params = _params(quick)

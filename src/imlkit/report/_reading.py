@@ -1,7 +1,6 @@
 """The automatic reading beneath the importance table: where the methods disagree, and why."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
@@ -189,7 +188,10 @@ def reading_blocks(ctx):
     tops = {k: r.feature_names[int(np.nanargmax(r.importance))] for k, r in results.items()
             if len(r.importance) and np.isfinite(r.importance).any()}
     settled = {k: f for k, f in tops.items() if k in cls and bool(cls[k].at[f, "significant"])}
-    label = lambda k: METHOD_LABELS.get(k, k)
+
+    def label(k):
+        return METHOD_LABELS.get(k, k)
+
     if len(set(tops.values())) == 1 and len(settled) == len(tops):
         blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, and for each its "
                            f"interval (or adjusted p-value) excludes 0."))
@@ -207,8 +209,8 @@ def reading_blocks(ctx):
         for d in found:
             hi = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["high"])
             lo = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["low"])
-            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) for {lo}. "
-                         f"{d['reason']}")
+            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) "
+                         f"for {lo}. {d['reason']}")
         blocks.append(bullets(items, title="Where the methods disagree (a feature whose interval excludes 0 in one "
                                            "method's top 5, while another method's whole interval lies below 10% "
                                            "of its largest importance)"))

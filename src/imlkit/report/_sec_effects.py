@@ -267,8 +267,9 @@ def section_regional(ctx):
                       min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=output)
     ctx.regional.repid = g
     blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
-                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the other features so that the curves within a region "
-                   f"are alike (Herbinger et al. 2022); {len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
+                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
+                   f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
+                   f"{len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),

@@ -140,7 +140,7 @@ def side_by_side_rows(results):
     rows = []
     for f in order:
         row = [f]
-        for key, r in results.items():
+        for r in results.values():
             if f in r.feature_names:
                 j = list(r.feature_names).index(f)
                 row.append(f"{fmt(r.importance[j])} {_interval(r, j)}".strip())
