@@ -18,7 +18,7 @@ from imlkit.cli import main
 from imlkit.importance import ImportanceResult
 from imlkit.report import ReportConfig, build_report, prepare_context
 from imlkit.report._blocks import fmt
-from imlkit.report._context import ImportanceOutputs
+from imlkit.report._context import Failure, ImportanceOutputs
 from imlkit.report._reading import disagreements
 from imlkit.report._render import render_html, write_atomic
 
@@ -282,8 +282,8 @@ def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx, capsys)
     assert blocks[0] == {"kind": "heading", "text": "GAM"}
     assert blocks[1]["kind"] == "warning" and "LinAlgError: leading minor" in blocks[1]["text"]
     assert any("'GAM' failed" in n for n in small_ctx.notes)
-    assert small_ctx.failures[n_failures:] == [{"part": "GAM", "kind": "method",
-                                                "reason": "LinAlgError: leading minor not positive definite"}]
+    assert small_ctx.failures[n_failures:] == [Failure(part="GAM", kind="method",
+                                                       reason="LinAlgError: leading minor not positive definite")]
     assert capsys.readouterr().err == ("imlkit: method 'GAM' failed: LinAlgError: leading minor not positive "
                                        "definite\n")
     small_ctx.config.strict = True

@@ -299,16 +299,16 @@ def subsample_sentence(ctx):
     cut = ctx.subsampled()
     if not cut:
         return None
-    largest = max(cut, key=lambda u: u["available"])
+    largest = max(cut, key=lambda u: u.available)
     names = []
     for u in cut:
-        label = ROW_BUDGETS[u["step"]][0]
+        label = ROW_BUDGETS[u.step][0]
         if label not in names:
             names.append(label)
     return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) "
             f"({', '.join(names)}) ran on a seeded{' stratified' if ctx.task == 'classification' else ''} random "
-            f"subsample of the rows (e.g. {largest['used']:,} of {largest['available']:,} "
-            f"{_SPLIT_WORDS[largest['split']]}; the model itself was fitted on all training rows, and section 7 lists "
+            f"subsample of the rows (e.g. {largest.used:,} of {largest.available:,} "
+            f"{_SPLIT_WORDS[largest.split]}; the model itself was fitted on all training rows, and section 7 lists "
             f"every step's rows); --max-rows N changes the budgets and --full uses every row.")
 
 
@@ -319,7 +319,7 @@ def top_alerts(ctx):
     """The warning boxes at the very top: no better than a baseline, possible leaks, failed parts."""
     alerts = list(ctx.alerts)
     if ctx.failures:
-        parts = "; ".join(f"{f['kind']} {f['part']!r} ({f['reason'].rstrip('.')})" for f in ctx.failures)
+        parts = "; ".join(f"{f.kind} {f.part!r} ({f.reason.rstrip('.')})" for f in ctx.failures)
         alerts.append(f"{len(ctx.failures)} part(s) of this report failed and are shown as warning boxes in their "
                       f"place; everything else was computed: {parts}.")
     return alerts

@@ -12,8 +12,42 @@ import pandas as pd
 from ._blocks import Section, one_line, warning
 from ._blocks import heading as heading_block
 
-__all__ = ["ReportContext", "DataOutputs", "ModelCheck", "ImportanceOutputs", "EffectsOutputs",
-           "RegionalOutputs", "IMPORTANCE_KEYS"]
+__all__ = ["ReportContext", "StepRecord", "RowUse", "Failure", "DataOutputs", "ModelCheck", "ImportanceOutputs",
+           "EffectsOutputs", "RegionalOutputs", "IMPORTANCE_KEYS"]
+
+
+@dataclass
+class StepRecord:
+    """One timed step of the run: a row of section 7's "every step" table.
+
+    ``seconds`` is set when the step ends; ``parts`` holds the seconds of a step's parts
+    (SAGE's two removals), ``step`` gains " (failed)" when it raised.
+    """
+
+    step: str
+    parameters: dict
+    seconds: float | None = None
+    parts: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RowUse:
+    """The rows one step read from one split: ``used`` of ``available``, under its ``budget`` (None: every row)."""
+
+    step: str
+    split: str
+    used: int
+    available: int
+    budget: int | None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A part of the report that failed (it became a warning box in its place)."""
+
+    part: str
+    kind: str
+    reason: str
 
 
 #: The keys of the importance results, in the order section 3 computes and shows them.
@@ -130,7 +164,7 @@ class ReportContext:
     importance : ImportanceOutputs -- filled by section 3
     effects : EffectsOutputs -- filled by section 4
     regional : RegionalOutputs -- filled by section 5
-    log : list of dict(step, parameters, seconds) -- the "How it was made" table
+    log : list of StepRecord -- the "How it was made" table
     notes : list of str -- the notes listed in section 7
     """
 
@@ -153,13 +187,13 @@ class ReportContext:
     log: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     progress_hook: object = None
-    #: Parts that failed: dicts (part, kind, reason); each became a warning box in its place.
+    #: Parts that failed (Failure records); each became a warning box in its place.
     failures: list = field(default_factory=list)
     #: Warning boxes shown at the very top of the report (no better than a baseline, a leak, failures).
     alerts: list = field(default_factory=list)
     #: The class whose probability sections 4-5 explain (None: regression or the default class).
     target_class: object = None
-    #: (step, split) -> dict(step, split, used, available, budget): the rows each step read.
+    #: (step, split) -> RowUse: the rows each step read.
     row_use: dict = field(default_factory=dict)
     _orders: dict = field(default_factory=dict, repr=False)
 
@@ -215,8 +249,8 @@ class ReportContext:
         idx = None
         if budget is not None and available > budget:
             idx = np.sort(self._ordering(split, y)[:budget])
-        self.row_use[(step, split)] = {"step": step, "split": split, "used": available if idx is None else len(idx),
-                                       "available": available, "budget": budget}
+        self.row_use[(step, split)] = RowUse(step=step, split=split, used=available if idx is None else len(idx),
+                                             available=available, budget=budget)
         return idx
 
     def rows(self, step, split="test", n=None):
@@ -259,7 +293,7 @@ class ReportContext:
         from ._config import ROW_BUDGETS
 
         return [u for u in self.row_use.values()
-                if u["used"] < u["available"] and ROW_BUDGETS.get(u["step"], (None, None, "sample"))[2] != "sample"]
+                if u.used < u.available and ROW_BUDGETS.get(u.step, (None, None, "sample"))[2] != "sample"]
 
     @contextlib.contextmanager
     def step(self, name, **parameters):
@@ -272,18 +306,18 @@ class ReportContext:
         if hook is not None:
             hook.start(name)
         start = time.perf_counter()
-        entry = {"step": name, "parameters": dict(parameters), "seconds": None}
+        entry = StepRecord(step=name, parameters=dict(parameters))
         self.log.append(entry)
         failed = True
         try:
             yield entry
             failed = False
         finally:
-            entry["seconds"] = time.perf_counter() - start
+            entry.seconds = time.perf_counter() - start
             if failed:
-                entry["step"] = f"{name} (failed)"
+                entry.step = f"{name} (failed)"
             if hook is not None:
-                hook.done(name, entry["seconds"], failed=failed)
+                hook.done(name, entry.seconds, failed=failed)
 
     def guard(self, what, build, *, kind="method", heading=None):
         """Run ``build()`` and return its blocks; a failure becomes a warning box in their place.
@@ -312,7 +346,7 @@ class ReportContext:
     def failure_blocks(self, what, exc, *, kind="method", heading=None):
         """Record a failed part and return the warning box that takes its place."""
         reason = one_line(exc)
-        self.failures.append({"part": what, "kind": kind, "reason": reason})
+        self.failures.append(Failure(part=what, kind=kind, reason=reason))
         print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
         blocks = [heading_block(heading)] if heading else []

@@ -95,7 +95,7 @@ def compute_importance(ctx, method):
     for key, r in results.items():
         ctx.importance.set(key, r)
         if key != method:
-            entry.setdefault("parts", {})[key] = r.params.get("seconds")
+            entry.parts[key] = r.params.get("seconds")
     return results
 
 
@@ -222,7 +222,7 @@ def _comparison_figure(results):
 
 def _sage_caveat(ctx, key, r):
     """What a SAGE run did: converged, or stopped at its budget -- with the option that raises it."""
-    n_rows = ctx.row_use[("sage", "test")]["used"]
+    n_rows = ctx.row_use[("sage", "test")].used
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
     if r.extra.get("converged"):

@@ -229,7 +229,7 @@ def _leak_blocks(ctx):
     blocks = []
     for c, s, metric in found:
         msg = (f"Possible leak: the column {c!r} alone predicts {ctx.data.target!r} almost perfectly (test {metric} "
-               f"{s:.3f} from a one-feature model on {ctx.row_use[('leak', 'test')]['used']:,} test rows). Check that "
+               f"{s:.3f} from a one-feature model on {ctx.row_use[('leak', 'test')].used:,} test rows). Check that "
                f"it is known before the target is; if it is computed from the target, leave it out with --features.")
         ctx.alerts.append(msg)
         blocks.append(warning(msg))
