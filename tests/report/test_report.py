@@ -307,3 +307,23 @@ def test_section_alternatives_alone_on_a_regression(small_ctx):
     comparison = s["blocks"][0]
     assert [r[0] for r in comparison["rows"]][1:] == ["GLM (gaussian)", "GAM (gaussian)", "RuleFit",
                                                       "decision tree (depth 3)"]
+
+
+def test_layout_places_the_derived_parts_without_changing_the_sections():
+    # The automatic reading and the subsampling sentence are computed after sections 1-6;
+    # layout() puts them in place in new records: the built sections stay as they were.
+    import copy
+
+    from imlkit.report._blocks import Section, text
+    from imlkit.report._build import layout
+
+    built = [Section("data", "1. Data", [text("source"), text("split"), text("columns")]),
+             Section("importance", "3. Feature importance", [text("table")]),
+             Section("effects", "4. Feature effects", [text("ice")])]
+    before = copy.deepcopy(built)
+    out = layout(built, reading=[text("reading")], subsample_note="subsampled")
+    assert built == before
+    assert [b["text"] for b in out[0]["blocks"]] == ["source", "split", "subsampled", "columns"]
+    assert [b["text"] for b in out[1]["blocks"]] == ["table", "reading"]
+    assert out[2] == built[2]
+    assert layout(built, reading=[])[0] == built[0]  # no sentence without subsampling
