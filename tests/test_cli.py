@@ -187,3 +187,32 @@ def test_n_jobs_does_not_change_the_numbers(files, capsys):
         return data
 
     assert run(1) == run(2)
+
+
+def test_the_command_uses_only_public_report_names():
+    # The CLI is a client of imlkit.report like any user: no private module, and its method
+    # lists come from the config's constants (a method added there shows up in --help).
+    import ast
+    import inspect
+
+    import imlkit.cli as cli
+    from imlkit.report import ALL_METHODS, IMPORTANCE_METHODS
+
+    private = [f"{n.module}" for n in ast.walk(ast.parse(inspect.getsource(cli)))
+               if isinstance(n, ast.ImportFrom) and n.module and "report._" in n.module]
+    assert private == []
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices
+    method = next(a for a in sub["importance"]._actions if a.dest == "method")
+    assert method.metavar == "{" + ",".join(IMPORTANCE_METHODS) + "}"
+    methods = next(a for a in sub["report"]._actions if a.dest == "methods")
+    assert ", ".join(ALL_METHODS) in methods.help
+
+
+def test_run_importance_checks_its_arguments(files):
+    from imlkit.report import ReportConfig, ReportInputError, run_importance
+
+    with pytest.raises(ReportInputError, match="'method' must be one of 'pfi', 'cfi', .*; got 'shap'"):
+        run_importance(ReportConfig(data=files["good"], target="y"), method="shap")
+    with pytest.raises(TypeError, match="'config' must be a ReportConfig"):
+        run_importance({"data": files["good"]}, method="pfi")

@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from imlkit import _dtypes
 from imlkit._columns import KnownLevels, MissingImputer, complete_rows, prepare_columns
 from imlkit.report._data import ReportInputError, load_dataset
-from imlkit.report._models import baseline_models, make_model
+from imlkit.report._fit import baseline_models, make_model
 
 
 def _decision(prep, column):

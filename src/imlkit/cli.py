@@ -10,8 +10,23 @@ step on stderr; ``--quiet`` prints neither.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
+
+from .report import (
+    ALL_METHODS,
+    DEFAULT_METHODS,
+    IMPORTANCE_METHODS,
+    MIN_MAX_ROWS,
+    MODEL_NAMES,
+    TASKS,
+    ReportConfig,
+    ReportInputError,
+    build_report,
+    check_methods,
+    run_importance,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -35,8 +50,8 @@ def _add_data_options(p):
     g.add_argument("--dataset", default="bike", choices=["bike", "wage", "penguins"],
                    help="shipped data set used without --data (default: bike)")
     g.add_argument("--target", help="column to predict (required with --data)")
-    g.add_argument("--task", default="auto", choices=["auto", "regression", "classification"])
-    g.add_argument("--model", default="gbm", choices=["gbm", "rf", "glm", "gam", "rulefit"],
+    g.add_argument("--task", default="auto", choices=list(TASKS))
+    g.add_argument("--model", default="gbm", choices=list(MODEL_NAMES),
                    help="model fitted on the training split (default: gbm, histogram gradient boosting)")
     g.add_argument("--model-file", metavar="FILE",
                    help="a fitted model saved with joblib (loading it runs code: needs --trust-model-file)")
@@ -77,8 +92,8 @@ def build_parser():
                                      "regional effects (REPID), interpretable alternatives, provenance.")
     _add_data_options(rep)
     rep.add_argument("--methods", metavar="M1,M2,...",
-                     help="sections/methods to run, from pfi, cfi, loco, lofo, sage, pimp, effects, hstat, repid, "
-                          "models (default: all but lofo)")
+                     help=f"sections/methods to run, from {', '.join(ALL_METHODS)} (default: all but "
+                          f"{', '.join(m for m in ALL_METHODS if m not in DEFAULT_METHODS)})")
     rep.add_argument("--out", default="imlkit-report", metavar="DIR",
                      help="directory of report.html (created; other files in it are never touched)")
     rep.add_argument("--class", dest="target_class", metavar="NAME",
@@ -91,7 +106,7 @@ def build_parser():
     imp = sub.add_parser("importance", help="print one importance method's table",
                          description="Fit the model and print a feature-importance table (or JSON).")
     _add_data_options(imp)
-    imp.add_argument("--method", required=True, metavar="{pfi,cfi,loco,lofo,sage,pimp}",
+    imp.add_argument("--method", required=True, metavar="{" + ",".join(IMPORTANCE_METHODS) + "}",
                      help="importance method")
     imp.add_argument("--removal", default="marginal", choices=["marginal", "conditional"],
                      help="SAGE's feature removal (default marginal)")
@@ -112,8 +127,6 @@ def _split_list(text, option):
 
 
 def _config(args, command_line):
-    from .report import DEFAULT_METHODS, ReportConfig
-
     methods = getattr(args, "methods", None)
     return ReportConfig(
         data=args.data, dataset=args.dataset, target=args.target, task=args.task, model=args.model,
@@ -128,9 +141,6 @@ def _config(args, command_line):
 
 
 def _check_common(args):
-    from .report import ReportInputError
-    from .report._config import MIN_MAX_ROWS
-
     if args.seed < 0:
         raise ReportInputError(f"'--seed' must be an int >= 0; got {args.seed}.")
     if args.n_jobs == 0:
@@ -152,30 +162,23 @@ def _check_common(args):
 
 
 def _run_report(args, command_line):
-    from .report import build_report, check_methods
-
     _check_common(args)
     cfg = _config(args, command_line)
     if args.methods is not None:
-        cfg.methods = check_methods(args.methods)
+        cfg = dataclasses.replace(cfg, methods=check_methods(args.methods))
     path = build_report(cfg)
     print(path)
     return 0
 
 
 def _run_importance(args, command_line):
-    from .report import ReportInputError, check_methods
-    from .report._build import importance_only
-
     _check_common(args)
     method = args.method.lower()
-    if method not in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"):
-        raise ReportInputError(f"Unknown method {args.method!r} in '--method'; choose from pfi, cfi, loco, lofo, "
-                               f"sage, pimp.")
-    cfg = _config(args, command_line)
-    cfg.methods = check_methods([method])
-    cfg.extra["sage_removal"] = (args.removal,)
-    result = importance_only(cfg, method)
+    if method not in IMPORTANCE_METHODS:
+        raise ReportInputError(f"Unknown method {args.method!r} in '--method'; choose from "
+                               f"{', '.join(IMPORTANCE_METHODS)}.")
+    cfg = dataclasses.replace(_config(args, command_line), sage_removals=(args.removal,))
+    result = run_importance(cfg, method=method)
     frame = result.to_frame()
     if args.json:
         out = {"method": result.method, "loss": result.loss, "baseline_loss": result.baseline_loss,

@@ -120,7 +120,7 @@ def test_missing_values_are_kept_and_counted(corpus_dir, capsys):
 
 def test_level_only_in_test_rows(corpus_dir, capsys):
     from imlkit.report._data import load_dataset
-    from imlkit.report._models import split
+    from imlkit.report._fit import split
 
     code, doc, err = run("diabetes_test_only_level", corpus_dir, capsys)
     assert code == 0, err
@@ -180,7 +180,7 @@ def test_missing_values_with_effects_and_regional_methods(corpus_dir, capsys):
 
 def test_level_only_in_test_rows_in_the_interpretable_models(corpus_dir, capsys):
     # Section 6 fits its own GLM and GAM on the training rows, where "zeta" and "other" have no
-    # row; _models.guarded_pipeline maps them to a known level.
+    # row; _fit.guarded_pipeline maps them to a known level.
     code, doc, err = run("diabetes_test_only_level", corpus_dir, capsys, methods="pfi,models")
     assert code == 0, err
     assert "failed on these data" not in plain(sections(doc)["alternatives"])

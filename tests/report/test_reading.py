@@ -7,6 +7,7 @@ import pandas as pd
 
 from imlkit.cli import build_parser
 from imlkit.importance import ImportanceResult
+from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
 from imlkit.report._reading import cli_advice, disagreements, reading_blocks, unsettled
 
 
@@ -18,8 +19,11 @@ def _res(method, values, low, high, p_adjusted=None, **params):
                             p_value=None if p_adjusted is None else np.asarray(p_adjusted, float), params=params)
 
 
-def _ctx(results, **kw):
-    return SimpleNamespace(importance=results, effects={}, X_test=None, **kw)
+def _ctx(results, no_better_than=None):
+    # Only the typed outputs the reading may read: a field it misspells is an AttributeError here.
+    return SimpleNamespace(importance=ImportanceOutputs(**results), effects=EffectsOutputs(),
+                           data_outputs=DataOutputs(), model_check=ModelCheck(no_better_than=no_better_than),
+                           X_test=None)
 
 
 def _all_text(blocks):

@@ -17,7 +17,8 @@ import imlkit as ik
 from imlkit.cli import main
 from imlkit.importance import ImportanceResult
 from imlkit.report import ReportConfig, build_report, prepare_context
-from imlkit.report._context import fmt
+from imlkit.report._blocks import fmt
+from imlkit.report._context import Failure, ImportanceOutputs
 from imlkit.report._reading import disagreements
 from imlkit.report._render import render_html, write_atomic
 
@@ -149,13 +150,13 @@ def test_section_importance_alone(small_ctx):
     from imlkit.report._sec_importance import section_importance
 
     small_ctx.config.methods = ("pfi", "cfi")
-    small_ctx.importance.clear()
+    small_ctx.importance = ImportanceOutputs()
     s = section_importance(small_ctx)
-    assert set(small_ctx.importance) == {"pfi", "cfi"}
+    assert set(small_ctx.importance.results()) == {"pfi", "cfi"}
     table = next(b for b in s["blocks"] if b["kind"] == "table" and "side by side" in (b["caption"] or ""))
     assert table["columns"][0] == "feature" and len(table["rows"]) == 4
     # x1/x2 are near copies: CFI must be far below PFI for both (their information is shared).
-    pfi, cfi = small_ctx.importance["pfi"], small_ctx.importance["cfi"]
+    pfi, cfi = small_ctx.importance.pfi, small_ctx.importance.cfi
     for f in ("x1", "x2"):
         j = pfi.feature_names.index(f)
         assert cfi.importance[cfi.feature_names.index(f)] < 0.5 * pfi.importance[j]
@@ -165,12 +166,10 @@ def test_section_regional_alone_finds_the_planted_interaction(small_ctx):
     from imlkit.report._sec_effects import section_regional
 
     small_ctx.config.methods = ("repid",)
-    small_ctx.effects["output"] = None
     # Force the candidate: the effect of x3 flips sign with g, so REPID must split on g.
-    small_ctx.importance.clear()
-    small_ctx.importance["pfi"] = _fake("pfi", ["x3", "x1", "x2", "g"], [3.0, 2.0, 1.0, 0.5])
+    small_ctx.importance = ImportanceOutputs(pfi=_fake("pfi", ["x3", "x1", "x2", "g"], [3.0, 2.0, 1.0, 0.5]))
     s = section_regional(small_ctx)
-    g = small_ctx.effects["repid"]
+    g = small_ctx.regional.repid
     assert g.feature == "x3"
     assert g.interaction_scores.index[0] == "g"
     assert any(b["kind"] == "pre" and "split on g" in b["text"] for b in s["blocks"])
@@ -283,8 +282,8 @@ def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx, capsys)
     assert blocks[0] == {"kind": "heading", "text": "GAM"}
     assert blocks[1]["kind"] == "warning" and "LinAlgError: leading minor" in blocks[1]["text"]
     assert any("'GAM' failed" in n for n in small_ctx.notes)
-    assert small_ctx.failures[n_failures:] == [{"part": "GAM", "kind": "method",
-                                                "reason": "LinAlgError: leading minor not positive definite"}]
+    assert small_ctx.failures[n_failures:] == [Failure(part="GAM", kind="method",
+                                                       reason="LinAlgError: leading minor not positive definite")]
     assert capsys.readouterr().err == ("imlkit: method 'GAM' failed: LinAlgError: leading minor not positive "
                                        "definite\n")
     small_ctx.config.strict = True
@@ -299,7 +298,7 @@ def test_section_alternatives_alone_on_a_regression(small_ctx):
     from imlkit.report._sec_alternatives import section_alternatives
 
     small_ctx.config.methods = ("models",)
-    small_ctx.performance.setdefault(small_ctx.model_label, {"RMSE": 1.0, "MAE": 1.0, "R²": 0.0})
+    assert set(small_ctx.model_check.performance) == {"RMSE", "MAE", "R²"}  # set by prepare_context
     s = section_alternatives(small_ctx)
     headings = [b["text"] for b in s["blocks"] if b["kind"] == "heading"]
     assert headings[:4] == ["GLM (gaussian family, identity link)", "GAM (gaussian family)", "RuleFit",
@@ -308,3 +307,23 @@ def test_section_alternatives_alone_on_a_regression(small_ctx):
     comparison = s["blocks"][0]
     assert [r[0] for r in comparison["rows"]][1:] == ["GLM (gaussian)", "GAM (gaussian)", "RuleFit",
                                                       "decision tree (depth 3)"]
+
+
+def test_layout_places_the_derived_parts_without_changing_the_sections():
+    # The automatic reading and the subsampling sentence are computed after sections 1-6;
+    # layout() puts them in place in new records: the built sections stay as they were.
+    import copy
+
+    from imlkit.report._blocks import Section, text
+    from imlkit.report._build import layout
+
+    built = [Section("data", "1. Data", [text("source"), text("split"), text("columns")]),
+             Section("importance", "3. Feature importance", [text("table")]),
+             Section("effects", "4. Feature effects", [text("ice")])]
+    before = copy.deepcopy(built)
+    out = layout(built, reading=[text("reading")], subsample_note="subsampled")
+    assert built == before
+    assert [b["text"] for b in out[0]["blocks"]] == ["source", "split", "subsampled", "columns"]
+    assert [b["text"] for b in out[1]["blocks"]] == ["table", "reading"]
+    assert out[2] == built[2]
+    assert layout(built, reading=[])[0] == built[0]  # no sentence without subsampling

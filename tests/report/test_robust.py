@@ -5,7 +5,7 @@ takes a few seconds.
 """
 from __future__ import annotations
 
-import dataclasses
+import copy
 import html
 import re
 from pathlib import Path
@@ -16,7 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from imlkit.cli import main
-from imlkit.report import ReportConfig, build_report, method_params
+from imlkit.report import ReportConfig, ReportInputError, build_report, method_params
 from imlkit.report._scores import bootstrap_weights, score_intervals, scores
 
 STEP_LINE = re.compile(r"^\[\s*\d+\.\d s\] .+ \(\d+\.\d s\)$")
@@ -121,10 +121,10 @@ def test_no_better_than_is_on_the_context(tables, tmp_path):
 
     ctx = prepare_context(ReportConfig(data=tables["noise32"], target="y", quick=True))
     section_model(ctx)
-    assert ctx.no_better_than == "mean"
+    assert ctx.model_check.no_better_than == "mean"
     good = prepare_context(ReportConfig(data=tables["good"], target="y", quick=True))
     s = section_model(good)
-    assert good.no_better_than is None and not good.alerts
+    assert good.model_check.no_better_than is None and not good.alerts
     scores_table = s["blocks"][1]
     assert scores_table["columns"] == ["model", "RMSE", "MAE", "R²"]
     assert "1000 paired bootstrap resamples of the 60 test rows" in scores_table["caption"]
@@ -286,11 +286,20 @@ def test_build_report_from_python_with_a_frame_and_a_fitted_model(tmp_path):
     before = frame.copy()
     model = LinearRegression().fit(frame[["x1", "x2"]], frame["y"])
     coef = model.coef_.copy()
-    cfg = ReportConfig(quick=True, methods=("pfi", "loco"), out=str(tmp_path / "unused"))
-    snapshot = dataclasses.asdict(cfg)
-    path = build_report(cfg, data=frame, target="y", model=model, out=str(tmp_path))
+    # methods as text: the run normalises it to a tuple -- in its own copy, never in the caller's config
+    cfg = ReportConfig(data=frame, target="y", model=model, quick=True, methods="PFI, loco", out=str(tmp_path),
+                       extra={"kept": ["as", "is"]})
+
+    def snapshot(c):
+        return copy.deepcopy({k: v for k, v in vars(c).items() if k not in ("data", "model")})
+
+    before_cfg = snapshot(cfg)
+    path = build_report(cfg)
     assert path == str(tmp_path / "report.html")
-    assert dataclasses.asdict(cfg) == snapshot  # the caller's config is never modified
+    assert snapshot(cfg) == before_cfg and cfg.data is frame and cfg.model is model  # the caller's config unchanged
+    with pytest.raises(ReportInputError, match="Unknown method 'nope'"):  # options replace values in the copy only
+        build_report(cfg, methods="nope")
+    assert snapshot(cfg) == before_cfg
     pd.testing.assert_frame_equal(frame, before)
     assert_allclose(model.coef_, coef)  # the fitted model is used as it is; LOCO refits a clone
     text = _text(tmp_path / "report.html")
@@ -310,3 +319,21 @@ def test_cli_options_reach_the_method_parameters():
 def test_bad_refit_and_ordering_options(argv, message, capsys, tmp_path):
     code, _, err = _run(["report", "--quick", "--out", str(tmp_path)] + argv, capsys)
     assert code == 2 and message in err
+
+
+def test_column_errors_come_from_prepare_columns_in_the_reports_words():
+    # One check serves both: prepare_columns decides what is wrong with the columns, the report
+    # only renames 'frame'/'target'/'features' to the data and its options.
+    from imlkit.report import load_dataset
+
+    frame = pd.DataFrame(np.zeros((30, 3)), columns=["a", "b", "y"])
+    dup = pd.concat([frame, frame[["a"]]], axis=1)
+    cases = [(dict(data=dup, target="y"), "The data has duplicated column names: ['a']."),
+             (dict(data=frame, target="z"),
+              "Target 'z' is not a column of the data; the columns are ['a', 'b', 'y']."),
+             (dict(data=frame, target="y", features=("a", "q")),
+              "Feature(s) ['q'] in '--features' are not columns of the data; the columns are ['a', 'b', 'y'].")]
+    for kwargs, message in cases:
+        with pytest.raises(ReportInputError) as err:
+            load_dataset(**kwargs)
+        assert str(err.value) == message

@@ -16,6 +16,7 @@ from imlkit.report._config import (
     SCHEDULER_FACTOR,
     row_budgets,
 )
+from imlkit.report._context import RowUse
 from imlkit.report._data import ReportInputError
 
 
@@ -86,8 +87,8 @@ def clf_ctx():
 def test_subsample_is_stratified_nested_and_seeded(clf_ctx):
     ctx = clf_ctx
     X, y = ctx.rows("pfi")  # budget 100 of 180 test rows
-    assert len(X) == 100 and ctx.row_use[("pfi", "test")] == {"step": "pfi", "split": "test", "used": 100,
-                                                               "available": len(ctx.X_test), "budget": 100}
+    assert len(X) == 100 and ctx.row_use[("pfi", "test")] == RowUse(step="pfi", split="test", used=100,
+                                                                     available=len(ctx.X_test), budget=100)
     share = ctx.y_test.value_counts(normalize=True)
     counts = y.value_counts()
     for cls, p in share.items():  # every class within one row of its share
@@ -117,7 +118,7 @@ def test_training_rows_are_stratified_and_full_uses_every_row(clf_ctx):
     for step, split in (("pfi", "test"), ("loco", "train"), ("rulefit", "train"), ("dependence", "all")):
         Xf, _ = full.rows(step, split)
         assert Xf is full._split_data(split)[0]  # the split itself: no copy
-        assert full.row_use[(step, split)]["used"] == full.row_use[(step, split)]["available"]
+        assert full.row_use[(step, split)].used == full.row_use[(step, split)].available
 
 
 def test_regression_subsample_is_a_seeded_permutation_prefix():

@@ -9,11 +9,23 @@ and writes ``report.html`` atomically into the output directory. From Python (a 
 ``data`` is a path or a DataFrame, ``model`` a name or an estimator (a fitted one is used as
 it is; refits use a clone); the caller's config, frame and estimator are never modified. A
 part that fails becomes a warning box in the report (``strict=True`` raises instead).
+
+``run_importance(config, method="pfi")`` runs the same data preparation, split and model with a
+single importance method and returns its result (``imlkit importance`` on the command line).
 """
-from ._build import build_report, check_methods, connect_scheduler, prepare_context
-from ._config import ALL_METHODS, DEFAULT_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
+from ._build import build_report, check_methods, connect_scheduler, prepare_context, run_importance
+from ._config import (
+    ALL_METHODS,
+    DEFAULT_METHODS,
+    IMPORTANCE_METHODS,
+    MIN_MAX_ROWS,
+    MODEL_NAMES,
+    TASKS,
+    ReportConfig,
+    method_params,
+)
 from ._data import ReportInputError, load_dataset, read_table
 
 __all__ = ["build_report", "ReportConfig", "ReportInputError", "method_params", "load_dataset", "read_table",
            "prepare_context", "check_methods", "connect_scheduler", "ALL_METHODS", "DEFAULT_METHODS",
-           "IMPORTANCE_METHODS"]
+           "IMPORTANCE_METHODS", "run_importance", "MODEL_NAMES", "TASKS", "MIN_MAX_ROWS"]

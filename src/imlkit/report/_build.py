@@ -10,17 +10,15 @@ import time
 
 import numpy as np
 
-from ._config import ALL_METHODS, ReportConfig, method_params
-from ._context import ReportContext, text
+from ._blocks import Section, text
+from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
+from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
-from ._models import load_model_file, make_model, performance, refit_learner, split
+from ._fit import load_model_file, make_model, performance, refit_learner, split
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "prepare_context", "connect_scheduler", "check_methods", "SECTION_NAMES", "planned_steps",
-           "check_row_options", "subsample_sentence"]
-
-SECTION_NAMES = ("Data", "Model and baselines", "Feature importance", "Feature effects", "Regional effects",
-                 "Interpretable alternatives", "How it was made")
+__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "planned_steps",
+           "check_row_options", "subsample_sentence", "layout"]
 
 
 def check_methods(methods):
@@ -54,7 +52,7 @@ def check_row_options(config):
         raise ReportInputError(str(exc)) from None
 
 
-def connect_scheduler(address, timeout):
+def connect_scheduler(address, *, timeout=10.0):
     """A ``distributed.Client`` for ``tcp://HOST:PORT``; one clear error when it does not answer."""
     if not isinstance(address, str) or "://" not in address:
         raise ReportInputError(f"'--scheduler' must look like tcp://HOST:PORT; got {address!r}.")
@@ -97,7 +95,8 @@ def _is_fitted(est):
 def _load(config):
     """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    ds = load_dataset(config.data, config.dataset, config.target, config.task, config.features)
+    ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task,
+                      features=config.features)
     # The table as read is not needed once its columns are prepared (section 1 reads only its
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.
@@ -120,7 +119,7 @@ def _check_class(ctx, labels):
     return labels[names.index(str(wanted))]
 
 
-def prepare_context(config, progress=None):
+def prepare_context(config, *, progress=None):
     """Load the data, split it, fit (or load) the model: the context every section works from.
 
     ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
@@ -168,7 +167,7 @@ def prepare_context(config, progress=None):
     if ctx.task == "classification" and ctx.loss == "squared_error":
         ctx.loss = "log_loss" if hasattr(ctx.model, "predict_proba") else "zero_one"
     try:
-        ctx.performance[ctx.model_label] = performance(ctx.model, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.model_check.performance = performance(ctx.model, ctx.X_test, ctx.y_test, ctx.task)
     except ReportInputError:
         raise
     except Exception as exc:  # a loaded model that does not fit the data is bad input
@@ -178,12 +177,30 @@ def prepare_context(config, progress=None):
     return ctx
 
 
-def importance_only(config, method):
-    """Data, model and one importance method (``imlkit importance``); returns its ImportanceResult."""
+def run_importance(config, *, method):
+    """Data, model and one importance method, as the report runs it (``imlkit importance``).
+
+    Parameters
+    ----------
+    config : ReportConfig
+        The data, model, seed and row budgets (never modified); ``config.sage_removals``
+        chooses SAGE's removal(s), and only the first result is returned.
+    method : {"pfi", "cfi", "loco", "lofo", "sage", "pimp"}
+        One of ``IMPORTANCE_METHODS``.
+
+    Returns
+    -------
+    ImportanceResult
+    """
+    from ._progress import Progress, resolve_mode
     from ._sec_importance import compute_importance
 
-    from ._progress import Progress, resolve_mode
-
+    if not isinstance(config, ReportConfig):
+        raise TypeError(f"'config' must be a ReportConfig; got {type(config).__name__}.")
+    if method not in IMPORTANCE_METHODS:
+        raise ReportInputError(f"'method' must be one of {', '.join(repr(m) for m in IMPORTANCE_METHODS)}; "
+                               f"got {method!r}.")
+    config = dataclasses.replace(config, methods=(method,))
     check_row_options(config)
     progress = Progress(resolve_mode(config.progress))
     try:
@@ -233,7 +250,13 @@ def planned_steps(ctx):
 
 
 def build_sections(ctx):
-    """The seven sections, in order (section 3's automatic reading needs section 4's H-statistic)."""
+    """Sections 1-6 in two phases: compute every section, then the parts derived from them, then lay out.
+
+    Sections 1-6 are built in order; the parts that need what came after them are computed only
+    then, each from the finished outputs: the automatic reading (it closes section 3 but needs
+    section 4's H-statistic) and the subsampling sentence of section 1 (known once every step has
+    read its rows). :func:`layout` places them; no built section is changed afterwards.
+    """
     from ._reading import reading_blocks
     from ._sec_alternatives import section_alternatives
     from ._sec_data import section_data
@@ -241,17 +264,32 @@ def build_sections(ctx):
     from ._sec_importance import section_importance
     from ._sec_model import section_model
 
-    s1 = ctx.guard_section("data", "1. Data", lambda: section_data(ctx))
-    s2 = ctx.guard_section("model", "2. Model and baselines", lambda: section_model(ctx))
-    s3 = ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx))
-    s4 = ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx))
-    s5 = ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx))
-    s3["blocks"] += ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
-    s6 = ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))
+    sections = [ctx.guard_section("data", "1. Data", lambda: section_data(ctx)),
+                ctx.guard_section("model", "2. Model and baselines", lambda: section_model(ctx)),
+                ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx)),
+                ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx)),
+                ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx)),
+                ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))]
+    reading = ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
     note = subsample_sentence(ctx)
-    if note:  # said where the data are described (known only once the steps have run)
-        s1["blocks"].insert(min(2, len(s1["blocks"])), text(note))
-    return [s1, s2, s3, s4, s5, s6]
+    return layout(sections, reading=reading, subsample_note=note)
+
+
+def layout(sections, *, reading=(), subsample_note=None):
+    """The sections in reading order with the derived parts in place (new section records).
+
+    ``reading`` (blocks) closes section 3 ("importance"); ``subsample_note`` (a sentence or
+    None) goes among section 1's opening paragraphs, where the data are described.
+    """
+    out = []
+    for s in sections:
+        blocks = list(s["blocks"])
+        if s["id"] == "data" and subsample_note:
+            blocks.insert(min(2, len(blocks)), text(subsample_note))
+        elif s["id"] == "importance":
+            blocks += reading
+        out.append(Section(s["id"], s["title"], blocks, intro=s["intro"]))
+    return out
 
 
 def subsample_sentence(ctx):
@@ -261,17 +299,17 @@ def subsample_sentence(ctx):
     cut = ctx.subsampled()
     if not cut:
         return None
-    largest = max(cut, key=lambda u: u["available"])
+    largest = max(cut, key=lambda u: u.available)
     names = []
     for u in cut:
-        label = ROW_BUDGETS[u["step"]][0]
+        label = ROW_BUDGETS[u.step][0]
         if label not in names:
             names.append(label)
-    return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) ({', '.join(names)}) ran "
-            f"on a seeded{' stratified' if ctx.task == 'classification' else ''} random subsample of the rows (e.g. "
-            f"{largest['used']:,} of {largest['available']:,} {_SPLIT_WORDS[largest['split']]}; the model itself "
-            f"was fitted on all training rows, and section 7 lists every step's rows); "
-            f"--max-rows N changes the budgets and --full uses every row.")
+    return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) "
+            f"({', '.join(names)}) ran on a seeded{' stratified' if ctx.task == 'classification' else ''} random "
+            f"subsample of the rows (e.g. {largest.used:,} of {largest.available:,} "
+            f"{_SPLIT_WORDS[largest.split]}; the model itself was fitted on all training rows, and section 7 lists "
+            f"every step's rows); --max-rows N changes the budgets and --full uses every row.")
 
 
 _SPLIT_WORDS = {"train": "training rows", "test": "test rows", "all": "rows"}
@@ -281,7 +319,7 @@ def top_alerts(ctx):
     """The warning boxes at the very top: no better than a baseline, possible leaks, failed parts."""
     alerts = list(ctx.alerts)
     if ctx.failures:
-        parts = "; ".join(f"{f['kind']} {f['part']!r} ({f['reason'].rstrip('.')})" for f in ctx.failures)
+        parts = "; ".join(f"{f.kind} {f.part!r} ({f.reason.rstrip('.')})" for f in ctx.failures)
         alerts.append(f"{len(ctx.failures)} part(s) of this report failed and are shown as warning boxes in their "
                       f"place; everything else was computed: {parts}.")
     return alerts
@@ -297,7 +335,7 @@ def _runtime(config):
         # by 10-100x when joblib workers run beside them.
         stack.enter_context(threadpool_limits(limits=1))
         if config.scheduler:
-            client = connect_scheduler(config.scheduler, config.scheduler_timeout)
+            client = connect_scheduler(config.scheduler, timeout=config.scheduler_timeout)
             stack.callback(client.close)
         yield
 

@@ -21,7 +21,7 @@ MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
 TASKS = ("auto", "regression", "classification")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReportConfig:
     """Options of one report run (the command line's options, as Python values).
 
@@ -35,7 +35,9 @@ class ReportConfig:
     ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
     "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
-    orderings) override the values of :func:`method_params`.
+    orderings) override the values of :func:`method_params`; ``sage_removals`` are the SAGE runs
+    of section 3 ("marginal" and/or "conditional"). ``extra`` is the caller's own; the report
+    does not read it.
 
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
@@ -64,6 +66,7 @@ class ReportConfig:
     target_class: str | None = None
     n_refits: int | None = None
     sage_orderings: int | None = None
+    sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
     full: bool = False
     command: str = ""
@@ -115,7 +118,7 @@ ROW_BUDGETS = {
 }
 
 
-def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
+def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
     """Every step's row budget: ``{step: {split: rows or None}}`` (None: every row).
 
     The budgets bound each step's cost as n grows: a step reads at most its budget of rows
@@ -167,13 +170,14 @@ def row_budgets(quick=False, max_rows=None, full=False, scheduler=False):
     return out
 
 
-def method_params(quick, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
+def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
     """Every method's parameters for the full or the quick report.
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
     refits are capped so that the report's time stops growing with n, and the methods whose cost
-    grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample. ``n_refits`` (LOCO's refits per feature) and ``sage_orderings``
-    (the most orderings either SAGE run may use) replace the defaults when given. ``params["rows"]``
+    grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample.
+    ``n_refits`` (LOCO's refits per feature) and ``sage_orderings`` (the most orderings either
+    SAGE run may use) replace the defaults when given. ``params["rows"]``
     holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
     params = _params(quick)

@@ -9,78 +9,146 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["ReportContext", "Section", "text", "table", "warning", "bullets", "fmt", "one_line"]
+from ._blocks import Section, one_line, warning
+from ._blocks import heading as heading_block
+
+__all__ = ["ReportContext", "StepRecord", "RowUse", "Failure", "DataOutputs", "ModelCheck", "ImportanceOutputs",
+           "EffectsOutputs", "RegionalOutputs", "IMPORTANCE_KEYS"]
 
 
-def Section(id, title, blocks, intro=None):  # noqa: N802 - a record constructor
-    """One section of the report: an anchor id, a heading and a list of blocks."""
-    return {"id": id, "title": title, "intro": intro, "blocks": list(blocks)}
+@dataclass
+class StepRecord:
+    """One timed step of the run: a row of section 7's "every step" table.
 
-
-def one_line(exc, limit=300):
-    """An exception as one line of text: ``Type: message`` with whitespace collapsed, shortened."""
-    msg = " ".join(str(exc).split())
-    line = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
-    return line if len(line) <= limit else line[:limit - 1] + "…"
-
-
-def text(s):
-    return {"kind": "text", "text": str(s)}
-
-
-def warning(s):
-    return {"kind": "warning", "text": str(s)}
-
-
-def bullets(items, title=None):
-    return {"kind": "list", "items": [str(i) for i in items], "title": title}
-
-
-def table(columns, rows, caption=None, numeric=None):
-    """A table block; every cell is turned into text here (the template escapes it)."""
-    return {"kind": "table", "columns": [str(c) for c in columns],
-            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
-
-
-def frame_table(frame, caption=None, index=True, digits=4):
-    cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
-    rows = []
-    for idx, row in frame.iterrows():
-        rows.append(([idx] if index else []) + [fmt(v, digits) for v in row.tolist()])
-    return table(cols, rows, caption)
-
-
-def fmt(v, digits=4):
-    """A short, readable text for a number (significant digits), or ``str`` of anything else.
-
-    Examples
-    --------
-    >>> fmt(0.123456), fmt(1234567.0), fmt(12345), fmt(float("nan")), fmt(True)
-    ('0.1235', '1.23e+06', '12,345', '–', 'yes')
+    ``seconds`` is set when the step ends; ``parts`` holds the seconds of a step's parts
+    (SAGE's two removals), ``step`` gains " (failed)" when it raised.
     """
-    if isinstance(v, str):
-        return v
-    if v is None:
-        return ""
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if not np.isfinite(v):
-            return "–" if np.isnan(v) else str(v)
-        if v == 0:
-            return "0"
-        if abs(v) >= 10 ** digits or abs(v) < 10 ** -(digits - 1):
-            return f"{v:.{digits - 1}g}" if abs(v) < 1e6 else f"{v:.3g}"
-        return f"{v:.{digits}g}"
-    return str(v)
+
+    step: str
+    parameters: dict
+    seconds: float | None = None
+    parts: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RowUse:
+    """The rows one step read from one split: ``used`` of ``available``, under its ``budget`` (None: every row)."""
+
+    step: str
+    split: str
+    used: int
+    available: int
+    budget: int | None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A part of the report that failed (it became a warning box in its place)."""
+
+    part: str
+    kind: str
+    reason: str
+
+
+#: The keys of the importance results, in the order section 3 computes and shows them.
+IMPORTANCE_KEYS = ("pfi", "cfi", "loco", "lofo", "sage_marginal", "sage_conditional", "pimp")
+
+
+@dataclass
+class DataOutputs:
+    """What section 1 (the data) leaves for the later parts.
+
+    Attributes
+    ----------
+    dependence_r2 : Series or None
+        Each feature's R² from the other features (the automatic reading explains
+        disagreements with it); None until section 1 has run.
+    """
+
+    dependence_r2: pd.Series | None = None
+
+
+@dataclass
+class ModelCheck:
+    """Section 2's check of the model: its test performance and whether it beats the baseline.
+
+    Attributes
+    ----------
+    performance : dict
+        The fitted model's test metrics (metric name -> value), set when the context is
+        prepared; section 6 compares the interpretable models with it.
+    no_better_than : str or None
+        The baseline's name when the model is no better than it on the test rows, else None.
+    """
+
+    performance: dict = field(default_factory=dict)
+    no_better_than: str | None = None
+
+
+@dataclass
+class ImportanceOutputs:
+    """Section 3's results: one :class:`~imlkit.importance.ImportanceResult` (or None) per method.
+
+    ``sage_marginal`` and ``sage_conditional`` are SAGE's two removals; ``pimp`` holds PIMP's
+    p-values, which are not an importance of their own (it is left out of the comparisons).
+    """
+
+    pfi: object = None
+    cfi: object = None
+    loco: object = None
+    lofo: object = None
+    sage_marginal: object = None
+    sage_conditional: object = None
+    pimp: object = None
+
+    def set(self, key, result):
+        """Store the result of ``key`` (one of ``IMPORTANCE_KEYS``); an unknown key is an error."""
+        if key not in IMPORTANCE_KEYS:
+            raise KeyError(f"Unknown importance result {key!r}; expected one of {IMPORTANCE_KEYS}.")
+        setattr(self, key, result)
+
+    def results(self):
+        """``{key: result}`` of every method that ran, PIMP included, in the order of ``IMPORTANCE_KEYS``."""
+        return {k: r for k in IMPORTANCE_KEYS if (r := getattr(self, k)) is not None}
+
+    def compared(self):
+        """:meth:`results` without PIMP: the importances shown side by side and compared by the reading."""
+        return {k: r for k, r in self.results().items() if k != "pimp"}
+
+
+@dataclass
+class EffectsOutputs:
+    """What section 4 (feature effects) leaves for the later parts.
+
+    Attributes
+    ----------
+    h_overall : dict or None
+        Each feature's overall H² (feature -> value); None when the H-statistic did not run.
+    """
+
+    h_overall: dict | None = None
+
+
+@dataclass
+class RegionalOutputs:
+    """What section 5 (regional effects) computed.
+
+    Attributes
+    ----------
+    repid : RepidResult or None
+        The REPID tree of the most heterogeneous top feature; None when it did not run.
+    """
+
+    repid: object = None
 
 
 @dataclass
 class ReportContext:
     """Everything a section needs, and what sections leave for the ones after them.
+
+    The sections' outputs are typed records (``ctx.data_outputs.dependence_r2``,
+    ``ctx.importance.pfi``, ``ctx.effects.h_overall``, ...): a misspelt name is an
+    AttributeError, not a silent None.
 
     Attributes
     ----------
@@ -89,11 +157,15 @@ class ReportContext:
     data : Dataset
     X_train, X_test : DataFrame; y_train, y_test : Series
     model : the fitted black box; learner : its unfitted clone for refits (None if it has none)
+    model_label : str -- the model's name as the report shows it
     loss : str -- the loss of the model-based importance methods
-    importance : dict method -> ImportanceResult (filled by section 3)
-    effects : dict (filled by section 4: top features, H-statistic)
-    performance : dict model name -> metrics (filled by sections 2 and 6)
-    log : list of dict(step, parameters, seconds) -- the "How it was made" table
+    data_outputs : DataOutputs -- filled by section 1
+    model_check : ModelCheck -- the model's test performance (prepare_context) and section 2's verdict
+    importance : ImportanceOutputs -- filled by section 3
+    effects : EffectsOutputs -- filled by section 4
+    regional : RegionalOutputs -- filled by section 5
+    log : list of StepRecord -- the "How it was made" table
+    notes : list of str -- the notes listed in section 7
     """
 
     config: object
@@ -107,21 +179,21 @@ class ReportContext:
     learner: object = None
     model_label: str = ""
     loss: str = "squared_error"
-    importance: dict = field(default_factory=dict)
-    effects: dict = field(default_factory=dict)
-    performance: dict = field(default_factory=dict)
+    data_outputs: DataOutputs = field(default_factory=DataOutputs)
+    model_check: ModelCheck = field(default_factory=ModelCheck)
+    importance: ImportanceOutputs = field(default_factory=ImportanceOutputs)
+    effects: EffectsOutputs = field(default_factory=EffectsOutputs)
+    regional: RegionalOutputs = field(default_factory=RegionalOutputs)
     log: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     progress_hook: object = None
-    #: Parts that failed: dicts (part, kind, reason); each became a warning box in its place.
+    #: Parts that failed (Failure records); each became a warning box in its place.
     failures: list = field(default_factory=list)
     #: Warning boxes shown at the very top of the report (no better than a baseline, a leak, failures).
     alerts: list = field(default_factory=list)
-    #: The baseline's name when the model is no better than it on the test rows (section 2), else None.
-    no_better_than: str | None = None
     #: The class whose probability sections 4-5 explain (None: regression or the default class).
     target_class: object = None
-    #: (step, split) -> dict(step, split, used, available, budget): the rows each step read.
+    #: (step, split) -> RowUse: the rows each step read.
     row_use: dict = field(default_factory=dict)
     _orders: dict = field(default_factory=dict, repr=False)
 
@@ -177,8 +249,8 @@ class ReportContext:
         idx = None
         if budget is not None and available > budget:
             idx = np.sort(self._ordering(split, y)[:budget])
-        self.row_use[(step, split)] = {"step": step, "split": split, "used": available if idx is None else len(idx),
-                                       "available": available, "budget": budget}
+        self.row_use[(step, split)] = RowUse(step=step, split=split, used=available if idx is None else len(idx),
+                                             available=available, budget=budget)
         return idx
 
     def rows(self, step, split="test", n=None):
@@ -221,7 +293,7 @@ class ReportContext:
         from ._config import ROW_BUDGETS
 
         return [u for u in self.row_use.values()
-                if u["used"] < u["available"] and ROW_BUDGETS.get(u["step"], (None, None, "sample"))[2] != "sample"]
+                if u.used < u.available and ROW_BUDGETS.get(u.step, (None, None, "sample"))[2] != "sample"]
 
     @contextlib.contextmanager
     def step(self, name, **parameters):
@@ -234,18 +306,18 @@ class ReportContext:
         if hook is not None:
             hook.start(name)
         start = time.perf_counter()
-        entry = {"step": name, "parameters": dict(parameters), "seconds": None}
+        entry = StepRecord(step=name, parameters=dict(parameters))
         self.log.append(entry)
         failed = True
         try:
             yield entry
             failed = False
         finally:
-            entry["seconds"] = time.perf_counter() - start
+            entry.seconds = time.perf_counter() - start
             if failed:
-                entry["step"] = f"{name} (failed)"
+                entry.step = f"{name} (failed)"
             if hook is not None:
-                hook.done(name, entry["seconds"], failed=failed)
+                hook.done(name, entry.seconds, failed=failed)
 
     def guard(self, what, build, *, kind="method", heading=None):
         """Run ``build()`` and return its blocks; a failure becomes a warning box in their place.
@@ -274,10 +346,10 @@ class ReportContext:
     def failure_blocks(self, what, exc, *, kind="method", heading=None):
         """Record a failed part and return the warning box that takes its place."""
         reason = one_line(exc)
-        self.failures.append({"part": what, "kind": kind, "reason": reason})
+        self.failures.append(Failure(part=what, kind=kind, reason=reason))
         print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
-        blocks = [{"kind": "heading", "text": heading}] if heading else []
+        blocks = [heading_block(heading)] if heading else []
         return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "
                                  f"the report does not depend on it.")]
 

@@ -6,6 +6,7 @@ the value, because the command line prints exactly that line (exit code 2).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -120,7 +121,7 @@ def _shipped(name):
     return pd.concat([X, y], axis=1), str(y.name), f"imlkit.datasets.load_{name}() -- {info['source']}"
 
 
-def load_dataset(data=None, dataset="bike", target=None, task="auto", features=None):
+def load_dataset(data=None, *, dataset="bike", target=None, task="auto", features=None):
     """Read, check and prepare the data of a report run.
 
     Parameters
@@ -163,33 +164,25 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
         raise ReportInputError(f"The data ({source}) has {raw.shape[1]} column(s); it needs a target and at least "
                                f"one feature.")
     raw.columns = [str(c) for c in raw.columns]
-    if raw.columns.duplicated().any():
-        dup = sorted(set(raw.columns[raw.columns.duplicated()]))
-        raise ReportInputError(f"The data has duplicated column names: {dup}.")
     target = target if target is not None else default_target
     if target is None:
         raise ReportInputError("'--target' is required with '--data': name the column to predict.")
-    if target not in raw.columns:
-        raise ReportInputError(f"Target {target!r} is not a column of the data; the columns are {list(raw.columns)}.")
-    if features is None:
-        feats = [c for c in raw.columns if c != target]
-    else:
+    if features is not None:
         feats = [str(f) for f in features]
-        unknown = [f for f in feats if f not in raw.columns]
-        if unknown:
-            raise ReportInputError(f"Feature(s) {unknown} in '--features' are not columns of the data; "
-                                   f"the columns are {list(raw.columns)}.")
         if target in feats:
             raise ReportInputError(f"Target {target!r} cannot also be a feature in '--features'.")
         if not feats:
             raise ReportInputError("'--features' is empty; give at least one column.")
+    try:  # prepare_columns checks the columns (duplicated names, the target, the features) ...
+        prep = prepare_columns(raw, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
+                               max_missing=MAX_MISSING)
+    except ValidationError as exc:  # ... in the API's words; the command line names the data and its options
+        raise ReportInputError(_input_wording(str(exc))) from None
     task = _resolve_task(raw[target], task, target)
     n_target = int(raw[target].notna().sum())
     if n_target < MIN_ROWS:
         raise ReportInputError(f"The data has {n_target} complete row(s); the report needs at least {MIN_ROWS} "
                                f"(rows whose target {target!r} is not missing).")
-    prep = prepare_columns(raw, target=target, features=feats, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
-                           max_missing=MAX_MISSING)
     if prep.X.shape[1] == 0:
         kinds = [f"{r.column!r}: {r.kind}" for r in prep.decisions.itertuples() if r.kind != "target"]
         why = "; ".join(kinds[:8]) + (f"; ... {len(kinds) - 8} more" if len(kinds) > 8 else "")
@@ -208,6 +201,27 @@ def load_dataset(data=None, dataset="bike", target=None, task="auto", features=N
     return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
                    dropped_rows=prep.dropped_target_rows, notes=notes, decisions=prep.decisions,
                    n_rows=prep.n_rows, missing=prep.missing, prepared=prep)
+
+
+#: prepare_columns' messages name its parameters ('frame', 'target', 'features'); the report's
+#: name the data and the command-line options.
+_WORDING = ((re.compile(r"^'frame' has "), "The data has "),
+            (re.compile(r"^'target' (.*) is not a column of 'frame'"), r"Target \1 is not a column of the data"),
+            (re.compile(r"^'features' (.*) are not columns of 'frame'"),
+             r"Feature(s) \1 in '--features' are not columns of the data"))
+
+
+def _input_wording(message):
+    """A column error of :func:`imlkit._columns.prepare_columns` in the report's words.
+
+    Examples
+    --------
+    >>> _input_wording("'target' 'z' is not a column of 'frame'; the columns are ['a'].")
+    "Target 'z' is not a column of the data; the columns are ['a']."
+    """
+    for pattern, words in _WORDING:
+        message = pattern.sub(words, message)
+    return message
 
 
 def _resolve_task(y, task, target):

@@ -1,11 +1,10 @@
 """The automatic reading beneath the importance table: where the methods disagree, and why."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
-from ._context import bullets, text
+from ._blocks import bullets, heading, text
 from ._sec_data import EXTRAPOLATION_R2
 from ._sec_importance import METHOD_LABELS, cli_advice  # noqa: F401 - cli_advice is public here too
 
@@ -158,7 +157,7 @@ def _reason(f, high, low, r2, h_overall, X):
 
 
 def _no_better_block(ctx):
-    nb = getattr(ctx, "no_better_than", None)
+    nb = ctx.model_check.no_better_than
     if not nb:
         return None
     return text(f"Read this with care: the model is no better than {nb} on the test data, so the importances "
@@ -178,18 +177,21 @@ def reading_blocks(ctx):
     Every statement that a feature is important or negligible for a method rests on that
     method's interval or adjusted p-value, not on its point estimate alone.
     """
-    results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
+    results = ctx.importance.compared()
     nb = _no_better_block(ctx)
     if not results:
-        return [{"kind": "heading", "text": "Automatic reading"}] + ([nb] if nb else [])
-    blocks = [{"kind": "heading", "text": "Automatic reading"}]
+        return [heading("Automatic reading")] + ([nb] if nb else [])
+    blocks = [heading("Automatic reading")]
     if nb:
         blocks.append(nb)
     cls = _classify(results)
     tops = {k: r.feature_names[int(np.nanargmax(r.importance))] for k, r in results.items()
             if len(r.importance) and np.isfinite(r.importance).any()}
     settled = {k: f for k, f in tops.items() if k in cls and bool(cls[k].at[f, "significant"])}
-    label = lambda k: METHOD_LABELS.get(k, k)
+
+    def label(k):
+        return METHOD_LABELS.get(k, k)
+
     if len(set(tops.values())) == 1 and len(settled) == len(tops):
         blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, and for each its "
                            f"interval (or adjusted p-value) excludes 0."))
@@ -200,15 +202,15 @@ def reading_blocks(ctx):
     else:
         parts = [f"{label(k)}: {f}" + ("" if k in settled else " (interval includes 0)") for k, f in tops.items()]
         blocks.append(text("The most important feature differs between methods: " + "; ".join(parts) + "."))
-    h = ctx.effects.get("h_overall")
-    found = disagreements(results, ctx.effects.get("dependence_r2"), h, ctx.X_test)
+    h = ctx.effects.h_overall
+    found = disagreements(results, ctx.data_outputs.dependence_r2, h, ctx.X_test)
     if found:
         items = []
         for d in found:
             hi = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["high"])
             lo = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["low"])
-            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) for {lo}. "
-                         f"{d['reason']}")
+            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) "
+                         f"for {lo}. {d['reason']}")
         blocks.append(bullets(items, title="Where the methods disagree (a feature whose interval excludes 0 in one "
                                            "method's top 5, while another method's whole interval lies below 10% "
                                            "of its largest importance)"))
@@ -225,7 +227,7 @@ def reading_blocks(ctx):
         if strong:
             blocks.append(text("Features with strong interactions: " + ", ".join(strong) + ". Their PD curves "
                                "average over heterogeneous ICE curves (section 4-5)."))
-    pimp = ctx.importance.get("pimp")
+    pimp = ctx.importance.pimp
     if pimp is not None and pimp.p_adjusted is not None:
         alpha = pimp.params.get("alpha", 0.05)
         not_sig = [f for f, p in zip(pimp.feature_names, pimp.p_adjusted) if not p <= alpha]

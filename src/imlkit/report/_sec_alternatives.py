@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import models
-from ._context import Section, frame_table, table, text
+from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._models import glm_family, guarded_pipeline, performance
+from ._fit import glm_family, guarded_pipeline, performance
 from ._sec_effects import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
@@ -84,7 +84,7 @@ def _glm_blocks(ctx, tg, perf):
         X, y = tg.train(ctx, "glm")
         pipe, glm = _fit(models.GLM(family=fam), X, y)
         perf[f"GLM ({fam})"] = tg.score(ctx, pipe)
-    blocks = [{"kind": "heading", "text": f"GLM ({fam} family, {glm.link_} link)"},
+    blocks = [heading(f"GLM ({fam} family, {glm.link_} link)"),
               frame_table(glm.summary(), caption="Coefficients with 95% Wald intervals")]
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
@@ -92,8 +92,7 @@ def _glm_blocks(ctx, tg, perf):
     for f in top_features(ctx, 4):
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     if sentences:
-        blocks.append({"kind": "list", "items": [str(x) for x in sentences],
-                       "title": "Reading the weights of the most important features"})
+        blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
     return blocks
 
 
@@ -102,11 +101,11 @@ def _gam_blocks(ctx, tg, perf):
     with ctx.step("GAM", family=fam, terms="auto"):
         pipe, gam = _fit(models.GAM(family=fam), *tg.train(ctx, "gam"))
         perf[f"GAM ({fam})"] = tg.score(ctx, pipe)
-    blocks = [{"kind": "heading", "text": f"GAM ({fam} family)"}]
+    blocks = [heading(f"GAM ({fam} family)")]
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
-        blocks.append({"kind": "warning", "text": "The GAM's fit did not converge: its terms and curves below are "
+        blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
-                       "functions for the rows); do not read them as the data's effects."})
+                       "functions for the rows); do not read them as the data's effects."))
     blocks.append(frame_table(gam.summary(), caption="Terms"))
     feats = top_features(ctx, 6)
     with report_style():
@@ -128,7 +127,7 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
     rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
-    return [{"kind": "heading", "text": "RuleFit"},
+    return [heading("RuleFit"),
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
                  f"terms kept by the L1 fit. The top {len(rules)} by importance:"),
             frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False)]
@@ -140,7 +139,7 @@ def _tree_blocks(ctx, perf):
         pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
                           *ctx.rows("tree", "train"))
         perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
-    return [{"kind": "heading", "text": "Decision tree (depth 3)"}, {"kind": "pre", "text": tree.export_text()}]
+    return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
 
 
 def _rule_learner_blocks(ctx, perf):
@@ -151,13 +150,13 @@ def _rule_learner_blocks(ctx, perf):
     with ctx.step("OneR", min_bucket=6):
         pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
-    return [{"kind": "heading", "text": "Rule learners: RIPPER and OneR"},
+    return [heading("Rule learners: RIPPER and OneR"),
             text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
                  f"decides):"),
-            {"kind": "pre", "text": str(ripper.rules_)},
+            pre(str(ripper.rules_)),
             text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_])} training "
                  f"errors):"),
-            {"kind": "pre", "text": str(oner.rules_)}]
+            pre(str(oner.rules_))]
 
 
 def section_alternatives(ctx):
@@ -170,16 +169,14 @@ def section_alternatives(ctx):
     black = f"black box: {ctx.model_label}"
     # GLM and GAM are compared on their own task (one class vs the rest for a multi-class target).
     perf_glm = {black: _black_box_binary(ctx, tg.cls, tg.y_test) if tg.one_vs_rest
-                else ctx.performance[ctx.model_label]}
-    perf_all = {black: ctx.performance[ctx.model_label]} if tg.one_vs_rest else perf_glm
+                else ctx.model_check.performance}
+    perf_all = {black: ctx.model_check.performance} if tg.one_vs_rest else perf_glm
     body = _guarded(ctx, "GLM", lambda: _glm_blocks(ctx, tg, perf_glm))
     body += _guarded(ctx, "GAM", lambda: _gam_blocks(ctx, tg, perf_glm))
     body += _guarded(ctx, "RuleFit", lambda: _rulefit_blocks(ctx, perf_all))
     body += _guarded(ctx, "Decision tree", lambda: _tree_blocks(ctx, perf_all))
     if ctx.task == "classification":
         body += _guarded(ctx, "Rule learners", lambda: _rule_learner_blocks(ctx, perf_all))
-    for perf in (perf_glm, perf_all):
-        ctx.performance.update({k: v for k, v in perf.items() if k != black})
 
     head = []
     if tg.one_vs_rest:
@@ -215,6 +212,6 @@ def _separation_warning(glm, X):
     inside = float(np.mean((proba > 1e-6) & (proba < 1 - 1e-6)))
     if inside >= 0.01:
         return []
-    return [{"kind": "warning", "text": "The classes are (almost) perfectly separable by the features: the logistic "
+    return [warning("The classes are (almost) perfectly separable by the features: the logistic "
              "GLM's weights grow without bound, so their values, standard errors and intervals below are not "
-             "interpretable (the predictions still are)."}]
+             "interpretable (the predictions still are).")]

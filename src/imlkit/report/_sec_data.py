@@ -6,7 +6,7 @@ import pandas as pd
 
 from .._columns import MISSING_LEVEL
 from .._dependence import dependence_r2
-from ._context import Section, bullets, table, text, warning
+from ._blocks import Section, bullets, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 
 __all__ = ["section_data", "EXTRAPOLATION_R2"]
@@ -125,7 +125,7 @@ def section_data(ctx):
     else:
         blocks.append(text(f"No feature has an R² above {EXTRAPOLATION_R2} from the others: marginal and "
                            f"conditional methods should broadly agree."))
-    ctx.effects["dependence_r2"] = r2
+    ctx.data_outputs.dependence_r2 = r2
     return Section("data", "1. Data", blocks)
 
 

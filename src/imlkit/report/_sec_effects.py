@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .. import effects as eff
-from ._context import Section, frame_table, table, text
+from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature"]
@@ -16,7 +16,7 @@ def top_features(ctx, k):
 
     Without importance results (none selected), the first ``k`` columns.
     """
-    results = {m: r for m, r in ctx.importance.items() if m != "pimp"}
+    results = ctx.importance.compared()
     cols = list(ctx.X_test.columns)
     if not results:
         return cols[:k]
@@ -117,8 +117,6 @@ def section_effects(ctx):
     output = effect_output(ctx)
     outputs = effect_classes(ctx)
     feats = top_features(ctx, p["n_features"])
-    ctx.effects["top_features"] = feats
-    ctx.effects["output"] = output
     X_ice, _ = ctx.rows("ice")
     if len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
@@ -191,10 +189,9 @@ def _hstat_blocks(ctx, output):
     with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output)):
         h = eff.h_statistic(ctx.model, X_h, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"], output=output,
                             n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
-    ctx.effects["h_overall"] = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
-    ctx.effects["h_result"] = h
+    ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
-    blocks = [{"kind": "heading", "text": "Interactions: Friedman's H-statistic"},
+    blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
                    f"interaction. Computed on {len(X_h)} test rows."),
@@ -256,7 +253,7 @@ def section_regional(ctx):
     if not ctx.methods("repid"):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
     p = ctx.params["repid"]
-    output = ctx.effects.get("output", effect_output(ctx))
+    output = effect_output(ctx)
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params["effects"]["n_features"] + 1
@@ -268,14 +265,15 @@ def section_regional(ctx):
                   min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=str(output)):
         g = eff.repid(ctx.model, X_rep, feature, grid=p["grid"], max_depth=p["max_depth"],
                       min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=output)
-    ctx.effects["repid"] = g
+    ctx.regional.repid = g
     blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
-                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the other features so that the curves within a region "
-                   f"are alike (Herbinger et al. 2022); {len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
+                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
+                   f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
+                   f"{len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
-              {"kind": "pre", "text": g.tree_text()}]
+              pre(g.tree_text())]
     regions = g.to_frame().reset_index()
     blocks.append(frame_table(regions, caption="Regions (leaves)", index=False))
     scores = g.interaction_scores[g.interaction_scores > 0]

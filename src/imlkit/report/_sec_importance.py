@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from .. import importance as imp
-from ._context import Section, bullets, fmt, table, text
+from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS"]
@@ -63,7 +63,7 @@ def _sage(ctx):
     p = ctx.params["sage"]
     X, y = ctx.rows("sage")
     out = {}
-    for removal in ctx.config.extra.get("sage_removal", ("marginal", "conditional")):
+    for removal in ctx.config.sage_removals:
         out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
                                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return out
@@ -93,9 +93,9 @@ def compute_importance(ctx, method):
                   **params) as entry:
         results = _COMPUTE[method](ctx)
     for key, r in results.items():
-        ctx.importance[key] = r
+        ctx.importance.set(key, r)
         if key != method:
-            entry.setdefault("parts", {})[key] = r.params.get("seconds")
+            entry.parts[key] = r.params.get("seconds")
     return results
 
 
@@ -140,7 +140,7 @@ def side_by_side_rows(results):
     rows = []
     for f in order:
         row = [f]
-        for key, r in results.items():
+        for r in results.values():
             if f in r.feature_names:
                 j = list(r.feature_names).index(f)
                 row.append(f"{fmt(r.importance[j])} {_interval(r, j)}".strip())
@@ -177,30 +177,31 @@ def section_importance(ctx):
                              f"scikit-learn estimator); it was left out.")
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
-    results = {k: v for k, v in ctx.importance.items() if k != "pimp"}
-    pimp = ctx.importance.get("pimp")
-    blocks = [_question_table(list(ctx.importance), pimp.params.get("importance") if pimp is not None else None)]
+    computed = ctx.importance.results()
+    results = ctx.importance.compared()
+    pimp = ctx.importance.pimp
+    blocks = [_question_table(list(computed), pimp.params.get("importance") if pimp is not None else None)]
     blocks += failed
-    if not ctx.importance:
+    if not computed:
         if not failed:
             blocks.append(text("No importance method was selected."))
         return Section("importance", "3. Feature importance", blocks)
-    losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in ctx.importance.items())
+    losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in computed.items())
     blocks.append(text(f"Losses: {losses}. PFI, CFI and SAGE explain the fitted model on test data; LOCO, "
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
         blocks.append(table(cols, rows, caption=_side_by_side_caption(results)))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
-    if "pimp" in ctx.importance:
-        blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(ctx.importance["pimp"]), kind="part")
+    if pimp is not None:
+        blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(pimp), kind="part")
     caveats = []
     for key in ("sage_marginal", "sage_conditional"):
-        r = ctx.importance.get(key)
+        r = getattr(ctx.importance, key)
         if r is not None and "n_permutations" in r.extra:
             caveats.append(_sage_caveat(ctx, key, r))
     by_text = {}
-    for key, r in ctx.importance.items():
+    for key, r in computed.items():
         for w in r.warnings:
             if key.startswith("sage") and "did not converge" in w:
                 continue  # said above, with the command-line option that changes it
@@ -208,7 +209,6 @@ def section_importance(ctx):
     caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
     if caveats:
         blocks.append(bullets(caveats, title="Caveats found while computing"))
-    ctx.effects["reading_anchor"] = len(blocks)
     return Section("importance", "3. Feature importance", blocks)
 
 
@@ -222,7 +222,7 @@ def _comparison_figure(results):
 
 def _sage_caveat(ctx, key, r):
     """What a SAGE run did: converged, or stopped at its budget -- with the option that raises it."""
-    n_rows = ctx.row_use[("sage", "test")]["used"]
+    n_rows = ctx.row_use[("sage", "test")].used
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
     if r.extra.get("converged"):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._context import Section, fmt, table, text, warning
+from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._models import MeanBaseline, baseline_models
+from ._fit import MeanBaseline, baseline_models
 from ._scores import (
     CLASSIFICATION_METRICS,
     LOWER_IS_BETTER,
@@ -94,10 +94,6 @@ def section_model(ctx):
     has_proba = outputs[ctx.model_label]["proba"] is not None
     key = main_metric(task, has_proba)
     res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=ctx.model_label)
-    ctx.effects["scores"] = res
-    for name in fitted:
-        if name in outputs:
-            ctx.performance[name] = {m: v[0] for m, v in res["scores"][name].items()}
     metrics = [m for m in (REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
@@ -137,7 +133,7 @@ def _verdict(ctx, res, fitted, key):
                    f"{_cell(model_score)} against {_cell(res['scores'][base][key])} for the {base}; the interval of "
                    f"their difference, {_cell(d)}, {side}. Its importance and effect explanations below describe "
                    f"noise (what the model does), not a relationship in the data.")
-            ctx.no_better_than = base
+            ctx.model_check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
         else:
@@ -230,12 +226,11 @@ def _leak_blocks(ctx):
     with ctx.step("leak check (one-feature models)", columns=ctx.X_train.shape[1],
                   threshold=f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"):
         found = leak_candidates(*ctx.rows("leak", "train"), *ctx.rows("leak"), ctx.task, ctx.seed)
-    ctx.effects["possible_leaks"] = [c for c, _, _ in found]
     blocks = []
     for c, s, metric in found:
         msg = (f"Possible leak: the column {c!r} alone predicts {ctx.data.target!r} almost perfectly (test {metric} "
-               f"{s:.3f} from a one-feature model on {ctx.row_use[('leak', 'test')]['used']:,} test rows). Check that it is known before "
-               f"the target is; if it is computed from the target, leave it out with --features.")
+               f"{s:.3f} from a one-feature model on {ctx.row_use[('leak', 'test')].used:,} test rows). Check that "
+               f"it is known before the target is; if it is computed from the target, leave it out with --features.")
         ctx.alerts.append(msg)
         blocks.append(warning(msg))
     if not found and len(ctx.y_test) >= LEAK_MIN_ROWS[ctx.task] and ctx.y_test.nunique() >= 2:

@@ -5,7 +5,7 @@ import platform
 import sys
 from importlib import metadata
 
-from ._context import Section, bullets, table, text
+from ._blocks import Section, bullets, table, text
 
 __all__ = ["section_provenance", "versions"]
 
@@ -46,11 +46,11 @@ def section_provenance(ctx, total_seconds=None):
                    f"(avoids oversubscribing the cores when methods run in parallel).")]
     rows = []
     for e in ctx.log:
-        params = dict(e["parameters"])
-        parts = e.get("parts")
+        params = dict(e.parameters)
+        parts = e.parts
         if parts:
             params["seconds per part"] = ", ".join(f"{k}: {v:.1f}s" for k, v in parts.items() if v is not None)
-        rows.append([e["step"], _params_text(params), e["seconds"]])
+        rows.append([e.step, _params_text(params), e.seconds])
     if total_seconds is not None:
         rows.append(["total (until the report was rendered)", "", total_seconds])
     blocks.append(table(["step", "parameters", "seconds"], rows, caption="Every step, its parameters and its run time"))
@@ -74,9 +74,9 @@ def _rows_blocks(ctx):
     cfg = ctx.config
     rows = []
     for u in ctx.row_use.values():
-        label, _, kind = ROW_BUDGETS.get(u["step"], (u["step"], None, "sample"))
-        budget = "every row" if u["budget"] is None else f"{u['budget']:,}"
-        rows.append([label, _SPLITS[u["split"]], f"{u['used']:,} of {u['available']:,}", budget,
+        label, _, kind = ROW_BUDGETS.get(u.step, (u.step, None, "sample"))
+        budget = "every row" if u.budget is None else f"{u.budget:,}"
+        rows.append([label, _SPLITS[u.split], f"{u.used:,} of {u.available:,}", budget,
                      "sample size of the method" if kind == "sample" else
                      ("refit (larger with --scheduler)" if kind == "refit" else "linear cost")])
     if cfg.full:

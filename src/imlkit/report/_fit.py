@@ -1,4 +1,7 @@
-"""The black-box model of a report, its baselines and their test performance."""
+"""Fitting in the report: the black-box model, its baselines, the train/test split and test performance.
+
+(Named ``_fit`` rather than ``_models`` so that it is not mistaken for the :mod:`imlkit.models` package.)
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -1,0 +1,87 @@
+"""The report's content blocks: plain dicts the HTML template renders (text, tables, lists, warnings).
+
+A section is ``{"id", "title", "intro", "blocks"}``; a block is a dict with a ``kind``
+("text", "warning", "list", "table", "heading", "pre", "image") and its fields. Every cell and
+sentence is text by the time it reaches the template, which escapes it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Section", "text", "heading", "pre", "warning", "bullets", "table", "frame_table", "fmt", "one_line"]
+
+
+def Section(id, title, blocks, intro=None):  # noqa: N802 - a record constructor
+    """One section of the report: an anchor id, a heading and a list of blocks."""
+    return {"id": id, "title": title, "intro": intro, "blocks": list(blocks)}
+
+
+def one_line(exc, limit=300):
+    """An exception as one line of text: ``Type: message`` with whitespace collapsed, shortened."""
+    msg = " ".join(str(exc).split())
+    line = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def text(s):
+    return {"kind": "text", "text": str(s)}
+
+
+def heading(s):
+    """A sub-heading inside a section."""
+    return {"kind": "heading", "text": str(s)}
+
+
+def pre(s):
+    """Preformatted text (a tree, a rule list), shown in a monospaced font."""
+    return {"kind": "pre", "text": str(s)}
+
+
+def warning(s):
+    return {"kind": "warning", "text": str(s)}
+
+
+def bullets(items, title=None):
+    return {"kind": "list", "items": [str(i) for i in items], "title": title}
+
+
+def table(columns, rows, caption=None, numeric=None):
+    """A table block; every cell is turned into text here (the template escapes it)."""
+    return {"kind": "table", "columns": [str(c) for c in columns],
+            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
+
+
+def frame_table(frame, caption=None, index=True, digits=4):
+    cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
+    rows = []
+    for idx, row in frame.iterrows():
+        rows.append(([idx] if index else []) + [fmt(v, digits) for v in row.tolist()])
+    return table(cols, rows, caption)
+
+
+def fmt(v, digits=4):
+    """A short, readable text for a number (significant digits), or ``str`` of anything else.
+
+    Examples
+    --------
+    >>> fmt(0.123456), fmt(1234567.0), fmt(12345), fmt(float("nan")), fmt(True)
+    ('0.1235', '1.23e+06', '12,345', '–', 'yes')
+    """
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if not np.isfinite(v):
+            return "–" if np.isnan(v) else str(v)
+        if v == 0:
+            return "0"
+        if abs(v) >= 10 ** digits or abs(v) < 10 ** -(digits - 1):
+            return f"{v:.{digits - 1}g}" if abs(v) < 1e6 else f"{v:.3g}"
+        return f"{v:.{digits}g}"
+    return str(v)
