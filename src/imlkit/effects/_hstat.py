@@ -9,9 +9,9 @@ import pandas as pd
 
 from .. import _trees
 from .._parallel import parallel_map, rng_of
+from .._timing import Timer
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_int, check_n_jobs, check_X,
                            resolve_feature, resolve_features)
-from ..importance._common import Timer
 from ._grid import ice_matrix, make_predictor, predict_replaced, resolve_output, subsample_rows
 
 __all__ = ["h_statistic", "HStatisticResult"]
@@ -58,7 +58,7 @@ class HStatisticResult(ResultDisplay):
 
     def plot(self, kind="overall", ax=None, **kwargs):
         """Horizontal bars of overall H² (``kind="overall"``) or of the pairs (``"pairwise"``)."""
-        from ..plotting._regional import plot_h_statistic
+        from ..plotting import plot_h_statistic
 
         return plot_h_statistic(self, kind=kind, ax=ax, **kwargs)
 

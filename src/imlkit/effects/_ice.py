@@ -7,9 +7,9 @@ import numpy as np
 
 from .. import _trees
 from .._parallel import rng_of
+from .._timing import Timer
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_choice, check_int, check_X,
                            resolve_feature)
-from ..importance._common import Timer
 from ._grid import (check_sample_weight, ice_matrix, make_grid, make_predictor, resolve_output,
                     subsample_rows)
 from ._result import EffectResult

@@ -13,17 +13,14 @@ import numbers
 
 import numpy as np
 
-from .._losses import get_loss, require_pointwise
-from .._model import Predictor
+from .._losses import default_loss, require_pointwise
 from .._validation import (
-    ValidationError,
     check_choice,
     check_int,
-    check_same_columns,
-    check_X_y,
     resolve_features,
 )
-from ._common import Timer, check_common, default_loss
+from .._timing import Timer
+from ._common import check_common
 from ._inference import (
     ALTERNATIVES,
     P_ADJUST,
@@ -37,7 +34,8 @@ from ._inference import (
     t_test,
     wilcoxon_test,
 )
-from ._refit import RefitJob, RefitProblem, check_learner, make_folds, run_refits, _seed_params
+from ._refit import (RefitJob, RefitProblem, _seed_params, check_groups, check_learner, check_refit_data, make_folds,
+                     run_refits)
 from ._result import ImportanceResult
 
 __all__ = ["loco", "lofo"]
@@ -253,53 +251,12 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
 
 
 # --------------------------------------------------------------------------- validation
-def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):
-    """Validate a learner with its train/test data and loss.
-
-    Returns
-    -------
-    template : unfitted estimator
-    X_train : DataFrame;  y_train : ndarray;  X_test : DataFrame or None;  y_test : ndarray or None
-    loss : Loss;  as_frame : bool
-    """
-    template = check_learner(learner)
-    Xtr, was_frame, ytr = check_X_y(X_train, y_train, X_name="X_train", y_name="y_train", min_rows=2)
-    if X_test is None and y_test is None:
-        if not allow_cv or cv is None:
-            raise ValidationError("'X_test' and 'y_test' are required" +
-                                  (" unless 'cv' is given." if allow_cv else "."))
-        Xte = yte = None
-    else:
-        if X_test is None or y_test is None:
-            raise ValidationError("'X_test' and 'y_test' must be given together.")
-        if allow_cv and cv is not None:
-            raise ValidationError("Give either a test set ('X_test', 'y_test') or 'cv', not both.")
-        Xte, was_frame_test, yte = check_X_y(X_test, y_test, X_name="X_test", y_name="y_test")
-        if was_frame_test != was_frame:
-            raise ValidationError("'X_train' and 'X_test' must both be DataFrames or both be arrays.")
-        check_same_columns(Xtr, Xte, "X_train", "X_test")
-    loss_obj = get_loss(loss)
-    # Checks predict_proba for probability losses and max_rows on the unfitted learner.
-    Predictor(template, output="proba" if loss_obj.needs_proba else "predict", max_rows=max_rows)
-    if not loss_obj.needs_proba and not loss_obj.needs_labels and ytr.dtype.kind not in "biuf":
-        raise ValidationError(f"loss {loss_obj.name!r} needs a numeric target; y_train has dtype {ytr.dtype}. "
-                              f"For classification use 'log_loss', 'brier', 'zero_one' or 'accuracy'.")
-    return template, Xtr, ytr, Xte, yte, loss_obj, was_frame
-
-
 def _check_cv(cv):
     if cv is None or hasattr(cv, "split"):
         return cv
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         return check_int("cv", cv, min_value=2)
     raise TypeError(f"'cv' must be None, an int >= 2 or a splitter with a split method; got {cv!r}.")
-
-
-def _check_groups(groups, columns):
-    for name, cols in groups.items():
-        if len(cols) == len(columns):
-            raise ValidationError(f"Leaving out {name!r} removes every column of X_train; the learner "
-                                  f"needs at least one column left. Choose a smaller group.")
 
 
 # --------------------------------------------------------------------------- computation
@@ -322,7 +279,7 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
     check_choice("p_adjust", p_adjust, P_ADJUST)
     n_refits = check_int("n_refits", n_refits, min_value=1)
     cv = _check_cv(cv)
-    if loss is None:  # by task: see imlkit.importance._common.DEFAULT_LOSSES
+    if loss is None:  # by task: see imlkit._losses.DEFAULT_LOSSES
         loss = default_loss(check_learner(learner), method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, max_rows, allow_cv=True, cv=cv)
@@ -342,7 +299,7 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
         if test is not None and cv is None:
             require_pointwise(loss_obj, f"{method.upper()} with test={test!r}", "or use test=None or cv=K")
     groups = resolve_features(features, Xtr.columns)
-    _check_groups(groups, Xtr.columns)
+    check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name
     params.update(test_used=test, estimand=aggregate if cv is None else f"mean over folds of the {aggregate}",
                   alpha=significance_threshold(confidence_level, alternative))

@@ -22,7 +22,8 @@ from .._model import stack_frame
 from .._parallel import parallel_map, spawn
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
 from ..samplers import MarginalSampler, make_sampler
-from ._common import Timer, check_common, prepare
+from .._timing import Timer
+from ._common import check_common, prepare
 from ._inference import repeat_quantiles, t_interval
 from ._result import ImportanceResult
 

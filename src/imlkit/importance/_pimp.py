@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from .._validation import ValidationError, check_choice, check_int, check_probability, resolve_features
-from ._common import Timer, check_common, default_loss
+from .._losses import default_loss
+from .._timing import Timer
+from ._common import check_common
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
-from ._loco import _check_groups, check_refit_data
-from ._refit import RefitJob, RefitProblem, run_refits
+from ._refit import RefitJob, RefitProblem, check_groups, check_refit_data, run_refits
 from ._result import ImportanceResult
 
 __all__ = ["pimp"]
@@ -129,7 +130,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
         learner, X_train, y_train, X_test, y_test, loss, max_rows)
     groups = resolve_features(features, Xtr.columns)
     if importance == "loco":
-        _check_groups(groups, Xtr.columns)
+        check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name
     names = list(groups)
 
