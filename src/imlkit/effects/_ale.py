@@ -16,7 +16,7 @@ from ._result import EffectResult
 __all__ = ["ale"]
 
 
-def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
+def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
         max_rows=None, progress=False):
     """First-order accumulated local effects of one feature.
 

@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence"]
 DEFAULT_N_SAMPLES = 10_000
 
 
-def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
+def ice(model, X, feature, *, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
         output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Individual conditional expectation curves of one feature, with their mean (the PD).
 
@@ -99,7 +99,7 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
                    max_rows, random_state, progress, engine)
 
 
-def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samples=None, sample_weight=None,
+def partial_dependence(model, X, features, *, grid=20, grid_type="quantile", n_samples=None, sample_weight=None,
                        output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Partial dependence of one feature, or of a pair (a 2-D effect).
 

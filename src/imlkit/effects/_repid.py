@@ -201,7 +201,7 @@ class RegionalResult(ResultDisplay):
             node[here & ~go_left] = nd.right
         return np.array([leaf_region[k] for k in node], dtype=int)
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, *, ax=None, **kwargs):
         """Global PD beside each region's PD with its c-ICE band, and the tree as text."""
         from ..plotting import plot_regional
 
@@ -215,7 +215,7 @@ class RegionalResult(ResultDisplay):
     __repr__ = ResultDisplay.__repr__  # the dataclass would print the arrays
 
 
-def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
+def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
           grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto", n_samples=None,
           random_state=None):
     """Regional effect plots with implicit interaction detection (REPID).

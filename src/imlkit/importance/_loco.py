@@ -51,7 +51,7 @@ _ESTIMAND = {"sign": "median", "t": "mean", "wilcoxon": "pseudo_median"}
 _TEST_OF = {v: k for k, v in _ESTIMAND.items()}
 
 
-def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
+def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, features=None,
          aggregate="median", test="auto", alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
          n_jobs=None, random_state=None, progress=False):
@@ -184,7 +184,7 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
                              relation, max_rows, n_jobs, random_state, progress)
 
 
-def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
+def lofo(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, features=None,
          relation="difference", test=None, alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, aggregate="mean", max_rows=None, n_jobs=None,
          random_state=None, progress=False, variant="drop"):
@@ -462,6 +462,6 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
         extra["fold_importance"] = fold_imp
     return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
                 quantiles=repeat_quantiles(rep), p_value=p,
-                p_adjusted=None if p is None else adjust_pvalues(p, None if p_adjust is None else "bonferroni"),
+                p_adjusted=None if p is None else adjust_pvalues(p, method=None if p_adjust is None else "bonferroni"),
                 baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
                 inference=inference)

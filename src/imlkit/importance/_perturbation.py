@@ -33,7 +33,7 @@ __all__ = ["pfi", "cfi"]
 DEPENDENCE_WARNING_R2 = 0.5
 
 
-def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="difference",
+def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="difference",
         confidence_level=0.95, max_rows=None, n_jobs=None, random_state=None, progress=False, engine="auto"):
     """Permutation feature importance (Breiman 2001; Fisher, Rudin & Dominici 2019).
 
@@ -115,7 +115,7 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
                                     random_state, progress, engine)
 
 
-def cfi(model, X, y, sampler="auto", X_fit=None, loss=None, features=None, n_repeats=10,
+def cfi(model, X, y, *, sampler="auto", X_fit=None, loss=None, features=None, n_repeats=10,
         relation="difference", confidence_level=0.95, max_rows=None, n_jobs=None,
         random_state=None, progress=False, engine="auto"):
     """Conditional feature importance: replace x_S by draws from P(x_S | x_-S).

@@ -27,7 +27,7 @@ IMPORTANCES = ("pfi", "cfi", "loco")
 DISTRIBUTIONS = ("empirical", "normal", "lognormal", "gamma", "auto")
 
 
-def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100,
+def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=100,
          distribution="auto", p_adjust="holm", alpha=0.05, loss=None, features=None,
          n_repeats=5, sampler="auto", confidence_level=0.95, max_rows=None, n_jobs=None,
          random_state=None, progress=False):
@@ -155,7 +155,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
         method="pimp", feature_names=tuple(names), importance=observed, std=obs_result.std,
         ci_low=obs_result.ci_low, ci_high=obs_result.ci_high, loss=loss_obj.name,
         repeats=obs_result.repeats, quantiles=obs_result.quantiles, p_value=p,
-        p_adjusted=adjust_pvalues(p, p_adjust), baseline_loss=obs_result.baseline_loss,
+        p_adjusted=adjust_pvalues(p, method=p_adjust), baseline_loss=obs_result.baseline_loss,
         observation_importance=obs_result.observation_importance, groups=dict(groups), params=params,
         warnings=tuple(warns) + tuple(obs_result.warnings),
         extra={"null": null, "distribution": tuple(used)})
