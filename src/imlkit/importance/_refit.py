@@ -275,9 +275,9 @@ def make_folds(n, cv, seed):
     return folds
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RefitProblem:
-    """Everything a refit task needs, the same object for every task of one call.
+    """Everything a refit task needs, the same object for every task of one call (keyword-only fields).
 
     Identity hashing (``eq=False``) and a ``__sizeof__`` that counts the data let joblib's
     Dask backend scatter the problem to the cluster once per call instead of pickling the
