@@ -547,7 +547,7 @@ class KnownLevels(*_estimator_bases()):
         self.levels_, self.fallback_, self.dropped_ = {}, {}, []
         for c in X.columns:
             s = X[c]
-            if _dtypes.is_numeric(s) or pd.api.types.is_bool_dtype(s.dtype):
+            if _dtypes.is_numeric_or_bool(s):
                 continue
             counts = s.astype(object).value_counts()
             if len(counts) < 2:

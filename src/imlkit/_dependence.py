@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ._dtypes import numeric_or_bool_columns
+
 __all__ = ["MAX_DUMMIES", "dependence_r2"]
 
 #: Dummy columns allowed for the categoricals other than the one with the most levels (that one
@@ -45,8 +47,7 @@ def dependence_r2(X):
     (rare levels of the other categoricals are lumped beyond it). Rows with a missing or
     infinite numeric value are left out.
     """
-    numeric = [c for c in X.columns
-               if not isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.kind in "biuf"]
+    numeric = numeric_or_bool_columns(X)
     others = [c for c in X.columns if c not in numeric]
     out = pd.Series(np.nan, index=X.columns, dtype=float)
     out.attrs["lumped"] = []

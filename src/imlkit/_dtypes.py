@@ -11,6 +11,21 @@ categorical in another.
   ``01/31/2011``) and parse as such.
 * ``"numeric"``: integer and float dtypes (not ``bool``); a ``timedelta`` counts as numeric.
 * ``"categorical"``: ``category`` dtype and any other text or object column.
+
+Is ``bool`` numeric? No: a boolean is a kind of its own. It has two values and no scale, so a
+grid of quantiles between False and True means nothing (an effect is evaluated at exactly
+{False, True}, like the levels of a factor), and a table describes it by the share of True
+rather than a mean and spread. Where a computation only needs numbers -- a correlation, a
+distance, a regression of one column on the others -- a ``bool`` *dtype* reads as 0/1 without
+loss, so those callers ask :func:`is_numeric_or_bool`. Text holding "True"/"False" is boolean
+too, but it needs :func:`column_kind`'s parsing before it is a number, so it is not
+``is_numeric_or_bool``. The two derived questions every method asks are therefore:
+
+* :func:`is_numeric_or_bool` -- "can I compute with these values as floats?" (numeric or a
+  ``bool`` dtype); used by correlations, extrapolation checks, samplers, refit encoders.
+* :func:`has_levels` -- "is this a set of levels rather than a number line?" (category, bool,
+  text/objects -- date-like text included); used by effect grids.
+  ``has_levels(s) == not (is_numeric(s) or datetime64 dtype)``.
 """
 from __future__ import annotations
 
@@ -20,8 +35,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-__all__ = ["column_kind", "is_numeric", "is_boolean", "is_categorical", "is_datetime", "numeric_columns",
-           "categorical_columns", "parse_dates", "looks_like_dates", "KINDS"]
+__all__ = ["column_kind", "is_numeric", "is_boolean", "is_categorical", "is_datetime", "is_numeric_or_bool",
+           "has_levels", "numeric_columns", "numeric_or_bool_columns", "categorical_columns", "parse_dates",
+           "looks_like_dates", "KINDS"]
 
 KINDS = ("numeric", "boolean", "categorical", "datetime")
 
@@ -127,6 +143,38 @@ def is_numeric(series):
     return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
 
 
+def is_numeric_or_bool(series):
+    """True for numeric columns and for ``bool`` dtypes (read as 0/1): values a computation can take as floats.
+
+    Text holding "True"/"False" is not included: it is boolean by :func:`column_kind` but must be
+    parsed before it is a number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [is_numeric_or_bool(pd.Series(v)) for v in ([1.5], [True], ["a"], ["True"])]
+    [True, True, False, False]
+    """
+    return is_numeric(series) or (pd.api.types.is_bool_dtype(series.dtype)
+                                  and not isinstance(series.dtype, pd.CategoricalDtype))
+
+
+def has_levels(series):
+    """True when the column is a set of levels rather than a number line.
+
+    ``category``, ``bool``, text and object columns (date-like text included) have levels;
+    numeric and ``datetime64`` columns are lines. Effect grids use the levels themselves
+    instead of quantiles.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [has_levels(pd.Series(v)) for v in ([1.5], [True], ["a"], pd.to_datetime(["2011-01-01"]))]
+    [False, True, True, False]
+    """
+    return not (is_numeric(series) or pd.api.types.is_datetime64_any_dtype(series.dtype))
+
+
 def is_categorical(series):
     """True for ``category`` columns and for text/object columns that are neither boolean nor dates."""
     return column_kind(series) == "categorical"
@@ -153,6 +201,11 @@ def column_kind(series):
 def numeric_columns(X):
     """Names of the numeric columns of a DataFrame (as :func:`column_kind` decides)."""
     return [c for c in X.columns if is_numeric(X[c])]
+
+
+def numeric_or_bool_columns(X):
+    """Names of the columns of a DataFrame for which :func:`is_numeric_or_bool` holds."""
+    return [c for c in X.columns if is_numeric_or_bool(X[c])]
 
 
 def categorical_columns(X):

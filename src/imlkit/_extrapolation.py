@@ -11,16 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from ._dtypes import is_numeric_or_bool
 from ._parallel import rng_of
 from ._validation import ValidationError, as_seed_sequence, check_X, resolve_feature
 
 __all__ = ["PermutationExtrapolation", "permutation_extrapolation", "strongest_correlate"]
-
-
-def _is_numeric(s):
-    return not isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.kind in "biuf"
 
 
 def strongest_correlate(X, feature):
@@ -44,7 +40,7 @@ def strongest_correlate(X, feature):
     x = X[feature].to_numpy(dtype=float)
     best, best_r = None, np.nan
     for c in X.columns:
-        if c == feature or not _is_numeric(X[c]):
+        if c == feature or not is_numeric_or_bool(X[c]):
             continue
         z = X[c].to_numpy(dtype=float)
         ok = np.isfinite(x) & np.isfinite(z)
@@ -136,7 +132,7 @@ def permutation_extrapolation(X, feature, partner=None, *, random_state=None):
     """
     X, _ = check_X(X)
     name = resolve_feature(feature, X.columns)
-    if not _is_numeric(X[name]):
+    if not is_numeric_or_bool(X[name]):
         raise ValidationError(f"'feature' must be a numeric column; {name!r} has dtype {X[name].dtype}.")
     if partner is None:
         other, _ = strongest_correlate(X, name)
@@ -146,7 +142,7 @@ def permutation_extrapolation(X, feature, partner=None, *, random_state=None):
         rule = "given"
         if other == name:
             raise ValidationError(f"'partner' must be another column than the feature {name!r}.")
-        if not _is_numeric(X[other]):
+        if not is_numeric_or_bool(X[other]):
             raise ValidationError(f"'partner' must be a numeric column; {other!r} has dtype {X[other].dtype}.")
     x = X[name].to_numpy(dtype=float)
     z = X[other].to_numpy(dtype=float)

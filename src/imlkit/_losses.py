@@ -22,9 +22,10 @@ from typing import Callable
 
 import numpy as np
 
+from ._model import is_classifier_model
 from ._validation import ValidationError
 
-__all__ = ["Loss", "get_loss", "LOSS_NAMES", "require_pointwise", "POINTWISE_CLASSIFICATION",
+__all__ = ["Loss", "get_loss", "default_loss", "DEFAULT_LOSSES", "LOSS_NAMES", "require_pointwise", "POINTWISE_CLASSIFICATION",
            "POINTWISE_REGRESSION"]
 
 #: Named in the errors of methods that need observation-wise losses.
@@ -267,3 +268,33 @@ def require_pointwise(loss, what, hint=""):
         f"on the whole sample. Use a pointwise loss: {', '.join(repr(n) for n in POINTWISE_CLASSIFICATION)} "
         f"for classifiers, {', '.join(repr(n) for n in POINTWISE_REGRESSION)} for regression, or a "
         f"callable (y, y_pred) -> (n,){(', ' + hint) if hint else ''}.")
+
+
+#: The default loss (``loss=None``) of each method by task: (classifier with predict_proba,
+#: classifier without it, regression). Classifiers are scored on probabilities wherever the
+#: model has them -- a label loss on a good classifier is 0 for most rows, so LOCO's median of
+#: differences of labels (or absolute errors of class codes) is exactly 0. LOCO takes the Brier
+#: score: bounded, pointwise and smooth, its differences have a well-behaved median and
+#: signed-rank tests; the mean-based methods take the log loss (the cross-entropy the
+#: classifier was fitted to minimise).
+DEFAULT_LOSSES = {
+    "pfi": ("log_loss", "zero_one", "squared_error"),
+    "cfi": ("log_loss", "zero_one", "squared_error"),
+    "sage": ("log_loss", "zero_one", "squared_error"),
+    "pimp": ("log_loss", "zero_one", "squared_error"),
+    "lofo": ("log_loss", "zero_one", "squared_error"),
+    "loco": ("brier", "zero_one", "absolute_error"),
+}
+
+
+def default_loss(model, method="pfi"):
+    """The loss ``loss=None`` means for ``method`` and this model (or unfitted learner).
+
+    Classifiers (``sklearn.base.is_classifier``, or ``predict_proba`` with ``classes_``):
+    ``"log_loss"`` (LOCO: ``"brier"``) when they have ``predict_proba``, else ``"zero_one"``.
+    Regression: ``"squared_error"`` (LOCO: ``"absolute_error"``, after Lei et al. 2018).
+    """
+    with_proba, without_proba, regression = DEFAULT_LOSSES[method]
+    if is_classifier_model(model):
+        return with_proba if hasattr(model, "predict_proba") else without_proba
+    return regression

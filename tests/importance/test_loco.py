@@ -108,7 +108,7 @@ def test_classification_accuracy_is_turned():
 def test_holm_and_bonferroni_match_statsmodels():
     p = np.array([0.001, 0.04, 0.03, 0.2, 0.012, 0.5])
     for ours, theirs in [("holm", "holm"), ("bonferroni", "bonferroni")]:
-        assert_allclose(adjust_pvalues(p, ours), multipletests(p, method=theirs)[1], rtol=1e-12)
+        assert_allclose(adjust_pvalues(p, method=ours), multipletests(p, method=theirs)[1], rtol=1e-12)
 
 
 def test_sign_test_interval_by_definition():
@@ -357,4 +357,4 @@ def test_holm_reports_the_bonferroni_compatible_decision():
             break
     assert d_weak is not None
     p, lo, _ = sign_test(d_weak, 1 - 0.05 / 2)
-    assert lo <= 0 and adjust_pvalues([1e-9, p], "holm")[1] <= 0.025 < min(1, 2 * p)
+    assert lo <= 0 and adjust_pvalues([1e-9, p], method="holm")[1] <= 0.025 < min(1, 2 * p)

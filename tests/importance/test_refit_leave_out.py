@@ -35,8 +35,8 @@ def _by_name():
 
 
 def _refits(learner, X_tr, y_tr, X_te, y_te, mode, columns):
-    problem = RefitProblem(learner, X_tr, y_tr, X_te, y_te, get_loss("squared_error"), True, None,
-                           leave_out=mode)
+    problem = RefitProblem(learner=learner, X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te,
+                           loss=get_loss("squared_error"), as_frame=True, max_rows=None, leave_out=mode)
     seed = np.random.SeedSequence(0)
     jobs = [RefitJob(f"feature {c!r}", (c,), None, seed) for c in columns]
     return [point for point, _ in run_refits(problem, jobs, n_jobs=1)]

@@ -39,7 +39,7 @@ def _split(frame, target, as_frame):
     return (X, y) if as_frame else (X.to_numpy(), y.to_numpy())
 
 
-def load_bike(as_frame=True):
+def load_bike(*, as_frame=True):
     """Hourly bike rentals in Washington D.C. in 2011 (8,645 rows).
 
     Target ``bikers`` (rentals per hour). Features: ``season`` (1-4), ``mnth`` (ordered
@@ -66,7 +66,7 @@ def load_bike(as_frame=True):
     return _split(df, "bikers", as_frame)
 
 
-def load_wage(as_frame=True):
+def load_wage(*, as_frame=True):
     """ISLR's Wage data (3,000 rows): wage of male workers by year, age, education, ...
 
     Target ``wage`` (thousands of dollars). ``logwage`` is dropped (it is the target's log).
@@ -85,7 +85,7 @@ def load_wage(as_frame=True):
     return _split(df, "wage", as_frame)
 
 
-def load_penguins(as_frame=True, dropna=True):
+def load_penguins(*, as_frame=True, dropna=True):
     """Palmer penguins (344 rows; 333 without missing values): classify ``species``.
 
     Features: ``island`` and ``sex`` (categoricals), bill length and depth, flipper length

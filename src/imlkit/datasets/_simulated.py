@@ -32,7 +32,7 @@ def _frame(cols, y):
     return X, pd.Series(y, name="y")
 
 
-def make_extrapolation(n=1000, random_state=None):
+def make_extrapolation(n=1000, *, random_state=None):
     """PFI's extrapolation example: two nearly identical features that cancel in a linear fit.
 
     x1 = e1, x2 = x1 + e2, x3 and x4 independent, y = x3 + e, with e1, x3, x4 ~ N(0, 1),
@@ -48,7 +48,7 @@ def make_extrapolation(n=1000, random_state=None):
     return _frame([x1, x2, x3, x4], x3 + rng.normal(0, 0.1, n))
 
 
-def make_interaction(n=1000, random_state=None):
+def make_interaction(n=1000, *, random_state=None):
     """A pure interaction: x1..x4 uniform on {-1, 1}, y = x1·x2 + x3 + e, e ~ N(0, 1).
 
     PFI gives x1, x2, x3 about equal importance; marginal SAGE splits the interaction's
@@ -60,7 +60,7 @@ def make_interaction(n=1000, random_state=None):
     return _frame(xs, xs[0] * xs[1] + xs[2] + rng.normal(0, 1, n))
 
 
-def make_correlated_loco(n=1000, random_state=None):
+def make_correlated_loco(n=1000, *, random_state=None):
     """LOCO's correlated-feature example: x1, x3 ~ N(0, 5), x2 = x1 + N(0, 0.1), y = x2 + x3 + N(0, 2).
 
     LOCO of x1 and x2 is about 0 (each takes the other's place), LOCO of x3 is large.
@@ -73,7 +73,7 @@ def make_correlated_loco(n=1000, random_state=None):
     return _frame([x1, x2, x3], x2 + x3 + rng.normal(0, 2, n))
 
 
-def make_chain(n=1000, random_state=None):
+def make_chain(n=1000, *, random_state=None):
     """A causal chain: x1 = e1, x2 = x1 + e2, x3 = x2 + e3, y = x3 + e, all noise N(0, 1).
 
     Under conditional removal x1 and x2 carry information about y, but only x3 has a unique
@@ -95,7 +95,7 @@ def regional_function(X):
     return 0.2 * x1 - 8 * x2 + 8 * x2 * (x1 > 0) + 16 * x2 * (x3 == 0)
 
 
-def make_regional(n=1000, random_state=None):
+def make_regional(n=1000, *, random_state=None):
     """REPID's example with heterogeneous effects of x2.
 
     x1, x2, x6 ~ U(-1, 1), x3, x4, x5 ~ Bernoulli(0.5),
@@ -111,7 +111,7 @@ def make_regional(n=1000, random_state=None):
     return X, pd.Series(regional_function(X) + rng.normal(0, 1, n), name="y")
 
 
-def make_pure_noise(n=1000, random_state=None):
+def make_pure_noise(n=1000, *, random_state=None):
     """The train-vs-test example: x1..x20 and y independent U(-10, 10).
 
     An overfitting model has large PFI on training data and none on test data.
@@ -125,7 +125,7 @@ def make_pure_noise(n=1000, random_state=None):
 COFFEE_COEFFICIENTS = {"(Intercept)": -0.16, "stress": 0.12, "sleep": -0.15, "work[yes]": 0.80}
 
 
-def make_coffee(n=200, random_state=None):
+def make_coffee(n=200, *, random_state=None):
     """Daily coffees: counts from a Poisson GLM with the course's coefficients.
 
     stress ~ uniform integers 1..10, sleep ~ U(4, 10) hours, work ~ Bernoulli(0.5) as a

@@ -6,16 +6,17 @@ import pandas as pd
 from scipy import stats
 from scipy.spatial import distance
 
+from .._dtypes import has_levels
+from .._timing import Timer
 from .._validation import ValidationError, check_bool, check_X, check_int, check_probability, resolve_feature
-from ..importance._common import Timer
-from ._grid import (check_sample_weight, is_categorical, make_predictor, predict_replaced, resolve_output,
+from ._grid import (check_sample_weight, make_predictor, predict_replaced, resolve_output,
                     observed_levels)
 from ._result import EffectResult
 
 __all__ = ["ale"]
 
 
-def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
+def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
         max_rows=None, progress=False):
     """First-order accumulated local effects of one feature.
 
@@ -100,7 +101,7 @@ def ale(model, X, feature, bins=20, min_bin_size=1, sample_weight=None, output=N
     q = stats.norm.ppf(0.5 + level / 2)
     params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output, confidence_level=level, max_rows=max_rows)
     with Timer() as timer:
-        if is_categorical(X[name]):
+        if has_levels(X[name]):
             out = _ale_categorical(predictor, X, name, w, column, q, progress)
         else:
             out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
@@ -246,7 +247,7 @@ def order_levels(X, name, levels):
         if col == name:
             continue
         s = X[col]
-        if is_categorical(s):
+        if has_levels(s):
             other, uniq = pd.factorize(s.astype(object).fillna("NaN"))
             K = len(uniq)
             tab = np.bincount(codes * K + other, minlength=L * K).reshape(L, K).astype(float)

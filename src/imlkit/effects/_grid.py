@@ -14,17 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .. import _trees
+from .._dtypes import has_levels
 from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
 from .._parallel import progress_bar
 from .._validation import ValidationError, check_choice, check_int
 
-__all__ = ["is_categorical", "observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
+__all__ = ["observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
            "check_sample_weight", "subsample_rows", "make_predictor"]
-
-
-def is_categorical(s):
-    """Categorical dtype, text, objects or booleans: the effect is drawn per level."""
-    return isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OSUb" or str(s.dtype).startswith("str")
 
 
 def observed_levels(s):
@@ -60,7 +56,7 @@ def make_grid(s, grid=20, grid_type="quantile", name="grid"):
     """
     check_choice("grid_type", grid_type, ["quantile", "uniform"])
     feat = s.name
-    categorical = is_categorical(s)
+    categorical = has_levels(s)
     if categorical:
         levels = observed_levels(s)
         if len(levels) < 2:
@@ -158,7 +154,7 @@ def _replacement(s, values):
     """A column of new values with ``s``'s dtype (categoricals stay categoricals)."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         return pd.Categorical(values, dtype=s.dtype)
-    if is_categorical(s):
+    if has_levels(s):
         return pd.Series(np.asarray(values, dtype=object), dtype=s.dtype)
     values = np.asarray(values)
     if s.dtype.kind in "iu" and values.dtype.kind == "f" and np.all(values == np.round(values)):
@@ -238,12 +234,12 @@ def ice_matrix(predictor, X, feature, grid, column=None, context=None, progress=
         return M
     n = len(X)
     if isinstance(feature, str):
-        g = np.asarray(grid, dtype=object if is_categorical(X[feature]) else float)
+        g = np.asarray(grid, dtype=object if has_levels(X[feature]) else float)
         values = {feature: np.repeat(g[:, None], n, axis=1)}
         context = context or f"the grid of feature {feature!r}"
     else:
         f1, f2 = feature
-        g1, g2 = (np.asarray(g, dtype=object if is_categorical(X[f]) else float) for f, g in zip(feature, grid))
+        g1, g2 = (np.asarray(g, dtype=object if has_levels(X[f]) else float) for f, g in zip(feature, grid))
         a = np.repeat(g1, len(g2))
         b = np.tile(g2, len(g1))
         values = {f1: np.repeat(a[:, None], n, axis=1), f2: np.repeat(b[:, None], n, axis=1)}

@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 
 from .. import _trees
+from .._dtypes import has_levels
 from .._display import ResultDisplay
 from .._parallel import parallel_map, rng_of
+from .._timing import Timer
 from .._validation import (
     ValidationError,
     as_seed_sequence,
@@ -26,10 +28,8 @@ from .._validation import (
     check_X,
     resolve_features,
 )
-from ..importance._common import Timer
 from ._grid import (
     ice_matrix,
-    is_categorical,
     make_grid,
     make_predictor,
     resolve_output,
@@ -213,7 +213,7 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     grids, constant = {}, []
     for f in feats:
         s = Xs[f]
-        if is_categorical(s):
+        if has_levels(s):
             distinct = s.dropna().nunique()
         else:
             v = s.to_numpy(dtype=float)

@@ -9,9 +9,9 @@ import pandas as pd
 
 from .. import _trees
 from .._parallel import parallel_map, rng_of
+from .._timing import Timer
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_int, check_n_jobs, check_X,
                            resolve_feature, resolve_features)
-from ..importance._common import Timer
 from ._grid import ice_matrix, make_predictor, predict_replaced, resolve_output, subsample_rows
 
 __all__ = ["h_statistic", "HStatisticResult"]
@@ -56,9 +56,9 @@ class HStatisticResult(ResultDisplay):
         return pd.DataFrame({"h2": h2, "h": np.sqrt(np.clip(h2, 0, None))},
                             index=pd.Index(self.feature_names, name="feature"))
 
-    def plot(self, kind="overall", ax=None, **kwargs):
+    def plot(self, kind="overall", *, ax=None, **kwargs):
         """Horizontal bars of overall H² (``kind="overall"``) or of the pairs (``"pairwise"``)."""
-        from ..plotting._regional import plot_h_statistic
+        from ..plotting import plot_h_statistic
 
         return plot_h_statistic(self, kind=kind, ax=ax, **kwargs)
 
@@ -68,7 +68,7 @@ class HStatisticResult(ResultDisplay):
         return [("overall", self.to_frame()), ("pairs", self.to_frame("pairwise"))]
 
 
-def h_statistic(model, X, features=None, pairs="top", n_samples=500, n_top=5, output=None, max_rows=None,
+def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5, output=None, max_rows=None,
                 n_jobs=None, random_state=None, progress=False, engine="auto"):
     """Friedman & Popescu's H-statistic: overall H_j² and pairwise H_jk².
 

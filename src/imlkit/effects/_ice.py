@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import _trees
 from .._parallel import rng_of
+from .._timing import Timer
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_choice, check_int, check_X,
                            resolve_feature)
-from ..importance._common import Timer
 from ._grid import (check_sample_weight, ice_matrix, make_grid, make_predictor, resolve_output,
                     subsample_rows)
 from ._result import EffectResult
 
-__all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence"]
+__all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence", "EffectOptions"]
 
 #: Rows ICE, PD and REPID use when ``n_samples=None``: all of them up to this many, else a
 #: seeded subsample of this many. The cost is (rows × grid points) predictions, so without a cap
@@ -23,7 +25,7 @@ __all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence"]
 DEFAULT_N_SAMPLES = 10_000
 
 
-def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
+def ice(model, X, feature, *, grid=20, center=None, grid_type="quantile", n_samples=None, sample_weight=None,
         output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Individual conditional expectation curves of one feature, with their mean (the PD).
 
@@ -95,11 +97,13 @@ def ice(model, X, feature, grid=20, center=None, grid_type="quantile", n_samples
     ((50, 2), [0.0, 1.5])
     """
     check_choice("center", center, [None, "mean", "first"])
-    return _effect("ice", model, X, [feature], grid, center, grid_type, n_samples, sample_weight, output,
-                   max_rows, random_state, progress, engine)
+    options = EffectOptions.checked("ice", grid=grid, center=center, grid_type=grid_type, n_samples=n_samples,
+                                    sample_weight=sample_weight, output=output, max_rows=max_rows,
+                                    random_state=random_state, progress=progress, engine=engine)
+    return _effect(model, X, [feature], options)
 
 
-def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samples=None, sample_weight=None,
+def partial_dependence(model, X, features, *, grid=20, grid_type="quantile", n_samples=None, sample_weight=None,
                        output=None, max_rows=None, random_state=None, progress=False, engine="auto"):
     """Partial dependence of one feature, or of a pair (a 2-D effect).
 
@@ -131,34 +135,78 @@ def partial_dependence(model, X, features, grid=20, grid_type="quantile", n_samp
         if isinstance(features, (list, tuple)) else None
     if feats is None or not 1 <= len(feats) <= 2:
         raise ValidationError(f"'features' must be one feature or a pair of features; got {features!r}.")
-    return _effect("pd", model, X, feats, grid, None, grid_type, n_samples, sample_weight, output,
-                   max_rows, random_state, progress, engine)
+    options = EffectOptions.checked("pd", grid=grid, center=None, grid_type=grid_type, n_samples=n_samples,
+                                    sample_weight=sample_weight, output=output, max_rows=max_rows,
+                                    random_state=random_state, progress=progress, engine=engine)
+    return _effect(model, X, feats, options)
 
 
-def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_weight, output, max_rows,
-            random_state, progress, engine="auto"):
+@dataclass(frozen=True)
+class EffectOptions:
+    """The options of one ICE/PD call, checked once at the public entry point.
+
+    :meth:`checked` validates what does not depend on the data (``n_samples``, ``progress``)
+    and draws the call's SeedSequence (``seed``); the engine checks what needs X
+    (``sample_weight``, the grid, ``output``) and reads the rest by name.
+
+    Attributes
+    ----------
+    method : {"ice", "pd"}
+    grid, center, grid_type, n_samples, sample_weight, output, max_rows, random_state, progress, engine
+        The public parameters (``n_samples`` checked: None or an int >= 1).
+    seed : numpy.random.SeedSequence
+    """
+
+    method: str
+    grid: Any
+    center: str | None
+    grid_type: str
+    n_samples: int | None
+    sample_weight: Any
+    output: Any
+    max_rows: int | None
+    random_state: Any
+    progress: bool
+    engine: str
+    seed: np.random.SeedSequence
+
+    @classmethod
+    def checked(cls, method, *, n_samples, progress, random_state, **options):
+        """Validate the data-independent options and draw the call's SeedSequence."""
+        n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
+        check_bool("progress", progress)
+        return cls(method=method, n_samples=n_samples, progress=progress, random_state=random_state,
+                   seed=as_seed_sequence(random_state), **options)
+
+    def params(self):
+        """The call's arguments as recorded in ``result.params``."""
+        rs = self.random_state
+        return dict(grid=self.grid if np.isscalar(self.grid) else "explicit", center=self.center,
+                    grid_type=self.grid_type, n_samples=self.n_samples, max_rows=self.max_rows, output=self.output,
+                    random_state=rs if not isinstance(rs, np.random.Generator) else "Generator")
+
+
+def _effect(model, X, feats, options):
+    """The engine of ICE and PD: the model, the data, the feature(s) and an :class:`EffectOptions`."""
+    method, grid, progress = options.method, options.grid, options.progress
     X, was_frame = check_X(X)
     names = [resolve_feature(f, X.columns, "features" if method == "pd" else "feature") for f in feats]
     if len(names) == 2 and names[0] == names[1]:
         raise ValidationError(f"'features' must be two different features; got {names[0]!r} twice.")
-    n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
-    check_bool("progress", progress)
-    w = check_sample_weight(sample_weight, len(X))
+    w = check_sample_weight(options.sample_weight, len(X))
     # For a pair, a tuple gives each feature its own grid; anything else is shared.
     grids = list(grid) if len(names) == 2 and isinstance(grid, tuple) and len(grid) == 2 else [grid] * len(names)
-    made = [make_grid(X[c], g, grid_type) for c, g in zip(names, grids)]
-    kind, column, label, classes = resolve_output(model, output, allow_all=len(names) == 1)
-    predictor = make_predictor(model, kind, was_frame, max_rows)
-    seed = as_seed_sequence(random_state)
-    params = dict(grid=grid if np.isscalar(grid) else "explicit", center=center, grid_type=grid_type,
-                  n_samples=n_samples, max_rows=max_rows, output=output,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
+    made = [make_grid(X[c], g, options.grid_type) for c, g in zip(names, grids)]
+    kind, column, label, classes = resolve_output(model, options.output, allow_all=len(names) == 1)
+    predictor = make_predictor(model, kind, was_frame, options.max_rows)
+    params = options.params()
 
-    rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(seed))
+    n_samples = options.n_samples
+    rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(options.seed))
     Xs = X.iloc[rows].reset_index(drop=True)
     params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
-    params.update(_trees.attach(predictor, Xs, engine))
+    params.update(_trees.attach(predictor, Xs, options.engine))
     weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
     with Timer() as timer:
         if len(names) == 1:
@@ -181,9 +229,9 @@ def _effect(method, model, X, feats, grid, center, grid_type, n_samples, sample_
         return EffectResult(method="pd", feature_names=tuple(names), grid=made[0][0], average=avg,
                             feature_values=values, categorical=made[0][1], output=label, params=params,
                             extra={**extra, "n_rows": len(Xs)})
-    if center == "mean":
+    if options.center == "mean":
         M = M - M.mean(axis=1, keepdims=True)
-    elif center == "first":
+    elif options.center == "first":
         M = M - M[:, :1]
     return EffectResult(method="ice", feature_names=tuple(names), grid=made[0][0],
                         average=np.tensordot(weights, M, axes=(0, 0)), individual=M, feature_values=values,

@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 
 from .. import _trees
+from .._dtypes import has_levels
 from .._parallel import rng_of
+from .._timing import Timer
 from .._validation import (ValidationError, as_seed_sequence, check_bool, check_float, check_int, check_X,
                            resolve_feature, resolve_features)
-from ..importance._common import Timer
-from ._grid import ice_matrix, is_categorical, make_grid, make_predictor, resolve_output, subsample_rows
+from ._grid import ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._ice import DEFAULT_N_SAMPLES
 
 __all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
@@ -200,9 +201,9 @@ class RegionalResult(ResultDisplay):
             node[here & ~go_left] = nd.right
         return np.array([leaf_region[k] for k in node], dtype=int)
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, *, ax=None, **kwargs):
         """Global PD beside each region's PD with its c-ICE band, and the tree as text."""
-        from ..plotting._regional import plot_regional
+        from ..plotting import plot_regional
 
         if np.ndim(self.average) > 1:
             raise ValidationError("This REPID result holds every class of a multi-class model; the plot "
@@ -214,7 +215,7 @@ class RegionalResult(ResultDisplay):
     __repr__ = ResultDisplay.__repr__  # the dataclass would print the arrays
 
 
-def repid(model, X, feature, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
+def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
           grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto", n_samples=None,
           random_state=None):
     """Regional effect plots with implicit interaction detection (REPID).
@@ -366,7 +367,7 @@ def _encode(s):
         cats = tuple(s.cat.categories.tolist())
         codes = s.cat.codes.to_numpy().astype(float)
         return codes, ("ordinal" if s.dtype.ordered else "nominal"), cats
-    if is_categorical(s):
+    if has_levels(s):
         codes, uniq = pd.factorize(s, sort=True)
         return codes.astype(float), "nominal", tuple(uniq.tolist())
     return s.to_numpy(dtype=float), "numeric", None

@@ -99,7 +99,7 @@ class EffectResult(ResultDisplay):
         return pd.DataFrame({"row": np.repeat(rows, m), self.feature_names[0]: np.tile(np.asarray(self.grid), n),
                              "value": M.ravel()})
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, *, ax=None, **kwargs):
         """ICE lines with the average on top, a rug of observed values; bars for categoricals;
         a heat map for 2-D. Returns the matplotlib Axes."""
         from ..plotting import plot_effect

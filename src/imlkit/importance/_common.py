@@ -1,10 +1,9 @@
 """Entry-point preparation shared by the model-based importance methods (PFI, CFI, SAGE)."""
 from __future__ import annotations
 
-import time
-
-from .._losses import get_loss
-from .._model import bind_model, check_fitted, is_classifier_model
+from .._losses import default_loss, get_loss
+from .._model import bind_model, check_fitted
+from .._timing import Timer  # noqa: F401  (re-exported for callers not yet moved)
 from .._validation import (
     check_bool,
     check_choice,
@@ -15,39 +14,9 @@ from .._validation import (
     as_seed_sequence,
 )
 
-__all__ = ["prepare", "default_loss", "Timer", "RELATIONS", "check_common"]
+__all__ = ["prepare", "RELATIONS", "check_common"]
 
 RELATIONS = ("difference", "ratio")
-
-
-#: The default loss (``loss=None``) of each method by task: (classifier with predict_proba,
-#: classifier without it, regression). Classifiers are scored on probabilities wherever the
-#: model has them -- a label loss on a good classifier is 0 for most rows, so LOCO's median of
-#: differences of labels (or absolute errors of class codes) is exactly 0. LOCO takes the Brier
-#: score: bounded, pointwise and smooth, its differences have a well-behaved median and
-#: signed-rank tests; the mean-based methods take the log loss (the cross-entropy the
-#: classifier was fitted to minimise).
-DEFAULT_LOSSES = {
-    "pfi": ("log_loss", "zero_one", "squared_error"),
-    "cfi": ("log_loss", "zero_one", "squared_error"),
-    "sage": ("log_loss", "zero_one", "squared_error"),
-    "pimp": ("log_loss", "zero_one", "squared_error"),
-    "lofo": ("log_loss", "zero_one", "squared_error"),
-    "loco": ("brier", "zero_one", "absolute_error"),
-}
-
-
-def default_loss(model, method="pfi"):
-    """The loss ``loss=None`` means for ``method`` and this model (or unfitted learner).
-
-    Classifiers (``sklearn.base.is_classifier``, or ``predict_proba`` with ``classes_``):
-    ``"log_loss"`` (LOCO: ``"brier"``) when they have ``predict_proba``, else ``"zero_one"``.
-    Regression: ``"squared_error"`` (LOCO: ``"absolute_error"``, after Lei et al. 2018).
-    """
-    with_proba, without_proba, regression = DEFAULT_LOSSES[method]
-    if is_classifier_model(model):
-        return with_proba if hasattr(model, "predict_proba") else without_proba
-    return regression
 
 
 def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"):
@@ -82,15 +51,3 @@ def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs
     check_n_jobs(n_jobs)
     check_bool("progress", progress)
     return as_seed_sequence(random_state)
-
-
-class Timer:
-    """Wall time of a block, recorded in the result's params (the report's run times)."""
-
-    def __enter__(self):
-        self.start = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self.start
-        return False

@@ -54,7 +54,7 @@ def repeat_quantiles(values, low=0.05, high=0.95):
     return np.quantile(np.asarray(values, dtype=float), [low, high], axis=1).T
 
 
-def adjust_pvalues(p, method="holm"):
+def adjust_pvalues(p, *, method="holm"):
     """Family-wise error control over the m features.
 
     ``"bonferroni"``: min(1, m·p). ``"holm"``: step-down, p_(k) -> max_{i<=k} min(1, (m-i+1)·p_(i)).
@@ -62,7 +62,7 @@ def adjust_pvalues(p, method="holm"):
 
     Examples
     --------
-    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").round(3).tolist()
     [0.03, 0.06, 0.06]
     """
     check_choice("p_adjust", method, P_ADJUST)

@@ -10,20 +10,19 @@ Both are one function with different defaults; the refits run through the shared
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from .._losses import get_loss, require_pointwise
-from .._model import Predictor
+from .._losses import default_loss, require_pointwise
 from .._validation import (
-    ValidationError,
     check_choice,
     check_int,
-    check_same_columns,
-    check_X_y,
     resolve_features,
 )
-from ._common import Timer, check_common, default_loss
+from .._timing import Timer
+from ._common import check_common
 from ._inference import (
     ALTERNATIVES,
     P_ADJUST,
@@ -37,10 +36,11 @@ from ._inference import (
     t_test,
     wilcoxon_test,
 )
-from ._refit import RefitJob, RefitProblem, check_learner, make_folds, run_refits, _seed_params
+from ._refit import (RefitJob, RefitProblem, _seed_params, check_groups, check_learner, check_refit_data, make_folds,
+                     run_refits)
 from ._result import ImportanceResult
 
-__all__ = ["loco", "lofo"]
+__all__ = ["loco", "lofo", "RefitOptions"]
 
 AGGREGATES = ("median", "mean", "pseudo_median")
 #: How LOFO takes a feature away before relearning (the LOFO chapter's algorithm and its alternative).
@@ -53,7 +53,7 @@ _ESTIMAND = {"sign": "median", "t": "mean", "wilcoxon": "pseudo_median"}
 _TEST_OF = {v: k for k, v in _ESTIMAND.items()}
 
 
-def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
+def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, features=None,
          aggregate="median", test="auto", alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
          n_jobs=None, random_state=None, progress=False):
@@ -181,12 +181,14 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     >>> bool(r.p_adjusted[0] < 0.01), bool(r.p_adjusted[1] > 0.05)
     (True, True)
     """
-    return _refit_importance("loco", learner, X_train, y_train, X_test, y_test, loss, features,
-                             aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
-                             relation, max_rows, n_jobs, random_state, progress)
+    options = RefitOptions.checked(
+        "loco", loss=loss, features=features, aggregate=aggregate, test=test, alternative=alternative,
+        p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits, cv=cv, relation=relation,
+        max_rows=max_rows, n_jobs=n_jobs, random_state=random_state, progress=progress)
+    return _refit_importance(learner, X_train, y_train, X_test, y_test, options)
 
 
-def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, features=None,
+def lofo(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, features=None,
          relation="difference", test=None, alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, aggregate="mean", max_rows=None, n_jobs=None,
          random_state=None, progress=False, variant="drop"):
@@ -247,46 +249,14 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, loss=None, feature
     >>> bool(r.importance[0] > 5), bool(abs(r.importance[1] - 1) < 0.05)
     (True, True)
     """
-    return _refit_importance("lofo", learner, X_train, y_train, X_test, y_test, loss, features,
-                             aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
-                             relation, max_rows, n_jobs, random_state, progress, variant=variant)
+    options = RefitOptions.checked(
+        "lofo", loss=loss, features=features, aggregate=aggregate, test=test, alternative=alternative,
+        p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits, cv=cv, relation=relation,
+        max_rows=max_rows, n_jobs=n_jobs, random_state=random_state, progress=progress, variant=variant)
+    return _refit_importance(learner, X_train, y_train, X_test, y_test, options)
 
 
 # --------------------------------------------------------------------------- validation
-def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):
-    """Validate a learner with its train/test data and loss.
-
-    Returns
-    -------
-    template : unfitted estimator
-    X_train : DataFrame;  y_train : ndarray;  X_test : DataFrame or None;  y_test : ndarray or None
-    loss : Loss;  as_frame : bool
-    """
-    template = check_learner(learner)
-    Xtr, was_frame, ytr = check_X_y(X_train, y_train, X_name="X_train", y_name="y_train", min_rows=2)
-    if X_test is None and y_test is None:
-        if not allow_cv or cv is None:
-            raise ValidationError("'X_test' and 'y_test' are required" +
-                                  (" unless 'cv' is given." if allow_cv else "."))
-        Xte = yte = None
-    else:
-        if X_test is None or y_test is None:
-            raise ValidationError("'X_test' and 'y_test' must be given together.")
-        if allow_cv and cv is not None:
-            raise ValidationError("Give either a test set ('X_test', 'y_test') or 'cv', not both.")
-        Xte, was_frame_test, yte = check_X_y(X_test, y_test, X_name="X_test", y_name="y_test")
-        if was_frame_test != was_frame:
-            raise ValidationError("'X_train' and 'X_test' must both be DataFrames or both be arrays.")
-        check_same_columns(Xtr, Xte, "X_train", "X_test")
-    loss_obj = get_loss(loss)
-    # Checks predict_proba for probability losses and max_rows on the unfitted learner.
-    Predictor(template, output="proba" if loss_obj.needs_proba else "predict", max_rows=max_rows)
-    if not loss_obj.needs_proba and not loss_obj.needs_labels and ytr.dtype.kind not in "biuf":
-        raise ValidationError(f"loss {loss_obj.name!r} needs a numeric target; y_train has dtype {ytr.dtype}. "
-                              f"For classification use 'log_loss', 'brier', 'zero_one' or 'accuracy'.")
-    return template, Xtr, ytr, Xte, yte, loss_obj, was_frame
-
-
 def _check_cv(cv):
     if cv is None or hasattr(cv, "split"):
         return cv
@@ -295,37 +265,137 @@ def _check_cv(cv):
     raise TypeError(f"'cv' must be None, an int >= 2 or a splitter with a split method; got {cv!r}.")
 
 
-def _check_groups(groups, columns):
-    for name, cols in groups.items():
-        if len(cols) == len(columns):
-            raise ValidationError(f"Leaving out {name!r} removes every column of X_train; the learner "
-                                  f"needs at least one column left. Choose a smaller group.")
-
-
 # --------------------------------------------------------------------------- computation
-def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, features, aggregate,
-                      test, alternative, p_adjust, confidence_level, n_refits, cv, relation, max_rows,
-                      n_jobs, random_state, progress, variant="drop"):
-    check_choice("variant", variant, VARIANTS)
-    params = dict(loss=loss if isinstance(loss, str) else getattr(loss, "__name__", "custom"),
-                  features=features, aggregate=aggregate, test=test, alternative=alternative,
-                  p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits,
-                  cv=cv if cv is None or isinstance(cv, int) else repr(cv), relation=relation,
-                  max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  variant=variant)
-    seed = check_common(relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
-                        random_state=random_state, progress=progress)
-    check_choice("aggregate", aggregate, AGGREGATES)
-    check_choice("test", test, TESTS)
-    check_choice("alternative", alternative, ALTERNATIVES)
-    check_choice("p_adjust", p_adjust, P_ADJUST)
-    n_refits = check_int("n_refits", n_refits, min_value=1)
-    cv = _check_cv(cv)
-    if loss is None:  # by task: see imlkit.importance._common.DEFAULT_LOSSES
-        loss = default_loss(check_learner(learner), method)
+@dataclass(frozen=True)
+class RefitOptions:
+    """The options of one LOCO/LOFO call, checked once at the public entry point.
+
+    :meth:`checked` validates them (in the order the messages have always come), normalises
+    ``n_refits`` and ``cv``, draws the call's SeedSequence (``seed``) and records the arguments
+    as given (``recorded``, the start of ``result.params``). The engine resolves ``test="auto"``
+    and a test's estimand into a copy (:func:`dataclasses.replace`), never by mutation.
+
+    Attributes
+    ----------
+    method : {"loco", "lofo"}
+    loss, features, aggregate, test, alternative, p_adjust, confidence_level, n_refits, cv,
+    relation, max_rows, n_jobs, random_state, progress, variant
+        The public parameters (``n_refits`` an int, ``cv`` None, an int >= 2 or a splitter).
+    seed : numpy.random.SeedSequence
+    recorded : dict
+    """
+
+    method: str
+    loss: Any
+    features: Any
+    aggregate: str
+    test: str | None
+    alternative: str
+    p_adjust: str | None
+    confidence_level: float
+    n_refits: int
+    cv: Any
+    relation: str
+    max_rows: int | None
+    n_jobs: int | None
+    random_state: Any
+    progress: bool
+    variant: str
+    seed: np.random.SeedSequence
+    recorded: dict = field(repr=False)
+
+    @classmethod
+    def checked(cls, method, *, loss, features, aggregate, test, alternative, p_adjust, confidence_level,
+                n_refits, cv, relation, max_rows, n_jobs, random_state, progress, variant="drop"):
+        """Validate the options and draw the call's SeedSequence."""
+        check_choice("variant", variant, VARIANTS)
+        recorded = dict(loss=loss if isinstance(loss, str) else getattr(loss, "__name__", "custom"),
+                        features=features, aggregate=aggregate, test=test, alternative=alternative,
+                        p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits,
+                        cv=cv if cv is None or isinstance(cv, int) else repr(cv), relation=relation,
+                        max_rows=max_rows, n_jobs=n_jobs,
+                        random_state=random_state if not isinstance(random_state, np.random.Generator)
+                        else "Generator",
+                        variant=variant)
+        seed = check_common(relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
+                            random_state=random_state, progress=progress)
+        check_choice("aggregate", aggregate, AGGREGATES)
+        check_choice("test", test, TESTS)
+        check_choice("alternative", alternative, ALTERNATIVES)
+        check_choice("p_adjust", p_adjust, P_ADJUST)
+        n_refits = check_int("n_refits", n_refits, min_value=1)
+        cv = _check_cv(cv)
+        return cls(method=method, loss=loss, features=features, aggregate=aggregate, test=test,
+                   alternative=alternative, p_adjust=p_adjust, confidence_level=confidence_level,
+                   n_refits=n_refits, cv=cv, relation=relation, max_rows=max_rows, n_jobs=n_jobs,
+                   random_state=random_state, progress=progress, variant=variant, seed=seed,
+                   recorded=recorded)
+
+
+def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
+    """The engine of LOCO and LOFO: the learner, its train/test data and a :class:`RefitOptions`."""
+    params = dict(options.recorded)
+    loss = options.loss
+    if loss is None:  # by task: see imlkit._losses.DEFAULT_LOSSES
+        loss = default_loss(check_learner(learner), options.method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
-        learner, X_train, y_train, X_test, y_test, loss, max_rows, allow_cv=True, cv=cv)
+        learner, X_train, y_train, X_test, y_test, loss, options.max_rows, allow_cv=True, cv=options.cv)
+    options, notes = _resolve_test(options, loss_obj)
+    groups = resolve_features(options.features, Xtr.columns)
+    check_groups(groups, Xtr.columns)
+    params["loss"] = loss_obj.name
+    params.update(test_used=options.test,
+                  estimand=options.aggregate if options.cv is None else f"mean over folds of the {options.aggregate}",
+                  alpha=significance_threshold(options.confidence_level, options.alternative))
+
+    n_refits = options.n_refits
+    with Timer() as timer:
+        cv_seed, refit_root = options.seed.spawn(2)
+        folds = make_folds(len(Xtr), options.cv, cv_seed) if options.cv is not None else None
+        K = 1 if folds is None else len(folds)
+        refit_seeds = refit_root.spawn(n_refits * K)
+        permuted = options.variant == "permuted_copy"
+        problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
+                               as_frame=as_frame, max_rows=options.max_rows, folds=folds, reseed=n_refits > 1,
+                               leave_out="permute" if permuted else "auto")
+        names = list(groups)
+        # One permutation seed per (refit, fold, feature), from a third child of the root
+        # (the first two, and so the drop variant's numbers, are unchanged).
+        perm_seeds = options.seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
+        jobs = []
+        for r in range(n_refits):
+            for k in range(K):
+                where = _where(r, k, n_refits, K)
+                s = refit_seeds[r * K + k]
+                fold = None if folds is None else k
+                jobs.append(RefitJob(f"the full model{where}", (), fold, s))
+                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s,
+                                  permute_seed=perm_seeds[(r * K + k) * len(names) + j] if permuted else None)
+                         for j, name in enumerate(names)]
+        out = run_refits(problem, jobs, n_jobs=options.n_jobs, progress=options.progress,
+                         desc=options.method.upper())
+        # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
+        m = len(names)
+        cells = np.array(out, dtype=object).reshape(n_refits, K, m + 1, 2)
+        stats_ = _summarise(cells, loss_obj, options, folds, len(Xtr), m)
+    params["seconds"] = timer.seconds
+    params["inference"] = stats_.pop("inference")
+    params["p_adjust_applied"] = "bonferroni" if options.p_adjust is not None and len(groups) > 1 else None
+    warns = list(notes)
+    if permuted and n_refits == 1:
+        warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
+                     "use n_refits > 1 to see its spread.")
+    if n_refits == 1 and _seed_params(template):
+        warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
+                     "refit-based importances are noisy; use n_refits > 1 to see their spread.")
+    return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
+                            groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _resolve_test(options, loss_obj):
+    """``options`` with ``test="auto"`` resolved and ``aggregate`` set to the chosen test's estimand,
+    and the notes that explain a change; refuses tests/aggregates an aggregate-only loss cannot give."""
+    method, aggregate, test, cv = options.method, options.aggregate, options.test, options.cv
     notes = []
     if test == "auto":
         test = _TEST_OF[aggregate] if (loss_obj.pointwise is not None or cv is not None) else None
@@ -341,52 +411,7 @@ def _refit_importance(method, learner, X_train, y_train, X_test, y_test, loss, f
                               "or use aggregate='mean' (with test=None)")
         if test is not None and cv is None:
             require_pointwise(loss_obj, f"{method.upper()} with test={test!r}", "or use test=None or cv=K")
-    groups = resolve_features(features, Xtr.columns)
-    _check_groups(groups, Xtr.columns)
-    params["loss"] = loss_obj.name
-    params.update(test_used=test, estimand=aggregate if cv is None else f"mean over folds of the {aggregate}",
-                  alpha=significance_threshold(confidence_level, alternative))
-
-    with Timer() as timer:
-        cv_seed, refit_root = seed.spawn(2)
-        folds = make_folds(len(Xtr), cv, cv_seed) if cv is not None else None
-        K = 1 if folds is None else len(folds)
-        refit_seeds = refit_root.spawn(n_refits * K)
-        permuted = variant == "permuted_copy"
-        problem = RefitProblem(learner, Xtr, ytr, Xte, yte, loss_obj, as_frame, max_rows, folds,
-                               reseed=n_refits > 1, leave_out="permute" if permuted else "auto")
-        names = list(groups)
-        # One permutation seed per (refit, fold, feature), from a third child of the root
-        # (the first two, and so the drop variant's numbers, are unchanged).
-        perm_seeds = seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
-        jobs = []
-        for r in range(n_refits):
-            for k in range(K):
-                where = _where(r, k, n_refits, K)
-                s = refit_seeds[r * K + k]
-                fold = None if folds is None else k
-                jobs.append(RefitJob(f"the full model{where}", (), fold, s))
-                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s,
-                                  permute_seed=perm_seeds[(r * K + k) * len(names) + j] if permuted else None)
-                         for j, name in enumerate(names)]
-        out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc=method.upper())
-        # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
-        m = len(names)
-        cells = np.array(out, dtype=object).reshape(n_refits, K, m + 1, 2)
-        stats_ = _summarise(cells, loss_obj, aggregate, relation, folds, len(Xtr), test, alternative,
-                            p_adjust, confidence_level, m)
-    params["seconds"] = timer.seconds
-    params["inference"] = stats_.pop("inference")
-    params["p_adjust_applied"] = "bonferroni" if p_adjust is not None and len(groups) > 1 else None
-    warns = list(notes)
-    if permuted and n_refits == 1:
-        warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
-                     "use n_refits > 1 to see its spread.")
-    if n_refits == 1 and _seed_params(template):
-        warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
-                     "refit-based importances are noisy; use n_refits > 1 to see their spread.")
-    return ImportanceResult(method=method, feature_names=tuple(names), loss=loss_obj.name,
-                            groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+    return replace(options, aggregate=aggregate, test=test), notes
 
 
 def _where(r, k, R, K):
@@ -418,11 +443,14 @@ def _ratio_of_difference(d, full, sign):
         return (full + d) / full if sign > 0 else full / (full - d)
 
 
-def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternative, p_adjust, level, m):
+def _summarise(cells, loss, options, folds, n_train, m):
     """Importances, intervals and tests from the refits' losses.
 
-    ``cells[r, k, c]`` = (pointwise losses or None, risk) of refit r, fold k, column c (0 = full).
+    ``cells[r, k, c]`` = (pointwise losses or None, risk) of refit r, fold k, column c (0 = full);
+    ``options`` is the call's :class:`RefitOptions` with ``test`` and ``aggregate`` resolved.
     """
+    aggregate, relation, test = options.aggregate, options.relation, options.test
+    alternative, p_adjust, level = options.alternative, options.p_adjust, options.confidence_level
     R, K = cells.shape[:2]
     sign = loss.sign
     pointwise = cells[0, 0, 0, 0] is not None
@@ -505,6 +533,6 @@ def _summarise(cells, loss, aggregate, relation, folds, n_train, test, alternati
         extra["fold_importance"] = fold_imp
     return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
                 quantiles=repeat_quantiles(rep), p_value=p,
-                p_adjusted=None if p is None else adjust_pvalues(p, None if p_adjust is None else "bonferroni"),
+                p_adjusted=None if p is None else adjust_pvalues(p, method=None if p_adjust is None else "bonferroni"),
                 baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
                 inference=inference)

@@ -13,6 +13,9 @@ bounded whatever ``n_repeats × n`` is.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -22,17 +25,18 @@ from .._model import stack_frame
 from .._parallel import parallel_map, spawn
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
 from ..samplers import MarginalSampler, make_sampler
-from ._common import Timer, check_common, prepare
+from .._timing import Timer
+from ._common import check_common, prepare
 from ._inference import repeat_quantiles, t_interval
 from ._result import ImportanceResult
 
-__all__ = ["pfi", "cfi"]
+__all__ = ["pfi", "cfi", "PerturbationOptions"]
 
 #: R² of a feature from the others above which PFI warns about extrapolation.
 DEPENDENCE_WARNING_R2 = 0.5
 
 
-def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="difference",
+def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="difference",
         confidence_level=0.95, max_rows=None, n_jobs=None, random_state=None, progress=False, engine="auto"):
     """Permutation feature importance (Breiman 2001; Fisher, Rudin & Dominici 2019).
 
@@ -109,12 +113,14 @@ def pfi(model, X, y, loss=None, features=None, n_repeats=10, relation="differenc
     >>> round(float(r.importance[0]), 0)    # 2 * 2**2 * Var(x0)
     8.0
     """
-    return _perturbation_importance("pfi", model, X, y, MarginalSampler(), None, loss, features,
-                                    n_repeats, relation, confidence_level, max_rows, n_jobs,
-                                    random_state, progress, engine)
+    options = PerturbationOptions.checked(
+        "pfi", sampler=MarginalSampler(), X_fit=None, loss=loss, features=features, n_repeats=n_repeats,
+        relation=relation, confidence_level=confidence_level, max_rows=max_rows, n_jobs=n_jobs,
+        random_state=random_state, progress=progress, engine=engine)
+    return _perturbation_importance(model, X, y, options)
 
 
-def cfi(model, X, y, sampler="auto", X_fit=None, loss=None, features=None, n_repeats=10,
+def cfi(model, X, y, *, sampler="auto", X_fit=None, loss=None, features=None, n_repeats=10,
         relation="difference", confidence_level=0.95, max_rows=None, n_jobs=None,
         random_state=None, progress=False, engine="auto"):
     """Conditional feature importance: replace x_S by draws from P(x_S | x_-S).
@@ -151,28 +157,77 @@ def cfi(model, X, y, sampler="auto", X_fit=None, loss=None, features=None, n_rep
     Molnar et al. (2023). Model-agnostic feature importance and effects with dependent
     features: a conditional subgroup approach. Data Min. Knowl. Disc.
     """
-    return _perturbation_importance("cfi", model, X, y, sampler, X_fit, loss, features, n_repeats,
-                                    relation, confidence_level, max_rows, n_jobs, random_state,
-                                    progress, engine)
+    options = PerturbationOptions.checked(
+        "cfi", sampler=sampler, X_fit=X_fit, loss=loss, features=features, n_repeats=n_repeats,
+        relation=relation, confidence_level=confidence_level, max_rows=max_rows, n_jobs=n_jobs,
+        random_state=random_state, progress=progress, engine=engine)
+    return _perturbation_importance(model, X, y, options)
 
 
-def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features, n_repeats,
-                             relation, confidence_level, max_rows, n_jobs, random_state, progress,
-                             engine="auto"):
-    params = dict(loss=loss, features=features, n_repeats=n_repeats, relation=relation,
-                  confidence_level=confidence_level, max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
-    seed = check_common(n_repeats=n_repeats, relation=relation, confidence_level=confidence_level,
-                        n_jobs=n_jobs, random_state=random_state, progress=progress)
-    X, y, loss_obj, predictor = prepare(model, X, y, loss, max_rows)
-    groups = resolve_features(features, X.columns)
-    if X_fit is None:
+@dataclass(frozen=True)
+class PerturbationOptions:
+    """The options of one PFI/CFI call, checked once at the public entry point.
+
+    The public functions build it with :meth:`checked` (which validates the scalar options and
+    turns ``random_state`` into the call's one SeedSequence, ``seed``) and hand it to the
+    engine, which reads what it needs by name instead of through a long positional list.
+
+    Attributes
+    ----------
+    method : {"pfi", "cfi"}
+    sampler : str or Sampler
+        As given (``make_sampler`` builds the fitted sampler from it and ``X_fit``).
+    X_fit : DataFrame, array or None
+    loss, features, n_repeats, relation, confidence_level, max_rows, n_jobs, random_state, progress, engine
+        The public parameters, as given (``random_state`` is recorded, ``seed`` is used).
+    seed : numpy.random.SeedSequence
+    """
+
+    method: str
+    sampler: Any
+    X_fit: Any
+    loss: Any
+    features: Any
+    n_repeats: int
+    relation: str
+    confidence_level: float
+    max_rows: int | None
+    n_jobs: int | None
+    random_state: Any
+    progress: bool
+    engine: str
+    seed: np.random.SeedSequence
+
+    @classmethod
+    def checked(cls, method, **options):
+        """Validate the options every perturbation method shares and draw the call's SeedSequence."""
+        seed = check_common(n_repeats=options["n_repeats"], relation=options["relation"],
+                            confidence_level=options["confidence_level"], n_jobs=options["n_jobs"],
+                            random_state=options["random_state"], progress=options["progress"])
+        return cls(method=method, seed=seed, **options)
+
+    def params(self):
+        """The call's arguments as recorded in ``result.params`` (before the loss is resolved)."""
+        rs = self.random_state
+        return dict(loss=self.loss, features=self.features, n_repeats=self.n_repeats, relation=self.relation,
+                    confidence_level=self.confidence_level, max_rows=self.max_rows, n_jobs=self.n_jobs,
+                    random_state=rs if not isinstance(rs, np.random.Generator) else "Generator")
+
+
+def _perturbation_importance(model, X, y, options):
+    """The engine of PFI and CFI: the model, the evaluation data and a :class:`PerturbationOptions`."""
+    method, n_repeats, relation, n_jobs = options.method, options.n_repeats, options.relation, options.n_jobs
+    params = options.params()
+    seed = options.seed
+    X, y, loss_obj, predictor = prepare(model, X, y, options.loss, options.max_rows)
+    groups = resolve_features(options.features, X.columns)
+    if options.X_fit is None:
         fit_frame = X
     else:
-        fit_frame, _ = check_X(X_fit, "X_fit")
+        fit_frame, _ = check_X(options.X_fit, "X_fit")
         check_same_columns(X, fit_frame, "X", "X_fit")
-    sampler_obj = make_sampler(sampler, fit_frame)
-    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_trees.attach(predictor, X, engine))
+    sampler_obj = make_sampler(options.sampler, fit_frame)
+    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_trees.attach(predictor, X, options.engine))
 
     with Timer() as timer:
         base_pred = predictor.predict(X, context="the unperturbed data")
@@ -185,7 +240,7 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
         items = [(name, cols, s) for (name, cols), s in zip(groups.items(), spawn(seed, len(groups)))]
         chunks = _chunk(items, n_repeats * len(X), predictor.max_rows, n_jobs)
         tasks = [(predictor, X, y, loss_obj, chunk, sampler_obj, n_repeats, base_point) for chunk in chunks]
-        out = [r for part in parallel_map(_perturb_chunk, tasks, n_jobs=n_jobs, progress=progress,
+        out = [r for part in parallel_map(_perturb_chunk, tasks, n_jobs=n_jobs, progress=options.progress,
                                           desc=method.upper())
                for r in part]
     risks = np.array([o[0] for o in out])  # (m, r)
@@ -194,7 +249,7 @@ def _perturbation_importance(method, model, X, y, sampler, X_fit, loss, features
         reps = sign * (risks - base_risk)
     else:
         reps = risks / base_risk if sign > 0 else base_risk / risks
-    mean, std, low, high = t_interval(reps, confidence_level)
+    mean, std, low, high = t_interval(reps, options.confidence_level)
     obs = None if base_point is None else sign * np.array([o[1] for o in out])
     warns = _dependence_warnings(X, groups) if method == "pfi" else ()
     params["seconds"] = timer.seconds

@@ -8,16 +8,17 @@ shared engine in ``_refit.py``: one task per refit, one SeedSequence child per t
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._validation import ValidationError, check_choice, check_int, check_probability, resolve_features
-from ._common import Timer, check_common, default_loss
+from .._losses import default_loss
+from .._timing import Timer
+from ._common import check_common
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
-from ._loco import _check_groups, check_refit_data
-from ._refit import RefitJob, RefitProblem, run_refits
+from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
 from ._result import ImportanceResult
 
 __all__ = ["pimp"]
@@ -26,7 +27,7 @@ IMPORTANCES = ("pfi", "cfi", "loco")
 DISTRIBUTIONS = ("empirical", "normal", "lognormal", "gamma", "auto")
 
 
-def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100,
+def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=100,
          distribution="auto", p_adjust="holm", alpha=0.05, loss=None, features=None,
          n_repeats=5, sampler="auto", confidence_level=0.95, max_rows=None, n_jobs=None,
          random_state=None, progress=False):
@@ -122,22 +123,22 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
     check_choice("p_adjust", p_adjust, P_ADJUST)
     alpha = check_probability("alpha", alpha)
     if loss is None:
-        from ._refit import check_learner
-
         loss = default_loss(check_learner(learner), "loco" if importance == "loco" else "pimp")
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, max_rows)
     groups = resolve_features(features, Xtr.columns)
     if importance == "loco":
-        _check_groups(groups, Xtr.columns)
+        check_groups(groups, Xtr.columns)
     params["loss"] = loss_obj.name
     names = list(groups)
 
     with Timer() as timer:
-        problem = RefitProblem(learner, Xtr, ytr, Xte, yte, loss_obj, as_frame, max_rows)
+        problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
+                               as_frame=as_frame, max_rows=max_rows)
         seeds = seed.spawn(n_null + 1)
-        observed_eval = _Evaluator(importance, groups, loss_obj, n_repeats, sampler, confidence_level, True)
-        null_eval = _Evaluator(importance, groups, loss_obj, n_repeats, sampler, confidence_level, False)
+        observed_eval = _Evaluator(importance=importance, groups=groups, loss=loss_obj, n_repeats=n_repeats,
+                                   sampler=sampler, confidence_level=confidence_level, keep_result=True)
+        null_eval = replace(observed_eval, keep_result=False)
         jobs = [RefitJob("the model fitted on the real target", seed=seeds[0], evaluate=observed_eval)]
         jobs += [RefitJob(f"null refit {b}", seed=seeds[b + 1], permute_y=True, evaluate=null_eval)
                  for b in range(n_null)]
@@ -154,7 +155,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, importance="pfi", n_null=100
         method="pimp", feature_names=tuple(names), importance=observed, std=obs_result.std,
         ci_low=obs_result.ci_low, ci_high=obs_result.ci_high, loss=loss_obj.name,
         repeats=obs_result.repeats, quantiles=obs_result.quantiles, p_value=p,
-        p_adjusted=adjust_pvalues(p, p_adjust), baseline_loss=obs_result.baseline_loss,
+        p_adjusted=adjust_pvalues(p, method=p_adjust), baseline_loss=obs_result.baseline_loss,
         observation_importance=obs_result.observation_importance, groups=dict(groups), params=params,
         warnings=tuple(warns) + tuple(obs_result.warnings),
         extra={"null": null, "distribution": tuple(used)})
@@ -262,6 +263,7 @@ class _Evaluator:
             return values
         if res is None:
             nan = np.full(m, np.nan)
-            return _Observed(values, nan, nan, nan)
-        return _Observed(values, res.std, res.ci_low, res.ci_high, res.repeats, res.quantiles,
-                         res.baseline_loss, res.observation_importance, tuple(res.warnings))
+            return _Observed(importance=values, std=nan, ci_low=nan, ci_high=nan)
+        return _Observed(importance=values, std=res.std, ci_low=res.ci_low, ci_high=res.ci_high,
+                         repeats=res.repeats, quantiles=res.quantiles, baseline_loss=res.baseline_loss,
+                         observation_importance=res.observation_importance, warnings=tuple(res.warnings))

@@ -54,11 +54,13 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from .._dtypes import is_numeric_or_bool
+from .._losses import get_loss
 from .._model import Predictor
 from .._parallel import parallel_map
-from .._validation import ModelError, ValidationError
+from .._validation import ModelError, ValidationError, check_same_columns, check_X_y
 
-__all__ = ["RefitProblem", "RefitJob", "check_learner", "make_folds", "run_refits", "refit_task",
+__all__ = ["RefitProblem", "RefitJob", "check_learner", "check_refit_data", "check_groups", "make_folds", "run_refits", "refit_task",
            "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
            "LEAVE_OUT_MODES"]
 
@@ -115,7 +117,7 @@ def neutralise(X_train, X_test, columns):
     for c in columns:
         s = X_train[c]
         observed = s.dropna()
-        if isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind not in "biuf":
+        if not is_numeric_or_bool(s):
             value = observed.mode().iloc[0] if len(observed) else s.iloc[0]
         elif s.dtype.kind == "b":
             value = bool(observed.mode().iloc[0]) if len(observed) else False
@@ -181,6 +183,48 @@ def check_learner(learner, name="learner"):
                     f"returning one; got {type(learner).__name__}.")
 
 
+def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):
+    """Validate a learner with its train/test data and loss.
+
+    Returns
+    -------
+    template : unfitted estimator
+    X_train : DataFrame;  y_train : ndarray;  X_test : DataFrame or None;  y_test : ndarray or None
+    loss : Loss;  as_frame : bool
+    """
+    template = check_learner(learner)
+    Xtr, was_frame, ytr = check_X_y(X_train, y_train, X_name="X_train", y_name="y_train", min_rows=2)
+    if X_test is None and y_test is None:
+        if not allow_cv or cv is None:
+            raise ValidationError("'X_test' and 'y_test' are required" +
+                                  (" unless 'cv' is given." if allow_cv else "."))
+        Xte = yte = None
+    else:
+        if X_test is None or y_test is None:
+            raise ValidationError("'X_test' and 'y_test' must be given together.")
+        if allow_cv and cv is not None:
+            raise ValidationError("Give either a test set ('X_test', 'y_test') or 'cv', not both.")
+        Xte, was_frame_test, yte = check_X_y(X_test, y_test, X_name="X_test", y_name="y_test")
+        if was_frame_test != was_frame:
+            raise ValidationError("'X_train' and 'X_test' must both be DataFrames or both be arrays.")
+        check_same_columns(Xtr, Xte, "X_train", "X_test")
+    loss_obj = get_loss(loss)
+    # Checks predict_proba for probability losses and max_rows on the unfitted learner.
+    Predictor(template, output="proba" if loss_obj.needs_proba else "predict", max_rows=max_rows)
+    if not loss_obj.needs_proba and not loss_obj.needs_labels and ytr.dtype.kind not in "biuf":
+        raise ValidationError(f"loss {loss_obj.name!r} needs a numeric target; y_train has dtype {ytr.dtype}. "
+                              f"For classification use 'log_loss', 'brier', 'zero_one' or 'accuracy'.")
+    return template, Xtr, ytr, Xte, yte, loss_obj, was_frame
+
+
+def check_groups(groups, columns):
+    """Refuse a group that would leave the learner without any column."""
+    for name, cols in groups.items():
+        if len(cols) == len(columns):
+            raise ValidationError(f"Leaving out {name!r} removes every column of X_train; the learner "
+                                  f"needs at least one column left. Choose a smaller group.")
+
+
 def _seed_params(est):
     """Names of the ``random_state`` parameters of an estimator (nested ones in pipelines too)."""
     try:
@@ -231,9 +275,9 @@ def make_folds(n, cv, seed):
     return folds
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RefitProblem:
-    """Everything a refit task needs, the same object for every task of one call.
+    """Everything a refit task needs, the same object for every task of one call (keyword-only fields).
 
     Identity hashing (``eq=False``) and a ``__sizeof__`` that counts the data let joblib's
     Dask backend scatter the problem to the cluster once per call instead of pickling the

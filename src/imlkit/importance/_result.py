@@ -69,7 +69,7 @@ class ImportanceResult(ResultDisplay):
     warnings: tuple = ()
     extra: dict = field(default_factory=dict)
 
-    def to_frame(self, sort=True):
+    def to_frame(self, *, sort=True):
         """One row per feature: importance, std, ci_low, ci_high, q05, q95 [, p_value, p_adjusted, significant].
 
         Sorted by importance, largest first (``sort=False`` keeps the input order).
@@ -94,7 +94,7 @@ class ImportanceResult(ResultDisplay):
             frame = frame.sort_values("importance", ascending=False, kind="stable")
         return frame
 
-    def plot(self, kind=None, ax=None, **kwargs):
+    def plot(self, kind=None, *, ax=None, **kwargs):
         """Draw the result; returns the matplotlib Axes.
 
         ``kind``: ``"bar"`` (the point estimate with interval whiskers, the default), ``"box"``

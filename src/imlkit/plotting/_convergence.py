@@ -10,7 +10,7 @@ from ._base import get_ax
 __all__ = ["plot_convergence"]
 
 
-def plot_convergence(result, ax=None, max_features=10, n_se=1.0):
+def plot_convergence(result, *, ax=None, max_features=10, n_se=1.0):
     """Running SAGE values with ±``n_se`` standard-error bands.
 
     Parameters

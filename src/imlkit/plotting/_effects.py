@@ -8,7 +8,7 @@ from ._base import category_ticks, get_ax, set_labels
 __all__ = ["plot_effect"]
 
 
-def plot_effect(result, ax=None, ice=True, rug=True, band=True, color="C0", ice_color="0.5", ice_alpha=None,
+def plot_effect(result, *, ax=None, ice=True, rug=True, band=True, color="C0", ice_color="0.5", ice_alpha=None,
                 cmap="viridis", **kwargs):
     """Draw an effect (ICE, PD, ALE, a GAM term).
 

@@ -50,7 +50,7 @@ def plot_extrapolation(X, feature, partner=None, *, random_state=None, ax=None, 
     return draw_extrapolation(data, ax=ax, gridsize=gridsize, cmap=cmap)
 
 
-def draw_extrapolation(data, ax=None, gridsize=30, cmap="viridis"):
+def draw_extrapolation(data, *, ax=None, gridsize=30, cmap="viridis"):
     """Draw a :class:`~imlkit.effects._extrapolation.PermutationExtrapolation` (see
     :func:`plot_extrapolation`); returns the two Axes."""
     gridsize = check_int("gridsize", gridsize, min_value=2)

@@ -9,7 +9,7 @@ from ._base import get_ax
 __all__ = ["plot_gam", "plot_gam_term"]
 
 
-def plot_gam_term(effect, ax=None, rug=True, color="C0"):
+def plot_gam_term(effect, *, ax=None, rug=True, color="C0"):
     """One term of a GAM (an EffectResult with ``method="gam"``): a line and a shaded band for
     numeric terms, points with error bars for factors. Returns the Axes."""
     ax = get_ax(ax)
@@ -39,7 +39,7 @@ def plot_gam_term(effect, ax=None, rug=True, color="C0"):
     return ax
 
 
-def plot_gam(effects, ax=None, ncols=3, figsize=None):
+def plot_gam(effects, *, ax=None, ncols=3, figsize=None):
     """A panel per term (the course's Wage figure).
 
     Parameters

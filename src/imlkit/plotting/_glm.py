@@ -10,7 +10,7 @@ __all__ = ["plot_glm"]
 INTERCEPT = "(Intercept)"
 
 
-def plot_glm(summary, ax=None, exp=None, intercept=False, color="C0"):
+def plot_glm(summary, *, ax=None, exp=None, intercept=False, color="C0"):
     """A forest plot: one row per term, the weight as a point and its interval as a bar.
 
     Parameters

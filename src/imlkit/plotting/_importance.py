@@ -10,7 +10,7 @@ from ._base import barh_figsize, category_ticks, get_ax
 __all__ = ["plot_importance"]
 
 
-def plot_importance(result, kind=None, ax=None, max_features=20, interval=None, **kwargs):
+def plot_importance(result, *, kind=None, ax=None, max_features=20, interval=None, **kwargs):
     """Draw an importance result.
 
     Parameters

@@ -9,7 +9,7 @@ from ._base import new_figure, wrap
 __all__ = ["plot_null_distributions"]
 
 
-def plot_null_distributions(result, ax=None, max_features=20, bins=20, color="C0", **kwargs):
+def plot_null_distributions(result, *, ax=None, max_features=20, bins=20, color="C0", **kwargs):
     """Per-feature histograms of the null importances with the observed value marked.
 
     Parameters

@@ -9,7 +9,7 @@ from ._base import barh_figsize, category_ticks, get_ax, set_labels, wrap
 __all__ = ["plot_h_statistic", "plot_regional"]
 
 
-def plot_h_statistic(result, kind="overall", ax=None, max_features=20, color="C0", **kwargs):
+def plot_h_statistic(result, *, kind="overall", ax=None, max_features=20, color="C0", **kwargs):
     """Horizontal bars of overall H² (``kind="overall"``) or pairwise H² (``"pairwise"``).
 
     Returns
@@ -38,7 +38,7 @@ def plot_h_statistic(result, kind="overall", ax=None, max_features=20, color="C0
     return ax
 
 
-def plot_regional(result, ax=None, show_tree=True, band=True, **kwargs):
+def plot_regional(result, *, ax=None, show_tree=True, band=True, **kwargs):
     """Global PD (dashed) beside each region's PD with its c-ICE band (± one sd); the tree as text.
 
     The band of a region is its PD ± the standard deviation of its c-ICE curves at each grid

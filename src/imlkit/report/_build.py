@@ -161,7 +161,7 @@ def prepare_context(config, *, progress=None):
         with ctx.step(f"fit the model ({config.model})", estimator=repr(est)):
             ctx.model = est.fit(ctx.X_train, ctx.y_train)
     ctx.model_label = _model_label(ctx.model, config)
-    from ..importance._common import default_loss
+    from .._losses import default_loss
 
     ctx.loss = "squared_error" if ctx.task == "regression" else default_loss(ctx.model)
     if ctx.task == "classification" and ctx.loss == "squared_error":

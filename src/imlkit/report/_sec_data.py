@@ -149,7 +149,7 @@ def _extrapolation_blocks(X, feature, seed):
     """The course's diagnostic for the most dependent feature: hexbins of it against its strongest
     correlate before and after permuting it (nothing when it has no numeric partner)."""
     from .._extrapolation import permutation_extrapolation
-    from ..plotting._extrapolation import draw_extrapolation
+    from ..plotting import draw_extrapolation
 
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.kind in "biuf"]
     if feature not in numeric or len(numeric) < 2:
