@@ -27,16 +27,16 @@ from scipy import linalg, optimize, stats
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_choice, check_float, check_int,
-                           check_same_columns, check_X)
+from .._validation import ModelError, ValidationError, check_choice, check_float, check_int, check_same_columns, check_X
 from ._design import fit_design, is_categorical
-from ._glm import _FamilyEstimator
-from ._splines import (bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis,
-                       sum_to_zero)
+from ._family import Family, _FamilyEstimator
+from ._splines import bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis, sum_to_zero
 
 __all__ = ["GAM"]
 
-FAMILIES = {"gaussian": "identity", "binomial": "logit", "poisson": "log", "gamma": "log"}
+#: The GAM's families, each with its one link: {family: (link, allowed links)} as in ``Family``.
+FAMILIES = {"gaussian": ("identity", ("identity",)), "binomial": ("logit", ("logit",)),
+            "poisson": ("log", ("log",)), "gamma": ("log", ("log",))}
 TERM_KINDS = ("spline", "factor", "linear", "ns")
 #: Penalised IRLS steps during which λ is re-chosen (performance iteration) before it is frozen.
 MAX_SELECTION_ITER = 30
@@ -49,53 +49,7 @@ TEST_METHOD = ("Wald test of f_j = 0 on the term's fitted values with a rank-r p
                "refinement); chi-squared reference, F(r, n - edf) when the scale is estimated.")
 
 
-# ----------------------------------------------------------------------------- family pieces
-def _inverse_link(link, eta):
-    if link == "identity":
-        return eta
-    if link == "log":
-        return np.exp(np.clip(eta, -700, 700))
-    return 0.5 * (1.0 + np.tanh(0.5 * eta))  # logistic, overflow-free
-
-
-def _link(link, mu):
-    if link == "identity":
-        return mu
-    if link == "log":
-        return np.log(mu)
-    return np.log(mu) - np.log1p(-mu)
-
-
-def _dmu_deta(link, eta, mu):
-    if link == "identity":
-        return np.ones_like(eta)
-    if link == "log":
-        return mu
-    return mu * (1.0 - mu)
-
-
-def _variance(family, mu):
-    return {"gaussian": np.ones_like(mu), "binomial": mu * (1.0 - mu), "poisson": mu,
-            "gamma": mu ** 2}[family]
-
-
-def _deviance(family, y, mu):
-    if family == "gaussian":
-        return float(np.sum((y - mu) ** 2))
-    if family == "poisson":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(y > 0, y * np.log(y / mu), 0.0)
-        return float(2 * np.sum(t - (y - mu)))
-    if family == "binomial":
-        mu = np.clip(mu, 1e-15, 1 - 1e-15)
-        return float(-2 * np.sum(y * np.log(mu) + (1 - y) * np.log1p(-mu)))
-    return float(2 * np.sum(-np.log(y / mu) + (y - mu) / mu))
-
-
-def _start_mu(family, y):
-    return {"gaussian": y, "binomial": (y + 0.5) / 2, "poisson": y + 0.1, "gamma": y}[family].astype(float)
-
-
+# ----------------------------------------------------------------------------- cross-products
 def _crossprod(Xraw, w=None, chunk=8192):
     """``XᵀWX`` of the sparse raw model matrix, shape (p_raw, p_raw), dense.
 
@@ -298,6 +252,8 @@ class GAM(_FamilyEstimator):
     deviance_ : float
     n_iter_ : int
     classes_ : ndarray, shape (2,), binomial only.
+    family_ : Family
+        The family with its link (:class:`imlkit.models._family.Family`), shared with the GLM.
 
     Notes
     -----
@@ -349,7 +305,6 @@ class GAM(_FamilyEstimator):
 
     # -- parameters and terms
     def _check_params(self):
-        check_choice("family", self.family, list(FAMILIES))
         check_int("n_splines", self.n_splines, min_value=4)
         check_int("penalty_order", self.penalty_order, min_value=1, max_value=3)
         check_int("max_iter", self.max_iter, min_value=1)
@@ -566,9 +521,11 @@ class GAM(_FamilyEstimator):
     def _fit(self, X, y):
         self._check_params()
         frame, was_frame = check_X(X)
-        y = self._encode_y(y, len(frame))
+        fam = Family(self.family, links=FAMILIES)
+        y = self._encode_y(y, len(frame), fam)
         kinds = self._term_kinds(frame)
-        self.link_ = FAMILIES[self.family]
+        self.link_ = fam.link_name
+        self.family_ = fam
         self._terms, Z, basis = self._build_terms(frame, kinds)
         pen = [t for t in self._terms if t.S is not None]
         if isinstance(self.smoothing, dict):
@@ -588,8 +545,7 @@ class GAM(_FamilyEstimator):
             lam = np.array([float(self.smoothing[t.name]) for t in pen])
         elif method is None:
             lam = np.full(len(pen), float(self.smoothing))
-        scale_known = self.family in ("binomial", "poisson")
-        link = self.link_
+        scale_known = fam.scale_known
 
         A0 = Z.T @ _crossprod(Xraw) @ Z  # unweighted; the test statistics need it
         if self.family == "gaussian":
@@ -609,17 +565,15 @@ class GAM(_FamilyEstimator):
             n_iter = 1
             self.converged_ = True
         else:
-            mu = _start_mu(self.family, y)
-            eta = _link(link, mu)
+            mu = fam.start_mu(y)
+            eta = fam.link(mu)
             rho = center = None
             pdev_old = np.inf
             beta = None
             selecting = method is not None and bool(pen)
             converged = diverged = False
             for n_iter in range(1, self.max_iter + 1):
-                d = _dmu_deta(link, eta, mu)
-                w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
-                z = eta + (y - mu) / d
+                w, z = fam.working(y, eta, mu)
                 A = Z.T @ _crossprod(Xraw, w) @ Z
                 b = Z.T @ (Xraw.T @ (w * z))
                 sm = _Smoother(A, b, float(np.sum(w * z * z)), n, self._terms, scale_known,
@@ -639,10 +593,10 @@ class GAM(_FamilyEstimator):
                 # with λ re-chosen the objective itself moves).
                 for _ in range(30):
                     eta_new = Xraw @ (Z @ beta_new)
-                    mu_new = _inverse_link(link, eta_new)
+                    mu_new = fam.inverse(eta_new)
                     if self.family == "binomial":
                         mu_new = np.clip(mu_new, 1e-10, 1 - 1e-10)
-                    pdev = _deviance(self.family, y, mu_new) + beta_new @ Sl @ beta_new
+                    pdev = fam.deviance(y, mu_new) + beta_new @ Sl @ beta_new
                     if beta is None or selecting or np.isfinite(pdev) and pdev <= pdev_old * (1 + 1e-12):
                         break
                     beta_new = 0.5 * (beta + beta_new)
@@ -674,8 +628,7 @@ class GAM(_FamilyEstimator):
             else:
                 self.converged_ = True
             # Weights at the solution for the covariance and the degrees of freedom.
-            d = _dmu_deta(link, eta, mu)
-            w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
+            w, _ = fam.working(y, eta, mu)
             A = Z.T @ _crossprod(Xraw, w) @ Z
             Sl = sm.penalty(lam) if pen else np.zeros_like(A)
             cf = None
@@ -699,20 +652,15 @@ class GAM(_FamilyEstimator):
         edf_all = np.diag(F)
         tau = float(edf_all.sum())
         eta = Xraw @ (Z @ beta)
-        mu = _inverse_link(link, eta)
-        if self.family == "gaussian":
-            scale = float(np.sum((y - mu) ** 2)) / max(n - tau, 1.0)
-        elif self.family == "gamma":
-            scale = float(np.sum(((y - mu) / mu) ** 2)) / max(n - tau, 1.0)
-        else:
-            scale = 1.0
+        mu = fam.inverse(eta)
+        scale = fam.scale(y, mu, n - tau)
         self.coef_ = beta
         self.intercept_ = float(beta[0])
         self._beta_raw = Z @ beta
         self.covariance_ = 0.5 * (H_inv + H_inv.T) * scale
         self.scale_ = scale
         self.edf_total_ = tau
-        self.deviance_ = _deviance(self.family, y, mu)
+        self.deviance_ = fam.deviance(y, mu)
         self.n_iter_ = n_iter
         self.terms_ = {t.name: t.kind for t in self._terms}
         self.knots_ = {t.name: t.knots.copy() for t in self._terms if t.kind in ("spline", "ns")}
@@ -740,7 +688,7 @@ class GAM(_FamilyEstimator):
 
     def predict(self, X):
         """``E[y | x]`` (the predicted class for the binomial family), shape (n,)."""
-        mu = _inverse_link(self.link_, self.decision_function(X))
+        mu = self.family_.inverse(self.decision_function(X))
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return mu
@@ -748,7 +696,7 @@ class GAM(_FamilyEstimator):
     @available_if(lambda self: self._is_binomial())
     def predict_proba(self, X):
         """Class probabilities in the order of ``classes_``, shape (n, 2)."""
-        p = _inverse_link("logit", self.decision_function(X))
+        p = self.family_.inverse(self.decision_function(X))
         return np.column_stack([1 - p, p])
 
     # -- inference
@@ -795,7 +743,7 @@ class GAM(_FamilyEstimator):
             r = max(len(keep), 1)
             proj = MU[:, keep].T @ (R @ bj)
             T = float(np.sum(proj ** 2 / mev[keep]))
-            if self.family in ("binomial", "poisson"):
+            if self.family_.scale_known:
                 pval = float(stats.chi2.sf(T, r))
             else:
                 pval = float(stats.f.sf(T / r, r, max(self.n_samples_ - self.edf_total_, 1.0)))
