@@ -7,7 +7,7 @@ from numpy.testing import assert_allclose
 from imlkit._validation import ValidationError
 from imlkit.datasets import load_penguins
 from imlkit.models import RuleFit
-from imlkit.models._rulefit import l1_logistic_path, lambda_max
+from imlkit.models._l1 import l1_logistic_path, lambda_max
 from imlkit.models._rules import rule_masks
 
 
@@ -191,7 +191,7 @@ def test_lasso_cv_equals_sklearn_lassocv():
     from sklearn.linear_model import LassoCV
     from sklearn.model_selection import KFold
 
-    from imlkit.models._rulefit import lasso_cv
+    from imlkit.models._l1 import lasso_cv
 
     rng = np.random.default_rng(0)
     n = 400
