@@ -321,7 +321,7 @@ class GAM(_FamilyEstimator):
     True
     """
 
-    def __init__(self, terms="auto", family="gaussian", smoothing="reml", n_splines=20, penalty_order=2,
+    def __init__(self, *, terms="auto", family="gaussian", smoothing="reml", n_splines=20, penalty_order=2,
                  confidence_level=0.95, max_iter=100, tol=1e-8):
         self.terms = terms
         self.family = family

@@ -151,7 +151,7 @@ class GLM(_FamilyEstimator):
     ['(Intercept)', 'stress', 'sleep', 'work[yes]']
     """
 
-    def __init__(self, family="gaussian", link=None, interactions=None, fit_intercept=True,
+    def __init__(self, *, family="gaussian", link=None, interactions=None, fit_intercept=True,
                  confidence_level=0.95, alpha=0.0, polynomial=None):
         self.family = family
         self.link = link
