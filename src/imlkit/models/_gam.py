@@ -28,7 +28,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ModelError, ValidationError, check_choice, check_float, check_int, check_same_columns, check_X
-from ._design import fit_design, is_categorical
+from .._dtypes import column_kind, is_numeric
+from ._design import fit_design
 from ._family import Family, _FamilyEstimator
 from ._splines import bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis, sum_to_zero
 
@@ -359,7 +360,8 @@ class GAM(_FamilyEstimator):
             check_choice("terms", self.terms, ["auto"])
             kinds = {}
             for c in frame.columns:
-                if is_categorical(frame[c]):
+                self._refuse_dates(frame, c)
+                if not is_numeric(frame[c]):
                     kinds[c] = "factor"
                 else:
                     kinds[c] = "spline" if frame[c].nunique() >= 4 else "linear"
@@ -382,16 +384,25 @@ class GAM(_FamilyEstimator):
                 raise ValidationError(f"terms[{c!r}]: a natural spline needs its degrees of freedom, e.g. "
                                       f"('ns', 4); got 'ns'.")
             kinds[c] = kind if kind == "ns" else check_choice(f"terms[{c!r}]", kind, TERM_KINDS[:3])
-            if kind in ("spline", "linear", "ns") and is_categorical(frame[c]):
+            if kind in ("spline", "linear", "ns"):
+                self._refuse_dates(frame, c)
+            if kind in ("spline", "linear", "ns") and not is_numeric(frame[c]):
                 raise ValidationError(f"Column {c!r} is categorical; a {kind} term needs a numeric column "
                                       f"(use 'factor').")
             if kind == "spline" and frame[c].nunique() < 2:
                 raise ValidationError(f"Column {c!r} has fewer than 2 distinct values; a spline term needs more.")
         return kinds
 
+    @staticmethod
+    def _refuse_dates(frame, c):
+        if column_kind(frame[c]) == "datetime":
+            raise ValidationError(f"Column {c!r} holds dates; a spline or linear term needs a number. Convert it "
+                                  f"(e.g. to days since the first date), make it a 'factor', or leave it out of "
+                                  f"'terms'.")
+
     def _coerce(self, frame):
         """Numeric columns used as factors become categoricals with the training levels."""
-        conv = {c: lv for c, lv in self._factor_levels.items() if not is_categorical(frame[c])}
+        conv = {c: lv for c, lv in self._factor_levels.items() if is_numeric(frame[c])}
         if not conv:
             return frame
         frame = frame.copy()
@@ -439,7 +450,7 @@ class GAM(_FamilyEstimator):
         sizes = self._basis_sizes(frame, kinds)
         self.n_splines_ = dict(sizes)
         self._factor_levels = {c: sorted(frame[c].unique()) for c, k in kinds.items()
-                               if k == "factor" and not is_categorical(frame[c])}
+                               if k == "factor" and is_numeric(frame[c])}
         frame = self._coerce(frame)
         fl = [c for c, k in kinds.items() if k in ("factor", "linear")]
         self._design = fit_design(frame, features=fl, intercept=False)
