@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special
-from sklearn.base import BaseEstimator
+from sklearn.utils.metaestimators import available_if
 
-from .._validation import ValidationError, check_choice, check_y
+from .._validation import ValidationError, check_choice
+from ._base import ImlkitEstimator, set_task_tags
+from ._target import check_class_target
 
 __all__ = ["FAMILY_LINKS", "Family"]
 
@@ -244,43 +246,57 @@ class Family:
         return y
 
 
-class _FamilyEstimator(BaseEstimator):
+class _FamilyEstimator(ImlkitEstimator):
     """The base of the GLM and the GAM: a classifier for the binomial family, a regressor otherwise.
 
-    A binomial model predicts one of two labels and has ``predict_proba``, so scikit-learn's
-    tools (stratified folds, accuracy, ``is_classifier``) must treat it as a classifier, like
-    ``LogisticRegression``; every other family predicts a mean and is a regressor.
+    A binomial model predicts one of two labels (any two: strings, booleans, 0/1), has
+    ``predict_proba`` and scores by accuracy, so scikit-learn's tools (stratified folds,
+    ``is_classifier``, the estimator checks) must treat it as a binary classifier, like
+    ``LogisticRegression``; it is still the binomial GLM underneath (``decision_function``-like
+    linear predictor, coefficients on the logit scale). Every other family predicts a mean
+    ``E[y | x]`` and is a regressor, like scikit-learn's ``PoissonRegressor``.
+
+    Input checks (fitted or not, NaN/inf, complex, empty, 1-D or sparse input, the training
+    columns at predict time) are :class:`~imlkit.models._base.ImlkitEstimator`'s.
     """
+
+    _fitted_attribute = "coef_"
+    _allow_nan = False
+    _categorical_input = True
 
     def _is_binomial(self):
         return getattr(self, "family", None) == "binomial"
 
     def __sklearn_tags__(self):
-        from sklearn.utils._tags import ClassifierTags, RegressorTags
-
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
+        tags = set_task_tags(super().__sklearn_tags__(), "classification" if self._is_binomial() else "regression")
         if self._is_binomial():
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags(multi_class=False)
-            tags.regressor_tags = None
-        else:
-            tags.estimator_type = "regressor"
-            tags.regressor_tags = RegressorTags()
-            tags.classifier_tags = None
+            tags.classifier_tags.multi_class = False
+        elif getattr(self, "family", None) in ("poisson", "gamma", "exponential"):
+            tags.target_tags.positive_only = True  # counts >= 0, durations > 0 (Family.check_y)
         return tags
 
-    def _encode_y(self, y, n, family):
-        """Validate ``y`` for ``family`` (a :class:`Family`); binomial labels become 0/1 with ``classes_``."""
-        y = check_y(y, n)
+    def _check_X_y_family(self, X, y, family):
+        """``fit``'s checks: ``X`` and ``y`` (:meth:`_check_X_y`, at least 2 rows), then ``y`` for ``family``.
+
+        Returns
+        -------
+        frame : DataFrame, shape (n, p)
+        y : ndarray of float, shape (n,)
+            Binomial labels coded 0/1 (``classes_[1]`` is 1); other families' values checked
+            against the family's range (:meth:`Family.check_y`).
+        """
+        frame, y = self._check_X_y(X, y, min_samples=2)
+        return frame, self._encode_y(y, family)
+
+    def _encode_y(self, y, family):
         if family.is_binomial:
+            check_class_target(y, f"The binomial {type(self).__name__}")
             classes = np.unique(y.astype(object) if y.dtype.kind == "O" else y)
             if len(classes) < 2:
                 raise ValidationError(f"'y' has a single class {list(classes)}; the binomial family needs 2 classes.")
             if len(classes) > 2:
                 raise ValidationError(f"'y' has {len(classes)} classes {list(classes)[:10]}; the binomial family "
-                                      f"needs exactly 2.")
+                                      f"needs exactly 2. Only binary classification is supported.")
             self.classes_ = classes
             return (y == classes[1]).astype(float)
         try:
@@ -288,6 +304,17 @@ class _FamilyEstimator(BaseEstimator):
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"'y' must be numeric for the {family.name} family; got dtype {y.dtype}.") from exc
         return family.check_y(y)
+
+    @available_if(lambda self: self._is_binomial())
+    def decision_function(self, X):
+        """Binomial family only: the log-odds (the linear predictor for the logit link), shape (n,).
+
+        Positive values predict ``classes_[1]`` (for the logit, probit and cloglog links, whose
+        inverse passes 0.5 at η = 0; the log link passes 0.5 at η = log 0.5). Other families
+        are regressors and have :meth:`linear_predictor` only, as scikit-learn's regressors
+        have no ``decision_function``.
+        """
+        return self.linear_predictor(X)
 
     def score(self, X, y, sample_weight=None):
         """Accuracy for the binomial family, R² otherwise."""

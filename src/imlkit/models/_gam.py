@@ -25,10 +25,9 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import linalg, optimize, stats
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ModelError, ValidationError, check_choice, check_float, check_int, check_same_columns, check_X
 from .._dtypes import column_kind, is_numeric
+from .._validation import ModelError, ValidationError, check_choice, check_float, check_int
 from ._design import fit_design
 from ._family import Family, _FamilyEstimator
 from ._splines import bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis, sum_to_zero
@@ -564,9 +563,8 @@ class GAM(_FamilyEstimator):
         (3) choosing λ inside either when ``smoothing`` is "gcv"/"reml"; (4) the final statistics
         (covariance, effective degrees of freedom, scale, deviance) at the solution."""
         self._check_params()
-        frame, was_frame = check_X(X)
         fam = Family(self.family, links=FAMILIES)
-        y = self._encode_y(y, len(frame), fam)
+        frame, y = self._check_X_y_family(X, y, fam)
         self.link_ = fam.link_name
         self.family_ = fam
         mm = self._model_matrices(frame)
@@ -577,10 +575,7 @@ class GAM(_FamilyEstimator):
             self._warn_if_not_converged(fit)
             fit = self._at_solution(mm, y, fam, fit)
         self._set_statistics(mm, fit, y, fam)
-        self.columns_ = list(frame.columns)
-        self.n_features_in_ = frame.shape[1]
-        if was_frame:
-            self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        self.columns_ = list(self.feature_names_)
         return self
 
     # Step 1: the design
@@ -650,7 +645,7 @@ class GAM(_FamilyEstimator):
             try:
                 if selecting:
                     lam, rho, center = self._smoothing_parameters(sm, mm, rho, center)
-                cf, beta_new, Sl = sm.solve(lam)
+                _, beta_new, Sl = sm.solve(lam)
             except ModelError:
                 # the working weights vanished (fitted means at 0/1 or 0): the fit runs off
                 if beta is None:
@@ -759,20 +754,18 @@ class GAM(_FamilyEstimator):
         self.n_samples_ = mm.n
 
     # -- prediction
-    def _check_frame(self, X):
-        check_is_fitted(self, "coef_")
-        frame, _ = check_X(X)
-        if list(frame.columns) != self.columns_:
-            check_same_columns(pd.DataFrame(columns=self.columns_), frame, "the fit data", "X")
-        return frame
+    def linear_predictor(self, X):
+        """The linear predictor ``η = g(μ) = β₀ + Σ_j f_j(x_j)``, shape (n,), for every family.
 
-    def decision_function(self, X):
-        """The linear predictor ``η = g(μ)``, shape (n,)."""
-        return self._raw_matrix(self._check_frame(X)) @ self._beta_raw
+        (For the binomial family it is also :meth:`decision_function`, the log-odds.)
+        """
+        frame = self._check_X(X, reset=False)  # first: NotFittedError before any fitted attribute
+        return self._raw_matrix(frame) @ self._beta_raw
 
     def predict(self, X):
         """``E[y | x]`` (the predicted class for the binomial family), shape (n,)."""
-        mu = self.family_.inverse(self.decision_function(X))
+        eta = self.linear_predictor(X)  # checks first: fitted, the training columns
+        mu = self.family_.inverse(eta)
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return mu
@@ -780,12 +773,13 @@ class GAM(_FamilyEstimator):
     @available_if(lambda self: self._is_binomial())
     def predict_proba(self, X):
         """Class probabilities in the order of ``classes_``, shape (n, 2)."""
-        p = self.family_.inverse(self.decision_function(X))
+        eta = self.linear_predictor(X)
+        p = self.family_.inverse(eta)
         return np.column_stack([1 - p, p])
 
     # -- inference
     def _term(self, feature):
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         for t in self._terms:
             if t.name == feature:
                 return t
@@ -809,7 +803,7 @@ class GAM(_FamilyEstimator):
         otherwise. Wood (2013) refines this with a fractional rank; p-values here are
         approximate, somewhat too small when λ is estimated.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         rows = []
         for t in self._terms:
             bj = self.coef_[t.coef]
@@ -910,7 +904,7 @@ class GAM(_FamilyEstimator):
         """
         from ..plotting._gam import plot_gam
 
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         if ax is None:
             ax = axes
         if isinstance(features, str):

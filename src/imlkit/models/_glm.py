@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability, check_X
+from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability
 from ._design import INTERCEPT, fit_design
 from ._family import FAMILY_LINKS, Family, _FamilyEstimator
 
@@ -181,8 +180,7 @@ class GLM(_FamilyEstimator):
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
         alpha = check_float("alpha", self.alpha, low=0.0)
-        frame, was_frame = check_X(X)
-        y_enc = self._encode_y(y, len(frame), fam)
+        frame, y_enc = self._check_X_y_family(X, y, fam)
         spec = fit_design(frame, self.interactions, intercept=self.fit_intercept, polynomial=self.polynomial)
         D = spec.transform(frame)
         if D.shape[1] == 0:
@@ -227,9 +225,6 @@ class GLM(_FamilyEstimator):
         self.family_ = fam
         self.coef_ = pd.Series(params, index=spec.names, name="weight")
         self.estimable_ = pd.Series(self._estimable(D, result), index=spec.names, name="estimable")
-        self.n_features_in_ = frame.shape[1]
-        if was_frame:
-            self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
         return self
 
@@ -307,9 +302,13 @@ class GLM(_FamilyEstimator):
                 ok &= ~(se * unit > NOT_ESTIMABLE_SE)
         return ok
 
-    def _linear_predictor(self, X):
-        check_is_fitted(self, "coef_")
-        return self.design_.transform(X) @ self.coef_.to_numpy()
+    def linear_predictor(self, X):
+        """The linear predictor ``η = g(μ) = xᵀβ``, shape (n,), for every family.
+
+        (For the binomial family it is also :meth:`decision_function`.)
+        """
+        frame = self._check_X(X, reset=False)  # first: NotFittedError before any fitted attribute
+        return self.design_.transform(frame) @ self.coef_.to_numpy()
 
     def predict(self, X):
         """The expected value ``E[y | x]`` (the predicted class for the binomial family).
@@ -318,7 +317,8 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n,)
         """
-        mu = self.family_.inverse(self._linear_predictor(X))
+        eta = self.linear_predictor(X)  # checks first: fitted, the training columns
+        mu = self.family_.inverse(eta)
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return np.asarray(mu, dtype=float)
@@ -331,7 +331,8 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n, 2)
         """
-        p = np.clip(self.family_.inverse(self._linear_predictor(X)), 0, 1)
+        eta = self.linear_predictor(X)
+        p = np.clip(self.family_.inverse(eta), 0, 1)
         return np.column_stack([1 - p, p])
 
     # -- inference
@@ -355,7 +356,7 @@ class GLM(_FamilyEstimator):
         p-value, interval ``weight ± z_{(1+level)/2} · std_error``; the standard errors use the
         estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         r = self.result_
         idx = pd.Index(self.design_.names, name="term")
         if r is None:  # penalised: no standard errors
@@ -412,7 +413,7 @@ class GLM(_FamilyEstimator):
         -------
         (estimate, std_error, ci_low, ci_high)
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         if isinstance(c, dict):
             vec = np.zeros(len(self.coef_))
             for k, v in c.items():
@@ -535,7 +536,7 @@ class GLM(_FamilyEstimator):
             [1.07, 1.18]."``; for an interaction ``("workingday", "temp")`` the effect of temp at
             each level of workingday, with intervals.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         spec = self.design_
         if feature is not None and feature not in spec.columns:
             raise ValidationError(f"Unknown feature {feature!r} in 'feature'; the columns are {spec.columns}.")
