@@ -252,9 +252,8 @@ class _FamilyEstimator(ImlkitEstimator):
     A binomial model predicts one of two labels (any two: strings, booleans, 0/1), has
     ``predict_proba`` and scores by accuracy, so scikit-learn's tools (stratified folds,
     ``is_classifier``, the estimator checks) must treat it as a binary classifier, like
-    ``LogisticRegression``; it is still the binomial GLM underneath (``decision_function``-like
-    linear predictor, coefficients on the logit scale). Every other family predicts a mean
-    ``E[y | x]`` and is a regressor, like scikit-learn's ``PoissonRegressor``.
+    ``LogisticRegression`` (whose weights are also read on the link scale). Every other family
+    predicts a mean ``E[y | x]`` and is a regressor, like scikit-learn's ``PoissonRegressor``.
 
     Input checks (fitted or not, NaN/inf, complex, empty, 1-D or sparse input, the training
     columns at predict time) are :class:`~imlkit.models._base.ImlkitEstimator`'s.
@@ -309,10 +308,9 @@ class _FamilyEstimator(ImlkitEstimator):
     def decision_function(self, X):
         """Binomial family only: the log-odds (the linear predictor for the logit link), shape (n,).
 
-        Positive values predict ``classes_[1]`` (for the logit, probit and cloglog links, whose
-        inverse passes 0.5 at η = 0; the log link passes 0.5 at η = log 0.5). Other families
-        are regressors and have :meth:`linear_predictor` only, as scikit-learn's regressors
-        have no ``decision_function``.
+        For the logit and probit links, positive values predict ``classes_[1]`` (their inverse
+        passes 0.5 at η = 0). Other families are regressors and have :meth:`linear_predictor`
+        only, as scikit-learn's regressors have no ``decision_function``.
         """
         return self.linear_predictor(X)
 
