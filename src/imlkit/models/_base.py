@@ -146,7 +146,12 @@ class ImlkitEstimator(BaseEstimator):
         try:
             validate_data(self, X, reset=False, skip_check_array=True)
         except ValueError as exc:
-            raise ValidationError(f"'{name}' must have the same columns as the training X. {exc}") from None
+            n_fit, p = self.n_features_in_, frame.shape[1]
+            if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+                head = f"'{name}' must have the same columns as the training X"
+            else:
+                head = f"'{name}' must have {n_fit} columns like the training X; got {p}"
+            raise ValidationError(f"{head}. {exc}") from None
         if list(frame.columns) != self.feature_names_:
             if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):  # pragma: no cover - validate_data checked
                 raise ValidationError(f"'{name}' must have the same columns as the training X.")
@@ -196,13 +201,13 @@ class ImlkitEstimator(BaseEstimator):
             inf = np.isinf(vals).any(axis=0)
             if inf.any():
                 cols = [c for c, b in zip(numeric, inf) if b]
-                raise ValueError(f"'{name}' contains infinite values (inf) in column(s) {cols}.")
+                raise ValidationError(f"'{name}' has infinite values (inf) in {_columns(cols)}.")
         if not self._allow_nan:
             miss = frame.isna().any(axis=0)
             if miss.any():
                 cols = list(frame.columns[miss.to_numpy()])
-                raise ValueError(f"'{name}' contains NaN (missing values) in column(s) {cols}; "
-                                 f"{type(self).__name__} needs complete data (impute first).")
+                raise ValidationError(f"'{name}' has missing values in {_columns(cols)} (NaN); "
+                                      f"{type(self).__name__} needs complete data (impute first).")
 
     # ------------------------------------------------------------------ y
     def _check_y(self, y, n, *, name="y"):
@@ -263,3 +268,8 @@ class ImlkitEstimator(BaseEstimator):
             raise ValidationError(f"'y' must have at least 2 classes; got only one class: {classes.tolist()}.")
         return classes, codes.reshape(-1)
 
+
+
+def _columns(cols):
+    """``column 'a'`` or ``columns ['a', 'b']`` for messages."""
+    return f"column {cols[0]!r}" if len(cols) == 1 else f"columns {cols}"

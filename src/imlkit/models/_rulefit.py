@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
 from threadpoolctl import threadpool_limits
 
+from .._dtypes import is_numeric
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int, check_same_columns,
-                           check_X, check_X_y)
+from .._validation import ValidationError, as_seed_sequence, check_choice, check_float, check_int
+from ._base import ImlkitEstimator, set_task_tags
 from ._l1 import l1_logistic_cv, lasso_cv
 from ._l1 import sigmoid as _sigmoid
 from ._rules import Condition, Rule, rule_masks
@@ -24,17 +24,12 @@ __all__ = ["RuleFit"]
 LINEAR_SCALE = 0.4
 
 
-def _is_numeric(s):
-    return (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-            and not isinstance(s.dtype, pd.CategoricalDtype))
-
-
 class _Design:
     """Turns a DataFrame into the trees' input (numeric, NaN → training median; one-hot dummies)."""
 
     def __init__(self, frame):
         self.columns = list(frame.columns)
-        self.numeric = [c for c in self.columns if _is_numeric(frame[c])]
+        self.numeric = [c for c in self.columns if is_numeric(frame[c])]
         self.medians = {c: float(np.nanmedian(frame[c].to_numpy(dtype=float, na_value=np.nan)))
                         if frame[c].notna().any() else 0.0 for c in self.numeric}
         self.levels = {}
@@ -92,7 +87,7 @@ class _Design:
         return Rule(out)
 
 
-class RuleFit(BaseEstimator):
+class RuleFit(ImlkitEstimator):
     """RuleFit: L1-regularised linear model on rules read off a tree ensemble, plus linear terms.
 
     Parameters
@@ -131,6 +126,11 @@ class RuleFit(BaseEstimator):
 
     Attributes
     ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame with string names).
+    feature_names_ : list of str
+        The column names the rules use (``x0, x1, ...`` when fitted on an array).
     estimators_ : list of DecisionTreeRegressor
         The generated trees (fitted on the anonymous design columns ``f0, f1, ...``).
     n_candidate_rules_ : int
@@ -185,7 +185,10 @@ class RuleFit(BaseEstimator):
     True
     """
 
-    def __init__(self, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
+    _fitted_attribute = "rules_"
+    _allow_nan = True  # numeric NaN -> training median; a missing level matches no dummy
+
+    def __init__(self, *, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
                  subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, max_rows=20_000,
                  random_state=None):
         self.task = task
@@ -202,16 +205,8 @@ class RuleFit(BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, RegressorTags
-        tags = super().__sklearn_tags__()
-        task = getattr(self, "task_", self.task)  # after fit, "auto" is resolved
-        if task == "classification":
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags()
-        elif task == "regression":
-            tags.estimator_type = "regressor"
-            tags.regressor_tags = RegressorTags()
-        return tags
+        # after fit, "auto" is resolved; before, "auto" is neither a classifier nor a regressor
+        return set_task_tags(super().__sklearn_tags__(), getattr(self, "task_", self.task))
 
     # ------------------------------------------------------------------ fit
     def _check_params(self):
@@ -229,9 +224,22 @@ class RuleFit(BaseEstimator):
         check_int("max_rows", self.max_rows, min_value=10, allow_none=True)
 
     def fit(self, X, y):
-        frame, _, yy = check_X_y(X, y)
-        n = len(frame)
+        """Generate the trees, read off their rules and fit the L1-penalised model on rules and linear terms.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+            Numeric and categorical columns; missing values allowed.
+        y : array-like, shape (n,)
+            Numbers (regression) or class labels (classification).
+
+        Returns
+        -------
+        self
+        """
         self._check_params()
+        frame, yy = self._check_X_y(X, y, min_samples=self.cv)
+        n = len(frame)
         seed = as_seed_sequence(self.random_state)
         s_trees, s_cv, s_rows = spawn(seed, 3)
         task = self.task
@@ -241,12 +249,10 @@ class RuleFit(BaseEstimator):
         if task == "regression" and not numeric_y:
             raise ValidationError(f"'y' must be numeric for task='regression'; got values of dtype {yy.dtype} "
                                   f"such as {yy[0]!r}.")
-        self.task_ = task
         if task == "classification":
-            classes, yi = np.unique(yy, return_inverse=True)
-            if len(classes) < 2:
-                raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
+            classes, yi = self._check_classes(yy)
             self.classes_ = classes
+        self.task_ = task
         if self.max_rows is not None and n > self.max_rows:
             rows = self._row_subsample(n, yi if task == "classification" else None, np.random.default_rng(s_rows))
             frame, yy = frame.iloc[rows], yy[rows]
@@ -258,8 +264,6 @@ class RuleFit(BaseEstimator):
             Y = np.eye(len(classes))[yi]
         else:
             Y = yy.astype(float)[:, None]
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        self.n_features_in_ = frame.shape[1]
         design = _Design(frame)
         self._design = design
         Z = design.matrix(frame)
@@ -410,18 +414,13 @@ class RuleFit(BaseEstimator):
         tab["importance"] = imp.mean(axis=0)
         self.terms_ = tab
         nonzero = np.any(self.coef_ != 0, axis=0)
+        self._used = np.flatnonzero(nonzero)
         self.rules_ = (tab[nonzero].sort_values("importance", ascending=False, kind="stable")
                        .reset_index(drop=True))
-        self._used = np.flatnonzero(nonzero)
 
     # ------------------------------------------------------------------ predict
     def _check(self, X):
-        if not hasattr(self, "coef_"):
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError("This RuleFit instance is not fitted yet; call 'fit' first.")
-        frame, _ = check_X(X)
-        check_same_columns(pd.DataFrame(columns=self.feature_names_in_), frame, "the training X", "X")
-        return frame
+        return self._check_X(X, reset=False)
 
     def decision_function(self, X):
         """f(x): shape (n,) for regression and binary classification, (n, n_classes) otherwise."""
