@@ -107,7 +107,7 @@ def test_clear_errors_for_unfitted_sparse_nan_complex_and_1d_input(model):
     with pytest.raises(TypeError, match="sparse"):
         model().fit(sp.csr_matrix(X), y)
     Xnan = pd.DataFrame(X, columns=["a", "b", "c"]).assign(b=lambda d: d["b"].where(d.index != 3))
-    with pytest.raises(ValueError, match=r"NaN .* column\(s\) \['b'\]"):
+    with pytest.raises(ValueError, match=r"missing values in column 'b' \(NaN\)"):
         model().fit(Xnan, y)
     with pytest.raises(ValueError, match="Complex data not supported"):
         model().fit(X + 1j, y)
