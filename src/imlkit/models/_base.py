@@ -23,6 +23,7 @@ and :meth:`ImlkitEstimator._check_X` (``reset=False``) in every method that take
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -247,6 +248,22 @@ class ImlkitEstimator(BaseEstimator):
             raise ValidationError(f"{type(self).__name__} needs at least {min_samples} rows in 'X'; got "
                                   f"n_samples={len(frame)}.")
         return frame, yy
+
+    def _check_regression_target(self, y, *, name="y"):
+        """``y`` as floats for a regression; an object array of numbers (not bools) is accepted.
+
+        Raises
+        ------
+        ValidationError
+            Text, booleans or other labels: "'y' must be numeric for regression; ...".
+        """
+        if y.dtype.kind in "iuf":
+            return y.astype(float)
+        if y.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                       for v in y):
+            return y.astype(float)
+        example = f" such as {y[0]!r}" if len(y) else ""
+        raise ValidationError(f"'{name}' must be numeric for regression; got values of dtype {y.dtype}{example}.")
 
     def _check_classes(self, y):
         """The shared class-target rule: refuse a continuous ``y``, need two classes.

@@ -251,7 +251,8 @@ class OneR(ClassifierMixin, ImlkitEstimator):
 
     def explain(self, X):
         """Which rule of the chosen feature decides each row (see :meth:`DecisionList.explain`)."""
-        return self.rules_.explain(self._check_predict_X(X))
+        frame = self._check_predict_X(X)
+        return self.rules_.explain(frame)
 
     def __str__(self):
         return str(self.rules_) if hasattr(self, "rules_") else "OneR (not fitted)"
