@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 
 from .._dtypes import is_numeric
 from .._parallel import spawn
-from .._validation import ValidationError, as_seed_sequence, check_choice, check_float, check_int
+from .._validation import as_seed_sequence, check_choice, check_float, check_int
 from ._base import ImlkitEstimator, set_task_tags
 from ._l1 import l1_logistic_cv, lasso_cv
 from ._l1 import sigmoid as _sigmoid
