@@ -72,7 +72,7 @@ class ImlkitEstimator(BaseEstimator):
 
     After ``fit`` every model has ``n_features_in_``, ``feature_names_`` (the column names its
     rules and tables use: the DataFrame's columns as strings, or ``x0, x1, ...`` for an array)
-    and, when fitted on a DataFrame with string column names, ``feature_names_in_``.
+    and, when fitted on a DataFrame, ``feature_names_in_`` (its column names as strings).
     """
 
     _fitted_attribute = None
@@ -139,13 +139,15 @@ class ImlkitEstimator(BaseEstimator):
         else:
             frame = self._frame_from_array(X, name)
         self._check_values(frame, name)
+        # a DataFrame's column names are compared as strings (check_X turned 0, 1, ... into "0", "1", ...)
+        named = frame if isinstance(X, pd.DataFrame) else X
         if reset:
-            # sets n_features_in_ and, for string column names, feature_names_in_
-            validate_data(self, X, reset=True, skip_check_array=True)
+            # sets n_features_in_ and, for a DataFrame, feature_names_in_
+            validate_data(self, named, reset=True, skip_check_array=True)
             self.feature_names_ = list(frame.columns)
             return frame
         try:
-            validate_data(self, X, reset=False, skip_check_array=True)
+            validate_data(self, named, reset=False, skip_check_array=True)
         except ValueError as exc:
             n_fit, p = self.n_features_in_, frame.shape[1]
             if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):

@@ -72,7 +72,7 @@ class OneR(ClassifierMixin, ImlkitEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names the rules use (``x0, x1, ...`` when fitted on an array).
     feature_ : str
