@@ -99,3 +99,27 @@ def test_array_fit_has_no_feature_names_in(model):
     assert not hasattr(model, "feature_names_in_")
     assert model.feature_names_ == ["x0", "x1"]
     assert model.n_features_in_ == 2
+
+
+def test_int_named_dataframe_columns_are_compared_as_strings():
+    """Column names 0, 1, ... become "0", "1", ...; a reordered frame is refused with both messages."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=[0, "a", 2])
+    y = np.repeat(["p", "q"], 20)
+    m = NaiveBayes().fit(X, y)
+    assert list(m.feature_names_in_) == ["0", "a", "2"]
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):  # scikit-learn's warning
+        from_array = m.predict(X.to_numpy())  # an array: columns by position
+    assert np.array_equal(m.predict(X), from_array)
+    with pytest.raises(ValueError, match=r"must have the same columns as the training X\. The feature names should "
+                                         r"match those that were passed during fit\.\nFeature names must be in the "
+                                         r"same order"):
+        m.predict(X[[2, "a", 0]])
+
+
+@pytest.mark.parametrize("model", [OneR(), RIPPER(random_state=0), NaiveBayes(), DecisionTree(),
+                                   RuleFit(**RULEFIT)], ids=lambda m: type(m).__name__)
+def test_infinite_values_are_refused_naming_the_column(model):
+    X = pd.DataFrame({"a": [1.0, 2.0, np.inf, 4.0] * 5, "b": np.arange(20.0)})
+    with pytest.raises(ValueError, match=r"^'X' has infinite values \(inf\) in column 'a'\.$"):
+        model.fit(X, np.repeat(["p", "q"], 10))
