@@ -156,9 +156,9 @@ class ImlkitEstimator(BaseEstimator):
                 head = f"'{name}' must have {n_fit} columns like the training X; got {p}"
             raise ValidationError(f"{head}. {exc}") from None
         if list(frame.columns) != self.feature_names_:
-            if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):  # pragma: no cover - validate_data checked
-                raise ValidationError(f"'{name}' must have the same columns as the training X.")
-            frame.columns = self.feature_names_  # an array (or unnamed columns): by position
+            # only after an array fit (validate_data compared the names otherwise): columns by position,
+            # on a new frame so that the caller's DataFrame keeps its names
+            frame = frame.set_axis(self.feature_names_, axis=1)
         return frame
 
     def _frame_from_frame(self, X, name):
@@ -168,8 +168,7 @@ class ImlkitEstimator(BaseEstimator):
         if complex_cols:
             raise ValueError(f"Complex data not supported: column(s) {complex_cols} of '{name}' are complex.")
         if not self._categorical_input:
-            bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype)
-                   or pd.api.types.is_bool_dtype(X[c].dtype)]
+            bad = [c for c in X.columns if not is_numeric(X[c])]
             if bad:
                 raise ValidationError(f"{type(self).__name__} needs numeric columns; column(s) {bad} of '{name}' "
                                       f"are not numeric.")
