@@ -113,7 +113,7 @@ def test_l1_logistic_path_matches_sklearn():
 
 
 @pytest.mark.parametrize("kwargs, y, exc, match", [
-    ({"task": "regression"}, np.array(["a", "b"] * 50), ValidationError, "'y' must be numeric for task='regression'"),
+    ({"task": "regression"}, np.array(["a", "b"] * 50), ValidationError, "'y' must be numeric for regression"),
     ({}, np.array(["a"] * 100), ValidationError, "at least 2 classes"),
     ({"generator": "xgb"}, None, ValidationError, "'generator' must be one of 'gbm', 'rf'"),
     ({"mean_tree_size": 1}, None, ValidationError, "'mean_tree_size' must be a number >= 2"),

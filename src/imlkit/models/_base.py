@@ -23,6 +23,7 @@ and :meth:`ImlkitEstimator._check_X` (``reset=False``) in every method that take
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -71,7 +72,7 @@ class ImlkitEstimator(BaseEstimator):
 
     After ``fit`` every model has ``n_features_in_``, ``feature_names_`` (the column names its
     rules and tables use: the DataFrame's columns as strings, or ``x0, x1, ...`` for an array)
-    and, when fitted on a DataFrame with string column names, ``feature_names_in_``.
+    and, when fitted on a DataFrame, ``feature_names_in_`` (its column names as strings).
     """
 
     _fitted_attribute = None
@@ -138,13 +139,15 @@ class ImlkitEstimator(BaseEstimator):
         else:
             frame = self._frame_from_array(X, name)
         self._check_values(frame, name)
+        # a DataFrame's column names are compared as strings (check_X turned 0, 1, ... into "0", "1", ...)
+        named = frame if isinstance(X, pd.DataFrame) else X
         if reset:
-            # sets n_features_in_ and, for string column names, feature_names_in_
-            validate_data(self, X, reset=True, skip_check_array=True)
+            # sets n_features_in_ and, for a DataFrame, feature_names_in_
+            validate_data(self, named, reset=True, skip_check_array=True)
             self.feature_names_ = list(frame.columns)
             return frame
         try:
-            validate_data(self, X, reset=False, skip_check_array=True)
+            validate_data(self, named, reset=False, skip_check_array=True)
         except ValueError as exc:
             n_fit, p = self.n_features_in_, frame.shape[1]
             if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
@@ -153,9 +156,9 @@ class ImlkitEstimator(BaseEstimator):
                 head = f"'{name}' must have {n_fit} columns like the training X; got {p}"
             raise ValidationError(f"{head}. {exc}") from None
         if list(frame.columns) != self.feature_names_:
-            if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):  # pragma: no cover - validate_data checked
-                raise ValidationError(f"'{name}' must have the same columns as the training X.")
-            frame.columns = self.feature_names_  # an array (or unnamed columns): by position
+            # only after an array fit (validate_data compared the names otherwise): columns by position,
+            # on a new frame so that the caller's DataFrame keeps its names
+            frame = frame.set_axis(self.feature_names_, axis=1)
         return frame
 
     def _frame_from_frame(self, X, name):
@@ -165,8 +168,7 @@ class ImlkitEstimator(BaseEstimator):
         if complex_cols:
             raise ValueError(f"Complex data not supported: column(s) {complex_cols} of '{name}' are complex.")
         if not self._categorical_input:
-            bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype)
-                   or pd.api.types.is_bool_dtype(X[c].dtype)]
+            bad = [c for c in X.columns if not is_numeric(X[c])]
             if bad:
                 raise ValidationError(f"{type(self).__name__} needs numeric columns; column(s) {bad} of '{name}' "
                                       f"are not numeric.")
@@ -247,6 +249,22 @@ class ImlkitEstimator(BaseEstimator):
             raise ValidationError(f"{type(self).__name__} needs at least {min_samples} rows in 'X'; got "
                                   f"n_samples={len(frame)}.")
         return frame, yy
+
+    def _check_regression_target(self, y, *, name="y"):
+        """``y`` as floats for a regression; an object array of numbers (not bools) is accepted.
+
+        Raises
+        ------
+        ValidationError
+            Text, booleans or other labels: "'y' must be numeric for regression; ...".
+        """
+        if y.dtype.kind in "iuf":
+            return y.astype(float)
+        if y.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                       for v in y):
+            return y.astype(float)
+        example = f" such as {y[0]!r}" if len(y) else ""
+        raise ValidationError(f"'{name}' must be numeric for regression; got values of dtype {y.dtype}{example}.")
 
     def _check_classes(self, y):
         """The shared class-target rule: refuse a continuous ``y``, need two classes.

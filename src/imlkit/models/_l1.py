@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.linear_model import lasso_path
 
-__all__ = ["lasso_cv", "l1_logistic_path", "l1_logistic_cv", "lambda_max", "sigmoid"]
+__all__ = ["l1_logistic_cv", "l1_logistic_path", "lambda_max", "lasso_cv", "sigmoid"]
 
 
 def lasso_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, max_iter=5000):

@@ -54,7 +54,7 @@ class NaiveBayes(ClassifierMixin, ImlkitEstimator):
     class_prior_ : ndarray, shape (K,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str, shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names :meth:`explain` uses (``x0, x1, ...`` when fitted on an array).
     feature_kinds_ : dict

@@ -72,7 +72,7 @@ class OneR(ClassifierMixin, ImlkitEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names the rules use (``x0, x1, ...`` when fitted on an array).
     feature_ : str
@@ -251,7 +251,8 @@ class OneR(ClassifierMixin, ImlkitEstimator):
 
     def explain(self, X):
         """Which rule of the chosen feature decides each row (see :meth:`DecisionList.explain`)."""
-        return self.rules_.explain(self._check_predict_X(X))
+        frame = self._check_predict_X(X)
+        return self.rules_.explain(frame)
 
     def __str__(self):
         return str(self.rules_) if hasattr(self, "rules_") else "OneR (not fitted)"

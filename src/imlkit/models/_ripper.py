@@ -375,7 +375,7 @@ class RIPPER(ClassifierMixin, ImlkitEstimator):
         The learned rules, in order, with the most frequent class as default.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names the rules use (``x0, x1, ...`` when fitted on an array).
 
@@ -486,15 +486,18 @@ class RIPPER(ClassifierMixin, ImlkitEstimator):
 
     def predict(self, X):
         """Class of the first rule that covers each row (else the default), shape (n,)."""
-        return self.rules_.predict(self._check(X)).astype(self.classes_.dtype)
+        frame = self._check(X)
+        return self.rules_.predict(frame).astype(self.classes_.dtype)
 
     def predict_proba(self, X):
         """Laplace-smoothed training class frequencies of the deciding rule, shape (n, n_classes)."""
-        return self._proba[self.rules_.fired(self._check(X))]
+        frame = self._check(X)
+        return self._proba[self.rules_.fired(frame)]
 
     def explain(self, X):
         """Which rule decided each row (see :meth:`DecisionList.explain`)."""
-        return self.rules_.explain(self._check(X))
+        frame = self._check(X)
+        return self.rules_.explain(frame)
 
     def __str__(self):
         return str(self.rules_) if hasattr(self, "rules_") else "RIPPER (not fitted)"

@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 
 from .._dtypes import is_numeric
 from .._parallel import spawn
-from .._validation import ValidationError, as_seed_sequence, check_choice, check_float, check_int
+from .._validation import as_seed_sequence, check_choice, check_float, check_int
 from ._base import ImlkitEstimator, set_task_tags
 from ._l1 import l1_logistic_cv, lasso_cv
 from ._l1 import sigmoid as _sigmoid
@@ -128,7 +128,7 @@ class RuleFit(ImlkitEstimator):
     ----------
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names the rules use (``x0, x1, ...`` when fitted on an array).
     estimators_ : list of DecisionTreeRegressor
@@ -243,12 +243,10 @@ class RuleFit(ImlkitEstimator):
         seed = as_seed_sequence(self.random_state)
         s_trees, s_cv, s_rows = spawn(seed, 3)
         task = self.task
-        numeric_y = yy.dtype.kind in "iuf"
         if task == "auto":
             task = auto_task(yy)
-        if task == "regression" and not numeric_y:
-            raise ValidationError(f"'y' must be numeric for task='regression'; got values of dtype {yy.dtype} "
-                                  f"such as {yy[0]!r}.")
+        if task == "regression":
+            yy = self._check_regression_target(yy)
         if task == "classification":
             classes, yi = self._check_classes(yy)
             self.classes_ = classes
@@ -274,7 +272,7 @@ class RuleFit(ImlkitEstimator):
         self.candidate_rules_ = rules
         L, lin_names = self._linear_terms(evalframe, fit=True)
         F = np.hstack([R.astype(float), L])
-        self._fit_l1(F, Y, yy if task == "classification" else None, np.random.default_rng(s_cv))
+        self._fit_l1(F, Y, yi if task == "classification" else None, np.random.default_rng(s_cv))
         self._make_table(R, L, lin_names)
         return self
 
@@ -422,9 +420,10 @@ class RuleFit(ImlkitEstimator):
     def _check(self, X):
         return self._check_X(X, reset=False)
 
-    def decision_function(self, X):
+    def _f(self, X):
         """f(x): shape (n,) for regression and binary classification, (n, n_classes) otherwise."""
-        frame = self._design.imputed(self._check(X))
+        frame = self._check(X)
+        frame = self._design.imputed(frame)
         n_rules = len(self.candidate_rules_)
         used_rules = self._used[self._used < n_rules]
         f = np.tile(np.atleast_1d(self.intercept_).astype(float), (len(frame), 1))
@@ -440,9 +439,17 @@ class RuleFit(ImlkitEstimator):
         return getattr(self, "task_", self.task) == "classification"
 
     @available_if(_is_classifier)
+    def decision_function(self, X):
+        """f(x), the log-odds: shape (n,) for two classes (of the second class), (n, n_classes) otherwise.
+
+        Classification only (a regressor's f(x) is :meth:`predict`).
+        """
+        return self._f(X)
+
+    @available_if(_is_classifier)
     def predict_proba(self, X):
         """σ(f) per class, shape (n, n_classes); one-vs-rest probabilities normalised to sum to 1."""
-        f = self.decision_function(X)
+        f = self._f(X)
         if f.ndim == 1:
             p = _sigmoid(f)
             return np.column_stack([1 - p, p])
@@ -451,9 +458,10 @@ class RuleFit(ImlkitEstimator):
 
     def predict(self, X):
         """Class of largest probability (classification) or f(x) (regression), shape (n,)."""
+        self._check_fitted()
         if self.task_ == "classification":
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        return self.decision_function(X)
+        return self._f(X)
 
     def score(self, X, y):
         """Accuracy (classification) or R² (regression)."""

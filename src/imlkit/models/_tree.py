@@ -219,7 +219,7 @@ class DecisionTree(ImlkitEstimator):
     task_ : str
     n_features_in_ : int
     feature_names_in_ : ndarray of str, shape (p,)
-        The DataFrame's column names (only when fitted on a DataFrame with string names).
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
         The column names the splits use (``x0, x1, ...`` when fitted on an array).
     feature_kinds_ : dict
@@ -344,9 +344,7 @@ class DecisionTree(ImlkitEstimator):
         frame, y = self._check_X_y(X, y)
         criterion, task = self._check_params(y)
         if task == "regression":
-            if y.dtype.kind not in "iuf":
-                raise ValidationError(f"'y' must be numeric for regression; got dtype {y.dtype}.")
-            y = y.astype(float)
+            y = self._check_regression_target(y)
         else:
             if self.task == "auto" and y.dtype.kind == "f" and not np.all(y == np.round(y)):
                 raise ValidationError(f"criterion={criterion!r} needs a class target, but 'y' looks continuous (it "
@@ -562,7 +560,8 @@ class DecisionTree(ImlkitEstimator):
     @available_if(_is_classifier)
     def predict_proba(self, X):
         """Class proportions of each row's leaf, shape (n, K), columns in ``classes_`` order."""
-        return self._value[self.apply(X)].copy()
+        leaves = self.apply(X)  # checks first that the tree is fitted
+        return self._value[leaves].copy()
 
     def score(self, X, y):
         """Accuracy (classification) or R² (regression) on ``X``, ``y``."""
