@@ -78,7 +78,7 @@ def test_recovers_sin_and_quadratic_components(smoothing):
 def test_smooths_sum_to_zero_so_the_intercept_is_the_mean_linear_predictor():
     X, y = simulate(n=200)
     gam = GAM(terms={"a": "spline", "b": "spline"}).fit(X, y)
-    assert_allclose(gam.decision_function(X).mean(), gam.intercept_, rtol=1e-10)
+    assert_allclose(gam.linear_predictor(X).mean(), gam.intercept_, rtol=1e-10)
     assert_allclose(gam.intercept_, np.mean(y), rtol=1e-8)  # gaussian: residuals sum to zero
 
 

@@ -351,3 +351,47 @@ def test_three_way_interaction_equals_statsmodels_a_star_b_star_c():
         GLM(interactions=[("stress", "sleep", "work"), ("work", "sleep", "stress")]).fit(X, y)
     with pytest.raises(ValueError, match="needs three different features"):
         GLM(interactions=[("stress", "sleep", "stress")]).fit(X, y)
+
+
+# --------------------------------------------------------------------------- the shared Family
+@pytest.mark.parametrize("name, link", [("gaussian", "identity"), ("binomial", "logit"), ("poisson", "log"),
+                                        ("gamma", "log"), ("gamma", "negative_inverse")])
+def test_family_pieces_equal_the_textbook_formulas(name, link):
+    """McCullagh & Nelder (1989), table 2.1: variance functions, deviances and IRLS weights."""
+    from imlkit.models._family import Family
+
+    rng = np.random.default_rng(0)
+    mu = rng.uniform(0.1, 0.9, 50)
+    y = {"gaussian": rng.normal(size=50), "binomial": rng.integers(0, 2, 50).astype(float),
+         "poisson": rng.poisson(2.0, 50).astype(float), "gamma": rng.gamma(2.0, 1.0, 50)}[name]
+    fam = Family(name, link)
+    V = {"gaussian": np.ones(50), "binomial": mu * (1 - mu), "poisson": mu, "gamma": mu ** 2}[name]
+    assert_allclose(fam.variance(mu), V, rtol=1e-12)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the formulas of the other families
+        ylogy = np.where(y > 0, y * np.log(y / mu), 0.0)
+        D = {"gaussian": np.sum((y - mu) ** 2),
+             "binomial": -2 * np.sum(y * np.log(mu) + (1 - y) * np.log1p(-mu)),
+             "poisson": 2 * np.sum(ylogy - (y - mu)),
+             "gamma": 2 * np.sum((y - mu) / mu - np.log(y / mu))}[name]
+    assert_allclose(fam.deviance(y, mu), D, rtol=1e-10)
+    eta = fam.link(mu)
+    assert_allclose(fam.inverse(eta), mu, rtol=1e-12)
+    dmu = {"identity": np.ones(50), "logit": mu * (1 - mu), "log": mu, "negative_inverse": mu ** 2}[link]
+    w, z = fam.working(y, eta, mu)
+    assert_allclose(w, dmu ** 2 / V, rtol=1e-10)
+    assert_allclose(z, eta + (y - mu) / dmu, rtol=1e-10)
+    assert fam.scale_known == (name in ("binomial", "poisson"))
+    assert_allclose(fam.scale(y, mu, 40), 1.0 if fam.scale_known else np.sum((y - mu) ** 2 / V) / 40, rtol=1e-12)
+
+
+def test_family_inverse_link_does_not_overflow_and_pickles_without_statsmodels_state():
+    from imlkit.models._family import Family
+
+    with np.errstate(over="raise"):
+        assert_allclose(Family("binomial").inverse(np.array([-800.0, 0.0, 800.0])), [0.0, 0.5, 1.0])
+        assert np.isfinite(Family("poisson").inverse(np.array([1000.0]))).all()
+    fam = Family("gamma", "negative_inverse")
+    fam.variance(np.ones(2))  # builds the statsmodels family
+    back = pickle.loads(pickle.dumps(fam))
+    assert back._sm is None and back.link_name == "negative_inverse"
+    assert_allclose(back.link(np.array([2.0])), [-0.5])

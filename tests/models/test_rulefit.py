@@ -7,7 +7,7 @@ from numpy.testing import assert_allclose
 from imlkit._validation import ValidationError
 from imlkit.datasets import load_penguins
 from imlkit.models import RuleFit
-from imlkit.models._rulefit import l1_logistic_path, lambda_max
+from imlkit.models._l1 import l1_logistic_path, lambda_max
 from imlkit.models._rules import rule_masks
 
 
@@ -113,7 +113,7 @@ def test_l1_logistic_path_matches_sklearn():
 
 
 @pytest.mark.parametrize("kwargs, y, exc, match", [
-    ({"task": "regression"}, np.array(["a", "b"] * 50), ValidationError, "'y' must be numeric for task='regression'"),
+    ({"task": "regression"}, np.array(["a", "b"] * 50), ValidationError, "'y' must be numeric for regression"),
     ({}, np.array(["a"] * 100), ValidationError, "at least 2 classes"),
     ({"generator": "xgb"}, None, ValidationError, "'generator' must be one of 'gbm', 'rf'"),
     ({"mean_tree_size": 1}, None, ValidationError, "'mean_tree_size' must be a number >= 2"),
@@ -191,7 +191,7 @@ def test_lasso_cv_equals_sklearn_lassocv():
     from sklearn.linear_model import LassoCV
     from sklearn.model_selection import KFold
 
-    from imlkit.models._rulefit import lasso_cv
+    from imlkit.models._l1 import lasso_cv
 
     rng = np.random.default_rng(0)
     n = 400

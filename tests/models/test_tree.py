@@ -233,7 +233,7 @@ def test_regression_equals_sklearn(max_depth, min_samples_leaf):
     # (small leaves tie: a node of 2 rows, or of 4 with min_samples_leaf=2, is split equally
     # well by every feature, and scikit-learn then picks a feature at random)
     X, X_test, y = _float32_data(300, 4, 1)
-    ours = DecisionTree("squared_error", max_depth=max_depth, min_samples_leaf=min_samples_leaf).fit(X, y)
+    ours = DecisionTree(criterion="squared_error", max_depth=max_depth, min_samples_leaf=min_samples_leaf).fit(X, y)
     sk, sk1 = (DecisionTreeRegressor(max_depth=max_depth, min_samples_leaf=min_samples_leaf, random_state=r).fit(X, y)
                for r in (0, 1))
     # scikit-learn breaks exact ties between features at random; compare only where it does not
@@ -262,9 +262,9 @@ def test_classification_equals_sklearn(criterion, min_samples_leaf):
 
 def test_dataframe_and_array_give_the_same_tree():
     X, X_test, y = _float32_data(150, 3, 2)
-    a = DecisionTree("squared_error", max_depth=3).fit(X, y)
+    a = DecisionTree(criterion="squared_error", max_depth=3).fit(X, y)
     frame = pd.DataFrame(X, columns=["x0", "x1", "x2"])
-    b = DecisionTree("squared_error", max_depth=3).fit(frame, y)
+    b = DecisionTree(criterion="squared_error", max_depth=3).fit(frame, y)
     assert_allclose(a.predict(X_test), b.predict(pd.DataFrame(X_test, columns=frame.columns)), atol=0)
     pd.testing.assert_frame_equal(a.split_trace_, b.split_trace_)
 

@@ -12,7 +12,9 @@ factor and linear terms), so both name a coefficient the same way:
   ``("a", "b", "c")`` is the product of three blocks, ``a:b:c``;
 * a polynomial term ``{"age": 3}`` adds the raw powers ``age^2`` and ``age^3`` after ``age``.
 
-A column is categorical when its dtype is ``category``, ``object``, ``string`` or ``bool``.
+A column is numeric when :func:`imlkit._dtypes.is_numeric` says so (integer and float, not
+``bool``); every other column (``category``, text, ``bool``) is dummy-coded, except dates
+(:func:`imlkit._dtypes.is_datetime`), which are refused with a message.
 The levels of a ``category`` column keep their declared order (only the observed ones are
 used, so no column is identically zero); other columns use their sorted distinct values.
 """
@@ -23,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import ValidationError, check_X, check_same_columns
+from .._dtypes import is_datetime, is_numeric
+from .._validation import ValidationError, check_same_columns, check_X
 
 __all__ = ["DesignSpec", "fit_design", "is_categorical", "check_interactions"]
 
@@ -31,11 +34,8 @@ INTERCEPT = "(Intercept)"
 
 
 def is_categorical(series):
-    """True for ``category``, ``object``, ``string`` and ``bool`` columns."""
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return True
-    return dtype.kind in "bOUS" or isinstance(dtype, pd.StringDtype) or str(dtype) in ("str", "string")
+    """True for the columns that are dummy-coded: every column that is not numeric (see :mod:`imlkit._dtypes`)."""
+    return not is_numeric(series)
 
 
 def _levels(series):
@@ -229,6 +229,10 @@ def fit_design(X, interactions=None, *, features=None, intercept=True, polynomia
     used = list(dict.fromkeys(features + [v for p in pairs for v in p]))
     categorical = {}
     for c in used:
+        if is_datetime(frame[c]):
+            raise ValidationError(f"Column {c!r} of '{name}' holds dates; the design needs numeric or categorical "
+                                  f"columns (turn the dates into numbers, e.g. days since the first date, or into "
+                                  f"categories such as the month).")
         if is_categorical(frame[c]):
             levels = _levels(frame[c])
             if frame[c].isna().any():

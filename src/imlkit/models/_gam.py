@@ -25,18 +25,18 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import linalg, optimize, stats
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_choice, check_float, check_int,
-                           check_same_columns, check_X)
-from ._design import fit_design, is_categorical
-from ._glm import _FamilyEstimator
-from ._splines import (bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis,
-                       sum_to_zero)
+from .._dtypes import column_kind, is_numeric
+from .._validation import ModelError, ValidationError, check_choice, check_float, check_int
+from ._design import fit_design
+from ._family import Family, _FamilyEstimator
+from ._splines import bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis, sum_to_zero
 
 __all__ = ["GAM"]
 
-FAMILIES = {"gaussian": "identity", "binomial": "logit", "poisson": "log", "gamma": "log"}
+#: The GAM's families, each with its one link: {family: (link, allowed links)} as in ``Family``.
+FAMILIES = {"gaussian": ("identity", ("identity",)), "binomial": ("logit", ("logit",)),
+            "poisson": ("log", ("log",)), "gamma": ("log", ("log",))}
 TERM_KINDS = ("spline", "factor", "linear", "ns")
 #: Penalised IRLS steps during which λ is re-chosen (performance iteration) before it is frozen.
 MAX_SELECTION_ITER = 30
@@ -49,53 +49,7 @@ TEST_METHOD = ("Wald test of f_j = 0 on the term's fitted values with a rank-r p
                "refinement); chi-squared reference, F(r, n - edf) when the scale is estimated.")
 
 
-# ----------------------------------------------------------------------------- family pieces
-def _inverse_link(link, eta):
-    if link == "identity":
-        return eta
-    if link == "log":
-        return np.exp(np.clip(eta, -700, 700))
-    return 0.5 * (1.0 + np.tanh(0.5 * eta))  # logistic, overflow-free
-
-
-def _link(link, mu):
-    if link == "identity":
-        return mu
-    if link == "log":
-        return np.log(mu)
-    return np.log(mu) - np.log1p(-mu)
-
-
-def _dmu_deta(link, eta, mu):
-    if link == "identity":
-        return np.ones_like(eta)
-    if link == "log":
-        return mu
-    return mu * (1.0 - mu)
-
-
-def _variance(family, mu):
-    return {"gaussian": np.ones_like(mu), "binomial": mu * (1.0 - mu), "poisson": mu,
-            "gamma": mu ** 2}[family]
-
-
-def _deviance(family, y, mu):
-    if family == "gaussian":
-        return float(np.sum((y - mu) ** 2))
-    if family == "poisson":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(y > 0, y * np.log(y / mu), 0.0)
-        return float(2 * np.sum(t - (y - mu)))
-    if family == "binomial":
-        mu = np.clip(mu, 1e-15, 1 - 1e-15)
-        return float(-2 * np.sum(y * np.log(mu) + (1 - y) * np.log1p(-mu)))
-    return float(2 * np.sum(-np.log(y / mu) + (y - mu) / mu))
-
-
-def _start_mu(family, y):
-    return {"gaussian": y, "binomial": (y + 0.5) / 2, "poisson": y + 0.1, "gamma": y}[family].astype(float)
-
-
+# ----------------------------------------------------------------------------- cross-products
 def _crossprod(Xraw, w=None, chunk=8192):
     """``XᵀWX`` of the sparse raw model matrix, shape (p_raw, p_raw), dense.
 
@@ -132,6 +86,35 @@ class _Term:
     values: np.ndarray = field(default=None, repr=False)
     df: int = 0                 # "ns" terms: degrees of freedom
     col_means: np.ndarray = None  # "ns" terms: training means of the basis columns
+
+
+@dataclass
+class _ModelMatrices:
+    """What the fitting steps share: the raw model matrix and its constrained parametrisation."""
+    Xraw: sp.csr_matrix         # raw model matrix, shape (n, p_raw): intercept, bases, dummies, linear
+    Z: np.ndarray               # raw -> constrained coefficients, shape (p_raw, p)
+    A0: np.ndarray              # ZᵀXᵀXZ, unweighted, shape (p, p)
+    pen: list                   # the penalised (spline) terms
+    n: int
+    p: int
+    method: str = None          # "gcv" or "reml" when λ is chosen, None when fixed
+    lam: np.ndarray = None      # the fixed λ, one per penalised term
+
+
+@dataclass
+class _Solution:
+    """The result of a fitting step; ``A`` and ``cf`` at the solution's working weights."""
+    beta: np.ndarray
+    lam: np.ndarray
+    n_iter: int
+    converged: bool
+    A: np.ndarray = None        # ZᵀXᵀWXZ
+    cf: tuple = None            # Cholesky factor of A + S_λ
+    diverged: bool = False
+    eta: np.ndarray = None
+    mu: np.ndarray = None
+    jitter: float = 0.0
+    eta_max: float = 0.0
 
 
 class _Smoother:
@@ -298,6 +281,8 @@ class GAM(_FamilyEstimator):
     deviance_ : float
     n_iter_ : int
     classes_ : ndarray, shape (2,), binomial only.
+    family_ : Family
+        The family with its link (:class:`imlkit.models._family.Family`), shared with the GLM.
 
     Notes
     -----
@@ -336,7 +321,7 @@ class GAM(_FamilyEstimator):
     True
     """
 
-    def __init__(self, terms="auto", family="gaussian", smoothing="reml", n_splines=20, penalty_order=2,
+    def __init__(self, *, terms="auto", family="gaussian", smoothing="reml", n_splines=20, penalty_order=2,
                  confidence_level=0.95, max_iter=100, tol=1e-8):
         self.terms = terms
         self.family = family
@@ -349,7 +334,6 @@ class GAM(_FamilyEstimator):
 
     # -- parameters and terms
     def _check_params(self):
-        check_choice("family", self.family, list(FAMILIES))
         check_int("n_splines", self.n_splines, min_value=4)
         check_int("penalty_order", self.penalty_order, min_value=1, max_value=3)
         check_int("max_iter", self.max_iter, min_value=1)
@@ -375,7 +359,8 @@ class GAM(_FamilyEstimator):
             check_choice("terms", self.terms, ["auto"])
             kinds = {}
             for c in frame.columns:
-                if is_categorical(frame[c]):
+                self._refuse_dates(frame, c)
+                if not is_numeric(frame[c]):
                     kinds[c] = "factor"
                 else:
                     kinds[c] = "spline" if frame[c].nunique() >= 4 else "linear"
@@ -398,16 +383,25 @@ class GAM(_FamilyEstimator):
                 raise ValidationError(f"terms[{c!r}]: a natural spline needs its degrees of freedom, e.g. "
                                       f"('ns', 4); got 'ns'.")
             kinds[c] = kind if kind == "ns" else check_choice(f"terms[{c!r}]", kind, TERM_KINDS[:3])
-            if kind in ("spline", "linear", "ns") and is_categorical(frame[c]):
+            if kind in ("spline", "linear", "ns"):
+                self._refuse_dates(frame, c)
+            if kind in ("spline", "linear", "ns") and not is_numeric(frame[c]):
                 raise ValidationError(f"Column {c!r} is categorical; a {kind} term needs a numeric column "
                                       f"(use 'factor').")
             if kind == "spline" and frame[c].nunique() < 2:
                 raise ValidationError(f"Column {c!r} has fewer than 2 distinct values; a spline term needs more.")
         return kinds
 
+    @staticmethod
+    def _refuse_dates(frame, c):
+        if column_kind(frame[c]) == "datetime":
+            raise ValidationError(f"Column {c!r} holds dates; a spline or linear term needs a number. Convert it "
+                                  f"(e.g. to days since the first date), make it a 'factor', or leave it out of "
+                                  f"'terms'.")
+
     def _coerce(self, frame):
         """Numeric columns used as factors become categoricals with the training levels."""
-        conv = {c: lv for c, lv in self._factor_levels.items() if not is_categorical(frame[c])}
+        conv = {c: lv for c, lv in self._factor_levels.items() if is_numeric(frame[c])}
         if not conv:
             return frame
         frame = frame.copy()
@@ -455,7 +449,7 @@ class GAM(_FamilyEstimator):
         sizes = self._basis_sizes(frame, kinds)
         self.n_splines_ = dict(sizes)
         self._factor_levels = {c: sorted(frame[c].unique()) for c, k in kinds.items()
-                               if k == "factor" and not is_categorical(frame[c])}
+                               if k == "factor" and is_numeric(frame[c])}
         frame = self._coerce(frame)
         fl = [c for c, k in kinds.items() if k in ("factor", "linear")]
         self._design = fit_design(frame, features=fl, intercept=False)
@@ -564,11 +558,30 @@ class GAM(_FamilyEstimator):
             return self._fit(X, y)
 
     def _fit(self, X, y):
+        """The fit in four steps: (1) the design (terms, sparse model matrix, sum-to-zero
+        constraints); (2) penalised least squares (gaussian) or penalised IRLS (other families),
+        (3) choosing λ inside either when ``smoothing`` is "gcv"/"reml"; (4) the final statistics
+        (covariance, effective degrees of freedom, scale, deviance) at the solution."""
         self._check_params()
-        frame, was_frame = check_X(X)
-        y = self._encode_y(y, len(frame))
+        fam = Family(self.family, links=FAMILIES)
+        frame, y = self._check_X_y_family(X, y, fam)
+        self.link_ = fam.link_name
+        self.family_ = fam
+        mm = self._model_matrices(frame)
+        if fam.name == "gaussian":
+            fit = self._fit_gaussian(mm, y)
+        else:
+            fit = self._fit_irls(mm, y, fam)
+            self._warn_if_not_converged(fit)
+            fit = self._at_solution(mm, y, fam, fit)
+        self._set_statistics(mm, fit, y, fam)
+        self.columns_ = list(self.feature_names_)
+        return self
+
+    # Step 1: the design
+    def _model_matrices(self, frame):
+        """The terms and the matrices every fitting step works with (see :class:`_ModelMatrices`)."""
         kinds = self._term_kinds(frame)
-        self.link_ = FAMILIES[self.family]
         self._terms, Z, basis = self._build_terms(frame, kinds)
         pen = [t for t in self._terms if t.S is not None]
         if isinstance(self.smoothing, dict):
@@ -583,164 +596,176 @@ class GAM(_FamilyEstimator):
         n, p = Xraw.shape[0], Z.shape[1]
         if n <= p:
             raise ValidationError(f"'X' must have more rows than model coefficients ({p}); got {n}.")
-        method = self.smoothing if isinstance(self.smoothing, str) else None
+        method = self.smoothing if isinstance(self.smoothing, str) and pen else None
         if isinstance(self.smoothing, dict):
             lam = np.array([float(self.smoothing[t.name]) for t in pen])
-        elif method is None:
-            lam = np.full(len(pen), float(self.smoothing))
-        scale_known = self.family in ("binomial", "poisson")
-        link = self.link_
-
-        A0 = Z.T @ _crossprod(Xraw) @ Z  # unweighted; the test statistics need it
-        if self.family == "gaussian":
-            # Centring y (the unpenalised intercept absorbs it) keeps rss = yᵀy − 2βᵀb + βᵀAβ
-            # free of cancellation when the mean of y is large against its noise.
-            y_mean = float(y.mean())
-            yc = y - y_mean
-            b = Z.T @ (Xraw.T @ yc)
-            sm = _Smoother(A0, b, float(yc @ yc), n, self._terms, scale_known)
-            if method is not None and pen:
-                rho, _ = _select(sm, method)
-                lam = np.exp(rho)
-            cf, beta, Sl = sm.solve(lam if pen else np.zeros(0))
-            beta = beta.copy()
-            beta[0] += y_mean
-            A = A0
-            n_iter = 1
-            self.converged_ = True
+        elif isinstance(self.smoothing, str):
+            lam = np.zeros(len(pen))  # chosen by `method` (no spline term: nothing to choose)
         else:
-            mu = _start_mu(self.family, y)
-            eta = _link(link, mu)
-            rho = center = None
-            pdev_old = np.inf
-            beta = None
-            selecting = method is not None and bool(pen)
-            converged = diverged = False
-            for n_iter in range(1, self.max_iter + 1):
-                d = _dmu_deta(link, eta, mu)
-                w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
-                z = eta + (y - mu) / d
-                A = Z.T @ _crossprod(Xraw, w) @ Z
-                b = Z.T @ (Xraw.T @ (w * z))
-                sm = _Smoother(A, b, float(np.sum(w * z * z)), n, self._terms, scale_known,
-                               ubre=self.family == "binomial")
-                try:
-                    if selecting:
-                        rho, center = _select(sm, method, rho_start=rho, center=center)
-                        lam = np.exp(rho)
-                    cf, beta_new, Sl = sm.solve(lam if pen else np.zeros(0))
-                except ModelError:
-                    # the working weights vanished (fitted means at 0/1 or 0): the fit runs off
-                    if beta is None:
-                        raise
-                    diverged = True
-                    break
-                # Step halving keeps the penalised deviance from increasing (fixed λ only:
-                # with λ re-chosen the objective itself moves).
-                for _ in range(30):
-                    eta_new = Xraw @ (Z @ beta_new)
-                    mu_new = _inverse_link(link, eta_new)
-                    if self.family == "binomial":
-                        mu_new = np.clip(mu_new, 1e-10, 1 - 1e-10)
-                    pdev = _deviance(self.family, y, mu_new) + beta_new @ Sl @ beta_new
-                    if beta is None or selecting or np.isfinite(pdev) and pdev <= pdev_old * (1 + 1e-12):
-                        break
-                    beta_new = 0.5 * (beta + beta_new)
-                if not np.all(np.isfinite(beta_new)) or not np.all(np.isfinite(eta_new)):
-                    diverged = True
-                    break
-                tol = max(self.tol, 1e-7) if selecting else self.tol
-                converged = abs(pdev - pdev_old) < tol * (abs(pdev) + 0.1)
-                beta, eta, mu, pdev_old = beta_new, eta_new, mu_new, pdev
-                if converged and not selecting:
-                    break
-                if selecting and (converged or n_iter >= MAX_SELECTION_ITER):
-                    # Performance iteration can cycle between nearby λ; from here on λ is kept
-                    # and plain penalised IRLS converges (Wood 2004 notes the same remedy).
-                    selecting, pdev_old, converged = False, np.inf, False
-            eta_max = float(np.max(np.abs(eta)))
-            if self.family == "binomial" and eta_max > MAX_LOGIT:
-                diverged = True  # fitted probabilities of exactly 0 or 1: (quasi-)separation
-            if diverged:
-                self.converged_ = False
-                warnings.warn(
-                    f"The {self.family} GAM diverged after {n_iter} penalised IRLS iterations: the linear "
-                    f"predictor reaches |η| = {eta_max:.3g} (fitted means at the boundary, as when the classes "
-                    f"are (quasi-)separable by the terms). Its coefficients, bands and tests are not "
-                    f"meaningful; use fewer or stiffer terms (a larger 'smoothing').", stacklevel=3)
-            elif not converged:
-                self.converged_ = False
-                warnings.warn(f"Penalised IRLS did not converge in {self.max_iter} iterations.", stacklevel=3)
-            else:
-                self.converged_ = True
-            # Weights at the solution for the covariance and the degrees of freedom.
-            d = _dmu_deta(link, eta, mu)
-            w = np.maximum(d ** 2 / np.maximum(_variance(self.family, mu), 1e-300), 1e-12)
+            lam = np.full(len(pen), float(self.smoothing))
+        A0 = Z.T @ _crossprod(Xraw) @ Z  # unweighted; the test statistics need it
+        return _ModelMatrices(Xraw=Xraw, Z=Z, A0=A0, pen=pen, n=n, p=p, method=method, lam=lam)
+
+    # Step 2a: gaussian -- one penalised least squares
+    def _fit_gaussian(self, mm, y):
+        """Penalised least squares: the data are touched once, whatever the λ tried."""
+        # Centring y (the unpenalised intercept absorbs it) keeps rss = yᵀy − 2βᵀb + βᵀAβ
+        # free of cancellation when the mean of y is large against its noise.
+        y_mean = float(y.mean())
+        yc = y - y_mean
+        b = mm.Z.T @ (mm.Xraw.T @ yc)
+        sm = _Smoother(mm.A0, b, float(yc @ yc), mm.n, self._terms, scale_known=False)
+        lam = self._smoothing_parameters(sm, mm)[0]
+        cf, beta, _ = sm.solve(lam)
+        beta = beta.copy()
+        beta[0] += y_mean
+        return _Solution(beta=beta, lam=lam, A=mm.A0, cf=cf, n_iter=1, converged=True)
+
+    # Step 2b: other families -- penalised IRLS
+    def _fit_irls(self, mm, y, fam):
+        """Penalised IRLS from the family's starting means; λ re-chosen at each step while selecting.
+
+        Returns the solution without its factorisation (see :meth:`_at_solution`).
+        """
+        Xraw, Z = mm.Xraw, mm.Z
+        lam = mm.lam
+        mu = fam.start_mu(y)
+        eta = fam.link(mu)
+        rho = center = None
+        pdev_old = np.inf
+        beta = None
+        selecting = mm.method is not None
+        converged = diverged = False
+        for n_iter in range(1, self.max_iter + 1):
+            w, z = fam.working(y, eta, mu)
             A = Z.T @ _crossprod(Xraw, w) @ Z
-            Sl = sm.penalty(lam) if pen else np.zeros_like(A)
-            cf = None
-            for k in range(8 if diverged else 1):
-                try:
-                    cf = linalg.cho_factor(A + Sl + sm.jitter * 100.0 ** k * np.eye(p), lower=True)
+            b = Z.T @ (Xraw.T @ (w * z))
+            sm = _Smoother(A, b, float(np.sum(w * z * z)), mm.n, self._terms, fam.scale_known,
+                           ubre=fam.is_binomial)
+            try:
+                if selecting:
+                    lam, rho, center = self._smoothing_parameters(sm, mm, rho, center)
+                _, beta_new, Sl = sm.solve(lam)
+            except ModelError:
+                # the working weights vanished (fitted means at 0/1 or 0): the fit runs off
+                if beta is None:
+                    raise
+                diverged = True
+                break
+            # Step halving keeps the penalised deviance from increasing (fixed λ only:
+            # with λ re-chosen the objective itself moves).
+            for _ in range(30):
+                eta_new = Xraw @ (Z @ beta_new)
+                mu_new = fam.inverse(eta_new)
+                if fam.is_binomial:
+                    mu_new = np.clip(mu_new, 1e-10, 1 - 1e-10)
+                pdev = fam.deviance(y, mu_new) + beta_new @ Sl @ beta_new
+                if beta is None or selecting or np.isfinite(pdev) and pdev <= pdev_old * (1 + 1e-12):
                     break
-                except linalg.LinAlgError:
-                    continue
-            if cf is None:
-                # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
-                # weight: the classes are separable or the fit ran off to infinity.
-                raise ModelError(
-                    f"The {self.family} GAM has no finite solution: its weights vanished at the fitted "
-                    "means, as happens when the classes are perfectly separable by the terms. Use fewer "
-                    "or stiffer terms (a larger 'smoothing'), or a model that tolerates separation.") from None
+                beta_new = 0.5 * (beta + beta_new)
+            if not np.all(np.isfinite(beta_new)) or not np.all(np.isfinite(eta_new)):
+                diverged = True
+                break
+            tol = max(self.tol, 1e-7) if selecting else self.tol
+            converged = abs(pdev - pdev_old) < tol * (abs(pdev) + 0.1)
+            beta, eta, mu, pdev_old = beta_new, eta_new, mu_new, pdev
+            if converged and not selecting:
+                break
+            if selecting and (converged or n_iter >= MAX_SELECTION_ITER):
+                # Performance iteration can cycle between nearby λ; from here on λ is kept
+                # and plain penalised IRLS converges (Wood 2004 notes the same remedy).
+                selecting, pdev_old, converged = False, np.inf, False
+        eta_max = float(np.max(np.abs(eta)))
+        if fam.is_binomial and eta_max > MAX_LOGIT:
+            diverged = True  # fitted probabilities of exactly 0 or 1: (quasi-)separation
+        return _Solution(beta=beta, lam=lam, n_iter=n_iter, converged=converged and not diverged,
+                         diverged=diverged, eta=eta, mu=mu, jitter=sm.jitter, eta_max=eta_max)
+
+    # Step 3: smoothing parameters
+    def _smoothing_parameters(self, sm, mm, rho=None, center=None):
+        """λ for the working model ``sm``: chosen by GCV/UBRE or REML (``mm.method``), else the fixed ones.
+
+        Returns ``(λ, log λ, centre of the search)``; the last two seed the next IRLS step's search.
+        """
+        if mm.method is None:
+            return mm.lam, rho, center
+        rho, center = _select(sm, mm.method, rho_start=rho, center=center)
+        return np.exp(rho), rho, center
+
+    def _warn_if_not_converged(self, fit):
+        if fit.diverged:
+            warnings.warn(
+                f"The {self.family} GAM diverged after {fit.n_iter} penalised IRLS iterations: the linear "
+                f"predictor reaches |η| = {fit.eta_max:.3g} (fitted means at the boundary, as when the classes "
+                f"are (quasi-)separable by the terms). Its coefficients, bands and tests are not "
+                f"meaningful; use fewer or stiffer terms (a larger 'smoothing').", stacklevel=4)
+        elif not fit.converged:
+            warnings.warn(f"Penalised IRLS did not converge in {self.max_iter} iterations.", stacklevel=4)
+
+    def _at_solution(self, mm, y, fam, fit):
+        """``XᵀWX`` and the Cholesky factor of ``XᵀWX + S_λ`` at the IRLS solution's weights."""
+        w, _ = fam.working(y, fit.eta, fit.mu)
+        A = mm.Z.T @ _crossprod(mm.Xraw, w) @ mm.Z
+        Sl = np.zeros_like(A)
+        for t, lj in zip(mm.pen, fit.lam):
+            Sl[t.coef, t.coef] += lj * t.S
+        cf = None
+        for k in range(8 if fit.diverged else 1):
+            try:
+                cf = linalg.cho_factor(A + Sl + fit.jitter * 100.0 ** k * np.eye(mm.p), lower=True)
+                break
+            except linalg.LinAlgError:
+                continue
+        if cf is None:
+            # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
+            # weight: the classes are separable or the fit ran off to infinity.
+            raise ModelError(
+                f"The {self.family} GAM has no finite solution: its weights vanished at the fitted "
+                "means, as happens when the classes are perfectly separable by the terms. Use fewer "
+                "or stiffer terms (a larger 'smoothing'), or a model that tolerates separation.") from None
+        fit.A, fit.cf = A, cf
+        return fit
+
+    # Step 4: final statistics
+    def _set_statistics(self, mm, fit, y, fam):
+        """Coefficients, Bayesian covariance ``(XᵀWX + S_λ)⁻¹ φ``, effective degrees of freedom, scale."""
+        beta, p = fit.beta, mm.p
         if not np.all(np.isfinite(beta)):
             raise ModelError("The GAM fit diverged (non-finite coefficients).")
-        H_inv = linalg.cho_solve(cf, np.eye(p))
-        F = H_inv @ A
-        edf_all = np.diag(F)
+        H_inv = linalg.cho_solve(fit.cf, np.eye(p))
+        edf_all = np.diag(H_inv @ fit.A)
         tau = float(edf_all.sum())
-        eta = Xraw @ (Z @ beta)
-        mu = _inverse_link(link, eta)
-        if self.family == "gaussian":
-            scale = float(np.sum((y - mu) ** 2)) / max(n - tau, 1.0)
-        elif self.family == "gamma":
-            scale = float(np.sum(((y - mu) / mu) ** 2)) / max(n - tau, 1.0)
-        else:
-            scale = 1.0
+        mu = fam.inverse(mm.Xraw @ (mm.Z @ beta))
+        scale = fam.scale(y, mu, mm.n - tau)
+        self.converged_ = bool(fit.converged)
         self.coef_ = beta
         self.intercept_ = float(beta[0])
-        self._beta_raw = Z @ beta
+        self._beta_raw = mm.Z @ beta
         self.covariance_ = 0.5 * (H_inv + H_inv.T) * scale
         self.scale_ = scale
         self.edf_total_ = tau
-        self.deviance_ = _deviance(self.family, y, mu)
-        self.n_iter_ = n_iter
+        self.deviance_ = fam.deviance(y, mu)
+        self.n_iter_ = fit.n_iter
         self.terms_ = {t.name: t.kind for t in self._terms}
         self.knots_ = {t.name: t.knots.copy() for t in self._terms if t.kind in ("spline", "ns")}
         self.edf_ = {t.name: float(edf_all[t.coef].sum()) for t in self._terms}
-        self.lambdas_ = {t.name: float(lj) for t, lj in zip(pen, lam)} if pen else {}
-        self._A0 = A0
-        self.n_samples_ = n
-        self.columns_ = list(frame.columns)
-        self.n_features_in_ = frame.shape[1]
-        if was_frame:
-            self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        return self
+        self.lambdas_ = {t.name: float(lj) for t, lj in zip(mm.pen, fit.lam)}
+        self._A0 = mm.A0
+        self.n_samples_ = mm.n
 
     # -- prediction
-    def _check_frame(self, X):
-        check_is_fitted(self, "coef_")
-        frame, _ = check_X(X)
-        if list(frame.columns) != self.columns_:
-            check_same_columns(pd.DataFrame(columns=self.columns_), frame, "the fit data", "X")
-        return frame
+    def linear_predictor(self, X):
+        """The linear predictor ``η = g(μ) = β₀ + Σ_j f_j(x_j)``, shape (n,), for every family.
 
-    def decision_function(self, X):
-        """The linear predictor ``η = g(μ)``, shape (n,)."""
-        return self._raw_matrix(self._check_frame(X)) @ self._beta_raw
+        (For the binomial family it is also :meth:`decision_function`, the log-odds.)
+        """
+        frame = self._check_X(X, reset=False)  # first: NotFittedError before any fitted attribute
+        return self._raw_matrix(frame) @ self._beta_raw
 
     def predict(self, X):
         """``E[y | x]`` (the predicted class for the binomial family), shape (n,)."""
-        mu = _inverse_link(self.link_, self.decision_function(X))
+        eta = self.linear_predictor(X)  # checks first: fitted, the training columns
+        mu = self.family_.inverse(eta)
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return mu
@@ -748,12 +773,13 @@ class GAM(_FamilyEstimator):
     @available_if(lambda self: self._is_binomial())
     def predict_proba(self, X):
         """Class probabilities in the order of ``classes_``, shape (n, 2)."""
-        p = _inverse_link("logit", self.decision_function(X))
+        eta = self.linear_predictor(X)
+        p = self.family_.inverse(eta)
         return np.column_stack([1 - p, p])
 
     # -- inference
     def _term(self, feature):
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         for t in self._terms:
             if t.name == feature:
                 return t
@@ -777,7 +803,7 @@ class GAM(_FamilyEstimator):
         otherwise. Wood (2013) refines this with a fractional rank; p-values here are
         approximate, somewhat too small when λ is estimated.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         rows = []
         for t in self._terms:
             bj = self.coef_[t.coef]
@@ -795,7 +821,7 @@ class GAM(_FamilyEstimator):
             r = max(len(keep), 1)
             proj = MU[:, keep].T @ (R @ bj)
             T = float(np.sum(proj ** 2 / mev[keep]))
-            if self.family in ("binomial", "poisson"):
+            if self.family_.scale_known:
                 pval = float(stats.chi2.sf(T, r))
             else:
                 pval = float(stats.f.sf(T / r, r, max(self.n_samples_ - self.edf_total_, 1.0)))
@@ -878,7 +904,7 @@ class GAM(_FamilyEstimator):
         """
         from ..plotting._gam import plot_gam
 
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         if ax is None:
             ax = axes
         if isinstance(features, str):

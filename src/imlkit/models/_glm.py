@@ -24,24 +24,13 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ModelError, ValidationError, check_bool, check_choice, check_float, check_probability,
-                           check_X, check_y)
+from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability
 from ._design import INTERCEPT, fit_design
+from ._family import FAMILY_LINKS, Family, _FamilyEstimator
 
-__all__ = ["GLM", "FAMILY_LINKS"]
-
-#: family -> (default link, allowed links)
-FAMILY_LINKS = {
-    "gaussian": ("identity", ("identity", "log", "inverse")),
-    "binomial": ("logit", ("logit", "probit", "cloglog", "log")),
-    "poisson": ("log", ("log", "identity", "sqrt")),
-    "gamma": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
-    "exponential": ("negative_inverse", ("negative_inverse", "inverse", "log", "identity")),
-}
+__all__ = ["FAMILY_LINKS", "GLM"]
 
 #: Standard error (link scale, per SD of the column) above which a weight is "not estimable".
 NOT_ESTIMABLE_SE = 10.0
@@ -53,139 +42,12 @@ EXP_LINKS = ("log", "logit")
 
 
 # ----------------------------------------------------------------------------- plumbing
-class _FamilyEstimator(BaseEstimator):
-    """An estimator that is a classifier for the binomial family and a regressor otherwise."""
-
-    def _is_binomial(self):
-        return getattr(self, "family", None) == "binomial"
-
-    def __sklearn_tags__(self):
-        from sklearn.utils._tags import ClassifierTags, RegressorTags
-
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        if self._is_binomial():
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags(multi_class=False)
-            tags.regressor_tags = None
-        else:
-            tags.estimator_type = "regressor"
-            tags.regressor_tags = RegressorTags()
-            tags.classifier_tags = None
-        return tags
-
-    def _encode_y(self, y, n):
-        """Validate ``y`` for the family; binomial labels become 0/1 with ``classes_``."""
-        family = self.family
-        if family == "binomial":
-            y = check_y(y, n)
-            classes = np.unique(y.astype(object) if y.dtype.kind == "O" else y)
-            if len(classes) < 2:
-                raise ValidationError(f"'y' has a single class {list(classes)}; the binomial family needs 2 classes.")
-            if len(classes) > 2:
-                raise ValidationError(f"'y' has {len(classes)} classes {list(classes)[:10]}; the binomial family "
-                                      f"needs exactly 2.")
-            self.classes_ = classes
-            return (y == classes[1]).astype(float)
-        y = check_y(y, n)
-        try:
-            y = y.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"'y' must be numeric for the {family} family; got dtype {y.dtype}.") from exc
-        if family == "poisson" and (y < 0).any():
-            raise ValidationError(f"'y' must be non-negative counts for the poisson family; got {int((y < 0).sum())} "
-                                  f"negative value(s) (min {y.min():g}).")
-        if family in ("gamma", "exponential") and (y <= 0).any():
-            raise ValidationError(f"'y' must be > 0 for the {family} family; got {int((y <= 0).sum())} value(s) "
-                                  f"<= 0 (min {y.min():g}).")
-        return y
-
-    def score(self, X, y, sample_weight=None):
-        """Accuracy for the binomial family, R² otherwise."""
-        from sklearn.metrics import accuracy_score, r2_score
-
-        if self._is_binomial():
-            return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
-        return r2_score(y, self.predict(X), sample_weight=sample_weight)
-
-
 def _fmt(v):
     """Course-style numbers: 1.12, 0.855, -21.8, 2185.8."""
     v = float(v)
     if abs(v) >= 100:
         return f"{v:.1f}"
     return f"{v:.3g}"
-
-
-def _check_family_link(family, link):
-    family = check_choice("family", family, list(FAMILY_LINKS))
-    default, allowed = FAMILY_LINKS[family]
-    if link is None:
-        return family, default
-    if not isinstance(link, str) or link not in allowed:
-        known = sorted({lk for _, al in FAMILY_LINKS.values() for lk in al})
-        if isinstance(link, str) and link in known:
-            raise ValidationError(f"'link' {link!r} is not allowed for the {family} family; the allowed links are "
-                                  f"{list(allowed)}.")
-        raise ValidationError(f"'link' must be one of {list(allowed)} for the {family} family; got {link!r}.")
-    return family, link
-
-
-def _negative_inverse_class():
-    """statsmodels link g(μ) = −1/μ, the course's link for the exponential/gamma family.
-
-    Built on first use so that importing imlkit does not import statsmodels; registered as a
-    module attribute (and served by the module ``__getattr__``) so fitted models pickle.
-    """
-    cls = globals().get("NegativeInverse")
-    if cls is not None:
-        return cls
-    from statsmodels.genmod.families import links as L
-
-    class NegativeInverse(L.Link):
-        def __call__(self, p):
-            return -1.0 / p
-
-        def inverse(self, z):
-            return -1.0 / z
-
-        def deriv(self, p):
-            return 1.0 / p ** 2
-
-        def deriv2(self, p):
-            return -2.0 / p ** 3
-
-        def inverse_deriv(self, z):
-            return 1.0 / z ** 2
-
-        def inverse_deriv2(self, z):
-            return -2.0 / z ** 3
-
-    NegativeInverse.__module__ = __name__
-    NegativeInverse.__qualname__ = "NegativeInverse"
-    globals()["NegativeInverse"] = NegativeInverse
-    return NegativeInverse
-
-
-def __getattr__(name):
-    if name == "NegativeInverse":
-        return _negative_inverse_class()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _sm_family(family, link):
-    """The statsmodels family object (with the course's negative inverse link when asked)."""
-    import statsmodels.api as sm
-    from statsmodels.genmod.families import links as L
-
-    link_obj = {"identity": L.Identity, "log": L.Log, "inverse": L.InversePower, "logit": L.Logit,
-                "probit": L.Probit, "cloglog": L.CLogLog, "sqrt": L.Sqrt,
-                "negative_inverse": _negative_inverse_class()}[link]()
-    cls = {"gaussian": sm.families.Gaussian, "binomial": sm.families.Binomial, "poisson": sm.families.Poisson,
-           "gamma": sm.families.Gamma, "exponential": sm.families.Gamma}[family]
-    # check_link=False: our table above is the allow-list (statsmodels' is narrower for gamma).
-    return cls(link=link_obj, check_link=False)
 
 
 def _independent_columns(D):
@@ -261,6 +123,8 @@ class GLM(_FamilyEstimator):
     penalized_ : bool
         True when fitted with ``alpha > 0``.
     link_ : str
+    family_ : Family
+        The family with its link (:class:`imlkit.models._family.Family`), what prediction inverts.
     n_features_in_, feature_names_in_
 
     Notes
@@ -286,7 +150,7 @@ class GLM(_FamilyEstimator):
     ['(Intercept)', 'stress', 'sleep', 'work[yes]']
     """
 
-    def __init__(self, family="gaussian", link=None, interactions=None, fit_intercept=True,
+    def __init__(self, *, family="gaussian", link=None, interactions=None, fit_intercept=True,
                  confidence_level=0.95, alpha=0.0, polynomial=None):
         self.family = family
         self.link = link
@@ -311,12 +175,12 @@ class GLM(_FamilyEstimator):
         """
         import statsmodels.api as sm
 
-        family, link = _check_family_link(self.family, self.link)
+        fam = Family(self.family, self.link)
+        family, link = fam.name, fam.link_name
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
         alpha = check_float("alpha", self.alpha, low=0.0)
-        frame, was_frame = check_X(X)
-        y_enc = self._encode_y(y, len(frame))
+        frame, y_enc = self._check_X_y_family(X, y, fam)
         spec = fit_design(frame, self.interactions, intercept=self.fit_intercept, polynomial=self.polynomial)
         D = spec.transform(frame)
         if D.shape[1] == 0:
@@ -326,9 +190,8 @@ class GLM(_FamilyEstimator):
             raise ValidationError(f"'X' must have more rows than model terms: the design has {p} terms and "
                                   f"{n} rows. Set 'alpha' > 0 for a penalised GLM, or use fewer features or "
                                   f"levels.")
-        fam_obj = _sm_family(family, link)
         if alpha > 0:
-            params = self._fit_penalized(D, y_enc, fam_obj, alpha)
+            params = self._fit_penalized(D, y_enc, fam, alpha)
             result = None
             self._kept = np.arange(p)
         else:
@@ -346,7 +209,7 @@ class GLM(_FamilyEstimator):
                     warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
                     # fitting on independent columns only: IRLS on a singular design can run off
                     # (weights of 1e15 for a collinear binomial design)
-                    model = sm.GLM(y_enc, D[:, kept], family=fam_obj)
+                    model = sm.GLM(y_enc, D[:, kept], family=fam.sm)
                     result = model.fit(scale=1.0 if family == "exponential" else None)
             except Exception as exc:  # statsmodels raises assorted errors on divergence
                 raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
@@ -359,12 +222,9 @@ class GLM(_FamilyEstimator):
         self.design_ = spec
         self.result_ = result
         self.penalized_ = alpha > 0
-        self._family_obj = fam_obj
+        self.family_ = fam
         self.coef_ = pd.Series(params, index=spec.names, name="weight")
         self.estimable_ = pd.Series(self._estimable(D, result), index=spec.names, name="estimable")
-        self.n_features_in_ = frame.shape[1]
-        if was_frame:
-            self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
         return self
 
@@ -380,20 +240,16 @@ class GLM(_FamilyEstimator):
         sd = np.where(const, 1.0, D.std(axis=0))
         Ds = (D - center) / sd
         P = np.diag(np.where(const, 0.0, alpha))
-        link = fam.link
 
         def objective(b):
-            mu = fam.fitted(Ds @ b)
-            return float(np.sum(fam.resid_dev(y, mu) ** 2)) / (2 * n) + 0.5 * b @ P @ b
+            return fam.deviance(y, fam.inverse(Ds @ b)) / (2 * n) + 0.5 * b @ P @ b
 
-        mu = fam.starting_mu(y)
-        eta = np.asarray(link(mu), dtype=float)
+        mu = fam.start_mu(y)
+        eta = fam.link(mu)
         beta = None
         obj_old = np.inf
         for _ in range(max_iter):
-            d = 1.0 / np.asarray(link.deriv(mu), dtype=float)  # dμ/dη
-            w = np.maximum(d ** 2 / np.maximum(np.asarray(fam.variance(mu), dtype=float), 1e-300), 1e-12)
-            z = eta + (y - mu) / d
+            w, z = fam.working(y, eta, mu)
             A = Ds.T @ (Ds * w[:, None]) / n + P
             new = np.linalg.lstsq(A, Ds.T @ (w * z) / n, rcond=None)[0]
             obj = objective(new)
@@ -404,7 +260,7 @@ class GLM(_FamilyEstimator):
                 obj = objective(new)
             beta = new
             eta = Ds @ beta
-            mu = fam.fitted(eta)
+            mu = fam.inverse(eta)
             if abs(obj_old - obj) < tol * (abs(obj) + 1e-10):
                 break
             obj_old = obj
@@ -446,9 +302,13 @@ class GLM(_FamilyEstimator):
                 ok &= ~(se * unit > NOT_ESTIMABLE_SE)
         return ok
 
-    def _linear_predictor(self, X):
-        check_is_fitted(self, "coef_")
-        return self.design_.transform(X) @ self.coef_.to_numpy()
+    def linear_predictor(self, X):
+        """The linear predictor ``η = g(μ) = xᵀβ``, shape (n,), for every family.
+
+        (For the binomial family it is also :meth:`decision_function`.)
+        """
+        frame = self._check_X(X, reset=False)  # first: NotFittedError before any fitted attribute
+        return self.design_.transform(frame) @ self.coef_.to_numpy()
 
     def predict(self, X):
         """The expected value ``E[y | x]`` (the predicted class for the binomial family).
@@ -457,7 +317,8 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n,)
         """
-        mu = self._family_obj.link.inverse(self._linear_predictor(X))
+        eta = self.linear_predictor(X)  # checks first: fitted, the training columns
+        mu = self.family_.inverse(eta)
         if self._is_binomial():
             return self.classes_[(mu > 0.5).astype(int)]
         return np.asarray(mu, dtype=float)
@@ -470,7 +331,8 @@ class GLM(_FamilyEstimator):
         -------
         ndarray, shape (n, 2)
         """
-        p = np.clip(np.asarray(self._family_obj.link.inverse(self._linear_predictor(X)), dtype=float), 0, 1)
+        eta = self.linear_predictor(X)
+        p = np.clip(self.family_.inverse(eta), 0, 1)
         return np.column_stack([1 - p, p])
 
     # -- inference
@@ -494,7 +356,7 @@ class GLM(_FamilyEstimator):
         p-value, interval ``weight ± z_{(1+level)/2} · std_error``; the standard errors use the
         estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         r = self.result_
         idx = pd.Index(self.design_.names, name="term")
         if r is None:  # penalised: no standard errors
@@ -551,7 +413,7 @@ class GLM(_FamilyEstimator):
         -------
         (estimate, std_error, ci_low, ci_high)
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         if isinstance(c, dict):
             vec = np.zeros(len(self.coef_))
             for k, v in c.items():
@@ -674,7 +536,7 @@ class GLM(_FamilyEstimator):
             [1.07, 1.18]."``; for an interaction ``("workingday", "temp")`` the effect of temp at
             each level of workingday, with intervals.
         """
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         spec = self.design_
         if feature is not None and feature not in spec.columns:
             raise ValidationError(f"Unknown feature {feature!r} in 'feature'; the columns are {spec.columns}.")

@@ -11,17 +11,17 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 
-from .._validation import (ValidationError, check_choice, check_float, check_int, check_same_columns, check_X,
-                           check_y)
-from ._target import check_class_target
-from ._tree import _is_numeric, _levels
+from .._dtypes import is_numeric
+from .._validation import ValidationError, check_choice, check_float, check_int
+from ._base import ImlkitEstimator
+from ._tree import _levels
 
 __all__ = ["NaiveBayes"]
 
 
-class NaiveBayes(ClassifierMixin, BaseEstimator):
+class NaiveBayes(ClassifierMixin, ImlkitEstimator):
     """Naive Bayes classifier for numeric and categorical features.
 
     Parameters
@@ -52,9 +52,14 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     classes_ : ndarray, shape (K,)
     class_count_ : ndarray, shape (K,)
     class_prior_ : ndarray, shape (K,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
+        The column names :meth:`explain` uses (``x0, x1, ...`` when fitted on an array).
     feature_kinds_ : dict
-        ``{column: "numeric" | "categorical"}`` (categorical: category, object, string, bool).
+        ``{column: "numeric" | "categorical"}``. Numeric as :func:`imlkit._dtypes.is_numeric`
+        decides (integer, float; not bool); every other column is categorical.
     category_probs_ : dict of DataFrame
         For each categorical feature, P(x_j = level | class): index levels, columns classes.
     theta_, var_ : DataFrame, shape (K, p_numeric)
@@ -93,19 +98,15 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     ['yes']
     """
 
-    def __init__(self, alpha=1.0, var_smoothing=1e-9, ddof=1, discretize=None, n_bins=5):
+    _fitted_attribute = "var_"
+    _allow_nan = True  # missing values are marginalised out
+
+    def __init__(self, *, alpha=1.0, var_smoothing=1e-9, ddof=1, discretize=None, n_bins=5):
         self.alpha = alpha
         self.var_smoothing = var_smoothing
         self.ddof = ddof
         self.discretize = discretize
         self.n_bins = n_bins
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True  # missing values are marginalised out
-        return tags
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y):
@@ -127,27 +128,20 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         if self.discretize is not None:
             check_choice("discretize", self.discretize, ["quantile", "uniform"])
         n_bins = check_int("n_bins", self.n_bins, min_value=2)
-        frame, was_frame = check_X(X, "X")
-        y = check_y(y, len(frame), "y")
-        check_class_target(y, "NaiveBayes")
-        self.bin_edges_ = {}
+        frame, y = self._check_X_y(X, y)
+        classes, y_codes = self._check_classes(y)
+        bin_edges = {}
         if self.discretize is not None:
             for col in frame.columns:
-                if _is_numeric(frame[col]):
-                    self.bin_edges_[col] = self._edges(frame[col], col, n_bins)
-            frame = self._binned(frame)
-        classes, y_codes = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValidationError(f"'y' must contain at least 2 classes; got only {classes.tolist()}.")
+                if is_numeric(frame[col]):
+                    bin_edges[col] = self._edges(frame[col], col, n_bins)
+        self.bin_edges_ = bin_edges
+        frame = self._binned(frame)
         K = classes.size
         self.classes_ = classes
         self.class_count_ = np.bincount(y_codes, minlength=K).astype(float)
         self.class_prior_ = self.class_count_ / self.class_count_.sum()
-        self.feature_names_ = list(frame.columns)
-        if was_frame:
-            self.feature_names_in_ = np.asarray(self.feature_names_, dtype=object)
-        self.n_features_in_ = frame.shape[1]
-        self.feature_kinds_ = {c: "numeric" if _is_numeric(frame[c]) else "categorical" for c in frame.columns}
+        self.feature_kinds_ = {c: "numeric" if is_numeric(frame[c]) else "categorical" for c in frame.columns}
 
         self.categories_, self.category_probs_ = {}, {}
         numeric = [c for c in frame.columns if self.feature_kinds_[c] == "numeric"]
@@ -170,8 +164,6 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         variances = np.zeros((K, len(numeric)))
         for j, col in enumerate(numeric):
             x = frame[col].to_numpy(dtype=float)
-            if np.isinf(x).any():
-                raise ValidationError(f"'X' has infinite values in column {col!r}.")
             for k in range(K):
                 v = x[(y_codes == k) & ~np.isnan(x)]
                 if v.size == 0:
@@ -210,7 +202,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         frame = frame.copy()
         for col, inner in self.bin_edges_.items():
             s = frame[col]
-            if not _is_numeric(s):
+            if not is_numeric(s):
                 raise ValidationError(f"Column {col!r} of 'X' was numeric when the model was fitted; "
                                       f"got dtype {s.dtype}.")
             x = s.to_numpy(dtype=float)
@@ -227,21 +219,11 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         return np.asarray(levels.get_indexer(series.astype(object)), dtype=np.intp)
 
     # ------------------------------------------------------------------ the factors
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("This NaiveBayes is not fitted yet; call 'fit' first.")
-
     def _frame(self, X):
         self._check_fitted()
-        if isinstance(X, pd.Series):
+        if isinstance(X, pd.Series):  # one row
             X = X.to_frame().T.infer_objects()
-        frame, _ = check_X(X, "X")
-        if not isinstance(X, pd.DataFrame) and frame.shape[1] == len(self.feature_names_):
-            frame.columns = self.feature_names_
-        check_same_columns(pd.DataFrame(columns=self.feature_names_), frame, "training data", "X")
-        return self._binned(frame)
+        return self._binned(self._check_X(X, reset=False))
 
     def _log_factors(self, frame):
         """log P(x_ij | c), shape (n, K, p); 0 (factor 1) for missing and unseen values."""
@@ -250,7 +232,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         for j, col in enumerate(self.feature_names_):
             if self.feature_kinds_[col] == "numeric":
                 s = frame[col]
-                if not _is_numeric(s):
+                if not is_numeric(s):
                     raise ValidationError(f"Column {col!r} of 'X' was numeric when the model was fitted; "
                                           f"got dtype {s.dtype}.")
                 x = s.to_numpy(dtype=float)[:, None]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._dtypes import is_numeric
 from .._validation import ValidationError, check_int, check_same_columns, check_X, check_y
-from ._tree import _is_numeric
 
 __all__ = ["explain_neighbors"]
 
@@ -115,7 +115,7 @@ def explain_neighbors(knn, X_train, y_train, X, n_neighbors=None, n_differences=
     categorical = np.zeros(len(features), dtype=bool)
     for j, col in enumerate(features):
         a, b = train[col], frame[col]
-        if _is_numeric(a) and _is_numeric(b):
+        if is_numeric(a) and is_numeric(b):
             ref = a.to_numpy(dtype=float)
             sd = np.nanstd(ref)
             sd = sd if sd > 0 else 1.0

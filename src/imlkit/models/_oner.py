@@ -3,20 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 
-from .._validation import ValidationError, check_int, check_same_columns, check_X, check_X_y
+from .._dtypes import is_numeric
+from .._validation import check_int
+from ._base import ImlkitEstimator
 from ._rules import Condition, DecisionList, Rule
-from ._target import check_class_target
 
 __all__ = ["OneR"]
 
 #: Label of the missing-value "level" in the tables.
 MISSING = "<missing>"
-
-
-def _is_numeric(s):
-    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
 def _intervals(x, y, n_classes, min_bucket):
@@ -60,7 +57,7 @@ def _intervals(x, y, n_classes, min_bucket):
     return np.asarray(merged_cuts, dtype=float), merged_classes
 
 
-class OneR(ClassifierMixin, BaseEstimator):
+class OneR(ClassifierMixin, ImlkitEstimator):
     """Holte's 1R: for each feature a value → majority-class table; keep the feature with fewest errors.
 
     Parameters
@@ -73,7 +70,11 @@ class OneR(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
+    feature_names_ : list of str
+        The column names the rules use (``x0, x1, ...`` when fitted on an array).
     feature_ : str
         The chosen feature.
     errors_ : Series of shape (p,)
@@ -106,27 +107,38 @@ class OneR(ClassifierMixin, BaseEstimator):
     ['low', 'high', 'high', 'medium']
     """
 
-    def __init__(self, min_bucket=6):
+    _fitted_attribute = "rules_"
+    _allow_nan = True  # a missing value is a value of its own
+
+    def __init__(self, *, min_bucket=6):
         self.min_bucket = min_bucket
 
     def fit(self, X, y):
+        """Build every feature's rule and keep the one with fewest training errors.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+            Numeric and categorical columns; missing values allowed.
+        y : array-like, shape (n,)
+            Class labels (at least two classes; a continuous target is refused).
+
+        Returns
+        -------
+        self
+        """
         min_bucket = check_int("min_bucket", self.min_bucket, min_value=1)
-        frame, _, yy = check_X_y(X, y)
-        check_class_target(yy, "OneR")
-        classes, yi = np.unique(yy, return_inverse=True)
-        if len(classes) < 2:
-            raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
+        frame, yy = self._check_X_y(X, y)
+        classes, yi = self._check_classes(yy)
         K = len(classes)
         self.classes_ = classes
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        self.n_features_in_ = frame.shape[1]
         overall = int(np.argmax(np.bincount(yi, minlength=K)))
         self._majority = overall
         tables, errors, cuts, value_maps = {}, {}, {}, {}
         for col in frame.columns:
             s = frame[col]
             miss = s.isna().to_numpy()
-            if _is_numeric(s):
+            if is_numeric(s):
                 x = s.to_numpy(dtype=float)
                 c, _ = _intervals(x[~miss], yi[~miss], K, min_bucket)
                 cuts[col] = c
@@ -223,12 +235,7 @@ class OneR(ClassifierMixin, BaseEstimator):
         return DecisionList(rules, default=self.classes_[self._majority])
 
     def _check_predict_X(self, X):
-        if not hasattr(self, "classes_"):
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError("This OneR instance is not fitted yet; call 'fit' first.")
-        frame, _ = check_X(X)
-        check_same_columns(pd.DataFrame(columns=self.feature_names_in_), frame, "the training X", "X")
-        return frame
+        return self._check_X(X, reset=False)
 
     def predict(self, X):
         """Predicted class per row, shape (n,)."""
@@ -244,7 +251,8 @@ class OneR(ClassifierMixin, BaseEstimator):
 
     def explain(self, X):
         """Which rule of the chosen feature decides each row (see :meth:`DecisionList.explain`)."""
-        return self.rules_.explain(self._check_predict_X(X))
+        frame = self._check_predict_X(X)
+        return self.rules_.explain(frame)
 
     def __str__(self):
-        return str(self.rules_)
+        return str(self.rules_) if hasattr(self, "rules_") else "OneR (not fitted)"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.special import gammaln
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 
+from .._dtypes import is_numeric
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_float, check_int, check_same_columns, check_X,
-                           check_X_y)
+from .._validation import as_seed_sequence, check_float, check_int
+from ._base import ImlkitEstimator
 from ._rules import Condition, DecisionList, Rule
-from ._target import check_class_target
 
 __all__ = ["RIPPER"]
 
@@ -39,7 +39,7 @@ class _Encoding:
                 codes = s.cat.codes.to_numpy().astype(float)
                 self.kinds.append("ord" if s.dtype.ordered else "cat")
                 self.categories.append(list(s.cat.categories))
-            elif pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            elif is_numeric(s):
                 codes = s.to_numpy(dtype=float, na_value=np.nan)
                 self.kinds.append("num")
                 self.categories.append(None)
@@ -349,7 +349,7 @@ class _ClassLearner:
 
 
 # --------------------------------------------------------------------------- estimator
-class RIPPER(ClassifierMixin, BaseEstimator):
+class RIPPER(ClassifierMixin, ImlkitEstimator):
     """RIPPERk rule learner (Cohen 1995): a decision list learned one class at a time.
 
     Parameters
@@ -373,7 +373,11 @@ class RIPPER(ClassifierMixin, BaseEstimator):
         the default.
     rules_ : DecisionList
         The learned rules, in order, with the most frequent class as default.
+    n_features_in_ : int
     feature_names_in_ : ndarray of shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
+    feature_names_ : list of str
+        The column names the rules use (``x0, x1, ...`` when fitted on an array).
 
     Notes
     -----
@@ -410,7 +414,10 @@ class RIPPER(ClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, k=2, prune_fraction=1 / 3, dl_allowance=64.0, max_conditions=None, random_state=None):
+    _fitted_attribute = "rules_"
+    _allow_nan = True  # a condition on a missing value does not hold
+
+    def __init__(self, *, k=2, prune_fraction=1 / 3, dl_allowance=64.0, max_conditions=None, random_state=None):
         self.k = k
         self.prune_fraction = prune_fraction
         self.dl_allowance = dl_allowance
@@ -418,6 +425,19 @@ class RIPPER(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
+        """Learn the rules, one class at a time in order of increasing prevalence.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+            Numeric and categorical columns; missing values allowed.
+        y : array-like, shape (n,)
+            Class labels (at least two classes; a continuous target is refused).
+
+        Returns
+        -------
+        self
+        """
         k = check_int("k", self.k, min_value=0)
         params = {
             "prune_fraction": check_float("prune_fraction", self.prune_fraction, low=0.0, high=1.0,
@@ -426,11 +446,9 @@ class RIPPER(ClassifierMixin, BaseEstimator):
             "max_conditions": check_int("max_conditions", self.max_conditions, min_value=1, allow_none=True),
         }
         seed = as_seed_sequence(self.random_state)
-        frame, _, yy = check_X_y(X, y)
-        check_class_target(yy, "RIPPER")
-        classes, yi, counts = np.unique(yy, return_inverse=True, return_counts=True)
-        if len(classes) < 2:
-            raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
+        frame, yy = self._check_X_y(X, y)
+        classes, yi = self._check_classes(yy)
+        counts = np.bincount(yi, minlength=len(classes))
         enc = _Encoding(frame)
         # increasing prevalence; np.unique order breaks ties
         order = np.argsort(counts, kind="stable")
@@ -451,38 +469,35 @@ class RIPPER(ClassifierMixin, BaseEstimator):
             remaining = remaining[~covered]
         self.classes_ = classes
         self.class_order_ = [classes[c] for c in order]
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        self.n_features_in_ = frame.shape[1]
-        self.rules_ = DecisionList(rules, default=classes[order[-1]])
-        self._fit_proba(frame, yi)
+        rules_ = DecisionList(rules, default=classes[order[-1]])
+        self._proba = self._fit_proba(rules_, frame, yi)
+        self.rules_ = rules_  # last: its presence means "fitted"
         return self
 
-    def _fit_proba(self, frame, yi):
+    def _fit_proba(self, rules, frame, yi):
         K = len(self.classes_)
-        fired = self.rules_.fired(frame)
-        counts = np.zeros((len(self.rules_) + 1, K))
+        fired = rules.fired(frame)
+        counts = np.zeros((len(rules) + 1, K))
         np.add.at(counts, (fired, yi), 1)  # -1 (default) lands in the last row
-        self._proba = (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + K)
+        return (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + K)
 
     def _check(self, X):
-        if not hasattr(self, "rules_"):
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError("This RIPPER instance is not fitted yet; call 'fit' first.")
-        frame, _ = check_X(X)
-        check_same_columns(pd.DataFrame(columns=self.feature_names_in_), frame, "the training X", "X")
-        return frame
+        return self._check_X(X, reset=False)
 
     def predict(self, X):
         """Class of the first rule that covers each row (else the default), shape (n,)."""
-        return self.rules_.predict(self._check(X)).astype(self.classes_.dtype)
+        frame = self._check(X)
+        return self.rules_.predict(frame).astype(self.classes_.dtype)
 
     def predict_proba(self, X):
         """Laplace-smoothed training class frequencies of the deciding rule, shape (n, n_classes)."""
-        return self._proba[self.rules_.fired(self._check(X))]
+        frame = self._check(X)
+        return self._proba[self.rules_.fired(frame)]
 
     def explain(self, X):
         """Which rule decided each row (see :meth:`DecisionList.explain`)."""
-        return self.rules_.explain(self._check(X))
+        frame = self._check(X)
+        return self.rules_.explain(frame)
 
     def __str__(self):
         return str(self.rules_) if hasattr(self, "rules_") else "RIPPER (not fitted)"

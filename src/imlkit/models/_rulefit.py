@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.linear_model import lasso_path
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
 from threadpoolctl import threadpool_limits
 
+from .._dtypes import is_numeric
 from .._parallel import spawn
-from .._validation import (ValidationError, as_seed_sequence, check_choice, check_float, check_int, check_same_columns,
-                           check_X, check_X_y)
+from .._validation import as_seed_sequence, check_choice, check_float, check_int
+from ._base import ImlkitEstimator, set_task_tags
+from ._l1 import l1_logistic_cv, lasso_cv
+from ._l1 import sigmoid as _sigmoid
 from ._rules import Condition, Rule, rule_masks
 from ._target import auto_task
 from ._tree_rules import tree_rules
@@ -23,17 +24,12 @@ __all__ = ["RuleFit"]
 LINEAR_SCALE = 0.4
 
 
-def _is_numeric(s):
-    return (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-            and not isinstance(s.dtype, pd.CategoricalDtype))
-
-
 class _Design:
     """Turns a DataFrame into the trees' input (numeric, NaN → training median; one-hot dummies)."""
 
     def __init__(self, frame):
         self.columns = list(frame.columns)
-        self.numeric = [c for c in self.columns if _is_numeric(frame[c])]
+        self.numeric = [c for c in self.columns if is_numeric(frame[c])]
         self.medians = {c: float(np.nanmedian(frame[c].to_numpy(dtype=float, na_value=np.nan)))
                         if frame[c].notna().any() else 0.0 for c in self.numeric}
         self.levels = {}
@@ -91,7 +87,7 @@ class _Design:
         return Rule(out)
 
 
-class RuleFit(BaseEstimator):
+class RuleFit(ImlkitEstimator):
     """RuleFit: L1-regularised linear model on rules read off a tree ensemble, plus linear terms.
 
     Parameters
@@ -130,6 +126,11 @@ class RuleFit(BaseEstimator):
 
     Attributes
     ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
+    feature_names_ : list of str
+        The column names the rules use (``x0, x1, ...`` when fitted on an array).
     estimators_ : list of DecisionTreeRegressor
         The generated trees (fitted on the anonymous design columns ``f0, f1, ...``).
     n_candidate_rules_ : int
@@ -184,7 +185,10 @@ class RuleFit(BaseEstimator):
     True
     """
 
-    def __init__(self, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
+    _fitted_attribute = "rules_"
+    _allow_nan = True  # numeric NaN -> training median; a missing level matches no dummy
+
+    def __init__(self, *, task="auto", generator="gbm", n_estimators=100, mean_tree_size=4, learning_rate=0.01,
                  subsample=None, include_linear=True, winsorize=0.025, cv=5, n_lambdas=20, max_rows=20_000,
                  random_state=None):
         self.task = task
@@ -201,19 +205,11 @@ class RuleFit(BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, RegressorTags
-        tags = super().__sklearn_tags__()
-        task = getattr(self, "task_", self.task)  # after fit, "auto" is resolved
-        if task == "classification":
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags()
-        elif task == "regression":
-            tags.estimator_type = "regressor"
-            tags.regressor_tags = RegressorTags()
-        return tags
+        # after fit, "auto" is resolved; before, "auto" is neither a classifier nor a regressor
+        return set_task_tags(super().__sklearn_tags__(), getattr(self, "task_", self.task))
 
     # ------------------------------------------------------------------ fit
-    def _check_params(self, n):
+    def _check_params(self):
         check_choice("task", self.task, ["auto", "regression", "classification"])
         check_choice("generator", self.generator, ["gbm", "rf"])
         check_int("n_estimators", self.n_estimators, min_value=1)
@@ -228,24 +224,33 @@ class RuleFit(BaseEstimator):
         check_int("max_rows", self.max_rows, min_value=10, allow_none=True)
 
     def fit(self, X, y):
-        frame, _, yy = check_X_y(X, y)
+        """Generate the trees, read off their rules and fit the L1-penalised model on rules and linear terms.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (n, p)
+            Numeric and categorical columns; missing values allowed.
+        y : array-like, shape (n,)
+            Numbers (regression) or class labels (classification).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        frame, yy = self._check_X_y(X, y, min_samples=self.cv)
         n = len(frame)
-        self._check_params(n)
         seed = as_seed_sequence(self.random_state)
         s_trees, s_cv, s_rows = spawn(seed, 3)
         task = self.task
-        numeric_y = yy.dtype.kind in "iuf"
         if task == "auto":
             task = auto_task(yy)
-        if task == "regression" and not numeric_y:
-            raise ValidationError(f"'y' must be numeric for task='regression'; got values of dtype {yy.dtype} "
-                                  f"such as {yy[0]!r}.")
-        self.task_ = task
+        if task == "regression":
+            yy = self._check_regression_target(yy)
         if task == "classification":
-            classes, yi = np.unique(yy, return_inverse=True)
-            if len(classes) < 2:
-                raise ValidationError(f"'y' must have at least 2 classes; got only {classes.tolist()}.")
+            classes, yi = self._check_classes(yy)
             self.classes_ = classes
+        self.task_ = task
         if self.max_rows is not None and n > self.max_rows:
             rows = self._row_subsample(n, yi if task == "classification" else None, np.random.default_rng(s_rows))
             frame, yy = frame.iloc[rows], yy[rows]
@@ -257,8 +262,6 @@ class RuleFit(BaseEstimator):
             Y = np.eye(len(classes))[yi]
         else:
             Y = yy.astype(float)[:, None]
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
-        self.n_features_in_ = frame.shape[1]
         design = _Design(frame)
         self._design = design
         Z = design.matrix(frame)
@@ -269,7 +272,7 @@ class RuleFit(BaseEstimator):
         self.candidate_rules_ = rules
         L, lin_names = self._linear_terms(evalframe, fit=True)
         F = np.hstack([R.astype(float), L])
-        self._fit_l1(F, Y, yy if task == "classification" else None, np.random.default_rng(s_cv))
+        self._fit_l1(F, Y, yi if task == "classification" else None, np.random.default_rng(s_cv))
         self._make_table(R, L, lin_names)
         return self
 
@@ -409,22 +412,18 @@ class RuleFit(BaseEstimator):
         tab["importance"] = imp.mean(axis=0)
         self.terms_ = tab
         nonzero = np.any(self.coef_ != 0, axis=0)
+        self._used = np.flatnonzero(nonzero)
         self.rules_ = (tab[nonzero].sort_values("importance", ascending=False, kind="stable")
                        .reset_index(drop=True))
-        self._used = np.flatnonzero(nonzero)
 
     # ------------------------------------------------------------------ predict
     def _check(self, X):
-        if not hasattr(self, "coef_"):
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError("This RuleFit instance is not fitted yet; call 'fit' first.")
-        frame, _ = check_X(X)
-        check_same_columns(pd.DataFrame(columns=self.feature_names_in_), frame, "the training X", "X")
-        return frame
+        return self._check_X(X, reset=False)
 
-    def decision_function(self, X):
+    def _f(self, X):
         """f(x): shape (n,) for regression and binary classification, (n, n_classes) otherwise."""
-        frame = self._design.imputed(self._check(X))
+        frame = self._check(X)
+        frame = self._design.imputed(frame)
         n_rules = len(self.candidate_rules_)
         used_rules = self._used[self._used < n_rules]
         f = np.tile(np.atleast_1d(self.intercept_).astype(float), (len(frame), 1))
@@ -440,9 +439,17 @@ class RuleFit(BaseEstimator):
         return getattr(self, "task_", self.task) == "classification"
 
     @available_if(_is_classifier)
+    def decision_function(self, X):
+        """f(x), the log-odds: shape (n,) for two classes (of the second class), (n, n_classes) otherwise.
+
+        Classification only (a regressor's f(x) is :meth:`predict`).
+        """
+        return self._f(X)
+
+    @available_if(_is_classifier)
     def predict_proba(self, X):
         """σ(f) per class, shape (n, n_classes); one-vs-rest probabilities normalised to sum to 1."""
-        f = self.decision_function(X)
+        f = self._f(X)
         if f.ndim == 1:
             p = _sigmoid(f)
             return np.column_stack([1 - p, p])
@@ -451,9 +458,10 @@ class RuleFit(BaseEstimator):
 
     def predict(self, X):
         """Class of largest probability (classification) or f(x) (regression), shape (n,)."""
+        self._check_fitted()
         if self.task_ == "classification":
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        return self.decision_function(X)
+        return self._f(X)
 
     def score(self, X, y):
         """Accuracy (classification) or R² (regression)."""
@@ -462,223 +470,3 @@ class RuleFit(BaseEstimator):
         if self.task_ == "classification":
             return float(np.mean(pred == yy))
         return float(1 - np.sum((yy - pred) ** 2) / np.sum((yy - yy.mean()) ** 2))
-
-
-# --------------------------------------------------------------------------- L1 logistic path
-# L1-penalised logistic regression along a λ path, with λ chosen by cross-validation.
-# 
-# RuleFit needs this for hundreds of 0/1 rule columns; scikit-learn's liblinear and saga
-# solvers are slow there for small λ. This is a proximal-Newton solver in the manner of
-# glmnet (Friedman, Hastie & Tibshirani 2010): each Newton step is a weighted lasso solved by
-# accelerated proximal gradient on the Gram matrix of the *active* columns only, which stay few
-# along a path started at λ_max with warm starts; the strong rule screens the rest and a KKT
-# check on all columns adds any that were missed.
-
-
-
-def lasso_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, max_iter=5000):
-    """Lasso with λ chosen by cross-validated squared error; the final fit walks the path too.
-
-    Minimises ``‖y − b − Xβ‖²/(2n) + λ‖β‖₁`` (scikit-learn's Lasso) on the grid
-    ``λ_max · logspace(0, log10(lambda_ratio), n_lambdas)``, ``λ_max = max|X_cᵀy_c|/n``
-    (LassoCV's grid), λ minimising the mean over folds of the fold's test MSE. Unlike
-    LassoCV, the full-data fit is warm-started along the grid down to the chosen λ: a cold
-    coordinate-descent start at a small λ on hundreds of correlated rule columns took 48 s
-    of a 55 s RuleFit fit on 20,000 rows.
-
-    Returns
-    -------
-    intercept : float
-    coef : ndarray, shape (p,)
-    lam : float
-    """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-
-    def centred(A, v):
-        mA, mv = A.mean(axis=0), v.mean()
-        return np.asfortranarray(A - mA), v - mv, mA, mv
-
-    Xc, yc, mX, my = centred(X, y)
-    lmax = max(float(np.max(np.abs(Xc.T @ yc))) / len(y), 1e-12) if X.shape[1] else 1e-12
-    grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
-    if X.shape[1] == 0:
-        return float(my), np.zeros(0), float(grid[0])
-    mse = np.zeros(len(grid))
-    for tr, te in folds:
-        A, v, mA, mv = centred(X[tr], y[tr])
-        _, coefs, _ = lasso_path(A, v, alphas=grid, max_iter=max_iter)
-        pred = mv + (X[te] - mA) @ coefs  # (n_te, m)
-        mse += np.mean((y[te][:, None] - pred) ** 2, axis=0) / len(folds)
-    k = int(np.argmin(mse))
-    _, coefs, _ = lasso_path(Xc, yc, alphas=grid[: k + 1], max_iter=max_iter)
-    coef = coefs[:, -1]
-    return float(my - mX @ coef), coef, float(grid[k])
-
-
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))  # overflow-free
-
-
-def _soft(x, t):
-    return np.sign(x) * np.maximum(np.abs(x) - t, 0.0)
-
-
-def _top_eigenvalue(G, n_iter=30):
-    """Largest eigenvalue of a PSD matrix by power iteration, inflated a little to stay an upper bound."""
-    v = np.ones(G.shape[0]) / np.sqrt(G.shape[0])
-    lam = 0.0
-    for _ in range(n_iter):
-        u = G @ v
-        lam = float(np.linalg.norm(u))
-        if lam == 0.0:
-            return float(np.abs(G).sum(axis=1).max())
-        v = u / lam
-    return min(1.05 * lam, float(np.abs(G).sum(axis=1).max()))  # Gershgorin caps it
-
-
-def _wlasso(G, c, lam, coef, penalised, n_iter=300, tol=1e-6):
-    """min_θ ½θᵀGθ − cᵀθ + λ Σ_{penalised} |θ_j| by FISTA (G positive semi-definite, small)."""
-    L = max(_top_eigenvalue(G), 1e-12)
-    thr = lam / L * penalised
-    x = coef.copy()
-    yk, t = x.copy(), 1.0
-    for _ in range(n_iter):
-        g = G @ yk - c
-        x_new = _soft(yk - g / L, thr)
-        step = x_new - x
-        if np.abs(step).max() < tol:
-            x = x_new
-            break
-        if (yk - x_new) @ step > 0:  # momentum points uphill: restart (O'Donoghue & Candès 2015)
-            t = 1.0
-        t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        yk = x_new + ((t - 1.0) / t_new) * step
-        x, t = x_new, t_new
-    return x
-
-
-def _fit_one(X, y, lam, b, beta, lam_prev, max_newton=50, tol=1e-5, inner_tol=1e-6):
-    """One λ of the path from the warm start ``(b, beta)``; returns the new ``(b, beta)``.
-
-    ``X`` may be float32: every product with it is then taken in float32 (vectors are cast
-    down first so numpy does not silently copy ``X`` up to float64).
-    """
-    n, p = X.shape
-    dt = X.dtype
-    eta = b + (X @ beta.astype(dt)).astype(float)
-    grad = (X.T @ (y - _sigmoid(eta)).astype(dt)).astype(float) / n
-    # start from the nonzeros and the columns violating the KKT condition now; the KKT check
-    # below adds the rest (a looser strong-rule screen made the active Gram matrix too big)
-    active = (beta != 0) | (np.abs(grad) > lam)
-    idx = XA = None
-    for _ in range(max_newton):
-        new_idx = np.flatnonzero(active)
-        if idx is None or not np.array_equal(new_idx, idx):  # the column gather is the costly copy
-            idx = new_idx
-            XA = X[:, idx]
-        eta = b + (XA @ beta[idx].astype(dt)).astype(float)
-        pr = _sigmoid(eta)
-        w = np.maximum(pr * (1.0 - pr), 1e-5)
-        z = eta + (y - pr) / w
-        wX = XA * w.astype(dt)[:, None]
-        G = np.empty((idx.size + 1, idx.size + 1))
-        G[0, 0] = w.sum() / n
-        G[0, 1:] = G[1:, 0] = wX.sum(axis=0, dtype=float) / n
-        G[1:, 1:] = XA.T @ wX / n
-        c = np.r_[(w * z).sum() / n, (wX.T @ z.astype(dt)).astype(float) / n]
-        old = np.r_[b, beta[idx]]
-        pen = np.r_[0.0, np.ones(idx.size)]
-        new = _wlasso(G, c, lam, old, pen, tol=inner_tol)
-        b = float(new[0])
-        beta = np.zeros(p)
-        beta[idx] = new[1:]
-        # KKT on all columns for the logistic loss itself
-        resid = y - _sigmoid(b + (XA @ new[1:].astype(dt)).astype(float))
-        grad = (X.T @ resid.astype(dt)).astype(float) / n
-        viol = (~active) & (np.abs(grad) > lam * (1 + 1e-6))
-        if viol.any():
-            active |= viol
-            continue
-        if np.max(np.abs(new - old)) < tol:
-            break
-    return b, beta
-
-
-def lambda_max(X, y):
-    """Smallest λ at which every coefficient is 0 (intercept-only fit)."""
-    return float(np.max(np.abs(X.T @ (y - y.mean()).astype(X.dtype)))) / X.shape[0]
-
-
-def l1_logistic_path(X, y, lambdas):
-    """Intercepts (m,) and coefficients (m, p) along the decreasing ``lambdas``.
-
-    Minimises −(1/n) Σ [y log σ(f) + (1 − y) log(1 − σ(f))] + λ‖β‖₁ with f = b + Xβ.
-    """
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        X = X.astype(float)
-    y = np.asarray(y, dtype=float)
-    ybar = np.clip(y.mean(), 1e-6, 1 - 1e-6)
-    b, beta = float(np.log(ybar / (1 - ybar))), np.zeros(X.shape[1])
-    B, C = np.empty(len(lambdas)), np.empty((len(lambdas), X.shape[1]))
-    lam_prev = lambdas[0]
-    for i, lam in enumerate(lambdas):
-        b, beta = _fit_one(X, y, lam, b, beta, lam_prev)
-        B[i], C[i] = b, beta
-        lam_prev = lam
-    return B, C
-
-
-def _deviance(y, f):
-    return np.mean(np.logaddexp(0.0, f) - y * f, axis=0)
-
-
-def l1_logistic_cv(X, y, folds, n_lambdas=20, lambda_ratio=1e-3, patience=3):
-    """λ minimising the cross-validated log-loss, and the full-data fit at that λ.
-
-    The folds walk down the λ grid together (each with its own warm start) and stop once the
-    cross-validated loss has not improved for ``patience`` grid points: the dense end of the
-    path, where the solver is slowest, is rarely needed.
-
-    Returns
-    -------
-    intercept : float
-    coef : ndarray, shape (p,)
-    lam : float
-    cv_loss : ndarray, shape (m,) for the grid points visited
-    lambdas : ndarray, shape (m,)
-    """
-    # float32 halves the cost of the Gram products that dominate; 0/1 rule columns are exact
-    # column-major: the solver gathers active columns, a contiguous copy per column then
-    X = np.asfortranarray(X, dtype=np.float32)
-    y = np.asarray(y, dtype=float)
-    lmax = max(lambda_max(X, y), 1e-12)
-    grid = lmax * np.logspace(0, np.log10(lambda_ratio), n_lambdas)
-    parts = [(np.asfortranarray(X[tr]), y[tr], X[te], y[te]) for tr, te in folds]  # slice once, not per λ
-    states = []
-    for tr, _ in folds:
-        ybar = np.clip(y[tr].mean(), 1e-6, 1 - 1e-6)
-        states.append((float(np.log(ybar / (1 - ybar))), np.zeros(X.shape[1])))
-    n_te = sum(len(te) for _, te in folds)
-    losses, best, since = [], np.inf, 0
-    lam_prev = grid[0]
-    for lam in grid:
-        total = 0.0
-        for i, (Xtr, ytr, Xte, yte) in enumerate(parts):
-            # the folds only rank the λs: a looser inner tolerance (10x) is enough there
-            b, beta = _fit_one(Xtr, ytr, lam, *states[i], lam_prev, inner_tol=1e-5)
-            states[i] = (b, beta)
-            total += _deviance(yte, b + (Xte @ beta.astype(Xte.dtype)).astype(float)) * len(yte)
-        losses.append(total / n_te)
-        lam_prev = lam
-        if losses[-1] < best - 1e-9:
-            best, since = losses[-1], 0
-        else:
-            since += 1
-            if since >= patience:
-                break
-    losses = np.asarray(losses)
-    k = int(np.argmin(losses))
-    B, C = l1_logistic_path(X, y, grid[: k + 1])
-    return float(B[-1]), C[-1], float(grid[k]), losses, grid[: len(losses)]

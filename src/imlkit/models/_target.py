@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._dtypes import is_numeric
 from .._validation import ValidationError
 
 __all__ = ["MAX_CLASSES", "continuous_reason", "is_continuous", "auto_task", "check_class_target"]
@@ -40,9 +41,7 @@ def continuous_reason(y):
         E.g. ``"336 distinct float values"`` or ``"45 distinct integer values"``.
     """
     if isinstance(y, pd.Series):
-        if isinstance(y.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(y.dtype):
-            return None
-        if not pd.api.types.is_numeric_dtype(y.dtype):
+        if not is_numeric(y):  # categorical, boolean, text: labels
             return None
         values = y.to_numpy(dtype=float, na_value=np.nan)
         kind = y.dtype.kind

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
 
-from .._validation import ValidationError, check_choice, check_float, check_int, check_same_columns, check_X, check_y
+from .._dtypes import is_numeric
+from .._validation import ValidationError, check_choice, check_float, check_int, check_y
+from ._base import ImlkitEstimator, set_task_tags
 from ._impurity import CLASSIFICATION_CRITERIA, squared_error_from_sums
 from ._target import auto_task
 
@@ -37,12 +37,6 @@ _EPSILON = np.finfo(float).eps
 
 
 # --------------------------------------------------------------------------- data encoding
-def _is_numeric(series):
-    dtype = series.dtype
-    return (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-            and not isinstance(dtype, pd.CategoricalDtype))
-
-
 def _levels(series):
     """The levels of a categorical column: its categories, else its sorted distinct values."""
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -63,7 +57,7 @@ def _encode(frame, kinds, levels, name):
             raise ValidationError(f"'{name}' has missing values in column {col!r}; the tree needs complete "
                                   f"data (impute first).")
         if kinds[col] == "numeric":
-            if not _is_numeric(s):
+            if not is_numeric(s):
                 raise ValidationError(f"Column {col!r} of '{name}' was numeric when the tree was fitted; "
                                       f"got dtype {s.dtype}.")
             Z[:, j] = s.to_numpy(dtype=float)
@@ -185,7 +179,7 @@ def _multiway_split(codes, stats, criterion, min_leaf, n_levels):
 
 
 # --------------------------------------------------------------------------- estimator
-class DecisionTree(BaseEstimator):
+class DecisionTree(ImlkitEstimator):
     """CART decision tree for classification and regression that records its arithmetic.
 
     Parameters
@@ -223,10 +217,14 @@ class DecisionTree(BaseEstimator):
     classes_ : ndarray, shape (K,)
         Sorted class labels (classification only).
     task_ : str
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (p,)
+        The DataFrame's column names (only when fitted on a DataFrame; names as strings).
     feature_names_ : list of str
+        The column names the splits use (``x0, x1, ...`` when fitted on an array).
     feature_kinds_ : dict
-        ``{column: "numeric" | "categorical"}``. Categorical are columns with a categorical,
-        object, string or bool dtype.
+        ``{column: "numeric" | "categorical"}``. Numeric as :func:`imlkit._dtypes.is_numeric`
+        decides (integer, float; not bool); every other column is categorical.
     categories_ : dict
         The levels of every categorical column.
     split_trace_ : DataFrame
@@ -280,7 +278,9 @@ class DecisionTree(BaseEstimator):
     [0.486, 0.361, 0.125]
     """
 
-    def __init__(self, criterion="auto", max_depth=None, min_samples_leaf=1, task="auto",
+    _fitted_attribute = "node_count_"
+
+    def __init__(self, *, criterion="auto", max_depth=None, min_samples_leaf=1, task="auto",
                  min_samples_split=2, min_impurity_decrease=0.0, categorical_split="binary"):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -302,16 +302,7 @@ class DecisionTree(BaseEstimator):
         return self._resolved_task() == "classification"
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        if self._is_classifier():
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags()
-        else:
-            tags.estimator_type = "regressor"
-            tags.regressor_tags = RegressorTags()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
+        return set_task_tags(super().__sklearn_tags__(), self._resolved_task())
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self, y):
@@ -350,29 +341,22 @@ class DecisionTree(BaseEstimator):
         -------
         self
         """
-        frame, was_frame = check_X(X, "X")
-        y = check_y(y, len(frame), "y")
+        frame, y = self._check_X_y(X, y)
         criterion, task = self._check_params(y)
         if task == "regression":
-            if y.dtype.kind not in "iuf":
-                raise ValidationError(f"'y' must be numeric for regression; got dtype {y.dtype}.")
-            y = y.astype(float)
+            y = self._check_regression_target(y)
         else:
             if self.task == "auto" and y.dtype.kind == "f" and not np.all(y == np.round(y)):
-                raise ValidationError(f"criterion={criterion!r} needs a class target, but 'y' has non-integer float "
-                                      f"values, which look like a regression target; use criterion='auto' or "
+                raise ValidationError(f"criterion={criterion!r} needs a class target, but 'y' looks continuous (it "
+                                      f"has non-integer float values); use criterion='auto' or "
                                       f"'squared_error' (or task='classification' to treat them as labels).")
             classes, y_codes = np.unique(y, return_inverse=True)
             if classes.size < 2:
-                raise ValidationError(f"'y' must contain at least 2 classes for classification; got only "
+                raise ValidationError(f"'y' must contain at least 2 classes for classification; got only one class: "
                                       f"{classes.tolist()}.")
         self.task_ = task
         self.criterion_ = criterion
-        self.feature_names_ = list(frame.columns)
-        if was_frame:
-            self.feature_names_in_ = np.asarray(self.feature_names_, dtype=object)
-        self.n_features_in_ = frame.shape[1]
-        self.feature_kinds_ = {c: "numeric" if _is_numeric(frame[c]) else "categorical" for c in frame.columns}
+        self.feature_kinds_ = {c: "numeric" if is_numeric(frame[c]) else "categorical" for c in frame.columns}
         self.categories_ = {c: _levels(frame[c]) for c in frame.columns if self.feature_kinds_[c] == "categorical"}
         Z = _encode(frame, self.feature_kinds_, self.categories_, "X")
         if task == "classification":
@@ -534,22 +518,8 @@ class DecisionTree(BaseEstimator):
         return pd.DataFrame(rows).set_index("node")
 
     # ------------------------------------------------------------------ prediction
-    def _check_fitted(self):
-        if not hasattr(self, "node_count_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("This DecisionTree is not fitted yet; call 'fit' first.")
-
     def _encode_new(self, X):
-        self._check_fitted()
-        frame, _ = check_X(X, "X")
-        if frame.shape[1] != len(self.feature_names_):
-            raise ValidationError(f"'X' must have {len(self.feature_names_)} columns like the training data; "
-                                  f"got {frame.shape[1]}.")
-        if not isinstance(X, pd.DataFrame):
-            frame.columns = self.feature_names_
-        check_same_columns(pd.DataFrame(columns=self.feature_names_), frame, "training data", "X")
-        return _encode(frame, self.feature_kinds_, self.categories_, "X")
+        return _encode(self._check_X(X, reset=False), self.feature_kinds_, self.categories_, "X")
 
     def _route(self, Z):
         node = np.zeros(Z.shape[0], dtype=np.intp)
@@ -590,7 +560,8 @@ class DecisionTree(BaseEstimator):
     @available_if(_is_classifier)
     def predict_proba(self, X):
         """Class proportions of each row's leaf, shape (n, K), columns in ``classes_`` order."""
-        return self._value[self.apply(X)].copy()
+        leaves = self.apply(X)  # checks first that the tree is fitted
+        return self._value[leaves].copy()
 
     def score(self, X, y):
         """Accuracy (classification) or R² (regression) on ``X``, ``y``."""
