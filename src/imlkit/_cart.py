@@ -1,0 +1,229 @@
+"""A small CART regression tree (numba) for the subgroup sampler: grown exactly as scikit-learn's.
+
+:class:`imlkit.samplers.SubgroupSampler` needs one tree per sampled set S -- conditional SAGE
+asks for thousands of them, on the same fitted rows and the same conditioning columns.
+scikit-learn's ``DecisionTreeRegressor`` costs ~2-4 ms per small tree, most of it validation,
+per-node sorting and Python overhead. This kernel grows the same tree:
+
+* criterion: squared error summed over the outputs (multi-output regression); the best split
+  of a node maximises the proxy Σ_k (S_Lk² / n_L + S_Rk² / n_R) (S: sums of the target), the
+  quantity scikit-learn's ``MSE.proxy_impurity_improvement`` compares; first best wins;
+* candidate thresholds between consecutive distinct values of a feature (values closer than
+  1e-7 in float32 count as equal), at the midpoint ``x_lo / 2 + x_hi / 2`` (``x_lo`` if the
+  midpoint rounds to ``x_hi``), rows with ``x <= threshold`` go left;
+* a node is a leaf at ``max_depth``, with fewer than ``2 * min_samples_leaf`` rows, when its
+  target is constant, or when no split leaves ``min_samples_leaf`` rows on each side;
+* features are float32 (what scikit-learn converts them to), the target float64.
+
+Work shared between trees: every column is sorted once (:func:`presort`); a node keeps its
+rows in sorted order per feature, and a split partitions these lists stably, so no node sorts.
+
+Equality with scikit-learn: on data where no two distinct splits of a node have the same
+criterion value, the partition of the fitted rows is identical. Where two splits tie exactly
+(discrete data), scikit-learn keeps the first best in a random order of the features and its
+sums are accumulated in an order its (unstable) sort decides, so a tie can go either way in
+either implementation; this tree then keeps the first best in column order. The partitions
+then differ, not the distribution the sampler draws from (see the tests).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["presort", "grow", "apply", "FEATURE_THRESHOLD"]
+
+#: Values of a feature closer than this count as equal (scikit-learn's FEATURE_THRESHOLD).
+FEATURE_THRESHOLD = np.float32(1e-7)
+
+
+def presort(X32):
+    """Row order of every column, shape (p, n): ``order[k]`` sorts column k ascending (stable)."""
+    return np.ascontiguousarray(np.argsort(X32, axis=0, kind="stable").T.astype(np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _grow(X, order, cols, Y, max_depth, min_leaf, thr):
+    n, d = Y.shape
+    k = cols.shape[0]
+    idx = np.empty((k, n), dtype=np.int64)
+    for j in range(k):
+        idx[j] = order[cols[j]]
+    buf = np.empty(n, dtype=np.int64)
+    go_left = np.zeros(n, dtype=np.bool_)
+    cap = 2 * n + 1
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    count = np.zeros(cap, dtype=np.int64)
+    leaf_id = np.full(cap, -1, dtype=np.int64)
+    leaf_of_row = np.empty(n, dtype=np.int64)
+    # stack of (start, end, depth, parent, is_left); the left child is processed first and
+    # nodes are numbered when processed (depth-first preorder, scikit-learn's numbering)
+    st_start = np.empty(cap, dtype=np.int64)
+    st_end = np.empty(cap, dtype=np.int64)
+    st_depth = np.empty(cap, dtype=np.int64)
+    st_parent = np.empty(cap, dtype=np.int64)
+    st_isleft = np.empty(cap, dtype=np.bool_)
+    st_start[0], st_end[0], st_depth[0], st_parent[0], st_isleft[0] = 0, n, 0, -1, False
+    top = 1
+    n_nodes = 0
+    n_leaves = 0
+    total = np.empty(d)
+    sum_left = np.empty(d)
+    mean = np.empty(d)
+    while top > 0:
+        top -= 1
+        start, end, depth = st_start[top], st_end[top], st_depth[top]
+        node = n_nodes
+        n_nodes += 1
+        if st_parent[top] >= 0:
+            if st_isleft[top]:
+                left[st_parent[top]] = node
+            else:
+                right[st_parent[top]] = node
+        m = end - start
+        count[node] = m
+        is_leaf = depth >= max_depth or m < 2 or m < 2 * min_leaf
+        if not is_leaf:
+            # constant target: nothing to gain (scikit-learn: impurity <= eps)
+            for o in range(d):
+                total[o] = 0.0
+            for i in range(start, end):
+                r = idx[0, i]
+                for o in range(d):
+                    total[o] += Y[r, o]
+            for o in range(d):
+                mean[o] = total[o] / m
+            var = 0.0
+            for i in range(start, end):
+                r = idx[0, i]
+                for o in range(d):
+                    dv = Y[r, o] - mean[o]
+                    var += dv * dv
+            is_leaf = var / m / d <= 2.220446049250313e-16
+        best_j = -1
+        best_p = -1
+        if not is_leaf:
+            best = -np.inf
+            for j in range(k):
+                c = cols[j]
+                if X[idx[j, end - 1], c] <= X[idx[j, start], c] + thr:
+                    continue  # constant feature in this node
+                for o in range(d):
+                    sum_left[o] = 0.0
+                for i in range(start, end - 1):
+                    r = idx[j, i]
+                    for o in range(d):
+                        sum_left[o] += Y[r, o]
+                    p = i + 1  # first row of the right child
+                    if p - start < min_leaf:
+                        continue
+                    if end - p < min_leaf:
+                        break
+                    if X[idx[j, p], c] <= X[r, c] + thr:
+                        continue  # no threshold between equal values
+                    nl = p - start
+                    nr = end - p
+                    pl = 0.0
+                    pr = 0.0
+                    for o in range(d):
+                        sl = sum_left[o]
+                        sr = total[o] - sl
+                        pl += sl * sl
+                        pr += sr * sr
+                    proxy = pl / nl + pr / nr
+                    if proxy > best:
+                        best = proxy
+                        best_j = j
+                        best_p = p
+            is_leaf = best_j < 0
+        if is_leaf:
+            leaf_id[node] = n_leaves
+            for i in range(start, end):
+                leaf_of_row[idx[0, i]] = n_leaves
+            n_leaves += 1
+            continue
+        c = cols[best_j]
+        lo = np.float64(X[idx[best_j, best_p - 1], c])
+        hi = np.float64(X[idx[best_j, best_p], c])
+        t = lo / 2.0 + hi / 2.0
+        if t == hi or np.isinf(t):
+            t = lo
+        feature[node] = c
+        threshold[node] = t
+        for i in range(start, best_p):
+            go_left[idx[best_j, i]] = True
+        for i in range(best_p, end):
+            go_left[idx[best_j, i]] = False
+        # stable partition of every feature's sorted rows: left child's rows first
+        for j in range(k):
+            if j == best_j:
+                continue
+            a = start
+            b = 0
+            for i in range(start, end):
+                r = idx[j, i]
+                if go_left[r]:
+                    idx[j, a] = r
+                    a += 1
+                else:
+                    buf[b] = r
+                    b += 1
+            for i in range(b):
+                idx[j, a + i] = buf[i]
+        st_start[top], st_end[top], st_depth[top], st_parent[top], st_isleft[top] = best_p, end, depth + 1, node, False
+        top += 1
+        st_start[top], st_end[top], st_depth[top], st_parent[top], st_isleft[top] = start, best_p, depth + 1, node, True
+        top += 1
+    return (leaf_of_row, feature[:n_nodes].copy(), threshold[:n_nodes].copy(), left[:n_nodes].copy(),
+            right[:n_nodes].copy(), count[:n_nodes].copy(), leaf_id[:n_nodes].copy())
+
+
+def grow(X32, order, cols, Y, max_depth, min_samples_leaf):
+    """Grow the tree on the columns ``cols`` of ``X32`` predicting ``Y``.
+
+    Parameters
+    ----------
+    X32 : ndarray of float32, shape (n, p), without NaN
+    order : ndarray of int64, shape (p, n)
+        :func:`presort` of ``X32`` (computed once, shared by every tree on these rows).
+    cols : sequence of int
+        The columns the tree splits on.
+    Y : ndarray of float64, shape (n, d)
+    max_depth, min_samples_leaf : int
+
+    Returns
+    -------
+    leaves : ndarray of int64, shape (n,)
+        Leaf of every row, numbered 0..L-1 in depth-first order (left before right).
+    tree : tuple of arrays
+        ``(feature, threshold, left, right, count, leaf_id)`` per node, for :func:`apply`.
+    """
+    out = _grow(np.ascontiguousarray(X32, dtype=np.float32), order, np.asarray(cols, dtype=np.int64),
+                np.ascontiguousarray(Y, dtype=np.float64), int(max_depth), int(min_samples_leaf),
+                FEATURE_THRESHOLD)
+    return out[0], out[1:]
+
+
+@njit(cache=True, nogil=True)
+def _apply(X, feature, threshold, left, right, count, leaf_id):
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        node = 0
+        while feature[node] >= 0:
+            v = X[i, feature[node]]
+            if v != v:  # missing: to the child with more fitted rows (scikit-learn's rule)
+                node = left[node] if count[left[node]] > count[right[node]] else right[node]
+            elif v <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = leaf_id[node]
+    return out
+
+
+def apply(X32, tree):
+    """Leaf (0..L-1) of every row of ``X32`` (float32, all p columns), shape (n,)."""
+    return _apply(np.ascontiguousarray(X32, dtype=np.float32), *tree)
