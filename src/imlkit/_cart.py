@@ -156,9 +156,12 @@ def _grow(X, order, cols, Y, max_depth, min_leaf, thr):
             go_left[idx[best_j, i]] = True
         for i in range(best_p, end):
             go_left[idx[best_j, i]] = False
-        # stable partition of every feature's sorted rows: left child's rows first
+        # stable partition of every feature's sorted rows: left child's rows first. A child
+        # that cannot be split needs only idx[0] (its rows, for the leaf numbers).
+        nl = best_p - start
+        both_leaves = depth + 1 >= max_depth or (nl < 2 * min_leaf and end - best_p < 2 * min_leaf)
         for j in range(k):
-            if j == best_j:
+            if j == best_j or (both_leaves and j > 0):
                 continue
             a = start
             b = 0

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ._dtypes import is_boolean, is_numeric
 from ._validation import ValidationError, check_int, check_X, resolve_features
 
 __all__ = [
@@ -222,8 +223,16 @@ class MarginalSampler(Sampler):
         return np.zeros(len(self.X_fit_), dtype=np.intp), np.zeros(len(X), dtype=np.intp)
 
 
-def _is_numeric(s):
-    return not isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.kind in "biuf"
+def _is_number(s):
+    """Encoded by its value: numeric columns (imlkit._dtypes) and ``bool`` columns as 0/1."""
+    return is_numeric(s) or (is_boolean(s) and s.dtype.kind == "b")
+
+
+def _as_float(s):
+    """A number-like column as floats; a timedelta in seconds, NaT as NaN."""
+    if s.dtype.kind == "m":
+        return s.dt.total_seconds().to_numpy(dtype=float)
+    return s.to_numpy(dtype=float)
 
 
 def _encode_columns(frame, columns, levels=None):
@@ -236,8 +245,8 @@ def _encode_columns(frame, columns, levels=None):
     out = np.empty((len(frame), len(columns)), dtype=float)
     for k, c in enumerate(columns):
         s = frame[c]
-        if _is_numeric(s):
-            out[:, k] = s.to_numpy(dtype=float)
+        if _is_number(s):
+            out[:, k] = _as_float(s)
             continue
         if levels is not None and c in levels:
             codes = pd.Index(levels[c]).get_indexer(s.astype(object)).astype(float)
@@ -257,7 +266,7 @@ def _column_levels(frame):
         s = frame[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
             out[c] = list(s.cat.categories)
-        elif not _is_numeric(s):
+        elif not _is_number(s):
             out[c] = list(pd.unique(s.dropna().astype(object)))
     return out
 
@@ -282,7 +291,7 @@ class ConditionalPermutationSampler(Sampler):
 
     conditional = True
 
-    def __init__(self, n_bins=4, conditioning=None):
+    def __init__(self, *, n_bins=4, conditioning=None):
         self.n_bins = check_int("n_bins", n_bins, min_value=2)
         self.conditioning = conditioning
 
@@ -305,13 +314,13 @@ class ConditionalPermutationSampler(Sampler):
         for c in cond:
             f = self.X_fit_[c]
             x = X[c]
-            if isinstance(f.dtype, pd.CategoricalDtype) or f.dtype.kind not in "iuf" or f.nunique() <= self.n_bins:
+            if not is_numeric(f) or f.nunique() <= self.n_bins:
                 both = pd.concat([f, x], ignore_index=True).astype(object)
                 codes, _ = pd.factorize(both, use_na_sentinel=False)
             else:
-                vals = f.to_numpy(dtype=float)
+                vals = _as_float(f)
                 edges = np.unique(np.nanquantile(vals, np.linspace(0, 1, self.n_bins + 1)[1:-1]))
-                codes = np.searchsorted(edges, np.concatenate([vals, x.to_numpy(dtype=float)]), side="right")
+                codes = np.searchsorted(edges, np.concatenate([vals, _as_float(x)]), side="right")
             keys.append(codes)
         key = pd.MultiIndex.from_arrays(keys) if len(keys) > 1 else pd.Index(keys[0])
         group, _ = pd.factorize(key)
@@ -372,7 +381,7 @@ class SubgroupSampler(Sampler):
 
     conditional = True
 
-    def __init__(self, max_depth=12, min_samples_leaf="auto"):
+    def __init__(self, *, max_depth=12, min_samples_leaf="auto"):
         self.max_depth = check_int("max_depth", max_depth, min_value=1)
         if not (isinstance(min_samples_leaf, str) and min_samples_leaf == "auto"):
             min_samples_leaf = check_int("min_samples_leaf", min_samples_leaf, min_value=1)
@@ -424,7 +433,7 @@ class SubgroupSampler(Sampler):
         """(tree, leaf of every fitted row, r_idx, group codes 0..L-1) for the sampled set S; cached.
 
         The tree is a deterministic function of the fitted data and S. ``tree`` is a fitted
-        scikit-learn tree or the arrays of a :mod:`imlkit._cart` tree (see :meth:`_apply`).
+        scikit-learn tree or the node arrays of a :mod:`imlkit._cart` tree.
         """
         key = tuple(S)
         hit = self._trees.get(key)
@@ -515,7 +524,7 @@ class GaussianSampler(Sampler):
     conditional = True
 
     def _check_fit_data(self, X):
-        bad = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype) or X[c].dtype.kind not in "biuf"]
+        bad = [c for c in X.columns if not _is_number(X[c]) or X[c].dtype.kind == "m"]
         if bad:
             raise ValidationError(f"GaussianSampler needs numeric columns; column(s) {bad} are not numeric. "
                                   "Use SubgroupSampler or ConditionalPermutationSampler for mixed data.")

@@ -361,7 +361,7 @@ def _coalition_columns(coalition, columns):
     return cols
 
 
-def sage_value(model, X, y, coalition, removal="marginal", sampler=None, n_background=128, loss=None,
+def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_background=128, loss=None,
                max_rows=None, random_state=None, background=None):
     """The SAGE value function v(S) = R(f_∅) − R(f_S) of one coalition S.
 
