@@ -161,16 +161,21 @@ def _same_partition(a, b):
     return len(pairs) == len(set(np.asarray(a).tolist())) == len(set(np.asarray(b).tolist()))
 
 
-@pytest.mark.parametrize("n, p, d, depth, leaf", [(300, 1, 1, 12, 5), (700, 4, 3, 6, 10), (1200, 6, 2, 12, 23),
-                                                  (500, 3, 8, 3, 40), (400, 5, 1, 12, 1)])
-def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf):
+@pytest.mark.parametrize("n, p, d, depth, leaf, levels", [
+    (300, 1, 1, 12, 5, None), (700, 4, 3, 6, 10, None), (1200, 6, 2, 12, 23, None), (500, 3, 8, 3, 40, None),
+    (400, 5, 1, 12, 1, None),
+    # few distinct values: split from per-node histograms (imlkit._cart.HIST_MAX_BINS)
+    (800, 4, 2, 12, 10, [2, 7, 24, 60]), (1000, 3, 1, 8, 3, [3, 64, 200]), (600, 2, 8, 12, 23, [12, 4])])
+def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf, levels):
     from sklearn.tree import DecisionTreeRegressor
 
     from imlkit import _cart
 
-    # Continuous features and targets: no two distinct splits of a node tie on the criterion.
+    # Continuous targets: no two distinct splits of a node tie on the criterion.
     rng = np.random.default_rng(n + p)
     X = rng.normal(size=(n, p)).astype(np.float32)
+    if levels is not None:  # integer-valued features (scaled), as counts and level codes are
+        X = (rng.integers(0, 10_000, size=(n, p)) % np.array(levels)).astype(np.float32) * np.float32(0.37)
     Y = np.tanh(X[:, :1]) @ np.ones((1, d)) + X[:, -1:] ** 2 + 0.5 * rng.normal(size=(n, d))
     sk = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf, random_state=0).fit(X, Y)
     leaves, tree = _cart.grow(X, _cart.presort(X), np.arange(p), Y, depth, leaf)
@@ -184,7 +189,7 @@ def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf):
         assert_array_equal(np.where(sk.tree_.feature < 0, -1, sk.tree_.feature), tree[0])
         split = sk.tree_.feature >= 0
         assert_array_equal(sk.tree_.threshold[split], tree[1][split])
-        Xq = rng.normal(size=(400, p)).astype(np.float32)
+        Xq = rng.normal(size=(400, p)).astype(np.float32) if levels is None else X[rng.integers(0, n, 400)]
         Xq[rng.uniform(size=Xq.shape) < 0.2] = np.nan
         to_cart = dict(zip(sk.apply(X).tolist(), leaves.tolist()))
         assert_array_equal([to_cart[v] for v in sk.apply(Xq).tolist()], _cart.apply(Xq, tree))

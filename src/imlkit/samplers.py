@@ -406,7 +406,7 @@ class SubgroupSampler(Sampler):
         # The target block of every column, standardised once (a column's block does not
         # depend on which other columns are sampled with it).
         self._targets = [self._target_block(c, k) for k, c in enumerate(X.columns)]
-        self._order = None  # every column's sort order, shared by all numba trees (lazy)
+        self._presorted = None  # every column's order and distinct values, shared by all numba trees
         self._trees = {}
 
     def _target_block(self, c, k):
@@ -452,9 +452,9 @@ class SubgroupSampler(Sampler):
         if self._numba_tree and not self._has_nan[r_idx].any():
             from . import _cart
 
-            if self._order is None:
-                self._order = _cart.presort(self._codes32)
-            leaves, arrays = _cart.grow(self._codes32, self._order, r_idx, target, depth, leaf)
+            if self._presorted is None:
+                self._presorted = _cart.presort(self._codes32)
+            leaves, arrays = _cart.grow(self._codes32, self._presorted, r_idx, target, depth, leaf)
             # leaves are numbered 0..L-1 and every leaf holds fitted rows: they are the codes
             hit = (arrays, leaves, r_idx, leaves.astype(np.intp))
         else:
