@@ -37,12 +37,13 @@ ORDERINGS = (128, 384)
 REPEATS = 3
 
 
-def setup():
+def setup(full=False):
     X, y = ik.datasets.load_bike()
     X_tr, X_te, y_tr, y_te = train_test_split(X, np.asarray(y, dtype=float), test_size=0.3, random_state=0)
     model = HistGradientBoostingRegressor(random_state=0, categorical_features="from_dtype").fit(X_tr, y_tr)
     idx = np.random.default_rng(0).choice(len(X_te), N_EVAL, replace=False)
-    return model, X_te.iloc[idx].reset_index(drop=True), y_te[idx]
+    out = (model, X_te.iloc[idx].reset_index(drop=True), y_te[idx])
+    return out + (X_te.reset_index(drop=True), y_te) if full else out
 
 
 def run(model, X, y, removal, orderings, seed):
@@ -62,7 +63,7 @@ def timed(fn):
 
 def main():
     profile = "--profile" in sys.argv
-    model, X, y = setup()
+    model, X, y, X_full, y_full = setup(full=True)
     lines = ["# Conditional vs marginal SAGE at equal orderings", "",
              f"Bike data, HistGradientBoostingRegressor, {N_EVAL} evaluation rows, {N_BACKGROUND} background "
              "rows / conditional draws, one thread, n_jobs=1, marginal and conditional interleaved in one "
@@ -88,6 +89,25 @@ def main():
                    f"{', '.join(f'{r:.1f}' for r in ratios)} | **{np.median(ratios):.1f}x** | {np.median(cpu):.1f}x |")
             print(row, flush=True)
             lines.append(row)
+        # CFI with the default sampler: numba trees vs scikit-learn's trees (the only change
+        # on CFI's path), interleaved; the sampler is fitted inside each call, as users run it.
+        from imlkit.samplers import SubgroupSampler
+
+        X_cfi, y_cfi = X_full, y_full
+        tn, ts = [], []
+        for seed in range(REPEATS):
+            old = SubgroupSampler()
+            old._numba_tree = False
+            a, rn = timed(lambda: ik.cfi(model, X_cfi, y_cfi, n_repeats=5, n_jobs=1, random_state=seed))
+            b, rs = timed(lambda: ik.cfi(model, X_cfi, y_cfi, sampler=old, n_repeats=5, n_jobs=1, random_state=seed))
+            tn.append(a[0])
+            ts.append(b[0])
+        diff = np.max(np.abs(rn.importance - rs.importance)) / np.max(np.abs(rs.importance))
+        lines += ["", f"CFI (default sampler, {len(X_cfi)} rows, 12 features, n_repeats=5): numba trees "
+                      f"{np.median(tn):.2f} s vs scikit-learn trees {np.median(ts):.2f} s (median of {REPEATS}); "
+                      f"ratio {np.median(tn) / np.median(ts):.2f}. Largest difference of the importances "
+                      f"(last seed): {diff:.1e} of the largest."]
+        print(lines[-1], flush=True)
         if profile:
             pr = cProfile.Profile()
             pr.enable()
