@@ -65,12 +65,12 @@ def main():
     profile = "--profile" in sys.argv
     model, X, y, X_full, y_full = setup(full=True)
     lines = ["# Conditional vs marginal SAGE at equal orderings", "",
-             f"Bike data, HistGradientBoostingRegressor, {N_EVAL} evaluation rows, {N_BACKGROUND} background "
-             "rows / conditional draws, one thread, n_jobs=1, marginal and conditional interleaved in one "
-             f"process, {REPEATS} repeats (seeds 0..{REPEATS - 1}). Sampler: the default (`\"auto\"`, "
-             "subgroup tree).", "",
-             "| orderings | marginal s (median) | conditional s (median) | wall ratio per repeat | median wall ratio "
-             "| median CPU ratio |",
+             (f"Bike data, HistGradientBoostingRegressor, {N_EVAL} evaluation rows, {N_BACKGROUND} background "
+              "rows / conditional draws, one thread, n_jobs=1, marginal and conditional interleaved in one "
+              f"process, {REPEATS} repeats (seeds 0..{REPEATS - 1}). Sampler: the default (`\"auto\"`, "
+              "subgroup tree)."), "",
+             ("| orderings | marginal s (median) | conditional s (median) | wall ratio per repeat | median wall ratio "
+              "| median CPU ratio |"),
              "|---|---|---|---|---|---|"]
     with threadpool_limits(1):
         run(model, X, y, "marginal", 16, 99)  # warm-up: imports, numba compilation/cache load
@@ -78,8 +78,8 @@ def main():
         for k in ORDERINGS:
             tm, tc, ratios, cpu = [], [], [], []
             for seed in range(REPEATS):
-                a, ma = timed(lambda: run(model, X, y, "marginal", k, seed))
-                b, co = timed(lambda: run(model, X, y, "conditional", k, seed))
+                a, ma = timed(lambda k=k, seed=seed: run(model, X, y, "marginal", k, seed))
+                b, co = timed(lambda k=k, seed=seed: run(model, X, y, "conditional", k, seed))
                 assert ma.extra["n_permutations"] == co.extra["n_permutations"] == k
                 tm.append(a[0])
                 tc.append(b[0])
@@ -98,15 +98,16 @@ def main():
         for seed in range(REPEATS):
             old = SubgroupSampler()
             old._numba_tree = False
-            a, rn = timed(lambda: ik.cfi(model, X_cfi, y_cfi, n_repeats=5, n_jobs=1, random_state=seed))
-            b, rs = timed(lambda: ik.cfi(model, X_cfi, y_cfi, sampler=old, n_repeats=5, n_jobs=1, random_state=seed))
+            a, rn = timed(lambda seed=seed: ik.cfi(model, X_cfi, y_cfi, n_repeats=5, n_jobs=1, random_state=seed))
+            b, rs = timed(lambda seed=seed, old=old: ik.cfi(model, X_cfi, y_cfi, sampler=old, n_repeats=5, n_jobs=1,
+                                                            random_state=seed))
             tn.append(a[0])
             ts.append(b[0])
         diff = np.max(np.abs(rn.importance - rs.importance)) / np.max(np.abs(rs.importance))
-        lines += ["", f"CFI (default sampler, {len(X_cfi)} rows, 12 features, n_repeats=5): numba trees "
-                      f"{np.median(tn):.2f} s vs scikit-learn trees {np.median(ts):.2f} s (median of {REPEATS}); "
-                      f"ratio {np.median(tn) / np.median(ts):.2f}. Largest difference of the importances "
-                      f"(last seed): {diff:.1e} of the largest."]
+        lines += ["", (f"CFI (default sampler, {len(X_cfi)} rows, 12 features, n_repeats=5): numba trees "
+                       f"{np.median(tn):.2f} s vs scikit-learn trees {np.median(ts):.2f} s (median of {REPEATS}); "
+                       f"ratio {np.median(tn) / np.median(ts):.2f}. Largest difference of the importances "
+                       f"(last seed): {diff:.1e} of the largest.")]
         print(lines[-1], flush=True)
         if profile:
             pr = cProfile.Profile()

@@ -465,8 +465,8 @@ def _subgroup(numba_tree):
 def test_conditional_sage_numba_tree_equals_sklearn_tree(five):
     # Continuous data: every subgroup tree has the same partition, so the numbers are identical.
     f, X, y = five
-    kw = dict(removal="conditional", n_background=8, max_permutations=64, batch_size=32, tolerance=1e-9,
-              random_state=0)
+    kw = {"removal": "conditional", "n_background": 8, "max_permutations": 64, "batch_size": 32,
+          "tolerance": 1e-9, "random_state": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # not converged: the budget is the point
         a = ik.sage(f, X, y, sampler=_subgroup(True), **kw)
@@ -500,8 +500,8 @@ def test_conditional_value_numba_tree_within_monte_carlo_error_on_discrete_data(
 
 def test_conditional_seed_and_n_jobs_invariance(five):
     f, X, y = five
-    kw = dict(removal="conditional", n_background=8, batch_size=32, max_permutations=96, tolerance=1e-9,
-              random_state=3)
+    kw = {"removal": "conditional", "n_background": 8, "batch_size": 32, "max_permutations": 96,
+          "tolerance": 1e-9, "random_state": 3}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = ik.sage(f, X, y, n_jobs=1, **kw)
