@@ -2,7 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from imlkit.samplers import (
     ConditionalPermutationSampler,
@@ -152,3 +152,102 @@ def test_errors(mixed):
         ConditionalPermutationSampler(n_bins=1)
     with pytest.raises(ValueError, match="must not contain the sampled"):
         ConditionalPermutationSampler(conditioning=["x"]).fit(mixed).sample(mixed, "x")
+
+
+# ----------------------------------------------------------------------------- the numba CART
+def _same_partition(a, b):
+    """Two labelings describe the same partition iff their label pairs form a bijection."""
+    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist()))
+    return len(pairs) == len(set(np.asarray(a).tolist())) == len(set(np.asarray(b).tolist()))
+
+
+@pytest.mark.parametrize("n, p, d, depth, leaf, levels", [
+    (300, 1, 1, 12, 5, None), (700, 4, 3, 6, 10, None), (1200, 6, 2, 12, 23, None), (500, 3, 8, 3, 40, None),
+    (400, 5, 1, 12, 1, None),
+    # few distinct values: split from per-node histograms (imlkit._cart.HIST_MAX_BINS)
+    (800, 4, 2, 12, 10, [2, 7, 24, 60]), (1000, 3, 1, 8, 3, [3, 64, 200]), (600, 2, 8, 12, 23, [12, 4])])
+def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf, levels):
+    from sklearn.tree import DecisionTreeRegressor
+
+    from imlkit import _cart
+
+    # Continuous targets: no two distinct splits of a node tie on the criterion.
+    rng = np.random.default_rng(n + p)
+    X = rng.normal(size=(n, p)).astype(np.float32)
+    if levels is not None:  # integer-valued features (scaled), as counts and level codes are
+        X = (rng.integers(0, 10_000, size=(n, p)) % np.array(levels)).astype(np.float32) * np.float32(0.37)
+    Y = np.tanh(X[:, :1]) @ np.ones((1, d)) + X[:, -1:] ** 2 + 0.5 * rng.normal(size=(n, d))
+    sk = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf, random_state=0).fit(X, Y)
+    leaves, tree = _cart.grow(X, _cart.presort(X), np.arange(p), Y, depth, leaf)
+    assert _same_partition(sk.apply(X), leaves)
+    assert leaves.min() == 0 and leaves.max() == sk.get_n_leaves() - 1
+    if leaf > 1:
+        # Same nodes in the same (depth-first) order: same split features and thresholds, so
+        # new rows (with missing values: to the larger child, as scikit-learn) reach the same leaf.
+        # With 1-row leaves two features can cut a 2-row node identically; scikit-learn then
+        # picks one at random, so only the partition of the fitted rows is compared.
+        assert_array_equal(np.where(sk.tree_.feature < 0, -1, sk.tree_.feature), tree[0])
+        split = sk.tree_.feature >= 0
+        assert_array_equal(sk.tree_.threshold[split], tree[1][split])
+        Xq = rng.normal(size=(400, p)).astype(np.float32) if levels is None else X[rng.integers(0, n, 400)]
+        Xq[rng.uniform(size=Xq.shape) < 0.2] = np.nan
+        to_cart = dict(zip(sk.apply(X).tolist(), leaves.tolist()))
+        assert_array_equal([to_cart[v] for v in sk.apply(Xq).tolist()], _cart.apply(Xq, tree))
+
+
+def test_cart_known_answer_and_stopping_rules():
+    from imlkit import _cart
+
+    # y is a step in x0 at 0.5 (x1 is noise): the one split is x0 <= midpoint of 0.4 and 0.6.
+    X = np.array([[0.1, 5], [0.2, 3], [0.3, 9], [0.4, 1], [0.6, 2], [0.7, 8], [0.8, 4], [0.9, 7]], np.float32)
+    Y = np.array([[0.0], [0.0], [0.0], [0.0], [1.0], [1.0], [1.0], [1.0]])
+    leaves, tree = _cart.grow(X, _cart.presort(X), [0, 1], Y, 5, 1)
+    assert_array_equal(leaves, [0, 0, 0, 0, 1, 1, 1, 1])  # constant children are leaves
+    assert tree[0][0] == 0 and np.isclose(tree[1][0], 0.5)
+    # min_samples_leaf 3: no split leaves >= 3 rows on each side of a 5-row node
+    assert _cart.grow(X[:5], _cart.presort(X[:5]), [0], Y[:5], 5, 3)[0].max() == 0
+    # max_depth 1: one split; a constant feature is never split on
+    const = np.column_stack([np.ones(8, np.float32), X[:, 1]])
+    leaves, tree = _cart.grow(const, _cart.presort(const), [0, 1], np.arange(8.0)[:, None], 1, 1)
+    assert leaves.max() == 1 and tree[0][0] == 1
+
+
+def _continuous(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    b = a + 0.5 * rng.normal(size=n)
+    c = np.sin(2 * b) + 0.3 * rng.normal(size=n)
+    return pd.DataFrame({"a": a, "b": b, "c": c, "d": rng.uniform(size=n)})
+
+
+def test_subgroup_sampler_numba_tree_equals_sklearn_path():
+    # The sampler's numbers are unchanged by the numba tree: same partitions -> same draws.
+    X = _continuous()
+    new = _continuous(80, seed=1)
+    nb = SubgroupSampler().fit(X)
+    sk = SubgroupSampler().fit(X)
+    sk._numba_tree = False
+    rows = np.arange(0, 600, 3)
+    for S in (["a"], ["b", "c"], ["a", "d"], ["a", "b", "c"]):
+        assert_array_equal(nb.fit_row_indices(rows, S, 4, np.random.default_rng(0)),
+                           sk.fit_row_indices(rows, S, 4, np.random.default_rng(0)))
+        pd.testing.assert_frame_equal(nb.sample(X, S, n_samples=2, rng=1), sk.sample(X, S, n_samples=2, rng=1))
+        pd.testing.assert_frame_equal(nb.sample(new, S, n_samples=2, rng=1), sk.sample(new, S, n_samples=2, rng=1))
+    assert isinstance(nb._tree(["a"])[0], tuple) and not isinstance(sk._tree(["a"])[0], tuple)
+
+
+def test_subgroup_sampler_missing_values_use_sklearns_tree():
+    X = _continuous()
+    X.loc[::10, "a"] = np.nan
+    smp = SubgroupSampler().fit(X)
+    assert not isinstance(smp._tree(["c"])[0], tuple)  # conditioning on 'a' (with NaN): scikit-learn
+    assert isinstance(smp._tree(["a"])[0], tuple)  # 'a' sampled, the rest complete: numba
+    out = smp.sample(X, "c", n_samples=2, rng=0)
+    assert out.shape == (1200, 1) and set(out["c"]) <= set(X["c"])
+
+
+def test_keyword_only_constructors():
+    with pytest.raises(TypeError):
+        SubgroupSampler(3)
+    with pytest.raises(TypeError):
+        ConditionalPermutationSampler(4)

@@ -164,7 +164,7 @@ def _exact(game, rng):
     return phi, values
 
 
-def sage(model, X, y, loss=None, features=None, removal="marginal", sampler=None, n_background=128,
+def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=None, n_background=128,
          tolerance=0.05, max_permutations=None, antithetic=False, exact=False, batch_size=256,
          max_rows=None, n_jobs=None, random_state=None, progress=False, confidence_level=0.95,
          control_variate=True, background=None):

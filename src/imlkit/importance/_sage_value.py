@@ -119,30 +119,28 @@ class SageGame:
                 self._cats.append(None)
 
     def _hybrid_from_rows(self, rows, keep, idx):
-        """x_{rows,S} completed by rows ``idx`` of X: (B, q) draws -> DataFrame of B*q rows.
+        """Source rows of x_{rows,S} completed by rows ``idx`` of X: (B, q) draws -> (B*q, p) ints.
 
-        Row ``b*q + i`` is row ``rows[i]`` with the columns outside ``keep`` (p,) taken from
-        row ``idx[b, i]`` of X -- the layout of :func:`imlkit._model.stack_frame`.
+        Entry ``[b*q + i, k]`` is the row of X whose column k hybrid row ``b*q + i`` takes:
+        ``rows[i]`` for the kept columns (``keep``, (p,)), ``idx[b, i]`` for the others -- the
+        layout of :func:`imlkit._model.stack_frame`. The values are gathered later, once per
+        predict call for all coalitions (:meth:`_frame_from_arrays`).
         """
         B, q = idx.shape
-        if self._homogeneous:
-            a = self._xa[idx]                                   # (B, q, p)
-            a[:, :, keep] = self._xa[rows][None, :, :][:, :, keep]
-            return [a.reshape(B * q, -1)]
-        return [np.broadcast_to(col[rows], (B, q)).reshape(-1) if keep[k] else col[idx].reshape(-1)
-                for k, col in enumerate(self._xcols)]
+        src = np.where(keep[None, None, :], np.asarray(rows)[None, :, None], idx[:, :, None])
+        return src.reshape(B * q, -1)
 
     def _frame_from_arrays(self, parts):
-        """One DataFrame from the raw arrays of several ``_hybrid_from_rows`` calls.
+        """One DataFrame from the source-row arrays of several ``_hybrid_from_rows`` calls.
 
-        Concatenating per column and building one frame at the end costs one pandas
-        construction per predict call instead of one per coalition.
+        Concatenating the (small) index arrays and gathering every column once costs one
+        gather per column and one pandas construction per predict call instead of per coalition.
         """
+        src = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if self._homogeneous:
-            a = parts[0][0] if len(parts) == 1 else np.concatenate([pt[0] for pt in parts])
+            a = self._xa[src, np.arange(src.shape[1])[None, :]]
             return pd.DataFrame(a, columns=self.X.columns, copy=False)
-        return self._frame_of([parts[0][k] if len(parts) == 1 else np.concatenate([pt[k] for pt in parts])
-                               for k in range(len(self.X.columns))])
+        return self._frame_of([col[src[:, k]] for k, col in enumerate(self._xcols)])
 
     def _hybrid_frame(self, rows, colmask):
         """Rows (q, B) of x_{rows,S} completed by background rows: DataFrame of q*B rows."""
@@ -233,14 +231,14 @@ class SageGame:
         uniq, inverse = np.unique(colmask, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         budget = self._rows_per_chunk()
-        out = [None] * len(rows)
+        done_rows, done_vals = [], []
         pending, pending_rows = [], 0
 
         def flush():
-            if all(isinstance(f, list) for _, f in pending):
+            if all(isinstance(f, np.ndarray) for _, f in pending):
                 frame = self._frame_from_arrays([f for _, f in pending])
             else:
-                frames = [f if not isinstance(f, list) else self._frame_from_arrays([f]) for _, f in pending]
+                frames = [f if not isinstance(f, np.ndarray) else self._frame_from_arrays([f]) for _, f in pending]
                 frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
             pred = self.predictor.predict(frame, context="coalitions completed by conditional draws")
             start = 0
@@ -250,8 +248,8 @@ class SageGame:
                 start += size
                 # stack_frame puts draw r of every row in block r: (B, q) -> (q, B).
                 block = np.moveaxis(block.reshape((B, len(part)) + block.shape[1:]), 0, 1)
-                for i, v in zip(part, self._average(block)):
-                    out[i] = v
+                done_rows.append(part)
+                done_vals.append(self._average(block))
             pending.clear()
 
         for u in range(len(uniq)):
@@ -276,7 +274,8 @@ class SageGame:
                     pending_rows = 0
         if pending:
             flush()
-        return np.array(out)
+        vals = np.concatenate(done_vals, axis=0)
+        return vals[np.argsort(np.concatenate(done_rows), kind="stable")]
 
     # ------------------------------------------------------------------ losses
     def pointwise_loss(self, rows, pred):
@@ -362,7 +361,7 @@ def _coalition_columns(coalition, columns):
     return cols
 
 
-def sage_value(model, X, y, coalition, removal="marginal", sampler=None, n_background=128, loss=None,
+def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_background=128, loss=None,
                max_rows=None, random_state=None, background=None):
     """The SAGE value function v(S) = R(f_∅) − R(f_S) of one coalition S.
 
