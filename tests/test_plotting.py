@@ -225,8 +225,6 @@ def test_sage_convergence_lines():
         assert_allclose(high, (trace[:, j] + se[:, j])[ok])
 
 
-@pytest.mark.xfail(strict=True, reason="plot_importance(kind='convergence') drops max_features "
-                   "(src/imlkit/plotting/_importance.py does not pass it to plot_convergence)")
 def test_sage_convergence_max_features():
     X = pd.DataFrame(np.random.default_rng(1).normal(size=(150, 3)), columns=["p", "q", "s"])
     r = ik.sage(lambda Z: np.asarray(Z) @ [2.0, 1.0, 0.0], X, X["p"] * 2 + X["q"], n_background=8, batch_size=32,

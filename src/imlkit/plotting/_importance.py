@@ -53,7 +53,7 @@ def plot_importance(result, *, kind=None, ax=None, max_features=20, interval=Non
     if kind == "convergence":
         from ._convergence import plot_convergence
 
-        return plot_convergence(result, ax=ax, **kwargs)
+        return plot_convergence(result, ax=ax, max_features=max_features, **kwargs)
     raise ValidationError(f"'kind' must be one of 'bar', 'box', 'null', 'convergence'; got {kind!r}.")
 
 
