@@ -91,8 +91,9 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
         class label: P(class = label). Same rule as ICE, PD, ALE and REPID.
     max_rows, n_jobs, random_state, progress : as elsewhere
     engine : {"auto", "trees", "predict"}
-        As in :func:`imlkit.ice`: the one-feature partial dependences walk the trees of a
-        supported tree ensemble; ``params["engine"]`` records which ran.
+        As in :func:`imlkit.ice`: the one-feature and the pairwise partial dependences walk the
+        trees of a supported tree ensemble (two free features at once for a pair);
+        ``params["engine"]`` records which ran.
         ``random_state`` draws the rows; features and pairs are spread over ``n_jobs``.
 
     Returns
@@ -145,7 +146,7 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
-    engine_params = _trees.attach(predictor, Xs, engine)  # the 1-D partial dependences walk the trees
+    engine_params = _trees.attach(predictor, Xs, engine)  # the 1-D and pairwise partial dependences walk the trees
     params = dict(**engine_params, features=features, pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
                   n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")

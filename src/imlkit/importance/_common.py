@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
-from .._timing import Timer  # noqa: F401  (re-exported for callers not yet moved)
 from .._validation import (
     check_bool,
     check_choice,

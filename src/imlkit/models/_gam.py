@@ -852,7 +852,7 @@ class GAM(_FamilyEstimator):
             covariance: ``f̂(x) ± z · SE(f̂(x))``, ``SE² = b(x)ᵀ V_j b(x)``; the reference level of
             a factor has effect 0 and no width. ``extra["se"]`` holds the standard errors.
         """
-        from ..effects._result import EffectResult
+        from ..effects import EffectResult
 
         t = self._term(feature)
         level = self.confidence_level if confidence_level == "default" else confidence_level
@@ -902,7 +902,7 @@ class GAM(_FamilyEstimator):
         -------
         matplotlib Axes (one term named as a string) or ndarray of Axes (one per term, flat)
         """
-        from ..plotting._gam import plot_gam
+        from ..plotting import plot_gam
 
         self._check_fitted()
         if ax is None:

@@ -398,7 +398,7 @@ class GLM(_FamilyEstimator):
             See :func:`imlkit.plotting.plot_glm`: non-estimable terms are grey crosses without
             an interval, labelled "(not estimable)".
         """
-        from ..plotting._glm import plot_glm
+        from ..plotting import plot_glm
 
         return plot_glm(self.summary(), ax=ax, exp=exp, intercept=intercept, color=color)
 

@@ -216,8 +216,9 @@ def _params(quick):
         loco=dict(n_refits=1, test="auto", p_adjust="holm"),
         lofo=dict(relation="difference"),
         sage=dict(rows=512, marginal=dict(n_background=64, tolerance=0.05, max_permutations=2048, batch_size=256),
-                  # Conditional removal fits a sampler per coalition (~0.1 s per ordering here):
-                  # a budget of 384 orderings, reported as not converged when that is too few.
+                  # Conditional removal grows a subgroup tree per coalition (2-3x marginal SAGE per
+                  # ordering since the numba CART, bench/results/sage_cond.md): a budget of 384
+                  # orderings keeps the default report's time, and says "not converged" when too few.
                   conditional=dict(n_background=32, tolerance=0.1, max_permutations=384, batch_size=128)),
         pimp=dict(importance="pfi", n_null=60, n_repeats=3, distribution="auto", p_adjust="holm"),
         effects=dict(n_features=3, grid=20, ice_rows=300, ale_bins=20),

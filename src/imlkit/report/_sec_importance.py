@@ -33,7 +33,7 @@ def _cfi(ctx):
 
 
 def _refit_loss(ctx, method):
-    # The API's losses by task (imlkit.importance._common.DEFAULT_LOSSES): LOCO keeps Lei et
+    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et
     # al.'s absolute error for regression, and a classifier's LOCO takes the Brier score, a
     # bounded pointwise probability loss whose median differences stay readable where the log
     # loss's are ~1e-7 for a confident model.
