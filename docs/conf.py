@@ -10,6 +10,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE / "_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# One BLAS/OpenMP thread: the examples are small, and on a shared machine OpenMP's spin-waiting
+# threads make a HistGradientBoosting fit ~20x slower (see imlkit/_parallel.py).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import imlkit  # noqa: E402
 
