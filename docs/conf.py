@@ -40,7 +40,6 @@ templates_path = ["_templates"]
 # --- API reference: one autosummary page per public name, from the numpydoc docstrings
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # the numpydoc "Parameters" section is the one place types are written
 numpydoc_show_class_members = False  # the class template lists the methods itself
 numpydoc_class_members_toctree = False
@@ -64,6 +63,7 @@ sphinx_gallery_conf = {
     "reference_url": {},
     "backreferences_dir": None,
     "show_memory": False,
+    "capture_repr": (),  # the examples print what they show; no stray reprs of the last expression
     "plot_gallery": "True",
     "abort_on_example_error": False,
 }

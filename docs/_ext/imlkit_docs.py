@@ -37,8 +37,8 @@ METHOD_LABELS = {"pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO",
 
 # a word ending in "_" followed by "-" (x_-j, PD_-j, f_-j): reST's "reference_" syntax
 _REFERENCE_LIKE = re.compile(r"(?<=\w)_(?=-)")
-# |S|, |N_l|, |α_k|: a set's size or an absolute value, not a reST substitution
-_SUBSTITUTION_LIKE = re.compile(r"(?<![|\\])\|([^\s|`][^|`]{0,7}?)\|(?![\w|])")
+# |S|, |N_l|, |α_k|, |{i : ...}|: a set's size or an absolute value, not a reST substitution
+_SUBSTITUTION_LIKE = re.compile(r"(?<![|\\])\|(\{[^|`]*\}|[^\s|`][^|`]{0,7}?)\|(?![\w|])")
 _LITERAL = re.compile(r"(``.+?``|`[^`]+`_?)")
 
 
@@ -114,6 +114,14 @@ class CliHelp(_GeneratedRst):
         return [block]
 
 
+def skip_member(app, what, name, obj, skip, options):
+    """autodoc-skip-member: leave out scikit-learn's generated metadata-routing setters
+    (``set_fit_request``, ``set_score_request``, ...), which every estimator inherits."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
 def check_public_names(app, env):
     """Warn for every public name the API reference does not document."""
     domain = env.get_domain("py")
@@ -144,4 +152,5 @@ def setup(app):
     app.add_directive("imlkit-cli-help", CliHelp)
     app.connect("env-updated", check_public_names)
     app.connect("autodoc-process-docstring", escape_plain_math)
+    app.connect("autodoc-skip-member", skip_member)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
