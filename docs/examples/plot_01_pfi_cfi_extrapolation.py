@@ -32,7 +32,7 @@ print(p.to_frame(sort=False)[["importance", "ci_low", "ci_high"]].round(3))
 c = ik.cfi(model, X, y, n_repeats=10, random_state=0)
 print(c.to_frame(sort=False)[["importance", "ci_low", "ci_high"]].round(3))
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharex=True)
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharex=True, layout="constrained")
 p.plot(ax=axes[0])
 axes[0].set_title("PFI (marginal permutation)")
 c.plot(ax=axes[1])

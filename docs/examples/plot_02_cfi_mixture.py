@@ -39,10 +39,9 @@ runs = {
 for name, r in runs.items():
     print(f"{name:24s} importance of x1 = {r.importance[0]:7.3f}")
 
-fig, ax = plt.subplots(figsize=(6, 2.6))
+fig, ax = plt.subplots(figsize=(6, 2.6), layout="constrained")
 ax.barh(list(runs), [r.importance[0] for r in runs.values()],
         xerr=[[r.importance[0] - r.ci_low[0] for r in runs.values()],
               [r.ci_high[0] - r.importance[0] for r in runs.values()]], color="tab:blue")
 ax.set_xlabel("importance of x1 (increase in squared error)")
 ax.invert_yaxis()
-fig.tight_layout()

@@ -31,7 +31,7 @@ print("sum of φ:", s.importance.sum().round(3), "= v(all):", round(s.extra["v_a
 p = ik.pfi(f, X, y, n_repeats=5, random_state=0)
 print(p.to_frame(sort=False)[["importance"]].round(3))
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(9, 3), sharey=True, layout="constrained")
 s.plot(ax=axes[0])
 axes[0].set_title("marginal SAGE")
 p.plot(ax=axes[1])

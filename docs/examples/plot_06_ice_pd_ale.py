@@ -21,7 +21,7 @@ rows = X.sample(200, random_state=0)  # ICE curves of 200 rows (kept small: the 
 
 # %%
 # ICE and PD of the temperature, then the centred ICE curves.
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 e = ik.ice(model, rows, "temp", grid=20)
 e.plot(ax=axes[0])
 ik.ice(model, rows, "temp", grid=20, center="first").plot(ax=axes[1])
@@ -32,7 +32,7 @@ print("the mean of the ICE curves is the PD:",
 
 # %%
 # ALE of the temperature and of the hour of the day.
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 sample = X.sample(3000, random_state=1)
 ik.ale(model, sample, "temp", bins=20).plot(ax=axes[0])
 ik.ale(model, sample, "hr", bins=23).plot(ax=axes[1])

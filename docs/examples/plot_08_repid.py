@@ -4,8 +4,8 @@ Regional effects with REPID
 
 The course's REPID example (:func:`imlkit.datasets.make_regional`):
 ``y = 0.2·x1 − 8·x2 + 8·x2·1(x1 > 0) + 16·x2·1(x3 = 0) + e``. The effect of ``x2`` is
-heterogeneous: its slope depends first on ``x3``, then on the sign of ``x1``. A global PD of
-``x2`` averages these slopes away (it is nearly flat). REPID splits the data by the other
+heterogeneous: its slope is 16, 8, 0 or −8 depending on ``x3`` and on the sign of ``x1``.
+The global PD of ``x2`` shows only their average, 4. REPID splits the data by the other
 features so that the centred ICE curves within each region are as alike as possible, and draws
 one PD curve per region. A random forest fitted to the noisy data finds ``x3`` and then ``x1``
 near 0 (``tests/effects/test_repid.py``).
