@@ -16,6 +16,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import imlkit  # noqa: E402
+from imlkit_docs import API_PAGES, write_more_pages  # noqa: E402
+
+# Public names the hand-grouped API pages do not list yet (docs/api/_more_*.rst, included at
+# the end of each page): written before autosummary reads the pages.
+write_more_pages(HERE / "api")
 
 project = "imlkit"
 author = "the imlkit developers"
@@ -34,11 +39,13 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "examples/README.rst", "**/GALLERY_HEADER.rst"]
+exclude_patterns = ["_build", "examples/README.rst", "**/GALLERY_HEADER.rst", "api/_more_*.rst"]
 templates_path = ["_templates"]
 
 # --- API reference: one autosummary page per public name, from the numpydoc docstrings
-autosummary_generate = True
+# the API pages and their generated "more" parts (included, so not documents of their own)
+autosummary_generate = [f"api/{page}.rst" for page in API_PAGES.values()] + [
+    f"api/_more_{page}.rst" for page in API_PAGES.values()]
 autosummary_imported_members = False
 autodoc_typehints = "none"  # the numpydoc "Parameters" section is the one place types are written
 numpydoc_show_class_members = False  # the class template lists the methods itself
@@ -63,6 +70,7 @@ sphinx_gallery_conf = {
     "reference_url": {},
     "backreferences_dir": None,
     "show_memory": False,
+    "write_computation_times": False,
     "capture_repr": (),  # the examples print what they show; no stray reprs of the last expression
     "plot_gallery": "True",
     "abort_on_example_error": False,

@@ -6,9 +6,14 @@
 * Plain-text mathematics in docstrings (``x_-j``, ``|S|``) is escaped before reST reads it:
   the docstrings write formulas the way ``help()`` shows them best, and reST would take
   ``x_-j`` for a hyperlink reference and ``|S|`` for a substitution.
+* ``docs/api/_more_<module>.rst`` (written when the extension loads, not kept in git): an
+  autosummary of the public names (``__all__``) that the hand-grouped API page of that module
+  does not list yet, included at the end of the page under "More public names". A name added
+  to ``__all__`` is therefore documented at once; move it into its group on the page when
+  convenient.
 * A check after reading all pages: every name in the ``__all__`` of the public modules is
   documented somewhere in the API reference (as itself or as the object it re-exports);
-  a missing one is a Sphinx warning, so ``make docs`` (``-W``) fails until it is added.
+  a missing one is a Sphinx warning, so ``make docs`` (``-W``) fails.
 """
 from __future__ import annotations
 
@@ -29,6 +34,11 @@ logger = logging.getLogger(__name__)
 #: The modules whose ``__all__`` the API reference must cover.
 PUBLIC_MODULES = ("imlkit", "imlkit.importance", "imlkit.effects", "imlkit.models", "imlkit.samplers",
                   "imlkit.plotting", "imlkit.datasets", "imlkit.report")
+
+#: The API page of each public module (docs/api/<page>.rst).
+API_PAGES = {"imlkit": "imlkit", "imlkit.importance": "importance", "imlkit.effects": "effects",
+             "imlkit.models": "models", "imlkit.samplers": "samplers", "imlkit.plotting": "plotting",
+             "imlkit.datasets": "datasets", "imlkit.report": "report"}
 
 #: Row labels of the three-questions table (the keys of INTERPRETATION_TABLE).
 METHOD_LABELS = {"pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO",
@@ -145,6 +155,53 @@ def check_public_names(app, env):
                 continue
             logger.warning("public name %s is not in the API reference (docs/api/*.rst)", full,
                            type="imlkit", subtype="api")
+
+
+_AUTOSUMMARY_BLOCK = re.compile(r"^\.\. autosummary::\n((?:[ \t]+.*\n|[ \t]*\n)+)", re.MULTILINE)
+
+
+def _listed_names(text):
+    """The names listed in the autosummary blocks of an API page."""
+    names = []
+    for block in _AUTOSUMMARY_BLOCK.findall(text):
+        for line in block.splitlines():
+            item = line.strip()
+            if item and not item.startswith(":"):
+                names.append(item.lstrip("~"))
+    return names
+
+
+def write_more_pages(api_dir):
+    """Write api/_more_<page>.rst for the public names the hand-written pages do not list."""
+    listed_ids, texts = set(), {}
+    for module_name, page in API_PAGES.items():
+        texts[module_name] = (api_dir / f"{page}.rst").read_text(encoding="utf-8")
+        module = importlib.import_module(module_name)
+        for name in _listed_names(texts[module_name]):
+            obj = getattr(module, name, None)
+            if obj is not None:
+                listed_ids.add(id(obj))
+    documented_modules = set(API_PAGES)
+    for module_name, page in API_PAGES.items():
+        module = importlib.import_module(module_name)
+        missing = []
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.ismodule(obj) and obj.__name__ in documented_modules:
+                continue
+            if id(obj) not in listed_ids:
+                missing.append(name)
+                listed_ids.add(id(obj))
+        lines = [".. Written by docs/_ext/imlkit_docs.py; do not edit.", ""]
+        if missing:
+            lines += [f".. currentmodule:: {module_name}", "", "More public names", "-----------------", "",
+                      "Not yet placed in a group above.", "",
+                      ".. autosummary::", "   :toctree: generated/", ""]
+            lines += [f"   {name}" for name in missing]
+        target = api_dir / f"_more_{page}.rst"
+        text = "\n".join(lines) + "\n"
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")  # unchanged files keep their time: no re-read
 
 
 def setup(app):
