@@ -15,8 +15,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import imlkit  # noqa: E402
 from imlkit_docs import API_PAGES, write_more_pages  # noqa: E402
+
+import imlkit  # noqa: E402
 
 # Public names the hand-grouped API pages do not list yet (docs/api/_more_*.rst, included at
 # the end of each page): written before autosummary reads the pages.
