@@ -27,6 +27,10 @@ print("chosen feature:", oner.feature_)
 print("errors per feature:", oner.errors_.to_dict())
 print(oner.rules_)
 
+ax = oner.errors_.plot.barh(figsize=(5, 2.2), xlabel="training errors (of 10 rows)")
+ax.set_title("OneR: errors of each feature's rules")
+ax.figure.set_layout_engine("constrained")
+
 # %%
 # Naive Bayes on the tax-evasion table: is a divorced non-refunder with income 120 an evader?
 X = pd.DataFrame({
