@@ -71,7 +71,7 @@ sphinx_gallery_conf = {
     "reference_url": {},
     "backreferences_dir": None,
     "show_memory": False,
-    "write_computation_times": False,
+    "write_computation_times": False,  # (sphinx-gallery >= 0.18)
     "capture_repr": (),  # the examples print what they show; no stray reprs of the last expression
     "plot_gallery": "True",
     "abort_on_example_error": False,
