@@ -34,5 +34,16 @@ bench: $(STAMP)
 corpus: $(STAMP)
 	$(VPY) bench/corpus.py
 
+# The documentation site -> docs/_build/html; every Sphinx warning is an error.
+DOCS_STAMP := $(STAMP)-docs
+
+$(DOCS_STAMP): $(VPY) pyproject.toml
+	$(VPY) -m pip install -q -e ".[test,docs]"
+	touch $(DOCS_STAMP)
+
+.PHONY: docs
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info docs/_build docs/api/generated docs/auto_examples

@@ -790,8 +790,9 @@ class GAM(_FamilyEstimator):
 
         Returns
         -------
-        DataFrame, index = term; columns ``kind, n_coef, lambda, edf, ref_df, statistic,
-        p_value``. ``attrs["test"]`` states the test (see Notes).
+        DataFrame
+            Index = term; columns ``kind, n_coef, lambda, edf, ref_df, statistic,
+            p_value``. ``attrs["test"]`` states the test (see Notes).
 
         Notes
         -----

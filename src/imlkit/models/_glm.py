@@ -344,11 +344,12 @@ class GLM(_FamilyEstimator):
 
         Returns
         -------
-        DataFrame, index = design names; columns ``weight, std_error, ci_low, ci_high,
-        statistic, p_value`` and, for log and logit links, ``exp_weight, exp_ci_low,
-        exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"), and ``estimable`` (see
-        ``estimable_``; the numbers of a non-estimable weight are not meaningful). A penalised
-        fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
+        DataFrame
+            Index = design names; columns ``weight, std_error, ci_low, ci_high,
+            statistic, p_value`` and, for log and logit links, ``exp_weight, exp_ci_low,
+            exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"), and ``estimable`` (see
+            ``estimable_``; the numbers of a non-estimable weight are not meaningful). A penalised
+            fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
 
         Notes
         -----
