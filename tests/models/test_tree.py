@@ -344,7 +344,8 @@ def test_predict_errors():
         tree.predict(X_ERR.rename(columns={"income": "wage"}))
     with pytest.raises(ValueError, match="was numeric when the tree was fitted"):
         tree.predict(X_ERR.assign(income="high"))
-    with pytest.raises(ValueError, match="must have 3 columns"):
+    with pytest.raises(ValueError, match="must have 3 columns"), \
+            pytest.warns(UserWarning, match="X does not have valid feature names"):  # an array after a DataFrame
         tree.predict(np.zeros((2, 2)))
 
 
