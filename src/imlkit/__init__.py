@@ -19,7 +19,7 @@ from .effects import (
     partial_dependence,
     repid,
 )
-from .importance import ImportanceResult, cfi, lofo, loco, pfi, pimp, sage, sage_value
+from .importance import ImportanceResult, cfi, loco, lofo, pfi, pimp, sage, sage_value
 
 __version__ = "0.1.0"
 

@@ -17,16 +17,16 @@ observation-wise values: methods that need them (LOCO's median and tests, SAGE) 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from ._model import is_classifier_model
 from ._validation import ValidationError
 
-__all__ = ["Loss", "get_loss", "default_loss", "DEFAULT_LOSSES", "LOSS_NAMES", "require_pointwise", "POINTWISE_CLASSIFICATION",
-           "POINTWISE_REGRESSION"]
+__all__ = ["Loss", "get_loss", "default_loss", "DEFAULT_LOSSES", "LOSS_NAMES", "require_pointwise",
+           "POINTWISE_CLASSIFICATION", "POINTWISE_REGRESSION"]
 
 #: Named in the errors of methods that need observation-wise losses.
 POINTWISE_CLASSIFICATION = ("log_loss", "brier", "zero_one", "accuracy")

@@ -94,7 +94,8 @@ def _tile(s, k):
         return pd.Categorical.from_codes(np.tile(s.cat.codes.to_numpy(), k), dtype=s.dtype)
     if k == 1:
         return s.reset_index(drop=True)
-    return pd.Series(np.tile(s.to_numpy(), k), dtype=s.dtype) if s.dtype.kind not in "biufcM" else np.tile(s.to_numpy(), k)
+    tiled = np.tile(s.to_numpy(), k)
+    return pd.Series(tiled, dtype=s.dtype) if s.dtype.kind not in "biufcM" else tiled
 
 
 def _values(s):
@@ -196,7 +197,8 @@ class Predictor:
         if out.ndim == 2 and out.shape[1] == 1 and self.output == "predict":
             out = out[:, 0]
         if out.shape[0] != len(X):
-            raise ModelError(f"The model returned {out.shape[0]} predictions for {len(X)} rows while predicting {context}.")
+            raise ModelError(f"The model returned {out.shape[0]} predictions for {len(X)} rows "
+                             f"while predicting {context}.")
         if out.dtype.kind in "fc" and not np.isfinite(out).all():
             raise ModelError(f"The model returned NaN or infinite predictions while predicting {context}.")
         return out

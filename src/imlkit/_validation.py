@@ -134,7 +134,8 @@ def check_X(X, name="X", *, min_rows=1, allow_nan=True):
         try:
             arr = np.asarray(X)
         except Exception as exc:  # pragma: no cover - exotic containers
-            raise TypeError(f"'{name}' must be a DataFrame or an array of shape (n, p); got {type(X).__name__}.") from exc
+            raise TypeError(f"'{name}' must be a DataFrame or an array of shape (n, p); "
+                            f"got {type(X).__name__}.") from exc
         if arr.ndim != 2:
             raise ValidationError(f"'{name}' must be 2-D of shape (n, p); got an array with {arr.ndim} dimension(s).")
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])

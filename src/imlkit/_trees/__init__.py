@@ -100,8 +100,9 @@ def _raw(tm, Xe, j, G, cnt, max_rows=None):
     for s in range(0, n, step):
         Gb = G if G.shape[0] == 1 else G[s:s + step]
         cb = cnt if G.shape[0] == 1 else cnt[s:s + step]
-        parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j), np.ascontiguousarray(Gb),
-                                 np.ascontiguousarray(cb, dtype=np.int64), *tm.kernel_args))
+        parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j),
+                                                  np.ascontiguousarray(Gb), np.ascontiguousarray(cb, dtype=np.int64),
+                                                  *tm.kernel_args))
     raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     raw += tm.base
     return raw

@@ -676,7 +676,7 @@ def _pipeline(model):
             return None
 
         def enc(values):
-            values = np.asarray(values, dtype=object) if not np.asarray(values).dtype.kind in "biuf" \
+            values = np.asarray(values, dtype=object) if np.asarray(values).dtype.kind not in "biuf" \
                 else np.asarray(values)
             codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
             out = np.full(len(values), np.nan)

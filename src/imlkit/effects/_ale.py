@@ -8,9 +8,8 @@ from scipy.spatial import distance
 
 from .._dtypes import has_levels
 from .._timing import Timer
-from .._validation import ValidationError, check_bool, check_X, check_int, check_probability, resolve_feature
-from ._grid import (check_sample_weight, make_predictor, predict_replaced, resolve_output,
-                    observed_levels)
+from .._validation import ValidationError, check_bool, check_int, check_probability, check_X, resolve_feature
+from ._grid import check_sample_weight, make_predictor, observed_levels, predict_replaced, resolve_output
 from ._result import EffectResult
 
 __all__ = ["ale"]
@@ -99,7 +98,8 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     q = stats.norm.ppf(0.5 + level / 2)
-    params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output, confidence_level=level, max_rows=max_rows)
+    params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output,
+                  confidence_level=level, max_rows=max_rows)
     with Timer() as timer:
         if has_levels(X[name]):
             out = _ale_categorical(predictor, X, name, w, column, q, progress)

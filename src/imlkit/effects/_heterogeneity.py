@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _trees
-from .._dtypes import has_levels
 from .._display import ResultDisplay
+from .._dtypes import has_levels
 from .._parallel import parallel_map, rng_of
 from .._timing import Timer
 from .._validation import (

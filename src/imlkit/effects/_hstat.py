@@ -10,8 +10,16 @@ import pandas as pd
 from .. import _trees
 from .._parallel import parallel_map, rng_of
 from .._timing import Timer
-from .._validation import (ValidationError, as_seed_sequence, check_bool, check_int, check_n_jobs, check_X,
-                           resolve_feature, resolve_features)
+from .._validation import (
+    ValidationError,
+    as_seed_sequence,
+    check_bool,
+    check_int,
+    check_n_jobs,
+    check_X,
+    resolve_feature,
+    resolve_features,
+)
 from ._grid import ice_matrix, make_predictor, predict_replaced, resolve_output, subsample_rows
 
 __all__ = ["h_statistic", "HStatisticResult"]
@@ -147,7 +155,8 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
     engine_params = _trees.attach(predictor, Xs, engine)  # the 1-D and pairwise partial dependences walk the trees
-    params = dict(**engine_params, features=features, pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
+    params = dict(**engine_params, features=features,
+                  pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
                   n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
 

@@ -10,10 +10,16 @@ import numpy as np
 from .. import _trees
 from .._parallel import rng_of
 from .._timing import Timer
-from .._validation import (ValidationError, as_seed_sequence, check_bool, check_choice, check_int, check_X,
-                           resolve_feature)
-from ._grid import (check_sample_weight, ice_matrix, make_grid, make_predictor, resolve_output,
-                    subsample_rows)
+from .._validation import (
+    ValidationError,
+    as_seed_sequence,
+    check_bool,
+    check_choice,
+    check_int,
+    check_X,
+    resolve_feature,
+)
+from ._grid import check_sample_weight, ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._result import EffectResult
 
 __all__ = ["DEFAULT_N_SAMPLES", "ice", "partial_dependence", "EffectOptions"]

@@ -10,8 +10,16 @@ from .. import _trees
 from .._dtypes import has_levels
 from .._parallel import rng_of
 from .._timing import Timer
-from .._validation import (ValidationError, as_seed_sequence, check_bool, check_float, check_int, check_X,
-                           resolve_feature, resolve_features)
+from .._validation import (
+    ValidationError,
+    as_seed_sequence,
+    check_bool,
+    check_float,
+    check_int,
+    check_X,
+    resolve_feature,
+    resolve_features,
+)
 from ._grid import ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._ice import DEFAULT_N_SAMPLES
 

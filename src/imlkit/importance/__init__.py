@@ -1,6 +1,6 @@
 """Loss-based feature importance: PFI, CFI, LOCO, LOFO, SAGE, PIMP."""
 from ._inference import adjust_pvalues
-from ._loco import lofo, loco
+from ._loco import loco, lofo
 from ._perturbation import cfi, pfi
 from ._pimp import pimp
 from ._questions import INTERPRETATION_TABLE, QUESTIONS

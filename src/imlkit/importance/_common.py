@@ -4,13 +4,13 @@ from __future__ import annotations
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
 from .._validation import (
+    as_seed_sequence,
     check_bool,
     check_choice,
     check_int,
     check_n_jobs,
     check_probability,
     check_X_y,
-    as_seed_sequence,
 )
 
 __all__ = ["prepare", "RELATIONS", "check_common"]

@@ -212,10 +212,12 @@ def wilcoxon_test(delta, confidence_level=0.95, alternative="greater"):
     a = (1.0 - confidence_level) / 2.0
     if n <= 50:
         table = signed_rank_cdf(n)
-        cdf = lambda t: float(table[min(max(int(t), 0), N)]) if t >= 0 else 0.0
+        def cdf(t):
+            return float(table[min(max(int(t), 0), N)]) if t >= 0 else 0.0
     else:
         sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
-        cdf = lambda t: float(stats.norm.cdf((t + 1 - N / 2.0) / sigma))
+        def cdf(t):
+            return float(stats.norm.cdf((t + 1 - N / 2.0) / sigma))
     k_low = _walsh_count_le(x, 0.0)
     k_high = N - _walsh_count_lt(x, 0.0)
     p = _inverted_p(cdf, k_low, k_high, alternative)
@@ -247,7 +249,8 @@ def sign_test(delta, confidence_level=0.95, alternative="greater"):
     """
     d = np.asarray(delta, dtype=float)
     n = d.size
-    cdf = lambda k: float(stats.binom.cdf(k, n, 0.5))
+    def cdf(k):
+        return float(stats.binom.cdf(k, n, 0.5))
     p = _inverted_p(cdf, int((d <= 0).sum()), int((d >= 0).sum()), alternative)
     a = (1.0 - confidence_level) / 2.0
     ls = np.arange(1, n // 2 + 1)

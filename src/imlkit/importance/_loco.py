@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from .._losses import default_loss, require_pointwise
+from .._timing import Timer
 from .._validation import (
     check_choice,
     check_int,
     resolve_features,
 )
-from .._timing import Timer
 from ._common import check_common
 from ._inference import (
     ALTERNATIVES,
@@ -36,8 +36,16 @@ from ._inference import (
     t_test,
     wilcoxon_test,
 )
-from ._refit import (RefitJob, RefitProblem, _seed_params, check_groups, check_learner, check_refit_data, make_folds,
-                     run_refits)
+from ._refit import (
+    RefitJob,
+    RefitProblem,
+    _seed_params,
+    check_groups,
+    check_learner,
+    check_refit_data,
+    make_folds,
+    run_refits,
+)
 from ._result import ImportanceResult
 
 __all__ = ["loco", "lofo", "RefitOptions"]
@@ -102,7 +110,8 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
         Family-wise correction over the m features. With a correction the intervals are
         simultaneous: every feature's interval is at level ``1 − (1 − confidence_level)/m``
         (Bonferroni), and ``p_adjusted = min(1, m·p)`` is the p-value of that interval
-        (``params["p_adjust_applied"]`` is "bonferroni"). For Holm the same Bonferroni-level intervals and p-values are used: Holm's step-down
+        (``params["p_adjust_applied"]`` is "bonferroni"). For Holm the same Bonferroni-level
+        intervals and p-values are used: Holm's step-down
         has no informative compatible simultaneous intervals (the bound of a rejected
         feature is 0 itself; Strassburger & Bretz 2008), and a decision that disagreed with
         the interval next to it would be worse than Holm's small gain in power.
@@ -521,7 +530,7 @@ def _summarise(cells, loss, options, folds, n_train, m):
         else:
             total = np.zeros((m, n_train))
             count = np.zeros(n_train)
-            for (tr, te), d in zip(folds, delta_fold):
+            for (_tr, te), d in zip(folds, delta_fold):
                 np.add.at(total.T, te, d.T)
                 np.add.at(count, te, 1)
             with np.errstate(invalid="ignore", divide="ignore"):

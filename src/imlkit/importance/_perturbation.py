@@ -23,9 +23,9 @@ from .. import _trees
 from .._dependence import dependence_r2
 from .._model import stack_frame
 from .._parallel import parallel_map, spawn
+from .._timing import Timer
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
 from ..samplers import MarginalSampler, make_sampler
-from .._timing import Timer
 from ._common import check_common, prepare
 from ._inference import repeat_quantiles, t_interval
 from ._result import ImportanceResult
@@ -322,7 +322,7 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
 def _predict_together(predictor, X, drawn, n_repeats):
     """Predictions of every feature's stacked copies, from one call for those the tree engine skips."""
     preds, frames = [], []
-    for name, cols, replacement in drawn:
+    for _name, cols, replacement in drawn:
         preds.append(_trees.perturbed(predictor, X, cols, replacement, n_repeats))  # None: not a tree engine
         if preds[-1] is None:
             frames.append(stack_frame(X, n_repeats, replacement))

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import ValidationError, check_choice, check_int, check_probability, resolve_features
 from .._losses import default_loss
 from .._timing import Timer
+from .._validation import ValidationError, check_choice, check_int, check_probability, resolve_features
 from ._common import check_common
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits

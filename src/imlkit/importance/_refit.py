@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import pickle
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -60,8 +61,8 @@ from .._model import Predictor
 from .._parallel import parallel_map
 from .._validation import ModelError, ValidationError, check_same_columns, check_X_y
 
-__all__ = ["RefitProblem", "RefitJob", "check_learner", "check_refit_data", "check_groups", "make_folds", "run_refits", "refit_task",
-           "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
+__all__ = ["RefitProblem", "RefitJob", "check_learner", "check_refit_data", "check_groups", "make_folds", "run_refits",
+           "refit_task", "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
            "LEAVE_OUT_MODES"]
 
 LEAVE_OUT_MODES = ("auto", "drop", "neutralise", "permute")

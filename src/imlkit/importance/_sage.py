@@ -18,8 +18,8 @@ import numpy as np
 from scipy import stats
 
 from .._parallel import parallel_map, progress_bar
-from .._validation import ValidationError, check_bool, check_float, check_int, resolve_features
 from .._timing import Timer
+from .._validation import ValidationError, check_bool, check_float, check_int, resolve_features
 from ._common import check_common
 from ._result import ImportanceResult
 from ._sage_value import build_game, sage_value

@@ -242,7 +242,7 @@ class SageGame:
                 frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
             pred = self.predictor.predict(frame, context="coalitions completed by conditional draws")
             start = 0
-            for part, f in pending:
+            for part, _f in pending:
                 size = B * len(part)
                 block = pred[start:start + size]
                 start += size
@@ -286,7 +286,8 @@ class SageGame:
 
     def risk_empty(self):
         rows = np.arange(len(self.X))
-        return float(self.pointwise_loss(rows, np.broadcast_to(self.empty_pred, (len(rows),) + self.empty_pred.shape)).mean())
+        empty = np.broadcast_to(self.empty_pred, (len(rows),) + self.empty_pred.shape)
+        return float(self.pointwise_loss(rows, empty).mean())
 
     def risk_full(self):
         rows = np.arange(len(self.X))

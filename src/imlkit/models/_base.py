@@ -178,7 +178,8 @@ class ImlkitEstimator(BaseEstimator):
     def _frame_from_array(self, X, name):
         # NaN and inf are checked per column by _check_values, with the column names
         arr = check_array(X, accept_sparse=False, dtype=None if self._categorical_input else "numeric",
-                          ensure_all_finite=False, ensure_2d=True, allow_nd=False, ensure_min_samples=1, ensure_min_features=1,
+                          ensure_all_finite=False, ensure_2d=True, allow_nd=False, ensure_min_samples=1,
+                          ensure_min_features=1,
                           estimator=self, input_name=name)
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
         if arr.dtype.kind == "O":

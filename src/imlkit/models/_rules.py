@@ -335,7 +335,8 @@ class RuleSet(_RuleCollection):
             weights = np.ones(len(self.rules))
         weights = np.asarray(weights, dtype=float)
         if weights.shape != (len(self.rules),):
-            raise ValidationError(f"'weights' must have one entry per rule ({len(self.rules)}); got shape {weights.shape}.")
+            raise ValidationError(f"'weights' must have one entry per rule ({len(self.rules)}); "
+                                  f"got shape {weights.shape}.")
         self.weights = weights
 
     def predict(self, X):
