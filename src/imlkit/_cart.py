@@ -89,6 +89,23 @@ def presort(X32):
     return Presorted(X32)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _proxy(sum_left, total, nl, nr):
+    """scikit-learn's proxy of the impurity decrease of a split (larger is better).
+
+    With S_L, S_R the children's sums of the d targets and n_L, n_R their sizes, maximising
+    Σ_o S_L,o²/n_L + S_R,o²/n_R is the same as minimising the children's summed squared error.
+    """
+    pl = 0.0
+    pr = 0.0
+    for o in range(sum_left.shape[0]):
+        sl = sum_left[o]
+        sr = total[o] - sl
+        pl += sl * sl
+        pr += sr * sr
+    return pl / nl + pr / nr
+
+
 @njit(cache=True, nogil=True)
 def _grow(X, order, rank, values, n_values, cols, Y, max_depth, min_leaf, thr, hist_max):
     n, d = Y.shape
@@ -204,14 +221,7 @@ def _grow(X, order, rank, values, n_values, cols, Y, max_depth, min_leaf, thr, h
                             nr = m - nl
                             if nr < min_leaf:
                                 break
-                            pl = 0.0
-                            pr = 0.0
-                            for o in range(d):
-                                sl = sum_left[o]
-                                sr = total[o] - sl
-                                pl += sl * sl
-                                pr += sr * sr
-                            proxy = pl / nl + pr / nr
+                            proxy = _proxy(sum_left, total, nl, nr)
                             if proxy > best:
                                 best = proxy
                                 best_j = j
@@ -241,14 +251,7 @@ def _grow(X, order, rank, values, n_values, cols, Y, max_depth, min_leaf, thr, h
                         continue  # no threshold between equal values
                     nl = p - start
                     nr = end - p
-                    pl = 0.0
-                    pr = 0.0
-                    for o in range(d):
-                        sl = sum_left[o]
-                        sr = total[o] - sl
-                        pl += sl * sl
-                        pr += sr * sr
-                    proxy = pl / nl + pr / nr
+                    proxy = _proxy(sum_left, total, nl, nr)
                     if proxy > best:
                         best = proxy
                         best_j = j

@@ -307,6 +307,18 @@ def _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=None):
     return _finish(tm, raw, predictor.output)
 
 
+def _pair_setup(predictor, tm, X, features, values):
+    """The encoded rows and, per free feature, its column in them and its encoded values.
+
+    Returns ``(Xe, (j1, v1), (j2, v2))``, or None when a feature is not one the engine can free.
+    """
+    c1, c2 = (_column(predictor, tm, X, f) for f in features)
+    if c1 is None or c2 is None:
+        return None
+    Xe = _encoded(predictor, tm, X)
+    return Xe, (c1[0], c1[1](_grid_values(values[0]))), (c2[0], c2[1](_grid_values(values[1])))
+
+
 def pd_average(predictor, X, features, grids, weights, column=None):
     """Weighted 2-D partial dependence on the product grid for a model with an affine link, or None.
 
@@ -327,13 +339,12 @@ def pd_average(predictor, X, features, grids, weights, column=None):
     tm = getattr(predictor, "tree_engine", None)
     if tm is None or not tm.linear or column == "all":
         return None
-    c1, c2 = (_column(predictor, tm, X, f) for f in features)
-    if c1 is None or c2 is None:
+    setup = _pair_setup(predictor, tm, X, features, grids)
+    if setup is None:
         return None
-    Xe = _encoded(predictor, tm, X)
-    v1, v2 = c1[1](_grid_values(grids[0])), c2[1](_grid_values(grids[1]))
+    Xe, (j1, v1), (j2, v2) = setup
     w = np.asarray(weights, dtype=np.float64)
-    pred = _free2(predictor, tm, Xe, c1[0], np.repeat(v1, len(v2)), c2[0], np.tile(v2, len(v1)), weights=w / w.sum())
+    pred = _free2(predictor, tm, Xe, j1, np.repeat(v1, len(v2)), j2, np.tile(v2, len(v1)), weights=w / w.sum())
     if pred is None:
         return None
     if column is None:
@@ -361,15 +372,14 @@ def pair_means(predictor, X, features, values, column=None):
     tm = getattr(predictor, "tree_engine", None)
     if tm is None:
         return None
-    c1, c2 = (_column(predictor, tm, X, f) for f in features)
-    if c1 is None or c2 is None:
+    setup = _pair_setup(predictor, tm, X, features, values)
+    if setup is None:
         return None
-    Xe = _encoded(predictor, tm, X)
-    v1, v2 = c1[1](_grid_values(values[0])), c2[1](_grid_values(values[1]))
+    Xe, (j1, v1), (j2, v2) = setup
     if tm.linear:
-        pred = _free2(predictor, tm, Xe, c1[0], v1, c2[0], v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
+        pred = _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
     else:
-        pred = _free2(predictor, tm, Xe, c1[0], v1, c2[0], v2)
+        pred = _free2(predictor, tm, Xe, j1, v1, j2, v2)
         pred = None if pred is None else pred.mean(axis=0)
     if pred is None:
         return None
