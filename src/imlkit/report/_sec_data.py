@@ -6,6 +6,7 @@ import pandas as pd
 
 from .._columns import MISSING_LEVEL
 from .._dependence import dependence_r2
+from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 
@@ -151,7 +152,7 @@ def _extrapolation_blocks(X, feature, seed):
     from .._extrapolation import permutation_extrapolation
     from ..plotting import draw_extrapolation
 
-    numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.kind in "biuf"]
+    numeric = numeric_or_bool_columns(X)
     if feature not in numeric or len(numeric) < 2:
         return []
     d = permutation_extrapolation(X[numeric], feature, random_state=seed)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._dtypes import has_levels
 from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models
@@ -164,10 +165,6 @@ def _figure(ctx, res, key):
 
 
 # --------------------------------------------------------------------------- possible leaks
-def _is_categorical(col):
-    return isinstance(col.dtype, pd.CategoricalDtype) or col.dtype == object or pd.api.types.is_bool_dtype(col)
-
-
 def _single_feature_score(col_train, y_train, col_test, y_test, task, seed):
     """Test R² (regression) or balanced accuracy (classification) of a model using one column alone.
 
@@ -177,7 +174,7 @@ def _single_feature_score(col_train, y_train, col_test, y_test, task, seed):
     """
     from sklearn import metrics
 
-    if _is_categorical(col_train):
+    if has_levels(col_train):  # category, text and bool: per-level mean / majority
         tr, te = col_train.astype(str).to_numpy(), col_test.astype(str).to_numpy()
         frame = pd.DataFrame({"x": tr, "y": y_train.to_numpy()})
         if task == "regression":
