@@ -427,7 +427,7 @@ def test_default_budget_of_orderings_is_finite():
 def test_lean_conditional_path_has_the_same_estimand():
     # The lean path (row indices drawn within cached subgroups, hybrid rows from X's arrays)
     # against the general one (a frame per coalition through Sampler.sample), on mixed data.
-    from imlkit.importance._sage_value import build_game
+    from imlkit.importance._sage_value import GameOptions, build_game
 
     rng = np.random.default_rng(0)
     n = 1000
@@ -440,8 +440,9 @@ def test_lean_conditional_path_has_the_same_estimand():
     def f(Z):
         return 4 * (Z["x2"].to_numpy() >= 0.5) + Z["x2"].to_numpy() + Z["x3"].to_numpy() + (Z["g"] == "hi").to_numpy()
 
-    game, _ = build_game(f, X, y, None, lambda c: {k: [k] for k in c}, "conditional", None, 64, None, None,
-                         np.random.SeedSequence(0))
+    options = GameOptions(loss=None, removal="conditional", sampler=None, n_background=64, background=None,
+                          max_rows=None)
+    game, _ = build_game(f, X, y, lambda c: {k: [k] for k in c}, options, np.random.SeedSequence(0))
     assert game.sampler_fit_on_X
     for mask in ([1, 0, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]):
         mask = np.array(mask, bool)

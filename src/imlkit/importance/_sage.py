@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import joblib
 import numpy as np
@@ -22,7 +23,7 @@ from .._timing import Timer
 from .._validation import ValidationError, check_bool, check_float, check_int, resolve_features
 from ._common import check_common
 from ._result import ImportanceResult
-from ._sage_value import build_game, sage_value
+from ._sage_value import GameOptions, build_game, sage_value
 
 __all__ = ["sage", "sage_value", "RunningMoments"]
 
@@ -305,8 +306,9 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         return named
 
     with Timer() as timer:
-        game, players = build_game(model, X, y, loss, players_of, removal, sampler, n_background,
-                                   background, max_rows, bg_seed)
+        game_options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,
+                                   background=background, max_rows=max_rows)
+        game, players = build_game(model, X, y, players_of, game_options, bg_seed)
         m = len(players)
         if exact and m > MAX_EXACT_PLAYERS:
             raise ValidationError(f"'exact=True' enumerates 2^m coalitions and allows at most {MAX_EXACT_PLAYERS} "
@@ -320,8 +322,10 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
             se = np.zeros(m)
             extra.update(values=values, n_permutations=0, converged=True)
         else:
-            phi, se, run = _estimate(game, tolerance, max_permutations, antithetic, batch_size,
-                                     n_jobs, batch_root, progress, v_all, control_variate)
+            run_options = RunOptions(tolerance=tolerance, max_permutations=max_permutations, antithetic=antithetic,
+                                     batch_size=batch_size, n_jobs=n_jobs, progress=progress,
+                                     control_variate=control_variate)
+            phi, se, run = _estimate(game, run_options, batch_root, v_all)
             extra.update(run)
             if not run["converged"]:
                 warns.append(f"SAGE did not converge within {run['n_permutations']} orderings: the largest "
@@ -337,17 +341,34 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         groups=dict(players), params=params, warnings=tuple(warns), extra=extra)
 
 
-def _estimate(game, tolerance, max_permutations, antithetic, batch_size, n_jobs, batch_root, progress,
-              v_all, control_variate):
+@dataclass(frozen=True)
+class RunOptions:
+    """The permutation estimator's options, checked by :func:`sage` (the parameters of these names)."""
+
+    tolerance: float
+    max_permutations: int | None
+    antithetic: bool
+    batch_size: int
+    n_jobs: int | None
+    progress: bool
+    control_variate: bool
+
+
+def _estimate(game, options, batch_root, v_all):
     """The permutation estimator's loop; convergence is checked after every batch, in batch order.
+
+    ``options`` is a :class:`RunOptions`; ``batch_root`` seeds the batches; ``v_all`` = v(all
+    players), the control variate's known mean and the scale of the convergence criterion.
 
     Batches are dispatched in rounds of as many as there are workers, but each is merged and
     checked one at a time and the batches after the first converged one are dropped: the
     result is that of the sequential run for every ``n_jobs``.
     """
+    tolerance, antithetic, batch_size = options.tolerance, options.antithetic, options.batch_size
+    max_permutations, n_jobs, progress = options.max_permutations, options.n_jobs, options.progress
     m = len(game.players)
     unit = 2 if antithetic else 1
-    control_mean = v_all if control_variate else None
+    control_mean = v_all if options.control_variate else None
     cap = DEFAULT_PERMUTATION_CAP if max_permutations is None else max_permutations
     workers = max(1, joblib.effective_n_jobs(n_jobs))
     tracker = RunningMoments(m + 1)

@@ -18,6 +18,9 @@ Shapley values and the permutation estimate refer to the same quantity.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -33,7 +36,7 @@ from .._validation import (
 from ..samplers import make_sampler
 from ._common import check_common, prepare
 
-__all__ = ["sage_value", "SageGame", "REMOVALS", "build_game"]
+__all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game"]
 
 REMOVALS = ("marginal", "conditional")
 
@@ -67,7 +70,7 @@ class SageGame:
         A label loss on a model without probabilities: f_S is the most frequent label.
     """
 
-    def __init__(self, predictor, X, y, loss, players, removal, background, sampler, n_draws,
+    def __init__(self, *, predictor, X, y, loss, players, removal, background, sampler, n_draws,
                  classes=None, vote=False, max_rows=None, sampler_fit_on_X=False):
         self.predictor = predictor
         self.X = X
@@ -303,14 +306,34 @@ class SageGame:
 
 
 # ---------------------------------------------------------------------- construction
-def build_game(model, X, y, loss, players_of, removal, sampler, n_background, background, max_rows,
-               bg_seed):
+@dataclass(frozen=True)
+class GameOptions:
+    """What defines a SAGE game, as the public functions were given it (:func:`build_game` checks it).
+
+    Attributes
+    ----------
+    loss, removal, sampler, n_background, background, max_rows
+        The parameters of :func:`imlkit.sage` / :func:`sage_value` of these names.
+    """
+
+    loss: Any
+    removal: str
+    sampler: Any
+    n_background: int
+    background: Any
+    max_rows: int | None
+
+
+def build_game(model, X, y, players_of, options, bg_seed):
     """Validate the shared inputs and return ``(game, players dict)``.
 
-    ``players_of(columns)`` maps the frame's columns to ``{name: [columns]}``.
+    ``players_of(columns)`` maps the frame's columns to ``{name: [columns]}``; ``options`` is a
+    :class:`GameOptions`; ``bg_seed`` draws the background rows.
     """
+    loss, sampler, background, max_rows = options.loss, options.sampler, options.background, options.max_rows
+    removal = options.removal
     check_choice("removal", removal, REMOVALS)
-    n_background = check_int("n_background", n_background, min_value=1)
+    n_background = check_int("n_background", options.n_background, min_value=1)
     X, y, loss_obj, predictor = prepare(model, X, y, loss, max_rows)
     if loss_obj.pointwise is None:
         from .._losses import require_pointwise
@@ -343,7 +366,8 @@ def build_game(model, X, y, loss, players_of, removal, sampler, n_background, ba
         sampler_obj = make_sampler("auto" if sampler is None else sampler, X)
     fit_on_X = sampler_obj is not None and getattr(sampler_obj, "X_fit_", None) is not None and \
         sampler_obj.X_fit_.shape == X.shape and sampler_obj.X_fit_.equals(X)
-    game = SageGame(predictor, X, y, loss_obj, list(players.values()), removal, bg, sampler_obj,
+    game = SageGame(predictor=predictor, X=X, y=y, loss=loss_obj, players=list(players.values()), removal=removal,
+                    background=bg, sampler=sampler_obj,
                     n_draws=len(bg) if removal == "marginal" else n_background, classes=classes,
                     vote=vote, max_rows=max_rows, sampler_fit_on_X=fit_on_X)
     return game, players
@@ -427,8 +451,9 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     frame, _ = check_X(X)
     cols = _coalition_columns(coalition, frame.columns)
     bg_seed, draw_seed = seed.spawn(2)
-    game, players = build_game(model, X, y, loss, lambda c: {k: [k] for k in c}, removal, sampler,
-                               n_background, background, max_rows, bg_seed)
+    options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,
+                          background=background, max_rows=max_rows)
+    game, players = build_game(model, X, y, lambda c: {k: [k] for k in c}, options, bg_seed)
     if not cols:
         return 0.0
     mask = np.array([name in cols for name in players])
