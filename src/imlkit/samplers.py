@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._dtypes import is_boolean, is_numeric
+from ._dtypes import is_numeric, is_numeric_or_bool
 from ._validation import ValidationError, check_int, check_X, resolve_features
 
 __all__ = [
@@ -223,11 +223,6 @@ class MarginalSampler(Sampler):
         return np.zeros(len(self.X_fit_), dtype=np.intp), np.zeros(len(X), dtype=np.intp)
 
 
-def _is_number(s):
-    """Encoded by its value: numeric columns (imlkit._dtypes) and ``bool`` columns as 0/1."""
-    return is_numeric(s) or (is_boolean(s) and s.dtype.kind == "b")
-
-
 def _as_float(s):
     """A number-like column as floats; a timedelta in seconds, NaT as NaN."""
     if s.dtype.kind == "m":
@@ -245,7 +240,7 @@ def _encode_columns(frame, columns, levels=None):
     out = np.empty((len(frame), len(columns)), dtype=float)
     for k, c in enumerate(columns):
         s = frame[c]
-        if _is_number(s):
+        if is_numeric_or_bool(s):  # by value (bool as 0/1)
             out[:, k] = _as_float(s)
             continue
         if levels is not None and c in levels:
@@ -266,7 +261,7 @@ def _column_levels(frame):
         s = frame[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
             out[c] = list(s.cat.categories)
-        elif not _is_number(s):
+        elif not is_numeric_or_bool(s):
             out[c] = list(pd.unique(s.dropna().astype(object)))
     return out
 
@@ -533,7 +528,7 @@ class GaussianSampler(Sampler):
     conditional = True
 
     def _check_fit_data(self, X):
-        bad = [c for c in X.columns if not _is_number(X[c]) or X[c].dtype.kind == "m"]
+        bad = [c for c in X.columns if not is_numeric_or_bool(X[c]) or X[c].dtype.kind == "m"]
         if bad:
             raise ValidationError(f"GaussianSampler needs numeric columns; column(s) {bad} are not numeric. "
                                   "Use SubgroupSampler or ConditionalPermutationSampler for mixed data.")
