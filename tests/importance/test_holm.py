@@ -112,3 +112,16 @@ def test_loco_holm_with_cross_validation():
     r = ik.loco(LinearRegression(), X, y, cv=4, aggregate="mean", random_state=0)
     assert r.params["inference"] == "nadeau_bengio"
     assert_allclose(r.p_adjusted, multipletests(r.p_value, method="holm")[1], rtol=1e-12)
+
+
+def test_lofo_adjusts_only_what_it_tests():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(200, 3)), columns=["x1", "x2", "x3"])
+    y = 2 * X["x1"].to_numpy() + rng.normal(size=200)
+    from sklearn.linear_model import LinearRegression
+
+    plain = ik.lofo(LinearRegression(), X[:120], y[:120], X[120:], y[120:])
+    assert plain.p_adjusted is None and plain.params["p_adjust_applied"] is None   # no test, nothing adjusted
+    tested = ik.lofo(LinearRegression(), X[:120], y[:120], X[120:], y[120:], test="t")
+    assert tested.params["p_adjust_applied"] == "holm"
+    assert_allclose(tested.p_adjusted, multipletests(tested.p_value, method="holm")[1], rtol=1e-12)

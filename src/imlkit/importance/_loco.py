@@ -421,7 +421,8 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         stats_ = _summarise(cells, loss_obj, options, folds, len(Xtr), m)
     params["seconds"] = timer.seconds
     params["inference"] = stats_.pop("inference")
-    adjusted = options.p_adjust is not None and len(groups) > 1
+    # Only where there are p-values and intervals to adjust (test=None has neither).
+    adjusted = options.p_adjust is not None and len(groups) > 1 and stats_["p_adjusted"] is not None
     params["p_adjust_applied"] = options.p_adjust if adjusted else None
     params["interval_adjust"] = "bonferroni" if adjusted else None
     warns = list(notes)
