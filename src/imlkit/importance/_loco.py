@@ -486,7 +486,7 @@ def _holm_interval_warning(stats_, options, names, alpha):
     return [f"Holm's step-down finds {', '.join(hit)} significant (p_adjusted <= {alpha:.3g}) although "
             f"{'its' if len(hit) == 1 else 'their'} simultaneous interval{'' if len(hit) == 1 else 's'} "
             f"(Bonferroni level; Holm has no simultaneous intervals of its own) "
-            f"{'contains' if len(hit) == 1 else 'contain'} {null:g}: Holm has more power than the intervals; "
+            f"{'does' if len(hit) == 1 else 'do'} not exclude {null:g}: Holm has more power than the intervals; "
             f"p_adjust='bonferroni' makes 'significant' agree with the intervals."]
 
 
