@@ -33,16 +33,19 @@ def _cfi(ctx):
 
 
 def _refit_loss(ctx, method):
-    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et
-    # al.'s absolute error for regression, and a classifier's LOCO takes the Brier score, a
-    # bounded pointwise probability loss whose median differences stay readable where the log
-    # loss's are ~1e-7 for a confident model.
+    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et al.'s
+    # absolute error for regression (median + sign test), and a classifier's LOCO takes the
+    # Brier score with the API's default aggregate for classification, the mean (t-interval):
+    # bounded differences keep the t-interval reliable where the log loss's are dominated by
+    # one confident mistake. LOFO keeps the report's loss (the mean of the log loss).
     if ctx.task == "classification":
         return "brier" if method == "loco" and ctx.loss == "log_loss" else ctx.loss
     return "absolute_error" if method == "loco" else "squared_error"
 
 
 def _loco(ctx):
+    # aggregate is left to the API's "auto": the median for regression, the mean for a
+    # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
     p = ctx.params["loco"]
     with ctx.refit_backend():
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"), loss=_refit_loss(ctx, "loco"),
