@@ -70,6 +70,7 @@ def _sage(ctx):
 
 
 def _pimp(ctx):
+    # ``--n-null`` reaches ctx.params through method_params (the step's logged parameters say it)
     p = ctx.params["pimp"]
     with ctx.refit_backend():
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
@@ -234,18 +235,43 @@ def _sage_caveat(ctx, key, r):
 
 
 def _pimp_blocks(r):
+    """PIMP's table (with each feature's smallest reachable adjusted p-value), its verdict and null histograms.
+
+    A feature whose ``p_floor`` exceeds alpha could not be significant with these null refits
+    whatever its importance: the text says PIMP cannot tell (and how many refits would do),
+    never that there is no evidence.
+    """
     frame = r.to_frame()
     alpha = r.params.get("alpha", 0.05)
-    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted"), bool(row.get("significant"))]
+    B = r.params.get("n_null")
+    adj = r.params.get("p_adjust", "holm")
+    has_floor = "p_floor" in frame
+    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted")]
+            + ([row["p_floor"]] if has_floor else []) + [bool(row.get("significant"))]
             for f, row in frame.iterrows()]
     base = r.params.get("importance", "pfi")
-    out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({r.params.get('p_adjust', 'holm')})",
-                  f"significant at {alpha}"], rows,
-                 caption=f"PIMP: {r.params.get('n_null')} refits on a permuted target give each feature's null "
-                         f"distribution ({r.params.get('distribution')})")]
+    out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({adj})"]
+                 + (["smallest reachable p"] if has_floor else []) + [f"significant at {alpha}"], rows,
+                 caption=f"PIMP: {B} refits on a permuted target give each feature's null distribution "
+                         f"({r.params.get('distribution')}; the empirical null below 30 refits)"
+                         + ("; smallest reachable p: the adjusted p-value the feature would get had its observed "
+                            "importance beaten every null refit (its resolution)" if has_floor else ""))]
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
-    out.append(text(f"After {r.params.get('p_adjust', 'holm')} adjustment, {len(sig)} of {len(frame)} features are "
+    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
                     f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
+    stuck = {f: int(row["n_null_needed"]) for f, row in frame.iterrows()
+             if has_floor and np.isfinite(row["p_floor"]) and row["p_floor"] > alpha}
+    if stuck:
+        need = max(stuck.values())
+        if len(stuck) == len(frame):
+            who = f"any of the {len(frame)} features"
+        else:
+            who = ", ".join(f"{f} (at least {n} needed)" for f, n in stuck.items())
+        out.append(text(f"PIMP cannot tell with {B} null refits whether {who} matter: after the {adj} correction "
+                        f"over {len(frame)} features the smallest adjusted p-value they could reach is above {alpha}, "
+                        f"however large their importance (at least {need} null refits are needed; rerun with "
+                        f"--n-null {need}). A p-value above {alpha} here is not evidence that a feature does not "
+                        f"matter."))
     with report_style():
         k = min(len(r.feature_names), 12)
         fig, axes = new_figure(nrows=int(np.ceil(k / 4)), ncols=4, figsize=(9, 1.9 * np.ceil(k / 4)))

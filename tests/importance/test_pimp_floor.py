@@ -1,0 +1,177 @@
+"""PIMP knows its resolution: the smallest adjusted p-value each feature's null could give, and the refits it needs.
+
+The p-value arithmetic is checked against imlkit's own correction (``adjust_pvalues``) by
+brute force; the PIMP runs use a cheap importance (absolute coefficients of a linear model),
+so each refit costs one least-squares fit.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.linear_model import LinearRegression
+
+import imlkit as ik
+from imlkit.importance._inference import adjust_pvalues
+from imlkit.importance._pimp import MIN_PARAMETRIC_NULL, resolution
+
+M = 11
+ALPHA = 0.05
+
+
+def abs_coefficients(model, X, y, random_state):
+    return np.abs(model.coef_)
+
+
+@pytest.mark.parametrize("B", [10, 60])
+@pytest.mark.parametrize("p_adjust", ["holm", "bonferroni", None])
+def test_empirical_floor_by_method(B, p_adjust):
+    # Eleven features on the empirical null, none at its floor yet (p = 0.5): the floor is
+    # 1/(B+1) uncorrected and min(1, 11/(B+1)) after Holm or Bonferroni.
+    floor, needed = resolution(np.full(M, 0.5), ["empirical"] * M, B, p_adjust, ALPHA)
+    expected = 1 / (B + 1) if p_adjust is None else min(1.0, M / (B + 1))
+    assert_allclose(floor, expected, rtol=1e-12)
+    # n_null_needed: the smallest B' with c/(B'+1) <= alpha, c = 1 or m: 19 and 219.
+    assert_allclose(needed, 19 if p_adjust is None else 219)
+
+
+@pytest.mark.parametrize("p_adjust", ["holm", "bonferroni", None])
+def test_floor_is_the_adjusted_value_at_the_raw_floor_and_nothing_goes_below(p_adjust):
+    # Mixed nulls: three features with a fitted tail (floor 0), eight on the empirical one.
+    rng = np.random.default_rng(0)
+    B = 60
+    fams = ["normal"] * 3 + ["empirical"] * 8
+    p = np.r_[[1e-9, 3e-4, 0.2], (rng.integers(0, B + 1, size=8) + 1) / (B + 1)]
+    floor, _ = resolution(p, fams, B, p_adjust, ALPHA)
+    for j, fam in enumerate(fams):
+        raw = 0.0 if fam == "normal" else 1 / (B + 1)
+        at = p.copy()
+        at[j] = raw
+        assert_allclose(floor[j], adjust_pvalues(at, method=p_adjust)[j], rtol=1e-12, atol=0)
+        # every p-value the feature's null can give adjusts to at least its floor
+        reachable = (np.arange(B + 1) + 1) / (B + 1) if fam == "empirical" else np.r_[0.0, np.geomspace(1e-12, 1, 30)]
+        for v in reachable:
+            at[j] = v
+            assert adjust_pvalues(at, method=p_adjust)[j] >= floor[j] - 1e-15
+    if p_adjust == "holm":
+        # The two fitted features below 1/61 come first in Holm's order: the empirical floor is 9/61, not 11/61.
+        assert_allclose(floor[3:], 9 / 61, rtol=1e-12)
+    if p_adjust == "bonferroni":
+        assert_allclose(floor[3:], 11 / 61, rtol=1e-12)
+        assert_allclose(floor[:3], 0.0)
+
+
+@pytest.mark.parametrize("p_adjust", ["holm", "bonferroni", None])
+def test_n_null_needed_is_the_smallest_sufficient_number_of_refits(p_adjust):
+    rng = np.random.default_rng(1)
+    fams = ["normal", "normal"] + ["empirical"] * 9
+    p = np.r_[[1e-6, 0.004], rng.uniform(0.01, 0.9, size=9)]
+    floor, needed = resolution(p, fams, 60, p_adjust, ALPHA)
+
+    def floor_with(j, b):  # the feature's adjusted p-value at the empirical floor of b refits, others fixed
+        at = p.copy()
+        at[j] = 1 / (b + 1)
+        return adjust_pvalues(at, method=p_adjust)[j]
+
+    for j in range(2, 11):
+        n = int(needed[j])
+        assert floor_with(j, n) <= ALPHA and all(floor_with(j, b) > ALPHA for b in range(1, n))
+    # A fitted tail has floor 0 from MIN_PARAMETRIC_NULL refits on: it never needs more than that.
+    assert_allclose(floor[:2], 0.0)
+    assert np.all(needed[:2] <= MIN_PARAMETRIC_NULL)
+    assert np.all(needed <= np.ceil(M / ALPHA) - 1)
+
+
+@pytest.fixture(scope="module")
+def strong_and_noise():
+    rng = np.random.default_rng(3)
+    n = 240
+    X = pd.DataFrame(rng.normal(size=(n, 4)), columns=["strong", "n1", "n2", "n3"])
+    y = 4 * X["strong"].to_numpy() + rng.normal(size=n)
+    return X[:160], y[:160], X[160:], y[160:]
+
+
+def test_few_refits_never_fit_a_tail(strong_and_noise):
+    # 10 refits: "strong" lies far beyond every null value. A normal tail would give p ~ 1e-100;
+    # with fewer than 30 refits PIMP uses the empirical null, whose floor says what 10 refits can see.
+    Xtr, ytr, Xte, yte = strong_and_noise
+    with pytest.warns(UserWarning, match=r"distribution='normal' needs at least 30 null refits"):
+        r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=10,
+                    distribution="normal", random_state=0)
+    assert r.extra["distribution"] == ("empirical",) * 4
+    f = r.to_frame(sort=False)
+    assert list(f.columns[-2:]) == ["p_floor", "n_null_needed"]
+    assert f.loc["strong", "p_value"] == pytest.approx(1 / 11)
+    assert_allclose(f["p_floor"], 4 / 11, rtol=1e-12)  # Holm over 4 features: nothing is below 1/11
+    assert_allclose(f["n_null_needed"], 79)             # 4/80 = 0.05
+    assert f.loc["strong", "p_adjusted"] == pytest.approx(f.loc["strong", "p_floor"])
+    assert r.params["n_null"] == 10 and r.params["alpha"] == 0.05 and r.params["p_adjust"] == "holm"
+    # The explanation says what the run cannot tell, never that there is no evidence.
+    text = r.explain()
+    assert "- strong: cannot tell with 10 null refits (at least 79 needed)" in text
+    assert "its observed importance exceeds all 10 null values" in text
+    assert "no evidence" not in text.lower()
+    # auto with 10 refits: the empirical null as well, no warning about the family
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auto = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=10,
+                       random_state=0)
+    assert auto.extra["distribution"] == ("empirical",) * 4
+    assert not any("needs at least 30" in str(w.message) for w in caught)
+
+
+def test_thirty_refits_fit_the_tail_and_resolve(strong_and_noise):
+    Xtr, ytr, Xte, yte = strong_and_noise
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=30,
+                    distribution="normal", random_state=0)
+    f = r.to_frame(sort=False)
+    assert f.loc["strong", "p_adjusted"] < 1e-6 and f.loc["strong", "significant"]
+    assert_allclose(f["p_floor"], 0.0)
+    assert np.all(f["n_null_needed"] <= MIN_PARAMETRIC_NULL)
+    assert "cannot tell" not in r.explain()
+
+
+def test_report_says_cannot_tell_for_a_feature_at_the_floor(strong_and_noise):
+    from imlkit.report._sec_importance import _pimp_blocks
+
+    Xtr, ytr, Xte, yte = strong_and_noise
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=10, random_state=0)
+    blocks = _pimp_blocks(r)
+    said = " ".join(b.get("text", "") for b in blocks)
+    assert ("PIMP cannot tell with 10 null refits whether any of the 4 features matter: after the holm correction "
+            "over 4 features the smallest adjusted p-value they could reach is above 0.05") in said
+    assert "rerun with --n-null 79" in said and "not evidence that a feature does not matter" in said
+    assert "no evidence" not in said.lower()
+    tab = blocks[0]
+    assert "smallest reachable p" in tab["columns"]
+    col = tab["columns"].index("smallest reachable p")
+    assert_allclose([float(row[col]) for row in tab["rows"]], 4 / 11, rtol=1e-3)  # cells are formatted text
+
+
+
+def test_n_null_option_reaches_pimp(tmp_path, capsys):
+    from imlkit._validation import ValidationError
+    from imlkit.cli import main
+    from imlkit.report import ReportConfig, method_params
+    from imlkit.report._build import prepare_context
+
+    assert method_params(False)["pimp"]["n_null"] == 60 and method_params(True)["pimp"]["n_null"] == 10
+    assert method_params(True, n_null=200)["pimp"]["n_null"] == 200
+    for bad in (0, True, 2.5, "100"):
+        with pytest.raises(ValidationError, match=r"'n_null' must be an int >= 1; got "):
+            method_params(False, n_null=bad)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "y"])
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    ctx = prepare_context(ReportConfig(data=str(path), target="y", model="glm", quick=True, n_null=250))
+    assert ctx.params["pimp"]["n_null"] == 250
+    code = main(["report", "--data", str(path), "--target", "y", "--n-null", "0", "--out", str(tmp_path / "o")])
+    assert code == 2 and "'--n-null' must be an int >= 1; got 0." in capsys.readouterr().err
