@@ -145,9 +145,10 @@ def test_report_says_cannot_tell_for_a_feature_at_the_floor(strong_and_noise):
         r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=10, random_state=0)
     blocks = _pimp_blocks(r)
     said = " ".join(b.get("text", "") for b in blocks)
-    assert ("PIMP cannot tell with 10 null refits whether any of the 4 features matter: after the holm correction "
+    assert ("PIMP cannot tell with 10 null refits whether any of the 4 features matter. After the holm correction "
             "over 4 features the smallest adjusted p-value they could reach is above 0.05") in said
-    assert "rerun with --n-null 79" in said and "not evidence that a feature does not matter" in said
+    assert "at least 79 null refits are needed (rerun with --n-null 79)" in said
+    assert "not evidence that a feature does not matter" in said
     assert "no evidence" not in said.lower()
     tab = blocks[0]
     assert "smallest reachable p" in tab["columns"]
@@ -175,3 +176,35 @@ def test_n_null_option_reaches_pimp(tmp_path, capsys):
     assert ctx.params["pimp"]["n_null"] == 250
     code = main(["report", "--data", str(path), "--target", "y", "--n-null", "0", "--out", str(tmp_path / "o")])
     assert code == 2 and "'--n-null' must be an int >= 1; got 0." in capsys.readouterr().err
+
+
+def test_one_feature_at_the_floor_among_resolved_ones():
+    # Credit-like: two features with a fitted tail far in it, one beyond all 60 null values on the
+    # empirical null (p = 1/61; Holm puts it third: 8/61 > 0.05), seven noise features.
+    from imlkit.importance._pimp import PimpResult
+    from imlkit.report._sec_importance import _pimp_blocks
+
+    rng = np.random.default_rng(5)
+    names = ("Limit", "Income", "Student") + tuple(f"noise{j}" for j in range(7))
+    B = 60
+    null = rng.normal(size=(10, B))
+    observed = np.r_[50.0, 20.0, null[2].max() + 1.0, rng.normal(size=7)]
+    p = np.r_[1e-4, 2e-3, 1 / 61, rng.uniform(0.2, 0.9, size=7)]
+    fams = ("lognormal", "gamma") + ("empirical",) * 8
+    floor, needed = resolution(p, fams, B, "holm", ALPHA)
+    nan = np.full(10, np.nan)
+    r = PimpResult(method="pimp", feature_names=names, importance=observed, std=nan, ci_low=nan, ci_high=nan,
+                   loss="squared_error", p_value=p, p_adjusted=adjust_pvalues(p, method="holm"),
+                   params={"n_null": B, "alpha": ALPHA, "p_adjust": "holm", "importance": "pfi",
+                           "distribution": "auto"},
+                   extra={"null": null, "distribution": fams, "p_floor": floor, "n_null_needed": needed})
+    f = r.to_frame(sort=False)
+    assert_allclose(f.loc["Student", ["p_adjusted", "p_floor"]].to_numpy(float), 8 / 61, rtol=1e-12)
+    assert f.loc["Student", "n_null_needed"] == 159  # 8/160 = 0.05 with Limit and Income still first
+    assert f.loc["Limit", "p_floor"] == 0 and f.loc["Limit", "significant"]
+    assert f.loc["noise0", "p_floor"] == pytest.approx(8 / 61)
+    assert "- Student: cannot tell with 60 null refits (at least 159 needed)" in r.explain()
+    assert "its observed importance exceeds all 60 null values" in r.explain()
+    said = " ".join(b.get("text", "") for b in _pimp_blocks(r))
+    assert "PIMP cannot tell with 60 null refits whether these features matter: Student (at least 159 needed)" in said
+    assert "Limit (" not in said and "no evidence" not in said.lower()

@@ -264,12 +264,16 @@ def _pimp_blocks(r):
     if stuck:
         need = max(stuck.values())
         if len(stuck) == len(frame):
-            who = f"any of the {len(frame)} features"
+            who, they = f"any of the {len(frame)} features matter", "they"
+        elif len(stuck) == 1:
+            who, they = f"{next(iter(stuck))} matters", "it"
         else:
-            who = ", ".join(f"{f} (at least {n} needed)" for f, n in stuck.items())
-        out.append(text(f"PIMP cannot tell with {B} null refits whether {who} matter: after the {adj} correction "
-                        f"over {len(frame)} features the smallest adjusted p-value they could reach is above {alpha}, "
-                        f"however large their importance (at least {need} null refits are needed; rerun with "
+            named = [f"{f} (at least {n} needed)" for f, n in list(stuck.items())[:10]]  # largest importance first
+            rest = f" and {len(stuck) - 10} others" if len(stuck) > 10 else ""
+            who, they = "these features matter: " + ", ".join(named) + rest, "they"
+        out.append(text(f"PIMP cannot tell with {B} null refits whether {who}. After the {adj} correction over "
+                        f"{len(frame)} features the smallest adjusted p-value {they} could reach is above {alpha}, "
+                        f"however large the importance: at least {need} null refits are needed (rerun with "
                         f"--n-null {need}). A p-value above {alpha} here is not evidence that a feature does not "
                         f"matter."))
     with report_style():
