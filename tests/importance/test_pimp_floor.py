@@ -111,8 +111,13 @@ def test_few_refits_never_fit_a_tail(strong_and_noise):
     assert r.params["n_null"] == 10 and r.params["alpha"] == 0.05 and r.params["p_adjust"] == "holm"
     # The explanation says what the run cannot tell, never that there is no evidence.
     text = r.explain()
-    assert "- strong: cannot tell with 10 null refits (at least 79 needed)" in text
-    assert "its observed importance exceeds all 10 null values" in text
+    assert ("- strong: cannot tell with 10 null refits (at least 79 needed): its observed importance exceeds all 10 "
+            "null values") in text
+    assert "no feature can be significant at alpha=0.05" in text and r.rejects_nothing()
+    assert list(r.cannot_tell()) == [f for f in r.feature_names if f in r.cannot_tell()]
+    # only features beyond all their null values are "cannot tell"; the others are merely unrejectable
+    at_floor = [f for j, f in enumerate(r.feature_names) if np.all(r.extra["null"][j] < r.importance[j])]
+    assert list(r.cannot_tell()) == at_floor and "strong" in at_floor
     assert "no evidence" not in text.lower()
     # auto with 10 refits: the empirical null as well, no warning about the family
     with warnings.catch_warnings(record=True) as caught:
@@ -145,10 +150,12 @@ def test_report_says_cannot_tell_for_a_feature_at_the_floor(strong_and_noise):
         r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, importance=abs_coefficients, n_null=10, random_state=0)
     blocks = _pimp_blocks(r)
     said = " ".join(b.get("text", "") for b in blocks)
-    assert ("PIMP cannot tell with 10 null refits whether any of the 4 features matter. After the holm correction "
-            "over 4 features the smallest adjusted p-value they could reach is above 0.05") in said
-    assert "at least 79 null refits are needed (rerun with --n-null 79)" in said
-    assert "not evidence that a feature does not matter" in said
+    assert ("With 10 null refits and the holm correction over 4 features, PIMP cannot reject any feature at level "
+            "0.05, however large its importance") in said
+    assert "At least 79 null refits are needed (rerun with --n-null 79)." in said
+    assert r.cannot_tell() == {"strong": 79}  # the noise features lie inside their null (p = 8/11, 10/11, 1)
+    assert ("PIMP cannot tell with 10 null refits whether strong matters: its observed importance exceeds all 10 "
+            "null values") in said
     assert "no evidence" not in said.lower()
     tab = blocks[0]
     assert "smallest reachable p" in tab["columns"]
@@ -203,8 +210,11 @@ def test_one_feature_at_the_floor_among_resolved_ones():
     assert f.loc["Student", "n_null_needed"] == 159  # 8/160 = 0.05 with Limit and Income still first
     assert f.loc["Limit", "p_floor"] == 0 and f.loc["Limit", "significant"]
     assert f.loc["noise0", "p_floor"] == pytest.approx(8 / 61)
-    assert "- Student: cannot tell with 60 null refits (at least 159 needed)" in r.explain()
-    assert "its observed importance exceeds all 60 null values" in r.explain()
+    assert r.cannot_tell() == {"Student": 159} and not r.rejects_nothing()
+    assert ("- Student: cannot tell with 60 null refits (at least 159 needed): its observed importance exceeds all 60 "
+            "null values") in r.explain()
     said = " ".join(b.get("text", "") for b in _pimp_blocks(r))
-    assert "PIMP cannot tell with 60 null refits whether these features matter: Student (at least 159 needed)" in said
-    assert "Limit (" not in said and "no evidence" not in said.lower()
+    assert ("PIMP cannot tell with 60 null refits whether Student matters: its observed importance exceeds all 60 null "
+            "values, but after the holm correction the smallest adjusted p-value it could reach is above 0.05. At "
+            "least 159 null refits are needed (rerun with --n-null 159)") in said
+    assert "cannot reject any" not in said and "no evidence" not in said.lower()

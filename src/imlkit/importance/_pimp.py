@@ -89,8 +89,9 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         feature, ``extra["p_floor"]`` and ``extra["n_null_needed"]`` (m,) its resolution
         (:func:`resolution`), also the ``to_frame()`` columns ``p_floor`` and
         ``n_null_needed``. A feature with ``p_floor > alpha`` cannot be significant with these
-        refits whatever its importance: ``explain()`` says "cannot tell with B null refits
-        (at least N needed)" for it, never that there is no evidence.
+        refits whatever its importance; when its observed importance also exceeds every null
+        value (it is at the floor), ``explain()`` says "cannot tell with B null refits (at least
+        N needed)" for it, never that there is no evidence.
         ``plot(kind="null")`` draws the null histograms.
 
     Notes
@@ -309,7 +310,10 @@ class PimpResult(ImportanceResult):
 
     ``to_frame()`` adds ``p_floor`` (the smallest adjusted p-value the feature's null could
     give in this run) and ``n_null_needed`` (the fewest null refits whose floor is <= alpha);
-    ``explain()`` names the features PIMP cannot tell about with its refits.
+    ``explain()`` names the features PIMP cannot tell about with its refits: those at the
+    floor (observed importance above every null value) whose floor is above alpha
+    (:meth:`cannot_tell`), and says when no feature could be significant at all
+    (:meth:`rejects_nothing`).
     """
 
     def to_frame(self, *, sort=True):
@@ -323,37 +327,56 @@ class PimpResult(ImportanceResult):
             frame = frame.sort_values("importance", ascending=False, kind="stable")
         return frame
 
-    def cannot_tell(self):
-        """Features whose floor exceeds alpha: ``{feature: n_null_needed}`` (in the input order)."""
+    def _stuck(self):
+        """Indices of the features whose floor exceeds alpha (none of them could be significant)."""
         alpha = self.params.get("alpha", 0.05)
         floors = self.extra.get("p_floor")
         if floors is None:
+            return []
+        return [j for j in range(len(self.feature_names)) if np.isfinite(floors[j]) and floors[j] > alpha]
+
+    def cannot_tell(self):
+        """Features at the floor of their null that still cannot be significant: ``{feature: n_null_needed}``.
+
+        At the floor: the observed importance exceeds every null value (the empirical p-value
+        is its smallest, 1/(B + 1)); with ``p_floor > alpha`` PIMP cannot tell whether such a
+        feature matters -- more refits could make it significant. In the input order.
+        """
+        B = self.params.get("n_null")
+        if B is None or self.p_value is None:
             return {}
         needed = self.extra["n_null_needed"]
-        return {f: int(needed[j]) for j, f in enumerate(self.feature_names)
-                if np.isfinite(floors[j]) and floors[j] > alpha}
+        return {self.feature_names[j]: int(needed[j]) for j in self._stuck()
+                if self.p_value[j] <= (1.0 + 1e-9) / (B + 1)}
+
+    def rejects_nothing(self):
+        """Whether no feature could be significant with these refits (every ``p_floor`` above alpha)."""
+        stuck = self._stuck()
+        return bool(stuck) and len(stuck) == int(np.isfinite(self.extra["p_floor"]).sum())
 
     def explain(self):
-        """:meth:`ImportanceResult.explain` and, per feature PIMP cannot resolve, "cannot tell with B null refits"."""
+        """:meth:`ImportanceResult.explain` and what the resolution of the null leaves open ("cannot tell ...")."""
         text = super().explain()
-        stuck = self.cannot_tell()
-        if not stuck:
-            return text
         B = self.params.get("n_null")
         alpha = self.params.get("alpha", 0.05)
         p_adjust = self.params.get("p_adjust")
-        lines = ["", f"Resolution (n_null={B}, p_adjust={p_adjust!r}, alpha={alpha}): these features cannot be "
-                     f"significant whatever their importance, so a p-value above alpha is not evidence that they "
-                     f"do not matter:"]
+        lines = []
+        if self.rejects_nothing():
+            need = int(np.nanmax(self.extra["n_null_needed"]))
+            lines.append(f"With n_null={B} and p_adjust={p_adjust!r} over {len(self.feature_names)} features no "
+                         f"feature can be significant at alpha={alpha}, whatever its importance (the smallest "
+                         f"adjusted p-value any feature could reach is {np.nanmin(self.extra['p_floor']):.3g}): "
+                         f"these p-values say nothing either way; at least {need} null refits are needed.")
+        stuck = self.cannot_tell()
         names = list(self.feature_names)
         for f, need in stuck.items():
             j = names.index(f)
-            null = self.extra.get("null")
-            beat = (f"; its observed importance exceeds all {B} null values"
-                    if null is not None and np.all(null[j] < self.importance[j]) else "")
-            lines.append(f"- {f}: cannot tell with {B} null refits (at least {need} needed); the smallest adjusted "
-                         f"p-value its null could give is {self.extra['p_floor'][j]:.3g}{beat}.")
-        return text + "\n" + "\n".join(lines)
+            lines.append(f"- {f}: cannot tell with {B} null refits (at least {need} needed): its observed importance "
+                         f"exceeds all {B} null values, and the smallest adjusted p-value its null could give is "
+                         f"{self.extra['p_floor'][j]:.3g} > alpha={alpha}.")
+        if not lines:
+            return text
+        return text + "\n\nResolution:\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -238,8 +238,9 @@ def _pimp_blocks(r):
     """PIMP's table (with each feature's smallest reachable adjusted p-value), its verdict and null histograms.
 
     A feature whose ``p_floor`` exceeds alpha could not be significant with these null refits
-    whatever its importance: the text says PIMP cannot tell (and how many refits would do),
-    never that there is no evidence.
+    whatever its importance: when its observed importance exceeds every null value the text
+    says PIMP cannot tell (and how many refits would do), never that there is no evidence; when
+    no feature could be significant, one line says so (``--quick``'s 10 refits).
     """
     frame = r.to_frame()
     alpha = r.params.get("alpha", 0.05)
@@ -259,23 +260,34 @@ def _pimp_blocks(r):
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
     out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
                     f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
-    stuck = {f: int(row["n_null_needed"]) for f, row in frame.iterrows()
-             if has_floor and np.isfinite(row["p_floor"]) and row["p_floor"] > alpha}
-    if stuck:
-        need = max(stuck.values())
-        if len(stuck) == len(frame):
-            who, they = f"any of the {len(frame)} features matter", "they"
-        elif len(stuck) == 1:
-            who, they = f"{next(iter(stuck))} matters", "it"
-        else:
-            named = [f"{f} (at least {n} needed)" for f, n in list(stuck.items())[:10]]  # largest importance first
-            rest = f" and {len(stuck) - 10} others" if len(stuck) > 10 else ""
-            who, they = "these features matter: " + ", ".join(named) + rest, "they"
-        out.append(text(f"PIMP cannot tell with {B} null refits whether {who}. After the {adj} correction over "
-                        f"{len(frame)} features the smallest adjusted p-value {they} could reach is above {alpha}, "
-                        f"however large the importance: at least {need} null refits are needed (rerun with "
-                        f"--n-null {need}). A p-value above {alpha} here is not evidence that a feature does not "
-                        f"matter."))
+    # What the refits cannot resolve: nothing rejectable at all, or features at the floor of their null.
+    said = []
+    if hasattr(r, "cannot_tell"):
+        if r.rejects_nothing():
+            need = int(np.nanmax(r.extra["n_null_needed"]))
+            said.append(f"With {B} null refits and the {adj} correction over {len(frame)} features, PIMP cannot "
+                        f"reject any feature at level {alpha}, however large its importance (the smallest adjusted "
+                        f"p-value any feature could reach is {fmt(np.nanmin(r.extra['p_floor']))}): its p-values "
+                        f"here say nothing either way. At least {need} null refits are needed (rerun with "
+                        f"--n-null {need}).")
+        stuck = r.cannot_tell()
+        order = [f for f in frame.index if f in stuck]     # largest importance first
+        if len(order) == 1:
+            f = order[0]
+            said.append(f"PIMP cannot tell with {B} null refits whether {f} matters: its observed importance exceeds "
+                        f"all {B} null values, but after the {adj} correction the smallest adjusted p-value it could "
+                        f"reach is above {alpha}. At least {stuck[f]} null refits are needed (rerun with --n-null "
+                        f"{stuck[f]}); an adjusted p-value above {alpha} here is not evidence that it does not matter.")
+        elif order:
+            need = max(stuck.values())
+            who = ", ".join(f"{f} (at least {stuck[f]} needed)" for f in order[:10])
+            who += f" and {len(order) - 10} others" if len(order) > 10 else ""
+            said.append(f"PIMP cannot tell with {B} null refits whether these features matter: {who}. Their observed "
+                        f"importance exceeds all {B} null values, but after the {adj} correction the smallest "
+                        f"adjusted p-value they could reach is above {alpha}. At least {need} null refits are needed "
+                        f"(rerun with --n-null {need}); an adjusted p-value above {alpha} here is not evidence that "
+                        f"they do not matter.")
+    out += [text(t) for t in said]
     with report_style():
         k = min(len(r.feature_names), 12)
         fig, axes = new_figure(nrows=int(np.ceil(k / 4)), ncols=4, figsize=(9, 1.9 * np.ceil(k / 4)))
