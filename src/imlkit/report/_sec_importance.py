@@ -272,7 +272,13 @@ def _pimp_blocks(r):
                         f"--n-null {need}).")
         stuck = r.cannot_tell()
         order = [f for f in frame.index if f in stuck]     # largest importance first
-        if len(order) == 1:
+        if order and said:  # nothing can be rejected (said above): name the features beyond their whole null
+            who = ", ".join(order[:10]) + (f" and {len(order) - 10} others" if len(order) > 10 else "")
+            verb, its, they, do = (("lies", "its", "it matters", "it does") if len(order) == 1
+                                   else ("lie", "their", "they matter", "they do"))
+            said.append(f"{who} {verb} beyond all {B} of {its} null values: PIMP cannot tell with {B} null refits "
+                        f"whether {they}, and an adjusted p-value above {alpha} here is not evidence that {do} not.")
+        elif len(order) == 1:
             f = order[0]
             said.append(f"PIMP cannot tell with {B} null refits whether {f} matters: its observed importance exceeds "
                         f"all {B} null values, but after the {adj} correction the smallest adjusted p-value it could "
