@@ -143,8 +143,8 @@ def _level_note(res, deciding, short=False):
     level = f"{100 * res['simultaneous_level']:.1f}%"
     if short:
         return f" ({level} simultaneous intervals)"
-    return (f" ({level} paired bootstrap intervals, simultaneous over the {len(deciding)} measures, so that "
-            f"beating the baseline on any one of them is not luck)")
+    return (f" ({level} paired bootstrap intervals, Bonferroni-simultaneous over the {len(deciding)} measures, so "
+            f"that passing on any one of them keeps the error rate of a single {100 * res['level']:.0f}% interval)")
 
 
 def _join(items, word="and"):
