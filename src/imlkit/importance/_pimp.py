@@ -252,16 +252,47 @@ def resolution(p, distributions, n_null, p_adjust, alpha):
     floor = np.full(p.size, np.nan)
     needed = np.full(p.size, np.nan)
     top = max(1, int(np.ceil(max(m, 1) / alpha - 1e-9)) - 1)   # m/(B+1) <= alpha from here on
-    Bs = np.arange(1, top + 1)
     for j, fam in enumerate(distributions):
         if not np.isfinite(p[j]):
             continue
         raw = 1.0 / (n_null + 1) if fam == "empirical" else 0.0
         floor[j] = float(_adjusted_at(p, j, [raw], p_adjust)[0])
-        ok = np.flatnonzero(_adjusted_at(p, j, 1.0 / (Bs + 1), p_adjust) <= alpha)
-        emp = float(Bs[ok[0]]) if ok.size else float(top)
+        emp = float(_fewest_refits(p, j, p_adjust, alpha, top))
         needed[j] = emp if fam == "empirical" else min(emp, float(MIN_PARAMETRIC_NULL))
     return floor, needed
+
+
+def _fewest_refits(p, j, p_adjust, alpha, top):
+    """The smallest B >= 1 whose empirical floor 1/(B + 1) adjusts to <= alpha for feature j (others as in p).
+
+    Closed form per Holm position: with k other p-values below the floor (f in (q_(k), q_(k+1)]),
+    the adjusted floor is max(E_k, (m - k)·f), so the largest admissible f in that range is
+    min(q_(k+1), alpha/(m - k)) when E_k <= alpha; the largest over k gives the smallest B. The
+    candidate is then checked with the correction itself (rounding), O(m) per feature.
+    """
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if p_adjust is None or p_adjust == "bonferroni":
+        c = 1 if p_adjust is None else m
+        best = np.ceil(c / alpha - 1.0)
+    else:
+        q = np.sort(p[ok & (np.arange(p.size) != j)])
+        k = np.arange(q.size + 1)
+        E = np.concatenate([[0.0], np.maximum.accumulate((m - np.arange(q.size)) * q)])
+        lo = np.concatenate([[0.0], q])
+        hi = np.concatenate([q, [np.inf]])
+        fstar = np.minimum(np.minimum(hi, alpha / (m - k)), 0.5)
+        B = np.maximum(1.0, np.ceil(1.0 / fstar - 1.0))
+        valid = (E <= alpha) & (fstar > lo) & (1.0 / (B + 1.0) > lo)
+        best = B[valid].min() if valid.any() else top
+    # the same arithmetic as the correction decides the last unit (1/(B+1) is rounded)
+    cand = np.arange(max(1, int(best) - 2), int(best) + 3)
+    hit = np.flatnonzero(_adjusted_at(p, j, 1.0 / (cand + 1.0), p_adjust) <= alpha)
+    if hit.size:
+        return int(min(cand[hit[0]], top))
+    Bs = np.arange(1, top + 1)   # not reached in practice: the plain scan
+    hit = np.flatnonzero(_adjusted_at(p, j, 1.0 / (Bs + 1.0), p_adjust) <= alpha)
+    return int(Bs[hit[0]]) if hit.size else top
 
 
 def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
