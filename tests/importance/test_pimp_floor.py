@@ -218,3 +218,23 @@ def test_one_feature_at_the_floor_among_resolved_ones():
             "values, but after the holm correction the smallest adjusted p-value it could reach is above 0.05. At "
             "least 159 null refits are needed (rerun with --n-null 159)") in said
     assert "cannot reject any" not in said and "no evidence" not in said.lower()
+
+
+def test_n_null_needed_matches_a_plain_scan_with_ties_and_missing_values():
+    # Empirical p-values on a grid of 61 values tie often; a NaN p-value is left out of m.
+    from imlkit.importance._pimp import _fewest_refits
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        m = int(rng.integers(2, 20))
+        p = (rng.integers(0, 61, size=m) + 1) / 61
+        p[: m // 3] = rng.uniform(0, 2e-3, size=m // 3)  # some far in a fitted tail
+        if rng.uniform() < 0.3:
+            p[-1] = np.nan
+        top = int(np.ceil(np.isfinite(p).sum() / ALPHA - 1e-9)) - 1
+        for p_adjust in ("holm", "bonferroni", None):
+            for j in np.flatnonzero(np.isfinite(p)):
+                scan = next(b for b in range(1, top + 1)
+                            if adjust_pvalues(np.where(np.arange(m) == j, 1 / (b + 1), p), method=p_adjust)[j]
+                            <= ALPHA)
+                assert _fewest_refits(p, j, p_adjust, ALPHA, top) == scan
