@@ -36,10 +36,10 @@ class ReportConfig:
     ``target_class`` (``--class``) is the class whose probability sections 4-5 explain.
     ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
-    "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
-    orderings) override the values of :func:`method_params`; ``sage_removals`` are the SAGE runs
-    of section 3 ("marginal" and/or "conditional"). ``extra`` is the caller's own; the report
-    does not read it.
+    "bar" or "lines". ``n_refits`` (LOCO), ``sage_orderings`` (SAGE's maximum number of
+    orderings) and ``n_null`` (PIMP's null refits) override the values of :func:`method_params`;
+    ``sage_removals`` are the SAGE runs of section 3 ("marginal" and/or "conditional").
+    ``extra`` is the caller's own; the report does not read it.
 
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
