@@ -77,6 +77,9 @@ def _add_data_options(p):
     g.add_argument("--sage-orderings", type=int, default=None, metavar="N",
                    help="SAGE: the most feature orderings a run may use before it stops unconverged "
                         "(default 2048 marginal / 384 conditional; --quick 1024 / 64)")
+    g.add_argument("--n-null", type=int, default=None, metavar="N",
+                   help="PIMP: refits on a permuted target (default 60; --quick 10). With the empirical null and "
+                        "Holm over m features nothing can be significant unless N >= m/0.05 - 1")
     g.add_argument("--quiet", action="store_true",
                    help="no progress output (by default: a bar on a terminal, else one line per finished step)")
 
@@ -136,7 +139,8 @@ def _config(args, command_line):
         n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
-        n_refits=args.n_refits, sage_orderings=args.sage_orderings, max_rows=args.max_rows, full=args.full,
+        n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
+        full=args.full,
         command=command_line)
 
 
@@ -147,6 +151,8 @@ def _check_common(args):
         raise ReportInputError("'--n-jobs' must be -1 or an int >= 1; got 0.")
     if args.n_refits is not None and args.n_refits < 1:
         raise ReportInputError(f"'--n-refits' must be an int >= 1; got {args.n_refits}.")
+    if args.n_null is not None and args.n_null < 1:
+        raise ReportInputError(f"'--n-null' must be an int >= 1; got {args.n_null}.")
     if args.sage_orderings is not None and args.sage_orderings < 4:
         raise ReportInputError(f"'--sage-orderings' must be an int >= 4; got {args.sage_orderings}.")
     if args.max_rows is not None and args.full:

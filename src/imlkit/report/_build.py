@@ -126,6 +126,7 @@ def prepare_context(config, *, progress=None):
     """
     ctx = ReportContext(config=config, params=method_params(config.quick, n_refits=config.n_refits,
                                                             sage_orderings=config.sage_orderings,
+                                                            n_null=config.n_null,
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
     ctx.progress_hook = progress

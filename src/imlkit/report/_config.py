@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
            "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS"]
 
@@ -34,10 +36,10 @@ class ReportConfig:
     ``target_class`` (``--class``) is the class whose probability sections 4-5 explain.
     ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
-    "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
-    orderings) override the values of :func:`method_params`; ``sage_removals`` are the SAGE runs
-    of section 3 ("marginal" and/or "conditional"). ``extra`` is the caller's own; the report
-    does not read it.
+    "bar" or "lines". ``n_refits`` (LOCO), ``sage_orderings`` (SAGE's maximum number of
+    orderings) and ``n_null`` (PIMP's null refits) override the values of :func:`method_params`;
+    ``sage_removals`` are the SAGE runs of section 3 ("marginal" and/or "conditional").
+    ``extra`` is the caller's own; the report does not read it.
 
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
@@ -66,6 +68,8 @@ class ReportConfig:
     target_class: str | None = None
     n_refits: int | None = None
     sage_orderings: int | None = None
+    #: PIMP's null refits (``--n-null``; default 60, ``--quick`` 10).
+    n_null: int | None = None
     sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
     full: bool = False
@@ -170,14 +174,15 @@ def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
     return out
 
 
-def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
+def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False,
+                  n_null=None):
     """Every method's parameters for the full or the quick report.
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
     refits are capped so that the report's time stops growing with n, and the methods whose cost
     grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample.
-    ``n_refits`` (LOCO's refits per feature) and ``sage_orderings`` (the most orderings either
-    SAGE run may use) replace the defaults when given. ``params["rows"]``
+    ``n_refits`` (LOCO's refits per feature), ``sage_orderings`` (the most orderings either
+    SAGE run may use) and ``n_null`` (PIMP's null refits) replace the defaults when given. ``params["rows"]``
     holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
     params = _params(quick)
@@ -192,6 +197,12 @@ def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, f
     if sage_orderings is not None:
         for removal in ("marginal", "conditional"):
             params["sage"][removal]["max_permutations"] = int(sage_orderings)
+    if n_null is not None:
+        from .._validation import ValidationError
+
+        if isinstance(n_null, bool) or not isinstance(n_null, (int, np.integer)) or n_null < 1:
+            raise ValidationError(f"'n_null' must be an int >= 1; got {n_null!r}.")
+        params["pimp"]["n_null"] = int(n_null)
     return params
 
 
