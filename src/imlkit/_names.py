@@ -125,7 +125,7 @@ def short_label(text, word_limit=NAME_LIMIT, limit=LABEL_LIMIT):
         text = text[:8 * limit]
     lines = []
     for line in text.split("\n"):
-        line = re.sub(r"\S{%d,}" % (word_limit + 1), lambda m: short_name(m.group(0), word_limit), line)
+        line = re.sub(rf"\S{{{word_limit + 1},}}", lambda m: short_name(m.group(0), word_limit), line)
         lines.append(escape_controls(line))
     text = "\n".join(lines)
     return text if len(text) <= limit else text[:limit] + "…"

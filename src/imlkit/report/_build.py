@@ -390,7 +390,8 @@ def build_report(config=None, **options):
     except ValidationError as exc:
         raise ReportInputError(str(exc)) from None
     # Before any work: the report must never overwrite an input, and its directory must be writable.
-    plan = prepare_output(config.out, config.filename, input_paths(config), option="out")
+    plan = prepare_output(config.out, config.filename, input_paths(config),
+                          option="--out" if config.command.startswith("imlkit") else "out")
     start = time.perf_counter()
     progress = Progress(resolve_mode(config.progress), total=3)
     try:
