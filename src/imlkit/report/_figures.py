@@ -40,20 +40,27 @@ def new_figure(nrows=1, ncols=1, figsize=(6, 4)):
 def bound_texts(fig):
     """Every text of ``fig`` shortened in place (:func:`imlkit._names.short_label`).
 
-    Tick labels given as a list live in the axis' FixedFormatter until drawing, so they are
-    shortened there; titles, axis labels, legend entries, colour-bar labels and free texts
-    are Text artists. Names up to 40 characters and texts up to 200 are left as they are.
+    Tick labels given as a list (``set_yticklabels``) or as strings (a categorical axis) are
+    produced by the axis' formatter at drawing time, so those formatters are wrapped; titles,
+    axis labels, legend entries, colour-bar labels and free texts are Text artists. Names up
+    to 40 characters and texts up to 200 are left as they are.
     """
+    from matplotlib.category import StrCategoryFormatter
     from matplotlib.text import Text
-    from matplotlib.ticker import FixedFormatter
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
 
     from .._names import short_label
 
+    def shortened(formatter):
+        return FuncFormatter(lambda x, pos=None: short_label(formatter(x, pos)))
+
     for ax in fig.get_axes():
         for axis in (ax.xaxis, ax.yaxis):
-            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
-                if isinstance(formatter, FixedFormatter):
-                    formatter.seq = [short_label(t) for t in formatter.seq]
+            major, minor = axis.get_major_formatter(), axis.get_minor_formatter()
+            if isinstance(major, (FixedFormatter, FuncFormatter, StrCategoryFormatter)):
+                axis.set_major_formatter(shortened(major))
+            if isinstance(minor, (FixedFormatter, FuncFormatter, StrCategoryFormatter)):
+                axis.set_minor_formatter(shortened(minor))
     for t in fig.findobj(Text):
         s = t.get_text()
         if s:
