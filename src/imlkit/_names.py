@@ -121,8 +121,6 @@ def short_label(text, word_limit=NAME_LIMIT, limit=LABEL_LIMIT):
     'two\\nlines'
     """
     text = str(text)
-    if len(text) > 8 * limit:  # never scan a huge text: its head is all that is kept
-        text = text[:8 * limit]
     lines = []
     for line in text.split("\n"):
         line = re.sub(rf"\S{{{word_limit + 1},}}", lambda m: short_name(m.group(0), word_limit), line)
