@@ -275,3 +275,16 @@ def test_sigterm_mid_run_stops_the_workers_and_exits_143(tmp_path):
                 os.kill(w, signal.SIGKILL)
     leftovers = os.listdir(out) if out.exists() else []
     assert not [f for f in leftovers if f.endswith(".tmp")] and "report.html" not in leftovers
+
+
+def test_importance_table_escapes_and_shortens_names(tmp_path, capsys):
+    frame = _frame()
+    hostile, long = "a\x1b]0;PWNED\x07", "b" * 5000
+    frame.columns = [hostile, long, "c", "y"]
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["importance", "--method", "pfi", "--data", str(path), "--target", "y", "--quick",
+                           "--quiet"], capsys)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert "a\\x1b]0;PWNED\\x07" in out and "b" * 40 + "…" in out and "b" * 41 not in out

@@ -21,7 +21,7 @@ import signal
 import sys
 import warnings
 
-from ._names import terminal_safe
+from ._names import short_name, terminal_safe
 from .report import (
     ALL_METHODS,
     DEFAULT_METHODS,
@@ -180,7 +180,7 @@ def _check_common(args):
 def _run_report(args, command_line):
     _check_common(args)
     cfg = _config(args, command_line)
-    check_inputs_readable(cfg)
+    _check_inputs_exist(cfg)
     if args.methods is not None:
         cfg = dataclasses.replace(cfg, methods=check_methods(args.methods))
     path = build_report(cfg)
@@ -205,6 +205,8 @@ def _run_importance(args, command_line):
         print(json.dumps(out, indent=2))
     else:
         print(f"{result.method.upper()} ({result.loss}); larger = more important")
+        # names on the terminal: control characters escaped, long ones shortened (JSON escapes them itself)
+        frame.index = frame.index.map(short_name)
         print(frame.to_string(float_format=lambda v: f"{v:.4g}"))
     return 0
 
@@ -229,7 +231,7 @@ def _one_line(exc):
     return terminal_safe(msg or type(exc).__name__)
 
 
-def check_inputs_readable(config):
+def _check_inputs_exist(config):
     """Every input file of the run exists (checked before --out is created)."""
     import os
 
@@ -269,7 +271,7 @@ def _signals_and_warnings():
             signal.signal(signal.SIGTERM, previous)
 
 
-def stop_workers():
+def _stop_workers():
     """Stop joblib's reusable loky worker processes (left alone they idle for minutes).
 
     Only an executor that exists is shut down: asking for one would start new workers.
@@ -310,7 +312,9 @@ def _main(argv):
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the temporary file is already gone; stop the workers
-        stop_workers()
+        with contextlib.suppress(ValueError):  # a second SIGTERM during the clean-up ends the process at once
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _stop_workers()
         terminated = isinstance(exc, _Terminated)
         print(f"imlkit: {'terminated' if terminated else 'interrupted'}; no report was written.", file=sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
