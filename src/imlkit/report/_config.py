@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
-           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS"]
+           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed", "check_features",
+           "input_paths"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -75,6 +76,72 @@ class ReportConfig:
     full: bool = False
     command: str = ""
     extra: dict = field(default_factory=dict)
+
+
+#: The largest seed: scikit-learn's ``random_state`` (numpy's legacy RandomState) takes
+#: 0 <= seed < 2**32, and one seed drives the split, the model and every method.
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(seed, option="--seed"):
+    """``seed`` as an int in ``[0, MAX_SEED]``; one clear error otherwise.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    """
+    from .._validation import ValidationError
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+        raise ValidationError(f"'{option}' must be an int in [0, {MAX_SEED}] (numpy's and scikit-learn's seed "
+                              f"range); got {seed!r}.")
+    return int(seed)
+
+
+def check_features(features, option="--features"):
+    """``features`` (None or names) checked: each column named once.
+
+    A repeated name would give the model the same column twice and each method two rows for
+    one feature; it is a typing slip, so it is refused rather than silently dropped.
+
+    Examples
+    --------
+    >>> check_features(("a", "b"))
+    ('a', 'b')
+    """
+    from .._validation import ValidationError
+
+    if features is None:
+        return None
+    if isinstance(features, str):
+        raise ValidationError(f"'{option}' must be a sequence of column names, not one string; got {features!r}.")
+    names = [str(f) for f in features]
+    seen, repeated = set(), []
+    for n in names:
+        if n in seen and n not in repeated:
+            repeated.append(n)
+        seen.add(n)
+    if repeated:
+        raise ValidationError(f"'{option}' names {', '.join(repr(r) for r in repeated)} more than once; "
+                              f"give each column once.")
+    return tuple(features)
+
+
+def input_paths(config):
+    """Every file a run reads (data, held-out data, model file): ``[(what, path), ...]``.
+
+    The report's output is checked against these so that it can never overwrite an input.
+    ``test_data`` is read when the config has it (a path; a DataFrame is no file).
+    """
+    import os
+
+    out = []
+    for what, value in (("data file", config.data), ("test data file", getattr(config, "test_data", None)),
+                        ("model file", config.model_file)):
+        if isinstance(value, (str, os.PathLike)) and os.fspath(value):
+            out.append((what, os.fspath(value)))
+    return out
 
 
 #: The largest budget of a mode (the default data budget): ``--max-rows N`` scales every

@@ -368,7 +368,9 @@ class ReportContext:
         """Record a failed part and return the warning box that takes its place."""
         reason = one_line(exc)
         self.failures.append(Failure(part=what, kind=kind, reason=reason))
-        print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
+        from .._names import terminal_safe  # a reason quoting a column name must not reach the terminal raw
+
+        print(terminal_safe(f"imlkit: {kind} {what!r} failed: {reason}"), file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
         blocks = [heading_block(heading)] if heading else []
         return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "
