@@ -1,0 +1,182 @@
+"""Exact interventional SHAP of a tree model's prediction from the tree engine.
+
+The kernel (:mod:`imlkit._trees._shap_kernels`) gives the Shapley values of the raw score
+(the trees' sum) in the model's encoded columns. They become the Shapley values of the
+explained output when that output is an affine function of the raw score -- a regression's
+identity, a forest's averaged class proportions, the log-odds of a binary boosted model --
+because Shapley values are linear. Whether it is affine is measured, not assumed: the
+output is evaluated at random raw scores and compared with its affine fit. Other outputs
+(the probability of a boosted model) are left to the model-agnostic estimators.
+
+Names used from the tree engine: ``imlkit._trees.attach`` (which sets ``predictor.tree_engine``
+to a ``TreeModel``), ``TreeModel.encode``, ``.column``, ``.finish``, ``.base``, ``.kernel_args``,
+``.forest.max_depth``, ``.rtol``/``.atol``, and ``imlkit._trees._kernels._go_left`` (in the kernel).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._model import Predictor
+
+__all__ = ["tree_values"]
+
+#: Rows per kernel call (a task of the thread pool).
+_BLOCK = 256
+#: Features of the one pair checked against brute force (2^K hybrid predictions).
+_CHECK_FEATURES = 8
+
+
+def _affine(tm, kind, column, link):
+    """(A (n_out,), c) with output = c + (raw − base) @ A, or None when the output is not affine."""
+    def out(raw):
+        pred = np.asarray(tm.finish(raw, kind), dtype=float)
+        pred = pred[:, column] if column is not None else pred.reshape(len(raw), -1)[:, 0]
+        if link == "logit":
+            p = np.clip(pred, 1e-300, 1.0)
+            q = np.clip(1.0 - pred, 1e-300, 1.0)
+            pred = np.log(p) - np.log(q)
+        return pred
+
+    base = np.asarray(tm.base, dtype=float).reshape(-1)
+    k = len(base)
+    try:
+        unit = base[None, :] + np.vstack([np.zeros(k), np.eye(k)])
+        vals = out(unit)
+        c, A = vals[0], vals[1:] - vals[0]
+        rng = np.random.default_rng(0)
+        probe = base[None, :] + rng.normal(scale=2.0, size=(16, k))
+        want = c + (probe - base) @ A
+        got = out(probe)
+    except Exception:  # an output the finisher cannot give
+        return None
+    scale = max(1.0, float(np.max(np.abs(want))))
+    if not np.all(np.isfinite(got)) or np.max(np.abs(got - want)) > 1e-9 * scale:
+        return None
+    return A, c
+
+
+def _column_map(tm, frame, as_frame, n_enc):
+    """Encoded column of each input column (all distinct), or None."""
+    cols = []
+    for k, name in enumerate(frame.columns):
+        hit = tm.column(name if as_frame else k, frame)
+        if hit is None and as_frame:
+            hit = tm.column(k, frame)
+        if hit is None:
+            return None
+        cols.append(int(hit[0]))
+    if len(set(cols)) != len(cols) or max(cols) >= n_enc:
+        return None
+    return np.array(cols)
+
+
+def _kernel_sum(Xe, Be, tm, n_jobs):
+    from .._trees._shap_kernels import interventional_kernel, shapley_weights
+
+    pos, neg = shapley_weights(tm.forest.max_depth)
+    blocks = [(s, min(len(Xe), s + _BLOCK)) for s in range(0, len(Xe), _BLOCK)]
+
+    def run(a, b):
+        return interventional_kernel(np.ascontiguousarray(Xe[a:b]), Be, pos, neg, *tm.kernel_args)
+
+    if n_jobs in (None, 1) or len(blocks) == 1:
+        parts = [run(a, b) for a, b in blocks]
+    else:
+        from joblib import Parallel, delayed
+
+        # The kernel releases the GIL: threads share the arrays, and each row's sum runs in
+        # the same order whatever the block, so the numbers do not depend on n_jobs.
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(a, b) for a, b in blocks)
+    return np.concatenate(parts, axis=0)
+
+
+def _rows(data, as_frame):
+    return data if as_frame else data.to_numpy()
+
+
+def _brute_force_ok(tm, fn, frame, bg, Xe, Be, cols, A, as_frame):
+    """Compare the kernel with the Shapley values of 2^K hybrid predictions for one pair.
+
+    The pair is (x', b) with x' = b except on up to K columns where x differs: the pair game
+    then has K players, enumerated through the model's own predictions.
+    """
+    from .._trees._shap_kernels import interventional_kernel, shapley_weights
+    from ._shap import _shapley_matrix
+
+    xe, be = Xe[0], Be[0]
+    differ = [k for k, j in enumerate(cols) if not (xe[j] == be[j] or (np.isnan(xe[j]) and np.isnan(be[j])))]
+    chosen = differ[:_CHECK_FEATURES]
+    if not chosen:
+        return True, 0.0
+    K = len(chosen)
+    bits = ((np.arange(2 ** K)[:, None] >> np.arange(K)[None, :]) & 1).astype(bool)
+    hyb = pd.concat([bg.iloc[[0]]] * (2 ** K), ignore_index=True)
+    for q, k in enumerate(chosen):
+        col = frame.columns[k]
+        rows = np.flatnonzero(bits[:, q])
+        hyb.loc[rows, col] = frame[col].iloc[0]
+    values = np.asarray(fn(_rows(hyb, as_frame)), dtype=float)
+    matrix, _ = _shapley_matrix(K)
+    brute = values @ matrix
+    xprime = be.copy()
+    xprime[cols[chosen]] = xe[cols[chosen]]
+    pos, neg = shapley_weights(tm.forest.max_depth)
+    raw = interventional_kernel(np.ascontiguousarray(xprime[None, :]), np.ascontiguousarray(Be[:1]), pos, neg,
+                                *tm.kernel_args)[0]
+    mine = raw @ A
+    expect = np.zeros(len(mine))
+    expect[cols[chosen]] = brute
+    scale = max(float(np.max(np.abs(brute))), float(np.max(np.abs(values))), 1e-12)
+    diff = float(np.max(np.abs(mine - expect)))
+    return diff <= 1e-6 * scale + 10 * tm.atol * max(1.0, scale), diff
+
+
+def tree_values(model, fn, game, engine, n_jobs):
+    """Interventional SHAP values (n, p) of ``fn`` (see :class:`._shap._Output`) from the trees.
+
+    Returns ``(values or None, note or None)``; None values mean "use the model's predictions".
+    """
+    from .._trees import attach
+    from .._validation import ModelError, ValidationError
+
+    if engine == "predict":
+        return None, None
+    kind = "proba" if fn.column is not None else "predict"
+    as_frame = game.predictor.as_frame
+    predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
+    info = attach(predictor, game.X, engine)
+    tm = getattr(predictor, "tree_engine", None)
+    if tm is None:
+        return None, info.get("engine_note")
+
+    def refuse(why):
+        if engine == "trees":
+            raise ValidationError(f"engine='trees': {why}. Use engine='auto' or 'predict'.")
+        return None, f"tree engine not used: {why}"
+
+    affine = _affine(tm, kind, fn.column, fn.link)
+    if affine is None:
+        return refuse("the explained output is not an affine function of the trees' raw score "
+                      "(explain link='logit' for a binary boosted model's margin)")
+    A, _ = affine
+    Xe = np.asarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
+    Be = np.asarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
+    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
+    if cols is None:
+        return refuse("an input column has no single column of its own in the model's encoding")
+    if not getattr(tm, "shap_checked", False):
+        ok, diff = _brute_force_ok(tm, fn, game.X, game.background, Xe, Be, cols, A, as_frame)
+        if not ok:
+            if engine == "trees":
+                raise ModelError(f"engine='trees': TreeSHAP disagreed with brute force on one pair (max abs "
+                                 f"difference {diff:.3g}).")
+            return None, f"tree engine not used: TreeSHAP disagreed with brute force (max abs difference {diff:.3g})"
+        tm.shap_checked = True
+    raw = _kernel_sum(np.ascontiguousarray(Xe), np.ascontiguousarray(Be), tm, n_jobs) / len(Be)
+    phi_enc = raw @ A  # (n, p_enc)
+    phi = phi_enc[:, cols]
+    others = np.setdiff1d(np.arange(phi_enc.shape[1]), cols)
+    if len(others) and np.max(np.abs(phi_enc[:, others])) > 1e-9 * max(1.0, float(np.max(np.abs(phi_enc)))):
+        return refuse("the model uses encoded columns that are not input columns")
+    return phi, None
