@@ -52,7 +52,7 @@ _EXACT_BLOCK_ROWS = 1 << 21
 #: Orderings per batch of the permutation estimator (each costs m−1 coalitions × B rows).
 _BATCH = 32
 #: Orderings per row when ``n_permutations=None`` and the tolerance is not reached.
-DEFAULT_PERMUTATION_CAP = 2048
+DEFAULT_PERMUTATION_CAP = 512
 _EPS = 1e-12
 
 
@@ -69,7 +69,8 @@ class _Output:
 
     def __call__(self, X):
         if self.column is None:
-            out = np.asarray(self.model.predict(X), dtype=float).reshape(len(X), -1)[:, 0]
+            fn = self.model.predict if hasattr(self.model, "predict") else self.model
+            out = np.asarray(fn(X), dtype=float).reshape(len(X), -1)[:, 0]
         else:
             out = np.asarray(self.model.predict_proba(X), dtype=float)[:, self.column]
         if self.link == "logit":
@@ -223,7 +224,7 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
         Background rows drawn from X when ``background`` is None.
     n_permutations : int, optional
         Upper bound on the orderings per row of the permutation estimator (default: until
-        convergence, at most 2,048).
+        convergence, at most 512).
     tolerance : float, default 0.05
         Permutation estimator: stop a row when its largest standard error ≤ tolerance × (max φ
         − min φ), SAGE's rule.
