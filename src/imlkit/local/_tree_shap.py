@@ -21,8 +21,9 @@ from .._model import Predictor
 
 __all__ = ["tree_values"]
 
-#: Rows per kernel call (a task of the thread pool).
-_BLOCK = 256
+#: Rows per kernel call (a task of the thread pool): the rows of a call are walked together, so
+#: larger blocks share more work; memory per call is ~ (tree nodes + 2·depth·outputs·8) bytes per row.
+_BLOCK = 1024
 #: Features of the one pair checked against brute force (2^K hybrid predictions).
 _CHECK_FEATURES = 8
 
