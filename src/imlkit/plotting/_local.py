@@ -62,9 +62,9 @@ def _beeswarm(result, ax, max_display, **kwargs):
     order = _order(result, max_display)
     names = [str(result.feature_names[j]) for j in order]
     ax = get_ax(ax, figsize=(max(6.0, 4.0 + label_inches(names)), 0.45 * len(order) + 1.4))
-    import matplotlib.pyplot as plt
+    import matplotlib
 
-    cmap = plt.get_cmap(kwargs.pop("cmap", "coolwarm"))
+    cmap = matplotlib.colormaps[kwargs.pop("cmap", "coolwarm")]
     for pos, j in enumerate(order[::-1]):
         v = result.values[:, j]
         cols = result.groups.get(result.feature_names[j], [result.feature_names[j]])
@@ -77,7 +77,7 @@ def _beeswarm(result, ax, max_display, **kwargs):
     ax.set_yticks(range(len(order)))
     ax.set_yticklabels(names[::-1])
     ax.set_xlabel(_value_label(result))
-    sm = plt.cm.ScalarMappable(cmap=cmap)
+    sm = matplotlib.cm.ScalarMappable(cmap=cmap)
     bar = ax.figure.colorbar(sm, ax=ax, ticks=[0, 1], aspect=30)
     bar.ax.set_yticklabels(["low", "high"])
     bar.set_label("feature value (rank)")
@@ -107,6 +107,10 @@ def _waterfall(result, ax, row, max_display):
     # Draw bottom-up: the first (largest) step at the top, as the eye reads.
     start = base
     ys = np.arange(len(steps))[::-1]
+    ends = base + sign * np.cumsum(steps)
+    lo, hi = min(base, ends.min()), max(base, ends.max())
+    pad = 0.15 * (hi - lo) if hi > lo else 1.0
+    ax.set_xlim(lo - pad / 3, hi + pad)  # room on the right for the step labels
     for y, s in zip(ys, steps):
         end = start + sign * s
         good = s > 0
