@@ -260,3 +260,53 @@ def test_exact_refuses_too_many_players():
     X = rng.normal(size=(30, 16))
     with pytest.raises(ValidationError, match="at most 14 players"):
         ik.shap(lambda A: A.sum(axis=1), X[:2], background=X[10:12], exact=True)
+
+
+def test_array_and_frame_give_the_same_values(data4, knn):
+    X, y = data4
+    knn_arr = KNeighborsRegressor(5).fit(X.to_numpy(), y)
+    a = ik.shap(knn_arr, X.to_numpy()[:6], background=X.to_numpy()[200:215])
+    f = ik.shap(knn, X.iloc[:6], background=X.iloc[200:215])
+    assert a.feature_names == ("x0", "x1", "x2", "x3")
+    assert_allclose(a.values, f.values, rtol=1e-12, atol=1e-12)
+
+
+def test_multiclass_forest_class_and_pipeline_trees_equal_enumeration():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"u": rng.normal(size=300), "v": rng.normal(size=300),
+                      "g": rng.choice(["p", "q", "r"], 300)})
+    label = np.where(X["u"] > 0.5, "hi", np.where(X["v"] < 0, "lo", "mid"))
+    Xn = X[["u", "v"]]
+    rf = RandomForestClassifier(15, max_depth=5, random_state=0).fit(Xn, label)
+    mine = ik.shap(rf, Xn.iloc[:8], background=Xn.iloc[200:230], class_="mid")
+    ref = ik.shap(rf, Xn.iloc[:8], background=Xn.iloc[200:230], class_="mid", engine="predict")
+    assert mine.extra["engine"] == "trees" and mine.output == "P(class=mid)"
+    assert_allclose(mine.values, ref.values, atol=1e-10)
+    y = X["u"] * (X["g"] == "p") + X["v"]
+    pipe = make_pipeline(ColumnTransformer([("enc", OrdinalEncoder(), ["g"])], remainder="passthrough"),
+                         HistGradientBoostingRegressor(max_iter=20, random_state=0)).fit(X, y)
+    mine = ik.shap(pipe, X.iloc[:8], background=X.iloc[200:230])
+    ref = ik.shap(pipe, X.iloc[:8], background=X.iloc[200:230], engine="predict")
+    assert mine.extra["engine"] == "trees"
+    assert_allclose(mine.values, ref.values, atol=1e-9 * np.abs(ref.values).max())
+
+
+def test_a_wrong_kernel_is_caught_by_the_brute_force_check(reg_data, monkeypatch):
+    import imlkit._trees._shap_kernels as kernels
+
+    X, y = reg_data
+    model = RandomForestRegressor(5, max_depth=4, random_state=0).fit(X, y)
+
+    def wrong(*args):
+        return 1.01 * good(*args)
+
+    good = kernels.interventional_kernel
+    monkeypatch.setattr(kernels, "interventional_kernel", wrong)
+    r = ik.shap(model, X.iloc[:4], background=X.iloc[400:420])
+    assert r.extra["engine"] == "predict" and "brute force" in r.extra["engine_note"]
+    with pytest.raises(ik.ModelError, match="disagreed with brute force"):
+        ik.shap(model, X.iloc[:4], background=X.iloc[400:420], engine="trees")
