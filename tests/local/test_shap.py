@@ -216,7 +216,7 @@ def test_result_frame_importance_and_repr(data4, knn):
     assert imp.method == "shap_mean_abs"
     assert_allclose(imp.importance, np.abs(r.values).mean(axis=0))
     assert "SHAP" in repr(r) and "<table" in r._repr_html_()
-    assert "(1)" in r.importance().explain()
+    assert "(1)" in r.importance().explain() and "SHAP importance" in r.explain()
 
 
 @pytest.mark.parametrize("kind,kw", [("beeswarm", {}), ("waterfall", {"row": 2}), ("bar", {}),

@@ -103,5 +103,6 @@ class ShapResult(ResultDisplay):
         return plot_shap(self, kind=kind, ax=ax, **kwargs)
 
     def explain(self):
-        """What the values answer, and caveats."""
-        return explain_method(self.method, self.warnings, self.params)
+        """Which of the three questions the values' global summary answers, and caveats."""
+        summary = {"shap_prediction": "shap_mean_abs", "shap_loss": "shap_loss_mean"}.get(self.method, self.method)
+        return explain_method(summary, self.warnings, self.params)
