@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import ModelError, ValidationError
 from ..local import shap
 from ._blocks import Section, table, text
 from ._figures import figure_block, new_figure, report_style
@@ -65,15 +66,19 @@ def section_local(ctx):
     rows = choose_rows(pred, err)
     n_bg = min(N_BACKGROUND, len(X))
     with ctx.step("SHAP of the chosen rows", rows=3, background=n_bg):
-        first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, random_state=ctx.seed)
-    trees = first.extra.get("engine") == "trees"
-    if trees:
-        Xb, bg = X, X.iloc[:n_bg]
-        opts = {}
-    else:
-        Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
-        opts = {"n_permutations": ORDERINGS_AGNOSTIC}
-        first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
+        try:  # exact TreeSHAP, or an error saying why not (then the smaller model-agnostic budget)
+            first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, engine="trees",
+                         random_state=ctx.seed)
+            trees = True
+        except (ValidationError, ModelError):
+            trees = False
+        if trees:
+            Xb, bg = X, X.iloc[:n_bg]
+            opts = {}
+        else:
+            Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
+            opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "predict"}
+            first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
     with ctx.step("SHAP beeswarm", rows=len(Xb), background=len(bg), engine=first.extra.get("engine")):
         swarm = shap(ctx.model, Xb, background=bg, class_=cls, random_state=ctx.seed, **opts)
     how = ("exact interventional TreeSHAP on the model's trees" if trees else
