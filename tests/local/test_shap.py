@@ -310,3 +310,14 @@ def test_a_wrong_kernel_is_caught_by_the_brute_force_check(reg_data, monkeypatch
     assert r.extra["engine"] == "predict" and "brute force" in r.extra["engine_note"]
     with pytest.raises(ik.ModelError, match="disagreed with brute force"):
         ik.shap(model, X.iloc[:4], background=X.iloc[400:420], engine="trees")
+
+
+def test_tree_values_do_not_depend_on_blocks_or_n_jobs(reg_data, monkeypatch):
+    import imlkit.local._tree_shap as tree_shap
+
+    X, y = reg_data
+    model = RandomForestRegressor(10, max_depth=6, random_state=0).fit(X, y)
+    whole = ik.shap(model, X.iloc[:40], background=X.iloc[400:430])
+    monkeypatch.setattr(tree_shap, "_BLOCK", 7)  # rows walked together change; each row's sums must not
+    blocks = ik.shap(model, X.iloc[:40], background=X.iloc[400:430], n_jobs=2)
+    assert_allclose(whole.values, blocks.values, rtol=0, atol=0)
