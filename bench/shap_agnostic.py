@@ -62,7 +62,8 @@ def main():
     out = []
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = make_pipeline(StandardScaler(), MLPRegressor(hidden_layer_sizes=(64, 32), max_iter=300, random_state=0)).fit(X_tr, y_tr)
+        mlp = MLPRegressor(hidden_layer_sizes=(64, 32), max_iter=300, random_state=0)
+        model = make_pipeline(StandardScaler(), mlp).fit(X_tr, y_tr)
         t_ref, ref = median_time(lambda: ik.shap(model, rows, background=bg, exact=True), runs=1)
         scale = float(np.max(np.abs(ref.values)))
 

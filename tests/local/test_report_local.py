@@ -37,3 +37,16 @@ def test_section_in_report(tmp_path, model):
     assert engine in section
     # The base value printed is the mean prediction over the background rows: a number.
     assert re.search(r"background test rows \(-?[0-9.e+-]+\)", section)
+
+
+def test_binary_boosted_classifier_is_explained_on_the_log_odds(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    df["y"] = np.where(df["a"] + 0.5 * rng.normal(size=n) > 0, "hi", "lo")
+    path = build_report(data=df, target="y", model="gbm", quick=True, methods=("shap",), out=str(tmp_path),
+                        strict=True)
+    html = open(path, encoding="utf-8").read()
+    start = html.index("Individual predictions</h2")
+    section = html[start:html.index("<h2", start)]
+    assert "the log-odds of P(y = " in section and "TreeSHAP" in section

@@ -65,16 +65,25 @@ def section_local(ctx):
     err, err_name = _errors(ctx, X, y)
     rows = choose_rows(pred, err)
     n_bg = min(N_BACKGROUND, len(X))
+    # Exact TreeSHAP of the probability (forests) or, for a binary boosted model whose probability is
+    # not affine in its trees, of its log-odds; otherwise the smaller model-agnostic budget.
+    links = (None, "logit") if cls is not None else (None,)
+    first, link = None, None
     with ctx.step("SHAP of the chosen rows", rows=3, background=n_bg):
-        try:  # exact TreeSHAP, or an error saying why not (then the smaller model-agnostic budget)
-            first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, engine="trees",
-                         random_state=ctx.seed)
-            trees = True
-        except (ValidationError, ModelError):
-            trees = False
+        for link in links:
+            try:
+                first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, link=link,
+                             engine="trees", random_state=ctx.seed)
+                break
+            except (ValidationError, ModelError):
+                continue
+        trees = first is not None
         if trees:
             Xb, bg = X, X.iloc[:n_bg]
-            opts = {}
+            opts = {"link": link}
+            if link == "logit":
+                what = f"the log-odds of {what}"
+                pred = np.log(np.clip(pred, 1e-12, 1)) - np.log(np.clip(1 - pred, 1e-12, 1))
         else:
             Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
             opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "predict"}
