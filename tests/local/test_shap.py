@@ -321,3 +321,13 @@ def test_tree_values_do_not_depend_on_blocks_or_n_jobs(reg_data, monkeypatch):
     monkeypatch.setattr(tree_shap, "_BLOCK", 7)  # rows walked together change; each row's sums must not
     blocks = ik.shap(model, X.iloc[:40], background=X.iloc[400:430], n_jobs=2)
     assert_allclose(whole.values, blocks.values, rtol=0, atol=0)
+
+
+def test_three_questions_rows():
+    from imlkit.importance import INTERPRETATION_TABLE
+
+    # mean |SHAP| uses no target: like PFI it says whether the model uses x_j, nothing about y;
+    # the mean loss-SHAP is marginal SAGE and shares its row of the course's table.
+    assert tuple(INTERPRETATION_TABLE["shap_mean_abs"][q] for q in (1, 2, 3)) == ("yes", "no", "no")
+    assert tuple(INTERPRETATION_TABLE["shap_loss_mean"][q] for q in (1, 2, 3)) == \
+        tuple(INTERPRETATION_TABLE["sage_marginal"][q] for q in (1, 2, 3))
