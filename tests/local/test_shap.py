@@ -331,3 +331,19 @@ def test_three_questions_rows():
     assert tuple(INTERPRETATION_TABLE["shap_mean_abs"][q] for q in (1, 2, 3)) == ("yes", "no", "no")
     assert tuple(INTERPRETATION_TABLE["shap_loss_mean"][q] for q in (1, 2, 3)) == \
         tuple(INTERPRETATION_TABLE["sage_marginal"][q] for q in (1, 2, 3))
+
+
+def test_loss_shap_of_trees_uses_the_engine_and_is_sage(reg_data):
+    X, y = reg_data
+    model = RandomForestRegressor(15, max_depth=6, random_state=0).fit(X, y)
+    bg = X.iloc[400:425]
+    fast = ik.shap(model, X.iloc[:30], y=y[:30], background=bg, output="loss")
+    slow = ik.shap(model, X.iloc[:30], y=y[:30], background=bg, output="loss", engine="predict")
+    assert fast.extra["engine"] == "trees" and slow.extra["engine"] == "predict"
+    assert_allclose(fast.values, slow.values, rtol=1e-9, atol=1e-9 * np.abs(slow.values).max())
+    sage = ik.sage(model, X.iloc[:30], y[:30], background=bg, exact=True)
+    assert_allclose(fast.values.mean(axis=0), sage.importance, rtol=1e-8, atol=1e-10)
+    # The sampled estimator with the engine: same seed, same numbers as with the model's predict.
+    kw = dict(y=y[:4], background=bg, output="loss", exact=False, n_permutations=64, random_state=2)
+    assert_allclose(ik.shap(model, X.iloc[:4], **kw).values,
+                    ik.shap(model, X.iloc[:4], engine="predict", **kw).values, rtol=1e-8, atol=1e-8)

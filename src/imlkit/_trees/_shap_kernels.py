@@ -34,7 +34,7 @@ from numba import njit
 
 from ._kernels import _go_left
 
-__all__ = ["shapley_weights", "interventional_kernel"]
+__all__ = ["shapley_weights", "interventional_kernel", "coalition_mean_kernel", "background_directions"]
 
 
 def shapley_weights(max_depth):
@@ -331,3 +331,94 @@ def interventional_kernel(X, Bg, pos, neg, roots, feature, kind, thr, left, righ
                         s_btop[top] = nbt
                         top += 1
     return phi
+
+
+@njit(cache=True, nogil=True)
+def background_directions(Bg, feature, kind, thr, missing_left, cat_left, cat_known, bitsets):
+    """uint8 (N, B): 1 when background row b goes left at node nd (every node of the forest)."""
+    out = np.zeros((kind.shape[0], Bg.shape[0]), dtype=np.uint8)
+    _directions(Bg, 0, kind.shape[0], feature, kind, thr, missing_left, cat_left, cat_known, bitsets, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def coalition_mean_kernel(X, M, bdir, roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
+                          bitsets, value, tree_out, n_out, max_depth):
+    """Mean raw score over the background of the hybrid rows: 1/B Σ_b raw(x_i,S_i, b_S̄_i).
+
+    Parameters
+    ----------
+    X : float64 (q, p)
+        Rows in the model's encoding.
+    M : uint8 (q, p)
+        1 where row i's coalition S_i keeps x's value, 0 where the background row's is used.
+    bdir : uint8 (N, B)
+        :func:`background_directions` of the background rows (computed once per background).
+
+    Returns
+    -------
+    float64 (q, n_out)
+        Without the model's intercept and link.
+
+    Notes
+    -----
+    One walk per (row, tree) carries the set of background rows reaching each node: a split
+    on a feature in S_i sends the whole set x's way, any other split divides it by the rows'
+    own directions; a leaf adds v·|set|. The cost is that of the nodes reached plus one pass
+    over the set per split outside S_i, instead of B walks.
+    """
+    q, p = X.shape
+    nb = bdir.shape[1]
+    n_trees = roots.shape[0]
+    out = np.zeros((q, n_out))
+    if q == 0 or nb == 0:
+        return out
+    cap = 2 * (max_depth + 3)
+    s_node = np.empty(cap, dtype=np.int64)
+    s_start = np.empty(cap, dtype=np.int64)
+    s_len = np.empty(cap, dtype=np.int64)
+    s_top = np.empty(cap, dtype=np.int64)
+    buf = np.empty(nb * (max_depth + 3), dtype=np.int32)
+    for r in range(nb):
+        buf[r] = r
+    for t in range(n_trees):
+        out_col = tree_out[t]
+        for i in range(q):
+            s_node[0] = roots[t]
+            s_start[0] = 0
+            s_len[0] = nb
+            s_top[0] = nb
+            top = 1
+            while top > 0:
+                top -= 1
+                nd = s_node[top]
+                r0 = s_start[top]
+                rn = s_len[top]
+                btop = s_top[top]
+                if kind[nd] < 0:
+                    if out_col >= 0:
+                        out[i, out_col] += value[nd, 0] * rn
+                    else:
+                        for c in range(n_out):
+                            out[i, c] += value[nd, c] * rn
+                    continue
+                f = feature[nd]
+                if M[i, f]:
+                    go = _go_left(X[i, f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                    s_node[top] = left[nd] if go else right[nd]
+                    top += 1  # same rows, same buffer top
+                    continue
+                nl = _split(buf, r0, rn, btop, bdir, nd)
+                if nl > 0:
+                    s_node[top] = left[nd]
+                    s_start[top] = btop
+                    s_len[top] = nl
+                    s_top[top] = btop + rn
+                    top += 1
+                if rn - nl > 0:
+                    s_node[top] = right[nd]
+                    s_start[top] = btop + nl
+                    s_len[top] = rn - nl
+                    s_top[top] = btop + rn
+                    top += 1
+    return out / nb

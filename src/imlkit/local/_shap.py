@@ -9,6 +9,9 @@ rows z_1..z_B. Three ways to its Shapley values, one game:
   exact, checked against brute force on one pair at first use;
 * ``exact=True`` (or ``"auto"`` with at most :data:`MAX_AUTO_EXACT` players): all 2^m
   coalitions of every row through SAGE's stacked ``coalition_predictions``;
+* for ``output="loss"`` of a tree model the game's f_S(x) comes from the trees
+  (:func:`imlkit._trees._shap_kernels.coalition_mean_kernel`), checked against the stacked
+  predictions on a few coalitions first;
 * otherwise SAGE's permutation estimator (:func:`imlkit.importance._sage._estimate`, the same
   batches, Welford tracker and convergence rule) run on a one-row view of the game, one seed
   per row, so the numbers do not depend on ``n_jobs``.
@@ -229,8 +232,11 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
         Permutation estimator: stop a row when its largest standard error ≤ tolerance × (max φ
         − min φ), SAGE's rule.
     engine : {"auto", "trees", "predict"}
-        ``"auto"`` uses exact interventional TreeSHAP for a model the tree engine supports;
-        ``"trees"`` insists; ``"predict"`` never uses it.
+        ``"auto"`` uses exact interventional TreeSHAP for a model the tree engine supports
+        (prediction output), and for ``output="loss"`` lets the trees compute each
+        f_S(x) = 1/B Σ_b f(x_S, z_b,S̄) with the background rows walked together (models whose
+        output is affine in their trees: regression, forests); ``"trees"`` insists; ``"predict"``
+        never uses them.
     n_jobs : int, optional
         Rows (blocks of rows) in parallel; the numbers do not depend on it.
     random_state : None, int or numpy Generator
@@ -351,9 +357,19 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
             extra["engine"] = "trees" if phi is not None else "predict"
             if note:
                 extra["engine_note"] = note
+        elif output == "loss":
+            # The sampled or enumerated loss game, with f_S(x) from the trees when the model allows.
+            from ._tree_shap import tree_game
+
+            game, note = tree_game(model, game, engine)
+            extra["engine"] = "trees" if game.__class__.__name__ == "_TreeGame" else "predict"
+            if note:
+                extra["engine_note"] = note
+            if engine == "trees" and extra["engine"] != "trees":
+                raise ValidationError(f"engine='trees': {note}. Use engine='auto' or 'predict'.")
         elif engine == "trees":
-            raise ValidationError("engine='trees' computes prediction SHAP of single columns; output='loss' and "
-                                  "grouped features use the model's predictions (engine='auto' or 'predict').")
+            raise ValidationError("engine='trees' computes prediction SHAP of single columns; grouped features "
+                                  "use the model's predictions (engine='auto' or 'predict').")
         else:
             extra["engine"] = "predict"
         std = np.zeros((n, m))
