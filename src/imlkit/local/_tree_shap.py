@@ -9,8 +9,9 @@ output is evaluated at random raw scores and compared with its affine fit. Other
 (the probability of a boosted model) are left to the model-agnostic estimators.
 
 Names used from the tree engine: ``imlkit._trees.attach`` (which sets ``predictor.tree_engine``
-to a ``TreeModel``), ``TreeModel.encode``, ``.column``, ``.finish``, ``.base``, ``.kernel_args``,
-``.forest.max_depth``, ``.rtol``/``.atol``, and ``imlkit._trees._kernels._go_left`` (in the kernel).
+to a ``TreeModel``) and ``check_engine``; ``TreeModel.encode``, ``.column``, ``.finish``,
+``.base``, ``.linear``, ``.kernel_args`` (in the order of ``_kernels.as_kernel_args``),
+``.forest.max_depth``, ``.atol``; and ``imlkit._trees._kernels._go_left`` (in the kernels).
 """
 from __future__ import annotations
 
@@ -205,8 +206,11 @@ class _TreeGame:
         if getattr(self, "_directions", None) is None:
             from .._trees._shap_kernels import background_directions
 
-            a = self._tm.kernel_args  # roots, feature, kind, thr, left, right, missing_left, cat_left, ...,
-            self._directions = background_directions(self._Be, a[1], a[2], a[3], a[6], a[7], a[8], a[9])
+            # as_kernel_args order: roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
+            # bitsets, value, tree_out, n_out, max_depth
+            _, feature, kind, thr, _, _, missing_left, cat_left, cat_known, bitsets = self._tm.kernel_args[:10]
+            self._directions = background_directions(self._Be, feature, kind, thr, missing_left, cat_left,
+                                                     cat_known, bitsets)
         return self._directions
 
     def __getattr__(self, name):
