@@ -20,6 +20,7 @@ from .effects import (
     repid,
 )
 from .importance import ImportanceResult, cfi, loco, lofo, pfi, pimp, sage, sage_value
+from .local import ShapResult, shap
 
 __version__ = "0.1.0"
 
@@ -30,4 +31,5 @@ __all__ = [
     "datasets", "models", "samplers", "plotting",
     "ImlkitError", "ValidationError", "ModelError",
     "prepare_columns", "PreparedColumns",
+    "shap", "ShapResult",
 ]

@@ -24,7 +24,8 @@ from imlkit.report._render import render_html, write_atomic
 
 SECTIONS = {"data": "1. Data", "model": "2. Model and baselines", "importance": "3. Feature importance",
             "effects": "4. Feature effects", "regional": "5. Regional effects",
-            "alternatives": "6. Interpretable alternatives", "provenance": "7. How it was made"}
+            "local": "5b. Individual predictions", "alternatives": "6. Interpretable alternatives",
+            "provenance": "7. How it was made"}
 _CACHE = {}
 
 

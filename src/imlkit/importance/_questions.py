@@ -90,6 +90,23 @@ _METHODS = {
                        "without one.")},
         "Fair (Shapley) share of the loss reduction, features removed by conditional sampling.",
     ),
+    "shap_mean_abs": (
+        "SHAP importance (mean |SHAP| of the prediction, interventional)",
+        {1: ("yes", "Interventional SHAP of x_j is zero for every row when the model does not use x_j, so a "
+                    "non-zero mean |phi_j| implies the model relies on x_j (as PFI); like PFI it may come from "
+                    "hybrid points off the data (x_j combined with background values of the others)."),
+         2: ("no", "It describes how the predictions move with x_j, not whether x_j tells anything about y: "
+                   "the target is never used."),
+         3: ("no", "Marginal (interventional) removal gives no insight into unique contributions.")},
+        "How far, on average, x_j moves each prediction away from the mean prediction (no loss, no y).",
+    ),
+    "shap_loss_mean": (
+        "Loss SHAP (Shapley values of each row's loss, interventional); their mean is marginal SAGE",
+        {1: ("yes", "As marginal SAGE, which it averages to: non-zero only if the model uses x_j."),
+         2: ("no", "Marginal removal: values may be non-zero through extrapolation, or zero through underfitting."),
+         3: ("no", "Marginal value functions give no insight into unique contributions.")},
+        "Per-row Shapley share of the loss reduction; the mean over rows is marginal SAGE on the same background.",
+    ),
     "pimp": (
         "PIMP (permutation test of an importance against refits on a permuted target)",
         {1: ("as base", "PIMP answers the question of the importance it tests (see below) and adds a "

@@ -11,7 +11,8 @@ from ._extrapolation import draw_extrapolation, plot_extrapolation
 from ._gam import plot_gam
 from ._glm import plot_glm
 from ._importance import plot_importance
+from ._local import plot_shap
 from ._regional import plot_h_statistic, plot_regional
 
 __all__ = ["plot_importance", "plot_effect", "plot_gam", "plot_glm", "plot_h_statistic", "plot_regional",
-           "plot_extrapolation", "draw_extrapolation"]
+           "plot_extrapolation", "draw_extrapolation", "plot_shap"]

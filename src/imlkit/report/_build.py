@@ -263,6 +263,8 @@ def build_sections(ctx):
     from ._sec_data import section_data
     from ._sec_effects import section_effects, section_regional
     from ._sec_importance import section_importance
+    from ._sec_local import TITLE as LOCAL_TITLE
+    from ._sec_local import section_local
     from ._sec_model import section_model
 
     sections = [ctx.guard_section("data", "1. Data", lambda: section_data(ctx)),
@@ -270,6 +272,7 @@ def build_sections(ctx):
                 ctx.guard_section("importance", "3. Feature importance", lambda: section_importance(ctx)),
                 ctx.guard_section("effects", "4. Feature effects", lambda: section_effects(ctx)),
                 ctx.guard_section("regional", "5. Regional effects", lambda: section_regional(ctx)),
+                ctx.guard_section("local", LOCAL_TITLE, lambda: section_local(ctx)),
                 ctx.guard_section("alternatives", "6. Interpretable alternatives", lambda: section_alternatives(ctx))]
     reading = ctx.guard("automatic reading", lambda: reading_blocks(ctx), kind="part")
     note = subsample_sentence(ctx)

@@ -17,9 +17,9 @@ __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
 #: Everything ``--methods`` accepts: the importance methods and the other sections.
-ALL_METHODS = IMPORTANCE_METHODS + ("effects", "hstat", "repid", "models")
+ALL_METHODS = IMPORTANCE_METHODS + ("effects", "hstat", "repid", "shap", "models")
 #: The report's default: every section, LOFO left out because LOCO already answers its question.
-DEFAULT_METHODS = ("pfi", "cfi", "loco", "sage", "pimp", "effects", "hstat", "repid", "models")
+DEFAULT_METHODS = ("pfi", "cfi", "loco", "sage", "pimp", "effects", "hstat", "repid", "shap", "models")
 MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
 TASKS = ("auto", "regression", "classification")
 
@@ -186,6 +186,7 @@ ROW_BUDGETS = {
     "pd2": ("2-D PD", {"test": (300, 150)}, "sample"),
     "hstat": ("H-statistic", {"test": (300, 120)}, "sample"),
     "repid": ("REPID", {"test": (2000, 600)}, "sample"),
+    "shap": ("SHAP", {"test": (1000, 300)}, "sample"),
 }
 
 

@@ -1,0 +1,108 @@
+"""ShapResult: per-row Shapley values of a prediction or of a loss."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._display import ResultDisplay
+from ..importance._questions import explain_method
+
+__all__ = ["ShapResult"]
+
+
+@dataclass(frozen=True, repr=False)
+class ShapResult(ResultDisplay):
+    """Shapley values of each explained row.
+
+    Attributes
+    ----------
+    method : str
+        ``"shap_prediction"`` or ``"shap_loss"``.
+    feature_names : tuple of str, length m
+        The players (columns or groups), in X's column order with named groups first.
+    values : ndarray, shape (n, m)
+        φ_ij: the contribution of player j to row i's prediction (or to its loss reduction).
+    base_values : ndarray, shape (n,)
+        Prediction: E_b f(z_b) (the same for every row), so ``base_values + values.sum(1)``
+        is the prediction. Loss: ℓ(y_i, E_b f(z_b)), so ``base_values − values.sum(1)`` is
+        the row's loss ℓ(y_i, f(x_i)).
+    data : DataFrame, shape (n, p)
+        The explained rows.
+    output : str
+        What is explained (``"prediction"``, ``"P(class=1)"``, ``"logit P(class=1)"``,
+        ``"loss squared_error"``).
+    std : ndarray, shape (n, m)
+        Standard errors of the permutation estimate (0 when exact).
+    groups : dict
+        ``{player: [columns]}``.
+    params : dict
+    warnings : tuple of str
+    extra : dict
+        ``engine`` ("trees" or "predict"), ``exact``, ``n_permutations`` and ``converged``
+        per row, ``n_background``, ``fx`` (the explained output of each row: prediction, or
+        loss for ``shap_loss``).
+    """
+
+    method: str
+    feature_names: tuple
+    values: np.ndarray
+    base_values: np.ndarray
+    data: pd.DataFrame
+    output: str
+    std: np.ndarray
+    groups: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    warnings: tuple = ()
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def features(self):
+        """The players' names (alias of ``feature_names``)."""
+        return self.feature_names
+
+    def to_frame(self):
+        """One row per explained row, one column per player, and ``base_value``; the data's index."""
+        frame = pd.DataFrame(self.values, columns=list(self.feature_names), index=self.data.index)
+        frame["base_value"] = self.base_values
+        return frame
+
+    def importance(self):
+        """The global summary of the local values as an :class:`imlkit.ImportanceResult`.
+
+        Prediction SHAP: mean |φ_j| over the rows (method ``"shap_mean_abs"``; how much the
+        predictions move with x_j). Loss SHAP: the mean of φ_j (method ``"shap_loss_mean"``),
+        which is marginal SAGE on the same rows and background. ``std`` is the standard error
+        of the mean over rows; the interval is the normal one at 95 %.
+        """
+        from ..importance import ImportanceResult
+
+        if self.method == "shap_loss":
+            per_row, method = self.values, "shap_loss_mean"
+        else:
+            per_row, method = np.abs(self.values), "shap_mean_abs"
+        n = len(per_row)
+        imp = per_row.mean(axis=0)
+        se = per_row.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(imp))
+        loss = self.params.get("loss") or "prediction"
+        return ImportanceResult(method=method, feature_names=self.feature_names, importance=imp, std=se,
+                                ci_low=imp - 1.959964 * se, ci_high=imp + 1.959964 * se, loss=loss,
+                                groups=dict(self.groups), params=dict(self.params, confidence_level=0.95),
+                                extra={"default_plot": "bar"})
+
+    def plot(self, kind="beeswarm", *, ax=None, **kwargs):
+        """Draw the values; returns the matplotlib Axes.
+
+        ``kind``: ``"beeswarm"`` (every row's φ per feature, coloured by the feature's value),
+        ``"waterfall"`` (one row: ``row=i``), ``"bar"`` (mean |φ|, or mean φ for the loss),
+        ``"dependence"`` (φ_j against x_j: ``feature=...``). See :mod:`imlkit.plotting`.
+        """
+        from ..plotting import plot_shap
+
+        return plot_shap(self, kind=kind, ax=ax, **kwargs)
+
+    def explain(self):
+        """Which of the three questions the values' global summary answers, and caveats."""
+        summary = {"shap_prediction": "shap_mean_abs", "shap_loss": "shap_loss_mean"}.get(self.method, self.method)
+        return explain_method(summary, self.warnings, self.params)

@@ -1,0 +1,148 @@
+"""Section "Individual predictions": SHAP waterfalls of three chosen test rows and a beeswarm.
+
+The rows: the largest error, the most extreme prediction and a typical one (the prediction
+closest to the median). Tree models go through the exact TreeSHAP kernel; other models get
+a smaller row budget, a smaller background and, beyond 10 features, the permutation
+estimator with a capped number of orderings, so the section stays within seconds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import ModelError, ValidationError
+from ..local import shap
+from ._blocks import Section, table, text
+from ._figures import figure_block, new_figure, report_style
+from ._sec_effects import effect_output
+
+__all__ = ["section_local", "TITLE"]
+
+TITLE = "5b. Individual predictions"
+#: Background rows (from the explained rows) and, for models without trees, rows and orderings.
+N_BACKGROUND = 100
+N_BACKGROUND_AGNOSTIC = 32
+ROWS_AGNOSTIC = 40
+ORDERINGS_AGNOSTIC = 64
+
+
+def _explained(ctx, X):
+    """(values of the explained output (n,), class label or None, its text)."""
+    if ctx.task == "classification" and hasattr(ctx.model, "predict_proba"):
+        cls = effect_output(ctx)
+        classes = list(ctx.model.classes_)
+        c = classes[-1] if cls is None else cls
+        col = [str(k) for k in classes].index(str(c))
+        return np.asarray(ctx.model.predict_proba(X), dtype=float)[:, col], classes[col], f"P({ctx.data.target} = {c})"
+    return np.asarray(ctx.model.predict(X), dtype=float), None, f"the predicted {ctx.data.target}"
+
+
+def _errors(ctx, X, y):
+    if ctx.task == "classification" and hasattr(ctx.model, "predict_proba"):
+        proba = np.asarray(ctx.model.predict_proba(X), dtype=float)
+        pos = {str(c): k for k, c in enumerate(ctx.model.classes_)}
+        idx = np.array([pos.get(str(v), -1) for v in y])
+        p_true = np.where(idx >= 0, proba[np.arange(len(y)), np.maximum(idx, 0)], 0.0)
+        return 1.0 - p_true, "1 − P(true class)"
+    return np.abs(np.asarray(y, dtype=float) - np.asarray(ctx.model.predict(X), dtype=float)), "|error|"
+
+
+def choose_rows(pred, err):
+    """Positions of (largest error, most extreme prediction, typical prediction), distinct when possible."""
+    chosen = []
+    for order in (np.argsort(-err, kind="stable"), np.argsort(-np.abs(pred - np.mean(pred)), kind="stable"),
+                  np.argsort(np.abs(pred - np.median(pred)), kind="stable")):
+        pick = next((int(i) for i in order if int(i) not in chosen), int(order[0]))
+        chosen.append(pick)
+    return chosen
+
+
+def section_local(ctx):
+    """The section's blocks; runs when ``shap`` is among ``--methods``."""
+    if not ctx.methods("shap"):
+        return Section("local", TITLE, [text("Not computed: 'shap' was not selected with --methods.")])
+    X, y = ctx.rows("shap")
+    pred, cls, what = _explained(ctx, X)
+    err, err_name = _errors(ctx, X, y)
+    rows = choose_rows(pred, err)
+    n_bg = min(N_BACKGROUND, len(X))
+    # Exact TreeSHAP of the probability (forests) or, for a binary boosted model whose probability is
+    # not affine in its trees, of its log-odds; otherwise the smaller model-agnostic budget.
+    links = (None, "logit") if cls is not None else (None,)
+    first, link = None, None
+    with ctx.step("SHAP of the chosen rows", rows=3, background=n_bg):
+        for link in links:
+            try:
+                first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, link=link,
+                             engine="trees", random_state=ctx.seed)
+                break
+            except (ValidationError, ModelError):
+                continue
+        trees = first is not None
+        if trees:
+            Xb, bg = X, X.iloc[:n_bg]
+            opts = {"link": link}
+            if link == "logit":
+                what = f"the log-odds of {what}"
+                pred = np.log(np.clip(pred, 1e-12, 1)) - np.log(np.clip(1 - pred, 1e-12, 1))
+        else:
+            Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
+            opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "predict"}
+            first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
+    with ctx.step("SHAP beeswarm", rows=len(Xb), background=len(bg), engine=first.extra.get("engine")):
+        swarm = shap(ctx.model, Xb, background=bg, class_=cls, random_state=ctx.seed, **opts)
+    how = ("exact interventional TreeSHAP on the model's trees" if trees else
+           "exact enumeration of the coalitions" if first.extra.get("exact") else
+           f"the permutation estimator (at most {ORDERINGS_AGNOSTIC} orderings per row)")
+    blocks = [text(f"SHAP values split each prediction ({what}) into one contribution per feature: the "
+                   f"prediction minus the mean prediction over {len(bg)} background test rows "
+                   f"({first.base_values[0]:.4g}) is the sum of the contributions (interventional Shapley values, "
+                   f"{how}). The mean of the Shapley values of each row's loss (ik.shap(..., output='loss')) "
+                   f"over the rows is marginal SAGE (section 3) on the same background: SAGE is the average "
+                   f"loss-SHAP value.")]
+    labels = ["largest error", "most extreme prediction", "typical prediction"]
+    blocks.append(table(["row", "why chosen", what, err_name],
+                        [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],
+                        caption="The three explained test rows"))
+    blocks += ctx.guard("figure: SHAP waterfalls", lambda: [_waterfalls(first, labels)], kind="figure")
+    blocks += ctx.guard("figure: SHAP beeswarm", lambda: [_beeswarm(swarm)], kind="figure")
+    blocks.append(_beside(ctx, swarm))
+    return Section("local", TITLE, blocks)
+
+
+def _waterfalls(result, labels):
+    with report_style():
+        fig, axes = new_figure(nrows=len(labels), ncols=1, figsize=(7.5, 2.8 * len(labels)))
+        for k, lab in enumerate(labels):
+            ax = result.plot("waterfall", row=k, ax=axes[k, 0], max_display=8)
+            ax.set_title(f"{lab} (row {result.data.index[k]})", fontsize=10)
+        return figure_block(fig, "SHAP waterfalls of three test rows",
+                            caption="From the mean prediction (dashed) to the row's prediction, feature by feature "
+                                    "(the largest contributions first, the rest summed)")
+
+
+def _beeswarm(result):
+    with report_style():
+        fig, axes = new_figure(figsize=(7.5, 0.42 * min(len(result.feature_names), 12) + 1.6))
+        result.plot("beeswarm", ax=axes[0, 0], max_display=12)
+        return figure_block(fig, "SHAP beeswarm of the test rows",
+                            caption=f"Each dot is one of {len(result.values)} test rows: its SHAP value for the "
+                                    "feature, coloured by the feature's value (rank)")
+
+
+def _beside(ctx, swarm):
+    """Mean |SHAP| beside the importances of section 3 (each ranked)."""
+    imp = swarm.importance()
+    results = ctx.importance.compared() if hasattr(ctx, "importance") else {}
+    heads = ["feature", "mean |SHAP| (prediction)"]
+    cols = []
+    for key, r in results.items():
+        if key in ("pfi", "sage_marginal"):
+            heads.append(f"{'PFI' if key == 'pfi' else 'SAGE (marginal)'}")
+            cols.append(dict(zip(r.feature_names, r.importance)))
+    order = np.argsort(-imp.importance, kind="stable")
+    rows = []
+    for j in order:
+        f = imp.feature_names[j]
+        rows.append([str(f), f"{imp.importance[j]:.4g}"] + [f"{c[f]:.4g}" if f in c else "" for c in cols])
+    return table(heads, rows, caption="How much each feature moves the predictions (mean |SHAP|, no target "
+                                      "needed) beside how much it lowers the loss (PFI, SAGE; section 3)")
