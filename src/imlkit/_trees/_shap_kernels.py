@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from ._kernels import _go_left
 
 __all__ = ["shapley_weights", "interventional_kernel", "coalition_mean_kernel", "background_directions"]
