@@ -141,7 +141,8 @@ class PreparedColumns:
         return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))[list(self.X.columns)]
 
 
-def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_count=5, max_missing=0.5):
+def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_count=5, max_missing=0.5, keep=(),
+                    as_given=(), given_because="the fitted model was fitted on it"):
     """Decide, once, what each column is and how a model should see it.
 
     Parameters
@@ -211,9 +212,12 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
     else:
         frame = frame.reset_index(drop=True)
     taken = set(frame.columns)
+    keep, as_given = {str(c) for c in keep}, {str(c) for c in as_given}
     steps, out = [], {}
     for c in features:
         step = _decide(frame[c], c, taken, max_levels=max_levels, min_count=min_count, max_missing=max_missing)
+        if c in as_given or (c in keep and step.how == "drop"):
+            step = _given(frame[c], c, step, why=given_because if c in as_given else "it was asked for")
         taken.update(step.outputs)
         steps.append(step)
         if step.how != "drop":
@@ -313,6 +317,38 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
     if kind == "datetime":
         return _decide_dates(s, name, taken, n_miss)
     return _decide_levels(s, name, n, max_levels=max_levels, min_count=min_count)
+
+
+def _changes_values(step, s):
+    """Whether a step changes what a model fitted on the column as given would see."""
+    if step.how == "keep":
+        return False
+    if step.how == "bool":
+        return not pd.api.types.is_bool_dtype(s.dtype)
+    if step.how == "levels":
+        values = s.dropna()
+        same = set(step.info["levels"]) == set(values.astype(str).unique())
+        return not (same and not s.isna().any() and values.map(lambda v: isinstance(v, str)).all())
+    return True
+
+
+def _given(s, name, step, *, why):
+    """A column passed on as given instead of ``step`` (what preparation decided), saying ``why``."""
+    if not _changes_values(step, s):
+        return step
+    if step.how == "drop":
+        instead = f"; preparation would set it aside ({step.reason})"
+    else:
+        instead = f"; prepared, it would be {step.action}"
+    if (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_datetime64_any_dtype(s.dtype)
+            or pd.api.types.is_timedelta64_dtype(s.dtype)):
+        return _Step(name, step.kind, f"used as given: {why}" + instead, step.reason, "asis", (name,))
+    try:
+        levels = tuple(sorted(s.dropna().unique()))
+    except TypeError:  # mixed value types: first-seen order
+        levels = tuple(pd.unique(s.dropna()))
+    return _Step(name, step.kind, f"used as given ({len(levels):,} levels, each value its own): {why}" + instead,
+                 step.reason, "given_levels", (name,), {"levels": levels})
 
 
 def _as_bool(values):
@@ -430,6 +466,10 @@ def _level_order(s, kept):
 def _apply(step, s):
     """The output columns of one step for the column ``s``: {name: Series}."""
     how = step.how
+    if how == "asis":
+        return {step.column: s}
+    if how == "given_levels":
+        return {step.column: pd.Series(pd.Categorical(s, categories=list(step.info["levels"])), index=s.index)}
     if how == "keep":
         if isinstance(s.dtype, pd.api.extensions.ExtensionDtype):  # Int64/Float64 with <NA>: plain NaN
             s = s.astype("float64")
