@@ -202,6 +202,7 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
         if unknown:
             raise ValidationError(f"'features' {unknown} are not columns of 'frame'; "
                                   f"the columns are {list(frame.columns)}.")
+    kept_cols, as_given = {str(c) for c in keep}, {str(c) for c in as_given}
     n_rows = len(frame)
     missing = frame[features + ([target] if target is not None else [])].isna().sum()
     dropped = 0
@@ -212,11 +213,10 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
     else:
         frame = frame.reset_index(drop=True)
     taken = set(frame.columns)
-    keep, as_given = {str(c) for c in keep}, {str(c) for c in as_given}
     steps, out = [], {}
     for c in features:
         step = _decide(frame[c], c, taken, max_levels=max_levels, min_count=min_count, max_missing=max_missing)
-        if c in as_given or (c in keep and step.how == "drop"):
+        if c in as_given or (c in kept_cols and step.how == "drop"):
             step = _given(frame[c], c, step, why=given_because if c in as_given else "it was asked for")
         taken.update(step.outputs)
         steps.append(step)
@@ -337,7 +337,7 @@ def _given(s, name, step, *, why):
     if not _changes_values(step, s):
         return step
     if step.how == "drop":
-        instead = f"; preparation would set it aside ({step.reason})"
+        instead = "; preparation would set it aside"
     else:
         instead = f"; prepared, it would be {step.action}"
     if (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_datetime64_any_dtype(s.dtype)

@@ -56,9 +56,9 @@ def _rows_text(ds):
     return text_
 
 
-HOW_TO_HOLD_OUT = ("pass rows the model never saw with test_data= (Python) or --test-data FILE (command line); "
-                   "the table given as data then serves as the training rows of the refits and of imlkit's own "
-                   "models")
+#: How to give rows the model never saw (said wherever the report cannot vouch for its rows).
+HOW_TO_HOLD_OUT = ("pass rows it never saw with test_data= (Python) or --test-data FILE (command line); the table "
+                   "given as data then serves as the training rows of the refits and of imlkit's own models")
 
 
 def all_rows_warning(ctx):
@@ -66,18 +66,18 @@ def all_rows_warning(ctx):
     return (f"The model was fitted outside imlkit and only one table was given, so every one of its "
             f"{len(ctx.X_test):,} rows is used to score and explain the model. imlkit cannot know which rows fitted "
             f"the model: if some did, the scores of section 2 and every importance and effect computed from them are "
-            f"optimistic (a model is better on rows it was fitted on). None of these rows is held out. To score the "
-            f"model on held-out rows, {HOW_TO_HOLD_OUT}.")
+            f"optimistic (a model is better on rows it was fitted on). To score the model on rows it never saw, "
+            f"{HOW_TO_HOLD_OUT}.")
 
 
 def evaluation_sentence(ctx):
     """Section 2's first sentence: which rows fitted the model and which score it -- true in every case."""
     n_tr, n_te = len(ctx.X_train), len(ctx.X_test)
     if ctx.evaluation == "all_rows":
-        return (f"The model: {ctx.model_label}, fitted outside imlkit. It is scored on all {n_te:,} rows of the table; "
-                f"imlkit cannot know which of them fitted the model, so these scores are optimistic if some did "
-                f"(none of the rows is held out). The baselines are fitted and scored on the same {n_te:,} rows. "
-                f"To score on held-out rows, {HOW_TO_HOLD_OUT}.")
+        return (f"The model: {ctx.model_label}; imlkit did not fit it. It is scored on all {n_te:,} rows of the "
+                f"table, and imlkit cannot know which of them fitted the model: if some did, these scores are "
+                f"optimistic. The baselines are fitted and scored on the same {n_te:,} rows. To score the model on "
+                f"rows it never saw, {HOW_TO_HOLD_OUT}.")
     if ctx.evaluation == "test_data":
         who = ("It was fitted outside imlkit; imlkit cannot check that the test rows were not among its training rows"
                if _fitted_outside(ctx) else f"It was fitted on the {n_tr:,} rows given as data")
@@ -98,7 +98,7 @@ def split_sentence(ctx):
     if ctx.evaluation == "all_rows":
         X_tr, _, X_te, _ = ctx.refit_rows
         return (f"Evaluation rows: all {len(ctx.X_test):,} rows (a fitted model and one table: no split; imlkit "
-                f"cannot know which rows fitted the model, so none is called held out). The refit-based methods "
+                f"cannot know which of them fitted the model). The refit-based methods "
                 f"(LOCO, LOFO, PIMP) and the leak check fit models of their own: they use a seeded split of this "
                 f"table, {len(X_tr):,} rows to fit and {len(X_te):,} to score (test size {cfg.test_size}, seed "
                 f"{ctx.seed}).")
