@@ -215,6 +215,12 @@ class ReportContext:
         return self.data.task
 
     @property
+    def eval_rows(self):
+        """What the rows the model is scored on are called: "test rows", or "rows" when a fitted model
+        came with one table (imlkit cannot know they were held out, so it never says so)."""
+        return "rows" if self.evaluation == "all_rows" else "test rows"
+
+    @property
     def seed(self):
         return self.config.seed
 
