@@ -368,3 +368,18 @@ def test_load_dataset_without_preparation_and_with_test_rows():
     assert "c" in ds.X["town"].cat.categories or "other" in ds.X["town"].cat.categories
     with pytest.raises(ReportInputError, match=r"lacks column\(s\) \['x'\]"):
         load_dataset(df.iloc[:45], target="y", test=df.iloc[45:].drop(columns="x"))
+
+
+def test_own_models_fill_missing_levels_and_leave_out_dates_and_identifiers():
+    df = _awkward_frame(60).assign(code=[f"k{i}" for i in range(60)])
+    df["day"] = pd.to_datetime(df["day"])
+    prep = prepare_columns(df, target="y", as_given=["code", "day", "town", "x"])
+    dec = prep.decisions.set_index("column")["action"]
+    assert dec["code"].endswith("leave it out (more than 30 levels)") and dec["day"].endswith("(a date)")
+    assert dec["town"].endswith("its missing values are the level '(missing)'")
+    X = prep.X
+    filled = MissingImputer().fit(X).transform(X)
+    assert filled["town"].isna().sum() == 0 and (filled["town"] == "(missing)").sum() == 1
+    guard = KnownLevels().fit(filled)
+    assert sorted(guard.dropped_) == ["code", "day"]
+    assert list(guard.transform(filled).columns) == ["town", "x"]

@@ -217,7 +217,8 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
     for c in features:
         step = _decide(frame[c], c, taken, max_levels=max_levels, min_count=min_count, max_missing=max_missing)
         if c in as_given or (c in kept_cols and step.how == "drop"):
-            step = _given(frame[c], c, step, why=given_because if c in as_given else "it was asked for")
+            step = _given(frame[c], c, step, why=given_because if c in as_given else "it was asked for",
+                          max_levels=max_levels)
         taken.update(step.outputs)
         steps.append(step)
         if step.how != "drop":
@@ -332,7 +333,7 @@ def _changes_values(step, s):
     return True
 
 
-def _given(s, name, step, *, why):
+def _given(s, name, step, *, why, max_levels=30):
     """A column passed on as given instead of ``step`` (what preparation decided), saying ``why``."""
     if not _changes_values(step, s):
         return step
@@ -340,13 +341,20 @@ def _given(s, name, step, *, why):
         instead = "; preparation would set it aside"
     else:
         instead = f"; prepared, it would be {step.action}"
-    if (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_datetime64_any_dtype(s.dtype)
-            or pd.api.types.is_timedelta64_dtype(s.dtype)):
+    own = "; imlkit's own models (baselines, section 6) leave it out"
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return _Step(name, step.kind, f"used as given: {why}" + instead + own + " (a date)", step.reason, "asis",
+                     (name,))
+    if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_timedelta64_dtype(s.dtype):
         return _Step(name, step.kind, f"used as given: {why}" + instead, step.reason, "asis", (name,))
     try:
         levels = tuple(sorted(s.dropna().unique()))
     except TypeError:  # mixed value types: first-seen order
         levels = tuple(pd.unique(s.dropna()))
+    if len(levels) > max_levels:  # KnownLevels (in front of imlkit's own models) drops it
+        instead += own + f" (more than {max_levels} levels)"
+    elif s.isna().any():  # MissingImputer (in front of imlkit's own models) fills it
+        instead += f"; for imlkit's own models its missing values are the level {MISSING_LEVEL!r}"
     return _Step(name, step.kind, f"used as given ({len(levels):,} levels, each value its own): {why}" + instead,
                  step.reason, "given_levels", (name,), {"levels": levels})
 
@@ -555,6 +563,9 @@ class MissingImputer(*_estimator_bases()):
         num = _dtypes.numeric_columns(X)
         self.medians_ = {c: (float(X[c].median()) if X[c].notna().any() else 0.0) for c in num}
         self.indicators_ = [c for c in num if X[c].isna().any()]
+        # Categoricals normally carry missing values as the level "(missing)" (prepare_columns); a
+        # column passed on as given (a fitted model's input) may hold NaN, which imlkit's models refuse.
+        self.categoricals_ = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
         return self
 
     def transform(self, X):
@@ -567,6 +578,10 @@ class MissingImputer(*_estimator_bases()):
                 X[c] = X[c].astype(float).fillna(med)
         for c, m in masks.items():
             X[f"{c} (missing)"] = m
+        for c in getattr(self, "categoricals_", ()):
+            if c in X.columns and X[c].isna().any():
+                col = X[c] if MISSING_LEVEL in X[c].cat.categories else X[c].cat.add_categories([MISSING_LEVEL])
+                X[c] = col.fillna(MISSING_LEVEL)
         return X
 
 
@@ -578,8 +593,12 @@ class KnownLevels(*_estimator_bases()):
     levels they saw (imlkit's GLM and GAM) would fail on it. Such rows are predicted as the
     most frequent level -- the ``"other"`` level when it was seen, since that is what rare
     levels are. Categorical columns with a single level in ``fit`` carry no information for
-    the model and are removed.
+    the model and are removed; so are columns passed on as given (a fitted model's input) that
+    imlkit's own models cannot use: dates, and text with more than ``max_levels`` levels (an ID).
     """
+
+    def __init__(self, max_levels=30):
+        self.max_levels = max_levels
 
     def fit(self, X, y=None):
         X = _as_frame(X)
@@ -588,6 +607,9 @@ class KnownLevels(*_estimator_bases()):
         for c in X.columns:
             s = X[c]
             if _dtypes.is_numeric_or_bool(s):
+                continue
+            if too_many_levels(s, self.max_levels):
+                self.dropped_.append(c)
                 continue
             counts = s.astype(object).value_counts()
             if len(counts) < 2:
@@ -611,6 +633,18 @@ class KnownLevels(*_estimator_bases()):
                 else:
                     X[c] = s.astype(object).where(~bad, self.fallback_[c])
         return X
+
+
+def too_many_levels(s, max_levels=30):
+    """Whether imlkit's own models leave a non-numeric column out: a date, or more than ``max_levels`` levels.
+
+    Only columns passed on as given can be such (prepared ones have at most ``max_levels`` levels);
+    the count is the column's declared categories, fixed on the whole table, so it is known in advance.
+    """
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return True
+    n = len(s.cat.categories) if isinstance(s.dtype, pd.CategoricalDtype) else s.nunique()
+    return n > max_levels
 
 
 def _as_frame(X):

@@ -198,3 +198,37 @@ def test_class_option_matches_by_value(tmp_path):
     ctx = prepare_context(ReportConfig(data=df, target="grade", task="classification", model=model, quick=True,
                                        target_class="6"))
     assert ctx.target_class == 6
+
+
+def _days_since_2020(d):
+    return (pd.to_datetime(d.iloc[:, 0]) - pd.Timestamp("2020-01-01")).dt.days.to_frame()
+
+
+def test_fitted_model_on_raw_dates_text_ids_and_missing_text_gets_its_report(tmp_path):
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import FunctionTransformer
+
+    rng = np.random.default_rng(0)
+    n = 150
+    df = pd.DataFrame({"cust_id": [f"C{i:04d}" for i in range(n)],
+                       "when": pd.date_range("2020-01-01", periods=n, freq="D").astype(str),
+                       "town": rng.choice(["a", "b", "c"], n).astype(object), "x": rng.normal(size=n)})
+    df.loc[rng.random(n) < 0.1, "town"] = np.nan
+    df["y"] = 2 * df["x"] + (df["town"] == "a") + np.arange(n) / 100 + rng.normal(0, 0.3, n)
+    town = make_pipeline(SimpleImputer(strategy="constant", fill_value="NA"), OneHotEncoder(handle_unknown="ignore"))
+    model = make_pipeline(ColumnTransformer([("d", FunctionTransformer(_days_since_2020), ["when"]),
+                                             ("t", town, ["town"]), ("i", OneHotEncoder(handle_unknown="ignore"),
+                                                                     ["cust_id"]), ("x", "passthrough", ["x"])]),
+                          RandomForestRegressor(30, random_state=0))
+    model.fit(df.drop(columns="y"), df["y"])
+    ctx = prepare_context(ReportConfig(data=df, target="y", model=model, quick=True))
+    assert_array_equal(ctx.X_test["when"], df["when"])  # the date as the model was fitted on it
+    assert ctx.X_test["town"].isna().sum() == df["town"].isna().sum()
+    assert_allclose(ctx.model_check.performance["R²"], r2_score(df["y"], model.predict(df.drop(columns="y"))),
+                    rtol=0, atol=1e-12)
+    path = build_report(data=df, target="y", model=model, quick=True, methods=("pfi", "models"),
+                        out=str(tmp_path / "r"))
+    doc = _text(path)
+    assert "failed" not in doc
+    assert "imlkit's own models (baselines, section 6) leave it out (more than 30 levels)" in doc

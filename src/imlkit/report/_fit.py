@@ -10,7 +10,7 @@ import pandas as pd
 from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "split_rows", "rare_classes", "set_aside_rare", "model_columns",
-           "performance", "baseline_models", "refit_learner", "guarded_pipeline"]
+           "performance", "baseline_models", "refit_learner", "guarded_pipeline", "guarded_inputs"]
 
 
 def _check_test_size(test_size, n):
@@ -165,6 +165,12 @@ def guarded_pipeline(estimator):
     return make_pipeline(MissingImputer(), KnownLevels(), estimator)
 
 
+def guarded_inputs(pipeline):
+    """The input columns a fitted :func:`guarded_pipeline` passes on to its model (what ``KnownLevels`` kept)."""
+    guard = pipeline[-2]
+    return [c for c in guard.feature_names_in_ if c not in set(guard.dropped_)]
+
+
 def glm_family(task, y):
     """The GLM family of the baseline: poisson for counts, gaussian otherwise, binomial for two classes."""
     if task == "classification":
@@ -294,9 +300,9 @@ def baseline_models(task, X, y):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        from .._columns import MissingImputer
+        from .._columns import KnownLevels, MissingImputer
 
-        out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), _onehot(X), StandardScaler(),
+        out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), KnownLevels(), _onehot(X), StandardScaler(),
                                                        LogisticRegression(max_iter=2000))
     else:
         from .. import models

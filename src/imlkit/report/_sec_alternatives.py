@@ -6,7 +6,7 @@ import numpy as np
 from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import glm_family, guarded_pipeline, performance
+from ._fit import glm_family, guarded_inputs, guarded_pipeline, performance
 from ._sec_effects import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
@@ -89,7 +89,7 @@ def _glm_blocks(ctx, tg, perf):
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
     sentences = []
-    for f in top_features(ctx, 4):
+    for f in [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     if sentences:
         blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
@@ -107,7 +107,7 @@ def _gam_blocks(ctx, tg, perf):
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
                        "functions for the rows); do not read them as the data's effects."))
     blocks.append(frame_table(gam.summary(), caption="Terms"))
-    feats = top_features(ctx, 6)
+    feats = [f for f in top_features(ctx, 6) if f in guarded_inputs(pipe)]
     with report_style():
         ncol = 3
         nrow = int(np.ceil(len(feats) / ncol))
