@@ -30,6 +30,11 @@ and a level too rare to be learned is already ``"other"`` everywhere. The decisi
 the feature's own counts, never the target, so it leaks nothing about the outcome.
 :meth:`PreparedColumns.transform` applies the same decisions to new data; a level it has
 never seen becomes ``"other"`` (or missing when the column has no ``"other"`` level).
+
+A model fitted elsewhere must get its columns as it was fitted on them: ``as_given`` columns
+skip every decision above that would change their values (numbers and dates stay as they are,
+text becomes a ``category`` whose levels are its own values, missing stays missing), and
+``keep`` columns are never set aside. The decisions table says what preparation would have done.
 """
 from __future__ import annotations
 

@@ -232,3 +232,21 @@ def test_fitted_model_on_raw_dates_text_ids_and_missing_text_gets_its_report(tmp
     doc = _text(path)
     assert "failed" not in doc
     assert "imlkit's own models (baselines, section 6) leave it out (more than 30 levels)" in doc
+
+
+def test_fitted_classifier_on_one_table_with_a_class_it_never_saw(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 150
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    df["cls"] = np.where(df["a"] > 0, "yes", "no")
+    model = LogisticRegression().fit(df[["a", "b"]], df["cls"])  # fitted before the odd row arrived
+    df.loc[3, "cls"] = "rare"
+    ctx = prepare_context(ReportConfig(data=df, target="cls", model=model, quick=True))
+    assert ctx.evaluation == "all_rows" and len(ctx.X_test) == n - 1 and "rare" not in set(ctx.y_test)
+    X_fit, y_fit, X_check, y_check = ctx.refit_rows
+    assert "rare" not in set(y_fit) | set(y_check) and len(X_fit) + len(X_check) == n - 1
+    assert any("'rare' (1 row)" in note for note in ctx.data.notes)
+    path = build_report(data=df, target="cls", model=model, quick=True, methods=("pfi", "loco"),
+                        out=str(tmp_path / "r"))
+    doc = _text(path)
+    assert "failed" not in doc and not re.search(r"held[- ]out", doc, flags=re.I)

@@ -118,7 +118,7 @@ def _load(config, model_cols=None):
                                    f"{'the model does not take ' + str(extra) if extra else ''}.")
         features = tuple(model_cols)
     if config.test_data is not None and config.data is None:
-        raise ReportInputError("'test_data' needs 'data' (the training rows) as well.")
+        raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
     if not isinstance(config.prepare, (bool, np.bool_)):
         raise ReportInputError(f"'prepare' must be True or False; got {config.prepare!r}.")
     # load_dataset copies a DataFrame: the caller's frame is never modified
