@@ -250,3 +250,17 @@ def test_fitted_classifier_on_one_table_with_a_class_it_never_saw(tmp_path):
                         out=str(tmp_path / "r"))
     doc = _text(path)
     assert "failed" not in doc and not re.search(r"held[- ]out", doc, flags=re.I)
+
+
+def test_target_stored_as_floats_is_named_as_the_fitted_model_names_its_classes(tmp_path):
+    rng = np.random.default_rng(6)
+    n = 120
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    df["label"] = (df["a"] > 0).astype(int)
+    model = LogisticRegression().fit(df[["a", "b"]], df["label"])  # classes_ = [0, 1]
+    df["label"] = df["label"].astype(float)  # as read from a CSV with a missing target
+    df.loc[0, "label"] = np.nan
+    ctx = prepare_context(ReportConfig(data=df, target="label", task="classification", model=model, quick=True))
+    assert set(ctx.y_test) == {"0", "1"} and set(ctx.refit_rows[1]) == {"0", "1"}
+    acc = float(np.mean(model.predict(df[["a", "b"]].iloc[1:]) == df["label"].iloc[1:]))
+    assert_allclose(ctx.model_check.performance["accuracy"], acc, rtol=0, atol=1e-12)

@@ -184,8 +184,30 @@ def _resolve_model(config):
     return est, _is_fitted(est)
 
 
+def _align_classes(ctx):
+    """Name the target's classes as the model does when they are the same value (a target stored as
+    6.0 because of a missing value, a model fitted on the integer 6)."""
+    known = getattr(ctx.model, "classes_", None)
+    if ctx.task != "classification" or known is None:
+        return
+    names = {_label_key(c): str(c) for c in known}
+
+    def aligned(y):
+        return y.map(lambda v: names.get(_label_key(v), v)).astype(str)
+
+    if all(str(v) in names.values() for v in ctx.data.y.unique()):
+        return
+    same = ctx.y_train is ctx.y_test
+    ctx.data.y, ctx.y_test = aligned(ctx.data.y), aligned(ctx.y_test)
+    ctx.y_train = ctx.y_test if same else aligned(ctx.y_train)
+    if ctx.refit_rows is not None:
+        X_tr, y_tr, X_te, y_te = ctx.refit_rows
+        ctx.refit_rows = (X_tr, aligned(y_tr), X_te, aligned(y_te))
+
+
 def _unknown_classes(ctx):
     """Set aside the evaluation rows of classes the fitted model does not know (a note says which)."""
+    _align_classes(ctx)
     known = getattr(ctx.model, "classes_", None)
     if ctx.task != "classification" or known is None:
         return
