@@ -130,7 +130,7 @@ def test_pipeline_selecting_columns_by_name_keeps_the_id_column(tmp_path, capsys
     doc = _text(tmp_path / "cli" / "report.html")
     assert "failed" not in doc and "imlkit cannot know which" in doc
     # a model fitted on columns the data lacks is one clear error
-    with pytest.raises(ReportInputError, match="fitted on columns the data does not have"):
+    with pytest.raises(ReportInputError, match=r"fitted on column\(s\) \['ID'\] that the data does not have"):
         build_report(data=df.drop(columns="ID"), target="Balance", model=model, quick=True, methods=("pfi",),
                      out=str(tmp_path / "x"))
     # --features that differ from the model's columns say which

@@ -122,14 +122,8 @@ def _load(config, model_cols=None):
     if not isinstance(config.prepare, (bool, np.bool_)):
         raise ReportInputError(f"'prepare' must be True or False; got {config.prepare!r}.")
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    try:
-        ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task,
-                          features=features, test=config.test_data, as_given=model_cols or (),
-                          prepare=config.prepare)
-    except ReportInputError as exc:
-        if model_cols is not None and "are not columns of the data" in str(exc):
-            raise ReportInputError(f"The fitted model was fitted on columns the data does not have: {exc}") from None
-        raise
+    ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task, features=features,
+                      test=config.test_data, as_given=model_cols or (), prepare=config.prepare)
     # The table as read is not needed once its columns are prepared (section 1 reads only its
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.

@@ -207,6 +207,10 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                                    f"are {list(test_raw.columns)[:20]}.")
         shared = [c for c in raw.columns if c in test_raw.columns]
         table = pd.concat([raw[shared], test_raw[shared]], ignore_index=True)
+    lacking = [str(c) for c in as_given if str(c) not in table.columns]
+    if lacking:
+        raise ReportInputError(f"The fitted model was fitted on column(s) {lacking} that the data does not have; its "
+                               f"columns are {list(table.columns)[:30]}.")
     given = [c for c in table.columns if c != target] if not prepare else list(as_given)
     try:  # prepare_columns checks the columns (duplicated names, the target, the features) ...
         prep = prepare_columns(table, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
