@@ -78,10 +78,11 @@ def test_fitted_model_and_one_table_never_says_held_out(user_split, tmp_path):
     assert len(X_fit) + len(X_check) == len(df) and len(X_check) == int(np.ceil(0.3 * len(df)))
     X, _ = ctx.rows("loco")
     assert len(X) == len(X_check)
-    path = build_report(data=df, target="y", model=model, quick=True, methods=("pfi", "loco"),
+    path = build_report(data=df, target="y", model=model, quick=True, methods=("pfi", "loco", "models"),
                         out=str(tmp_path / "r"))
     doc = _text(path)
     assert not re.search(r"held[- ]out", doc, flags=re.I)
+    assert "Performance on every row of the table (these models were fitted on the same rows)" in doc
     assert doc.count("imlkit cannot know which") >= 3  # the top warning, section 1/2 and section 7
     assert "test_data=" in doc and "--test-data" in doc
     assert "failed" not in doc

@@ -71,6 +71,13 @@ def _guarded(ctx, name, build):
     return ctx.guard(name, build, heading=name)
 
 
+def _where(ctx):
+    """The comparison table's caption: where every model was scored."""
+    if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
+        return "Performance on every row of the table (these models were fitted on the same rows)"
+    return "Test performance on the same split"
+
+
 def _fit(estimator, X, y):
     """Fit ``estimator`` behind imputation and the known-levels guard (the training split may have
     NaN, and a rare level can fall into the test split only); returns (pipeline, fitted model)."""
@@ -183,10 +190,10 @@ def section_alternatives(ctx):
         head.append(text(f"The target has {ctx.y_train.nunique()} classes; the GLM and the GAM model one class at a "
                          f"time, so they are fitted for class {tg.cls} against the rest and compared with the black "
                          f"box's probability of {tg.cls} on that same task. The other models use all classes."))
-        head.append(_comparison(perf_glm, f"Test performance on the same split (task: class {tg.cls} vs the rest)"))
-        head.append(_comparison(perf_all, "Test performance on the same split (all classes)"))
+        head.append(_comparison(perf_glm, f"{_where(ctx)} (task: class {tg.cls} vs the rest)"))
+        head.append(_comparison(perf_all, f"{_where(ctx)} (all classes)"))
     else:
-        head.append(_comparison(perf_all, "Test performance on the same split"))
+        head.append(_comparison(perf_all, _where(ctx)))
     head += ctx.guard("figure: interpretable models", lambda: _figure(ctx, perf_all), kind="figure")
     return Section("alternatives", title, head + body)
 
