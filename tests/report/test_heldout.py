@@ -175,7 +175,7 @@ def test_one_row_class_is_set_aside_and_every_method_runs(tmp_path):
     df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
     df["cls"] = np.where(df["a"] + 0.5 * rng.normal(size=n) > 0, "yes", "no")
     df.loc[7, "cls"] = "rare"
-    path = build_report(data=df, target="cls", model="rf", quick=True, out=str(tmp_path / "r"),
+    path = build_report(data=df, target="cls", model="glm", quick=True, out=str(tmp_path / "r"),
                         methods=("pfi", "cfi", "loco", "sage", "pimp"), sage_removals=("marginal",))
     doc = _text(path)
     assert "failed" not in doc
