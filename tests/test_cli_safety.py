@@ -81,10 +81,7 @@ def test_model_file_and_test_data_are_inputs_too(tmp_path):
         build_report(cfg)
     assert model.read_bytes() == b"not a model"
 
-    class WithTestData(ReportConfig):  # the field another change adds: input_paths reads it when present
-        test_data = str(model)
-
-    assert ("test data file", str(model)) in input_paths(WithTestData())
+    assert ("test data file", str(model)) in input_paths(ReportConfig(test_data=str(model)))
 
 
 def test_out_under_a_file_is_refused_before_any_work(tmp_path, capsys):

@@ -315,3 +315,71 @@ def test_load_dataset_takes_a_dataframe_without_changing_it():
         load_dataset(data=df[["id", "y"]], target="y")
     with pytest.raises(ReportInputError, match="'data' must be a CSV/Parquet path, a pandas DataFrame or None"):
         load_dataset(data=3, target="y")
+
+
+# --------------------------------------------------------------------------- keep / as_given
+def _awkward_frame(n=40):
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({
+        "ID": np.arange(1, n + 1),
+        "const": 7.0,
+        "day": [f"2020-01-{i % 28 + 1:02d}" for i in range(n)],
+        "town": ["a"] * (n - 3) + ["b", "c", None],
+        "x": rng.normal(size=n),
+        "y": rng.normal(size=n)})
+
+
+def test_as_given_columns_keep_their_values_and_are_never_set_aside():
+    df = _awkward_frame()
+    plain = prepare_columns(df, target="y")
+    assert set(plain.set_aside) == {"ID", "const"} and "day" not in plain.X.columns
+    given = prepare_columns(df, target="y", as_given=["ID", "const", "day", "town", "x"])
+    assert list(given.X.columns) == ["ID", "const", "day", "town", "x"] and given.set_aside == []
+    assert_array_equal(given.X["ID"], df["ID"])
+    assert_array_equal(given.X["x"], df["x"])
+    assert_array_equal(given.X["day"].astype(str), df["day"])  # the dates as they were, not their parts
+    town = given.X["town"]  # every level its own (nothing lumped into "other"), missing stays missing
+    assert isinstance(town.dtype, pd.CategoricalDtype) and set(town.cat.categories) == {"a", "b", "c"}
+    assert town.isna().sum() == 1 and (town.astype(object) == df["town"]).sum() == len(df) - 1
+    dec = given.decisions.set_index("column")
+    assert dec.loc["ID", "action"].startswith("used as given: the fitted model was fitted on it; preparation "
+                                              "would set it aside")
+    assert "prepared, it would be replaced by" in dec.loc["day", "action"]
+    assert dec.loc["x", "action"] == "used as is"  # a column preparation leaves unchanged keeps its own row
+
+
+def test_keep_only_overrides_setting_aside():
+    df = _awkward_frame()
+    prep = prepare_columns(df, target="y", keep=["ID", "day"])
+    assert "ID" in prep.X.columns and "day" not in prep.X.columns  # dates are still turned into their parts
+    assert "it was asked for" in prep.decisions.set_index("column").loc["ID", "action"]
+    assert "const" in prep.set_aside
+
+
+def test_load_dataset_without_preparation_and_with_test_rows():
+    df = _awkward_frame(60)
+    ds = load_dataset(df, target="y", prepare=False)
+    assert list(ds.X.columns) == ["ID", "const", "day", "town", "x"]
+    assert any("preparation is off" in n for n in ds.notes)
+    ds = load_dataset(df.iloc[:45], target="y", test=df.iloc[45:])
+    assert ds.n_train == 45 and len(ds.X) == 60
+    assert_array_equal(ds.y.to_numpy(), df["y"].to_numpy())
+    # a level only the test rows have is a known category of both parts (decided on both tables)
+    assert "c" in ds.X["town"].cat.categories or "other" in ds.X["town"].cat.categories
+    with pytest.raises(ReportInputError, match=r"lacks column\(s\) \['x'\]"):
+        load_dataset(df.iloc[:45], target="y", test=df.iloc[45:].drop(columns="x"))
+
+
+def test_own_models_fill_missing_levels_and_leave_out_dates_and_identifiers():
+    df = _awkward_frame(60).assign(code=[f"k{i}" for i in range(60)])
+    df["day"] = pd.to_datetime(df["day"])
+    prep = prepare_columns(df, target="y", as_given=["code", "day", "town", "x"])
+    dec = prep.decisions.set_index("column")["action"]
+    assert dec["code"].endswith("leave it out (more than 30 levels)") and dec["day"].endswith("(a date)")
+    assert dec["town"].endswith("its missing values are the level '(missing)'")
+    X = prep.X
+    filled = MissingImputer().fit(X).transform(X)
+    assert filled["town"].isna().sum() == 0 and (filled["town"] == "(missing)").sum() == 1
+    guard = KnownLevels().fit(filled)
+    assert sorted(guard.dropped_) == ["code", "day"]
+    assert list(guard.transform(filled).columns) == ["town", "x"]

@@ -30,6 +30,11 @@ and a level too rare to be learned is already ``"other"`` everywhere. The decisi
 the feature's own counts, never the target, so it leaks nothing about the outcome.
 :meth:`PreparedColumns.transform` applies the same decisions to new data; a level it has
 never seen becomes ``"other"`` (or missing when the column has no ``"other"`` level).
+
+A model fitted elsewhere must get its columns as it was fitted on them: ``as_given`` columns
+skip every decision above that would change their values (numbers and dates stay as they are,
+text becomes a ``category`` whose levels are its own values, missing stays missing), and
+``keep`` columns are never set aside. The decisions table says what preparation would have done.
 """
 from __future__ import annotations
 
@@ -141,7 +146,8 @@ class PreparedColumns:
         return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))[list(self.X.columns)]
 
 
-def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_count=5, max_missing=0.5):
+def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_count=5, max_missing=0.5, keep=(),
+                    as_given=(), given_because="the fitted model was fitted on it"):
     """Decide, once, what each column is and how a model should see it.
 
     Parameters
@@ -201,6 +207,7 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
         if unknown:
             raise ValidationError(f"'features' {unknown} are not columns of 'frame'; "
                                   f"the columns are {list(frame.columns)}.")
+    kept_cols, as_given = {str(c) for c in keep}, {str(c) for c in as_given}
     n_rows = len(frame)
     missing = frame[features + ([target] if target is not None else [])].isna().sum()
     dropped = 0
@@ -214,6 +221,9 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
     steps, out = [], {}
     for c in features:
         step = _decide(frame[c], c, taken, max_levels=max_levels, min_count=min_count, max_missing=max_missing)
+        if c in as_given or (c in kept_cols and step.how == "drop"):
+            step = _given(frame[c], c, step, why=given_because if c in as_given else "it was asked for",
+                          max_levels=max_levels)
         taken.update(step.outputs)
         steps.append(step)
         if step.how != "drop":
@@ -313,6 +323,45 @@ def _decide(s, name, taken, *, max_levels, min_count, max_missing):
     if kind == "datetime":
         return _decide_dates(s, name, taken, n_miss)
     return _decide_levels(s, name, n, max_levels=max_levels, min_count=min_count)
+
+
+def _changes_values(step, s):
+    """Whether a step changes what a model fitted on the column as given would see."""
+    if step.how == "keep":
+        return False
+    if step.how == "bool":
+        return not pd.api.types.is_bool_dtype(s.dtype)
+    if step.how == "levels":
+        values = s.dropna()
+        same = set(step.info["levels"]) == set(values.astype(str).unique())
+        return not (same and not s.isna().any() and values.map(lambda v: isinstance(v, str)).all())
+    return True
+
+
+def _given(s, name, step, *, why, max_levels=30):
+    """A column passed on as given instead of ``step`` (what preparation decided), saying ``why``."""
+    if not _changes_values(step, s):
+        return step
+    if step.how == "drop":
+        instead = "; preparation would set it aside"
+    else:
+        instead = f"; prepared, it would be {step.action}"
+    own = "; imlkit's own models (baselines, section 6) leave it out"
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return _Step(name, step.kind, f"used as given: {why}" + instead + own + " (a date)", step.reason, "asis",
+                     (name,))
+    if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_timedelta64_dtype(s.dtype):
+        return _Step(name, step.kind, f"used as given: {why}" + instead, step.reason, "asis", (name,))
+    try:
+        levels = tuple(sorted(s.dropna().unique()))
+    except TypeError:  # mixed value types: first-seen order
+        levels = tuple(pd.unique(s.dropna()))
+    if len(levels) > max_levels:  # KnownLevels (in front of imlkit's own models) drops it
+        instead += own + f" (more than {max_levels} levels)"
+    elif s.isna().any():  # MissingImputer (in front of imlkit's own models) fills it
+        instead += f"; for imlkit's own models its missing values are the level {MISSING_LEVEL!r}"
+    return _Step(name, step.kind, f"used as given ({len(levels):,} levels, each value its own): {why}" + instead,
+                 step.reason, "given_levels", (name,), {"levels": levels})
 
 
 def _as_bool(values):
@@ -430,6 +479,10 @@ def _level_order(s, kept):
 def _apply(step, s):
     """The output columns of one step for the column ``s``: {name: Series}."""
     how = step.how
+    if how == "asis":
+        return {step.column: s}
+    if how == "given_levels":
+        return {step.column: pd.Series(pd.Categorical(s, categories=list(step.info["levels"])), index=s.index)}
     if how == "keep":
         if isinstance(s.dtype, pd.api.extensions.ExtensionDtype):  # Int64/Float64 with <NA>: plain NaN
             s = s.astype("float64")
@@ -515,6 +568,9 @@ class MissingImputer(*_estimator_bases()):
         num = _dtypes.numeric_columns(X)
         self.medians_ = {c: (float(X[c].median()) if X[c].notna().any() else 0.0) for c in num}
         self.indicators_ = [c for c in num if X[c].isna().any()]
+        # Categoricals normally carry missing values as the level "(missing)" (prepare_columns); a
+        # column passed on as given (a fitted model's input) may hold NaN, which imlkit's models refuse.
+        self.categoricals_ = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
         return self
 
     def transform(self, X):
@@ -527,6 +583,10 @@ class MissingImputer(*_estimator_bases()):
                 X[c] = X[c].astype(float).fillna(med)
         for c, m in masks.items():
             X[f"{c} (missing)"] = m
+        for c in getattr(self, "categoricals_", ()):
+            if c in X.columns and X[c].isna().any():
+                col = X[c] if MISSING_LEVEL in X[c].cat.categories else X[c].cat.add_categories([MISSING_LEVEL])
+                X[c] = col.fillna(MISSING_LEVEL)
         return X
 
 
@@ -538,8 +598,12 @@ class KnownLevels(*_estimator_bases()):
     levels they saw (imlkit's GLM and GAM) would fail on it. Such rows are predicted as the
     most frequent level -- the ``"other"`` level when it was seen, since that is what rare
     levels are. Categorical columns with a single level in ``fit`` carry no information for
-    the model and are removed.
+    the model and are removed; so are columns passed on as given (a fitted model's input) that
+    imlkit's own models cannot use: dates, and text with more than ``max_levels`` levels (an ID).
     """
+
+    def __init__(self, max_levels=30):
+        self.max_levels = max_levels
 
     def fit(self, X, y=None):
         X = _as_frame(X)
@@ -548,6 +612,9 @@ class KnownLevels(*_estimator_bases()):
         for c in X.columns:
             s = X[c]
             if _dtypes.is_numeric_or_bool(s):
+                continue
+            if too_many_levels(s, self.max_levels):
+                self.dropped_.append(c)
                 continue
             counts = s.astype(object).value_counts()
             if len(counts) < 2:
@@ -571,6 +638,18 @@ class KnownLevels(*_estimator_bases()):
                 else:
                     X[c] = s.astype(object).where(~bad, self.fallback_[c])
         return X
+
+
+def too_many_levels(s, max_levels=30):
+    """Whether imlkit's own models leave a non-numeric column out: a date, or more than ``max_levels`` levels.
+
+    Only columns passed on as given can be such (prepared ones have at most ``max_levels`` levels);
+    the count is the column's declared categories, fixed on the whole table, so it is known in advance.
+    """
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return True
+    n = len(s.cat.categories) if isinstance(s.dtype, pd.CategoricalDtype) else s.nunique()
+    return n > max_levels
 
 
 def _as_frame(X):

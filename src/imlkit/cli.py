@@ -63,6 +63,11 @@ class _Parser(argparse.ArgumentParser):
 def _add_data_options(p):
     g = p.add_argument_group("data and model")
     g.add_argument("--data", metavar="FILE", help="CSV or Parquet file (default: the shipped data set)")
+    g.add_argument("--test-data", metavar="FILE",
+                   help="held-out rows (CSV/Parquet, the columns of --data) to score the model on; --data is then "
+                        "the training rows (without it a --model-file model is scored on every row of --data)")
+    g.add_argument("--no-prepare", action="store_true",
+                   help="turn column preparation off: every column used as given (nothing set aside or lumped)")
     g.add_argument("--dataset", default="bike", choices=["bike", "wage", "penguins"],
                    help="shipped data set used without --data (default: bike)")
     g.add_argument("--target", help="column to predict (required with --data)")
@@ -156,7 +161,7 @@ def _config(args, command_line):
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
         n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
-        full=args.full,
+        full=args.full, test_data=args.test_data, prepare=not args.no_prepare,
         command=command_line)
 
 

@@ -230,11 +230,12 @@ def test_complete_rows_note():
     from imlkit.report._sec_effects import complete_rows
 
     X = pd.DataFrame({"a": np.arange(50.0), "b": np.r_[np.full(10, np.nan), np.arange(40.0)]})
-    Xc, note = complete_rows(SimpleNamespace(), X, "ALE")
+    ctx = SimpleNamespace(eval_rows="test rows")
+    Xc, note = complete_rows(ctx, X, "ALE")
     assert len(Xc) == 40 and note.startswith("ALE cannot take missing values: it ran on the 40 complete rows of the 50")
-    assert complete_rows(SimpleNamespace(), X.dropna(), "ALE")[1] is None
+    assert complete_rows(ctx, X.dropna(), "ALE")[1] is None
     with pytest.raises(ValueError, match="only 5 of the 50 test rows"):
-        complete_rows(SimpleNamespace(), X.assign(b=np.r_[np.arange(5.0), np.full(45, np.nan)]), "REPID")
+        complete_rows(ctx, X.assign(b=np.r_[np.arange(5.0), np.full(45, np.nan)]), "REPID")
 
 
 # --------------------------------------------------------------------------- progress

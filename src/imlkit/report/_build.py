@@ -14,7 +14,16 @@ from ._blocks import Section, text
 from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
-from ._fit import load_model_file, make_model, performance, refit_learner, split
+from ._fit import (
+    load_model_file,
+    make_model,
+    model_columns,
+    performance,
+    refit_learner,
+    set_aside_rare,
+    split,
+    split_rows,
+)
 from ._render import render_html, write_atomic
 
 __all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "planned_steps",
@@ -72,7 +81,7 @@ def _model_label(model, cfg):
         return f"{type(model).__name__} (loaded from {os.path.basename(cfg.model_file)})"
     est = model.steps[-1][1] if hasattr(model, "steps") else model
     if not isinstance(cfg.model, str):
-        how = "fitted, passed from Python" if _is_fitted(cfg.model) else "fitted on the training split"
+        how = "fitted, passed from Python" if _is_fitted(cfg.model) else "fitted by imlkit on the training rows"
         return f"{type(est).__name__} ({how})"
     return {"gbm": "gradient boosting", "rf": "random forest", "glm": "GLM", "gam": "GAM",
             "rulefit": "RuleFit"}.get(cfg.model, cfg.model) + f" ({type(est).__name__})"
@@ -92,11 +101,29 @@ def _is_fitted(est):
         return True
 
 
-def _load(config):
-    """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data)."""
+def _load(config, model_cols=None):
+    """The Dataset of a run; ``config.data`` may be a path, a DataFrame or None (shipped data).
+
+    ``model_cols``: the columns a fitted model was fitted on (its input, in its order): they are
+    the features, passed on as given, and none of them is set aside.
+    """
+    features = config.features
+    if model_cols is not None:
+        if features is not None and set(map(str, features)) != set(model_cols):
+            extra = [f for f in map(str, features) if f not in model_cols]
+            lacking = [c for c in model_cols if c not in set(map(str, features))]
+            raise ReportInputError(f"'--features' must be the columns the fitted model was fitted on: "
+                                   f"{'it leaves out ' + str(lacking) if lacking else ''}"
+                                   f"{'; ' if lacking and extra else ''}"
+                                   f"{'the model does not take ' + str(extra) if extra else ''}.")
+        features = tuple(model_cols)
+    if config.test_data is not None and config.data is None:
+        raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
+    if not isinstance(config.prepare, (bool, np.bool_)):
+        raise ReportInputError(f"'prepare' must be True or False; got {config.prepare!r}.")
     # load_dataset copies a DataFrame: the caller's frame is never modified
-    ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task,
-                      features=config.features)
+    ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task, features=features,
+                      test=config.test_data, as_given=model_cols or (), prepare=config.prepare)
     # The table as read is not needed once its columns are prepared (section 1 reads only its
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.
@@ -104,8 +131,24 @@ def _load(config):
     return ds
 
 
+def _label_key(v):
+    """A class label compared by value: 6, 6.0, "6" and "6.0" are one class; True and "True" too."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("s", str(bool(v)))
+    try:
+        f = float(str(v).strip())
+        if np.isfinite(f):
+            return ("n", f)
+    except (TypeError, ValueError):
+        pass
+    return ("s", str(v).strip())
+
+
 def _check_class(ctx, labels):
-    """``--class``: the class whose probability sections 4-5 explain, checked against the classes."""
+    """``--class``: the class whose probability sections 4-5 explain, checked against the classes.
+
+    Matched by text first, then by value (``--class 6`` finds a class stored as 6.0 or "6").
+    """
     wanted = ctx.config.target_class
     if wanted is None:
         return None
@@ -113,14 +156,80 @@ def _check_class(ctx, labels):
         raise ReportInputError(f"'--class' applies to classification targets; {ctx.data.target!r} is a regression "
                                f"target.")
     names = [str(c) for c in labels]
-    if str(wanted) not in names:
-        raise ReportInputError(f"'--class' must be one of the classes of {ctx.data.target!r}: "
-                               f"{', '.join(repr(n) for n in names)}; got {str(wanted)!r}.")
-    return labels[names.index(str(wanted))]
+    if str(wanted) in names:
+        return labels[names.index(str(wanted))]
+    keys = [_label_key(c) for c in labels]
+    if keys.count(_label_key(wanted)) == 1:
+        return labels[keys.index(_label_key(wanted))]
+    raise ReportInputError(f"'--class' must be one of the classes of {ctx.data.target!r}: "
+                           f"{', '.join(repr(n) for n in names)}; got {str(wanted)!r}.")
+
+
+def _resolve_model(config):
+    """``(estimator, fitted)``: the model file loaded, or the estimator passed (checked), or None for a name."""
+    if config.model_file:
+        return load_model_file(config.model_file, config.trust_model_file), True
+    if isinstance(config.model, str):
+        return None, False
+    est = config.model
+    if not hasattr(est, "predict"):
+        raise ReportInputError(f"'model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit' or an estimator "
+                               f"with a predict method; got a {type(est).__name__}.")
+    return est, _is_fitted(est)
+
+
+def _align_classes(ctx):
+    """Name the target's classes as the model does when they are the same value (a target stored as
+    6.0 because of a missing value, a model fitted on the integer 6)."""
+    known = getattr(ctx.model, "classes_", None)
+    if ctx.task != "classification" or known is None:
+        return
+    names = {_label_key(c): str(c) for c in known}
+
+    def aligned(y):
+        return y.map(lambda v: names.get(_label_key(v), v)).astype(str)
+
+    if all(str(v) in names.values() for v in ctx.data.y.unique()):
+        return
+    same = ctx.y_train is ctx.y_test
+    ctx.data.y, ctx.y_test = aligned(ctx.data.y), aligned(ctx.y_test)
+    ctx.y_train = ctx.y_test if same else aligned(ctx.y_train)
+    if ctx.refit_rows is not None:
+        X_tr, y_tr, X_te, y_te = ctx.refit_rows
+        ctx.refit_rows = (X_tr, aligned(y_tr), X_te, aligned(y_te))
+
+
+def _unknown_classes(ctx):
+    """Set aside the evaluation rows of classes the fitted model does not know (a note says which)."""
+    _align_classes(ctx)
+    known = getattr(ctx.model, "classes_", None)
+    if ctx.task != "classification" or known is None:
+        return
+    keys = {_label_key(c) for c in known}
+    bad = ~ctx.y_test.map(lambda v: _label_key(v) in keys).to_numpy(dtype=bool)
+    if not bad.any():
+        return
+    if bad.all():
+        raise ReportInputError(f"None of the evaluation rows has a class the model knows "
+                               f"({', '.join(map(str, known))}).")
+    counts = ctx.y_test[bad].value_counts()
+    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.items())
+    same = ctx.X_train is ctx.X_test
+    ctx.X_test, ctx.y_test = ctx.X_test.loc[~bad].reset_index(drop=True), ctx.y_test.loc[~bad].reset_index(drop=True)
+    if same:
+        ctx.X_train, ctx.y_train = ctx.X_test, ctx.y_test
+    ctx.data.notes.append(f"{int(bad.sum()):,} evaluation row(s) of class(es) the model does not know were set "
+                          f"aside: {named}.")
 
 
 def prepare_context(config, *, progress=None):
     """Load the data, split it, fit (or load) the model: the context every section works from.
+
+    Where the model is scored (``ctx.evaluation``): on the held-out ``test_data`` when given;
+    else a model imlkit fits is fitted on a seeded split of the data and scored on the rest; a
+    fitted model with one table is scored on every row (imlkit cannot know which rows fitted
+    it; the report says so), and the steps that fit models of their own (LOCO, LOFO, PIMP, the
+    leak check) use a seeded split of the table (``ctx.refit_rows``).
 
     ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
     """
@@ -130,38 +239,59 @@ def prepare_context(config, *, progress=None):
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
     ctx.progress_hook = progress
-    source = ("a pandas DataFrame" if config.data is not None and not isinstance(config.data, str)
-              else config.data or f"shipped:{config.dataset}")
-    with ctx.step("read and prepare the data", source=source):
-        ctx.data = _load(config)
-    with ctx.step("train/test split", test_size=config.test_size, random_state=config.seed,
-                  stratified=ctx.data.task == "classification"):
-        ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test = split(ctx.data, config.test_size, config.seed)
-    _check_class(ctx, sorted(ctx.data.y.astype(str).unique()))  # before the fit: a wrong --class fails fast
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):
-            ctx.model = load_model_file(config.model_file, config.trust_model_file)
-        ctx.learner = refit_learner(ctx.model)
-    elif not isinstance(config.model, str):
-        est = config.model
-        if not hasattr(est, "predict"):
-            raise ReportInputError(f"'model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit' or an estimator "
-                                   f"with a predict method; got a {type(est).__name__}.")
+            est, fitted = _resolve_model(config)
+    else:
+        est, fitted = _resolve_model(config)
+    model_cols = model_columns(est) if fitted else None
+    source = ("a pandas DataFrame" if config.data is not None and not isinstance(config.data, str)
+              else config.data or f"shipped:{config.dataset}")
+    test_source = None if config.test_data is None else (
+        config.test_data if isinstance(config.test_data, str) else "a pandas DataFrame")
+    with ctx.step("read and prepare the data", source=source, test_data=test_source, prepare=config.prepare,
+                  **({"model_columns": len(model_cols)} if model_cols is not None else {})):
+        ctx.data = _load(config, model_cols)
+    ds = ctx.data
+    ctx.evaluation = "test_data" if ds.n_train is not None else ("all_rows" if fitted else "split")
+    stratified = ds.task == "classification"
+    if ctx.evaluation == "all_rows":
+        with ctx.step("train/test split of the refits", test_size=config.test_size, random_state=config.seed,
+                      stratified=stratified):
+            ctx.X_train = ctx.X_test = ds.X
+            ctx.y_train = ctx.y_test = ds.y
+            Xr, yr, note = set_aside_rare(ds.X, ds.y, ds.task, config.test_size, where="the refits' split")
+            if note:
+                ds.notes.append(note)
+            X_tr, X_te, y_tr, y_te = split_rows(Xr, yr, ds.task, config.test_size, config.seed)
+            ctx.refit_rows = (X_tr, y_tr, X_te, y_te)
+    else:
+        with ctx.step("train/test split" if ctx.evaluation == "split" else "the given training and test rows",
+                      test_size=config.test_size if ctx.evaluation == "split" else None, random_state=config.seed,
+                      stratified=stratified and ctx.evaluation == "split"):
+            ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test = split(ds, config.test_size, config.seed)
+    _check_class(ctx, sorted(ds.y.astype(str).unique()))  # before the fit: a wrong --class fails fast
+    if fitted:
+        ctx.model = est
         ctx.learner = refit_learner(est)  # a clone: the caller's estimator is never refitted
-        if _is_fitted(est):
-            ctx.model = est
-        else:
-            if ctx.learner is None:
-                raise ReportInputError(f"The {type(est).__name__} passed as 'model' is not fitted and cannot be "
-                                       f"cloned; pass a fitted model.")
-            with ctx.step(f"fit the model ({type(est).__name__})", estimator=repr(est)):
-                ctx.model = refit_learner(est).fit(ctx.X_train, ctx.y_train)
+    elif est is not None:
+        ctx.learner = refit_learner(est)
+        if ctx.learner is None:
+            raise ReportInputError(f"The {type(est).__name__} passed as 'model' is not fitted and cannot be "
+                                   f"cloned; pass a fitted model.")
+        with ctx.step(f"fit the model ({type(est).__name__})", estimator=repr(est)):
+            ctx.model = refit_learner(est).fit(ctx.X_train, ctx.y_train)
     else:
         est = make_model(config.model, ctx.task, ctx.X_train, ctx.y_train, config.seed)
         ctx.learner = refit_learner(est)
         with ctx.step(f"fit the model ({config.model})", estimator=repr(est)):
             ctx.model = est.fit(ctx.X_train, ctx.y_train)
     ctx.model_label = _model_label(ctx.model, config)
+    _unknown_classes(ctx)
+    if ctx.evaluation == "all_rows":
+        from ._sec_data import all_rows_warning
+
+        ctx.alerts.append(all_rows_warning(ctx))
     from .._losses import default_loss
 
     ctx.loss = "squared_error" if ctx.task == "regression" else default_loss(ctx.model)
@@ -172,7 +302,8 @@ def prepare_context(config, *, progress=None):
     except ReportInputError:
         raise
     except Exception as exc:  # a loaded model that does not fit the data is bad input
-        raise ReportInputError(f"The model could not predict the test data: {type(exc).__name__}: {exc}") from None
+        raise ReportInputError(f"The model could not predict the evaluation rows: {type(exc).__name__}: "
+                               f"{exc}") from None
     if ctx.task == "classification":
         ctx.target_class = _check_class(ctx, list(getattr(ctx.model, "classes_", ctx.data.y.unique())))
     return ctx
@@ -309,14 +440,19 @@ def subsample_sentence(ctx):
         label = ROW_BUDGETS[u.step][0]
         if label not in names:
             names.append(label)
+    outside = bool(ctx.config.model_file) or ctx.model is ctx.config.model
+    fitted = "the model was fitted outside imlkit" if outside else "the model itself was fitted on all training rows"
+    words = "rows" if ctx.evaluation == "all_rows" and largest.split in ("train", "test") else \
+        _SPLIT_WORDS[largest.split]
     return (f"Large data were subsampled to keep the report's time bounded: {len(names)} step(s) "
             f"({', '.join(names)}) ran on a seeded{' stratified' if ctx.task == 'classification' else ''} random "
             f"subsample of the rows (e.g. {largest.used:,} of {largest.available:,} "
-            f"{_SPLIT_WORDS[largest.split]}; the model itself was fitted on all training rows, and section 7 lists "
+            f"{words}; {fitted}, and section 7 lists "
             f"every step's rows); --max-rows N changes the budgets and --full uses every row.")
 
 
-_SPLIT_WORDS = {"train": "training rows", "test": "test rows", "all": "rows"}
+_SPLIT_WORDS = {"train": "training rows", "test": "test rows", "all": "rows", "refit_train": "training rows of the "
+                "refits' split", "refit_test": "test rows of the refits' split"}
 
 
 def top_alerts(ctx):

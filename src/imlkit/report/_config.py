@@ -42,12 +42,20 @@ class ReportConfig:
     ``sage_removals`` are the SAGE runs of section 3 ("marginal" and/or "conditional").
     ``extra`` is the caller's own; the report does not read it.
 
+    ``test_data`` (``--test-data``): held-out evaluation rows (a path or a DataFrame with the
+    columns of ``data``); ``data`` then holds the training rows. Without it a fitted model is
+    scored on every row of ``data`` (the report says these rows may have fitted it), and a model
+    imlkit fits is scored on a seeded split. ``prepare=False`` (``--no-prepare``) turns column
+    preparation off: every column is used as given.
+
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
     model itself is always fitted on all training rows.
     """
 
     data: object = None
+    test_data: object = None
+    prepare: bool = True
     dataset: str = "bike"
     target: str | None = None
     task: str = "auto"

@@ -13,7 +13,7 @@ from ._blocks import Section, one_line, warning
 from ._blocks import heading as heading_block
 
 __all__ = ["ReportContext", "StepRecord", "RowUse", "Failure", "DataOutputs", "ModelCheck", "ImportanceOutputs",
-           "EffectsOutputs", "RegionalOutputs", "IMPORTANCE_KEYS"]
+           "EffectsOutputs", "RegionalOutputs", "IMPORTANCE_KEYS", "REFIT_STEPS", "EVALUATIONS"]
 
 
 @dataclass
@@ -49,6 +49,12 @@ class Failure:
     kind: str
     reason: str
 
+
+#: The steps that fit models of imlkit's own on one part of the rows and score them on another
+#: (they read ``ReportContext.refit_rows`` when the model is scored on every row).
+REFIT_STEPS = ("loco", "lofo", "pimp", "leak")
+#: Where the model is scored; see ``ReportContext.evaluation``.
+EVALUATIONS = ("split", "test_data", "all_rows")
 
 #: The keys of the importance results, in the order section 3 computes and shows them.
 IMPORTANCE_KEYS = ("pfi", "cfi", "loco", "lofo", "sage_marginal", "sage_conditional", "pimp")
@@ -216,11 +222,24 @@ class ReportContext:
     target_class: object = None
     #: (step, split) -> RowUse: the rows each step read.
     row_use: dict = field(default_factory=dict)
+    #: Where the model is scored (EVALUATIONS): "split" (imlkit fitted it on its training split),
+    #: "test_data" (held-out rows given by the user) or "all_rows" (a fitted model and one table:
+    #: every row is evaluation data; imlkit cannot know which rows fitted the model).
+    evaluation: str = "split"
+    #: With "all_rows": (X_train, y_train, X_test, y_test) of a seeded split of the table, used by
+    #: the steps in REFIT_STEPS (refits and the leak check) instead of the evaluation rows.
+    refit_rows: tuple | None = None
     _orders: dict = field(default_factory=dict, repr=False)
 
     @property
     def task(self):
         return self.data.task
+
+    @property
+    def eval_rows(self):
+        """What the rows the model is scored on are called: "test rows", or "rows" when a fitted model
+        came with one table (imlkit cannot know they were held out, so it never says so)."""
+        return "rows" if self.evaluation == "all_rows" else "test rows"
 
     @property
     def seed(self):
@@ -246,6 +265,9 @@ class ReportContext:
         return self.params["rows"][step][split]
 
     def _split_data(self, split):
+        if split in ("refit_train", "refit_test"):
+            X_tr, y_tr, X_te, y_te = self.refit_rows
+            return (X_tr, y_tr) if split == "refit_train" else (X_te, y_te)
         if split == "train":
             return self.X_train, self.y_train
         if split == "test":
@@ -264,13 +286,14 @@ class ReportContext:
         row per class): the subsample is stratified. The use is recorded (``row_use``) for the
         "How it was made" section.
         """
+        asked, split = split, self._route(step, split)
         X, y = self._split_data(split)
         available = len(X)
-        budget = self.budget(step, split) if n is None else int(n)
+        budget = self.budget(step, asked) if n is None else int(n)
         idx = None
         if budget is not None and available > budget:
             idx = np.sort(self._ordering(split, y)[:budget])
-        self.row_use[(step, split)] = RowUse(step=step, split=split, used=available if idx is None else len(idx),
+        self.row_use[(step, asked)] = RowUse(step=step, split=split, used=available if idx is None else len(idx),
                                              available=available, budget=budget)
         return idx
 
@@ -282,16 +305,22 @@ class ReportContext:
         """
         if isinstance(step, (int, np.integer)):  # the older rows(n, name) form: n test rows for step `name`
             n, step, split = int(step), split, "test"
-        X, y = self._split_data(split)
+        X, y = self._split_data(self._route(step, split))
         idx = self.row_index(step, split, n)
         if idx is None:
             return X, y
         return X.iloc[idx].reset_index(drop=True), y.iloc[idx].reset_index(drop=True)
 
+    def _route(self, step, split):
+        """The split a step reads: the refit steps read the refit split when the model is scored on every row."""
+        if self.refit_rows is not None and step in REFIT_STEPS and split in ("train", "test"):
+            return "refit_" + split
+        return split
+
     def _ordering(self, split, y):
         """One seeded ordering of a split's rows (stratified by class for classification), cached."""
         if split not in self._orders:
-            code = {"train": 1, "test": 2, "all": 3}[split]
+            code = {"train": 1, "test": 2, "all": 3, "refit_train": 4, "refit_test": 5}[split]
             rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 7919, code]))
             n = len(y)
             if self.task != "classification":

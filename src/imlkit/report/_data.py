@@ -52,6 +52,10 @@ class Dataset:
     n_rows : int -- rows read
     missing : Series -- missing cells per column read (features and target)
     prepared : PreparedColumns -- the column-preparation result (``transform`` for new data)
+    n_train : int or None -- with held-out test data, the first ``n_train`` rows of ``X``/``y`` are
+        the training rows and the others the test rows; None when imlkit splits the rows itself
+    test_source : str or None -- where the test data came from
+    prepare : bool -- False when column preparation was turned off
     """
 
     X: pd.DataFrame
@@ -66,6 +70,9 @@ class Dataset:
     n_rows: int = 0
     missing: pd.Series | None = None
     prepared: object = None
+    n_train: int | None = None
+    test_source: str | None = None
+    prepare: bool = True
 
     @property
     def rows_with_missing(self):
@@ -213,25 +220,50 @@ def _shipped(name):
     return pd.concat([X, y], axis=1), str(y.name), f"imlkit.datasets.load_{name}() -- {info['source']}"
 
 
-def load_dataset(data=None, *, dataset="bike", target=None, task="auto", features=None):
+def _read(data, dataset, what):
+    """(table, default target, source) of ``data``: a path, a DataFrame (copied) or None (shipped set)."""
+    if data is None:
+        return _shipped(dataset)
+    if isinstance(data, pd.DataFrame):
+        return data.copy(), None, f"a DataFrame ({len(data):,} rows)"
+    if isinstance(data, (str, os.PathLike)):
+        data = os.fspath(data)
+        return read_table(data), None, os.path.abspath(data)
+    raise ReportInputError(f"'{what}' must be a CSV/Parquet path, a pandas DataFrame"
+                           f"{' or None' if what == 'data' else ''}; got {type(data).__name__}.")
+
+
+def load_dataset(data=None, *, dataset="bike", target=None, task="auto", features=None, test=None, keep=(),
+                 as_given=(), prepare=True):
     """Read, check and prepare the data of a report run.
 
     Parameters
     ----------
     data : str, DataFrame or None
         CSV/Parquet path, or a DataFrame (copied, never changed); None uses the shipped data
-        set ``dataset``.
+        set ``dataset``. With ``test`` these are the training rows.
     target : str or None
         Target column (default: the shipped data set's target; required otherwise).
     task : {"auto", "regression", "classification"}
         ``"auto"``: classification for text, boolean or categorical targets and for integer
         targets with at most 10 distinct values; regression otherwise.
     features : sequence of str or None
-        Columns used as features (default: all but the target).
+        Columns used as features (default: all but the target). A listed column is never set
+        aside by the preparation.
+    test : str, DataFrame or None
+        Held-out evaluation rows (same columns as ``data``): prepared together with ``data``
+        (the same decisions and level sets on both) and returned after its rows.
+    keep, as_given : sequence of str
+        See :func:`imlkit._columns.prepare_columns`: columns never set aside, and columns
+        passed on with their values unchanged (the columns a fitted model was fitted on).
+    prepare : bool
+        False: every feature is passed on as given (nothing set aside, lumped or converted).
 
     Returns
     -------
     Dataset
+        ``X``/``y`` hold the rows of ``data`` then those of ``test``; ``n_train`` says where
+        the test rows start (None without ``test``).
 
     Notes
     -----
@@ -241,17 +273,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     decision is a row of ``Dataset.decisions``. Rows with a missing target are dropped and
     counted; rows with missing feature values are kept.
     """
-    if data is None:
-        raw, default_target, source = _shipped(dataset)
-    elif isinstance(data, pd.DataFrame):
-        raw, default_target, source = data.copy(), None, f"a DataFrame ({len(data):,} rows)"
-    elif isinstance(data, (str, os.PathLike)):
-        data = os.fspath(data)
-        raw = read_table(data)
-        default_target, source = None, os.path.abspath(data)
-    else:
-        raise ReportInputError(f"'data' must be a CSV/Parquet path, a pandas DataFrame or None; "
-                               f"got {type(data).__name__}.")
+    raw, default_target, source = _read(data, dataset, "data")
     if raw.shape[1] < 2:
         raise ReportInputError(f"The data ({source}) has {raw.shape[1]} column(s); it needs a target and at least "
                                f"one feature.")
@@ -265,23 +287,53 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
             raise ReportInputError(f"Target {target!r} cannot also be a feature in '--features'.")
         if not feats:
             raise ReportInputError("'--features' is empty; give at least one column.")
+    n_train_rows = len(raw)
+    table, test_source = raw, None
+    if test is not None:
+        test_raw, _, test_source = _read(test, None, "test_data")
+        test_raw.columns = [str(c) for c in test_raw.columns]
+        needed = [c for c in (list(features) if features is not None else raw.columns) if c != target] + [target]
+        lacking = [c for c in needed if c in raw.columns and c not in test_raw.columns]
+        if lacking:
+            raise ReportInputError(f"The test data ({test_source}) lacks column(s) {lacking} of the data; its columns "
+                                   f"are {list(test_raw.columns)[:20]}.")
+        shared = [c for c in raw.columns if c in test_raw.columns]
+        table = pd.concat([raw[shared], test_raw[shared]], ignore_index=True)
+    lacking = [str(c) for c in as_given if str(c) not in table.columns]
+    if lacking:
+        raise ReportInputError(f"The fitted model was fitted on column(s) {lacking} that the data does not have; its "
+                               f"columns are {list(table.columns)[:30]}.")
+    given = [c for c in table.columns if c != target] if not prepare else list(as_given)
     try:  # prepare_columns checks the columns (duplicated names, the target, the features) ...
-        prep = prepare_columns(raw, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
-                               max_missing=MAX_MISSING)
+        prep = prepare_columns(table, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
+                               max_missing=MAX_MISSING, keep=set(keep) | set(features or ()), as_given=given,
+                               given_because="preparation is off" if not prepare else
+                               "the fitted model was fitted on it")
     except ValidationError as exc:  # ... in the API's words; the command line names the data and its options
         raise ReportInputError(_input_wording(str(exc))) from None
-    task = _resolve_task(raw[target], task, target)
+    task = _resolve_task(table[target], task, target)
     n_target = int(raw[target].notna().sum())
     if n_target < MIN_ROWS:
         raise ReportInputError(f"The data has {n_target} complete row(s); the report needs at least {MIN_ROWS} "
                                f"(rows whose target {target!r} is not missing).")
+    n_test_target = int(table[target].iloc[n_train_rows:].notna().sum())
+    if test is not None and n_test_target < 10:
+        raise ReportInputError(f"The test data ({test_source}) has {n_test_target} row(s) with a target value; "
+                               f"it needs at least 10.")
     if prep.X.shape[1] == 0:
         kinds = [f"{r.column!r}: {r.kind}" for r in prep.decisions.itertuples() if r.kind != "target"]
         why = "; ".join(kinds[:8]) + (f"; ... {len(kinds) - 8} more" if len(kinds) > 8 else "")
         raise ReportInputError(f"Every feature was set aside ({why}); nothing is left to explain {target!r}.")
     notes = []
     if prep.dropped_target_rows:
-        notes.append(f"{prep.dropped_target_rows:,} row(s) with a missing target {target!r} were dropped.")
+        where = ""
+        if test is not None:
+            where = f" ({n_train_rows - n_target:,} of the data, {len(table) - n_train_rows - n_test_target:,} of " \
+                    f"the test data)"
+        notes.append(f"{prep.dropped_target_rows:,} row(s) with a missing target {target!r} were dropped{where}.")
+    if not prepare:
+        notes.append("Column preparation is off (prepare=False / --no-prepare): every column is used as given; "
+                     "text columns become categoricals whose levels are their own values.")
     y = prep.y.reset_index(drop=True)
     if task == "regression":
         y = y.astype(float)
@@ -292,12 +344,13 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                                    f"'--task classification'.")
     else:
         y = y.astype(str)
-        if y.nunique() < 2:
+        if y.iloc[:n_target].nunique() < 2:
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
     return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
                    dropped_rows=prep.dropped_target_rows, notes=notes, decisions=prep.decisions,
-                   n_rows=prep.n_rows, missing=prep.missing, prepared=prep)
+                   n_rows=prep.n_rows, missing=prep.missing, prepared=prep,
+                   n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare))
 
 
 #: prepare_columns' messages name its parameters ('frame', 'target', 'features'); the report's

@@ -9,27 +9,118 @@ import pandas as pd
 
 from ._data import ReportInputError
 
-__all__ = ["make_model", "load_model_file", "split", "performance", "baseline_models",
-           "refit_learner", "guarded_pipeline"]
+__all__ = ["make_model", "load_model_file", "split", "split_rows", "rare_classes", "set_aside_rare", "model_columns",
+           "performance", "baseline_models", "refit_learner", "guarded_pipeline", "guarded_inputs"]
+
+
+def _check_test_size(test_size, n):
+    if not 0 < test_size < 1:
+        raise ReportInputError(f"'--test-size' must be a number > 0 and < 1; got {test_size!r}.")
+    n_test = int(np.ceil(test_size * n))
+    if n_test < 10 or n - n_test < 10:
+        raise ReportInputError(f"'--test-size' {test_size} leaves {n - n_test} training and {n_test} test "
+                               f"rows; both need at least 10.")
+    return n_test
+
+
+def rare_classes(y, test_size):
+    """The classes a stratified split cannot place in both parts, rarest first (empty when it can).
+
+    A class needs two rows (one per part); and each part needs at least one row per class, so
+    while the smaller part has fewer rows than there are classes the rarest class goes too.
+
+    Examples
+    --------
+    >>> rare_classes(pd.Series(["a"] * 20 + ["b"] * 20 + ["rare"]), 0.3)
+    ['rare']
+    """
+    counts = pd.Series(y).astype(str).value_counts()
+    counts = counts.iloc[np.lexsort((counts.index.to_numpy(), -counts.to_numpy()))]  # most frequent first
+    out = [c for c, k in counts.items() if k < 2]
+    counts = counts[counts >= 2]
+    n = int(counts.sum())
+    while len(counts) > 2:
+        n_test = int(np.ceil(test_size * n))
+        if min(n_test, n - n_test) >= len(counts):
+            break
+        out.append(counts.index[-1])
+        n -= int(counts.iloc[-1])
+        counts = counts.iloc[:-1]
+    return out
+
+
+def split_rows(X, y, task, test_size, seed):
+    """A seeded train/test split of ``(X, y)``, stratified for classification (index reset).
+
+    Rows of the classes :func:`rare_classes` names must have been set aside first; the split
+    then always stratifies.
+    """
+    from sklearn.model_selection import train_test_split
+
+    _check_test_size(test_size, len(X))
+    strat = y if task == "classification" else None
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=strat)
+    return (X_tr.reset_index(drop=True), X_te.reset_index(drop=True),
+            y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
+
+
+def set_aside_rare(X, y, task, test_size, where="the data"):
+    """``(X, y, note)``: the rows of classes too rare to split stratified removed, and a sentence naming them."""
+    if task != "classification":
+        return X, y, None
+    rare = rare_classes(y, test_size)
+    if not rare:
+        return X, y, None
+    drop = y.astype(str).isin(rare).to_numpy()
+    if drop.all() or pd.Series(y[~drop]).nunique() < 2:
+        raise ReportInputError(f"Too few rows per class to split {where} into training and test rows: "
+                               f"{pd.Series(y).value_counts().to_dict()}.")
+    counts = pd.Series(y[drop]).astype(str).value_counts()
+    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.items())
+    note = (f"{int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to appear in both the training and the "
+            f"test rows were set aside from {where}: {named}. A stratified split needs at least two rows of a "
+            f"class (and a test part with a row of every class).")
+    return X.loc[~drop].reset_index(drop=True), y.loc[~drop].reset_index(drop=True), note
 
 
 def split(ds, test_size, seed):
-    """The train/test split (stratified for classification)."""
-    from sklearn.model_selection import train_test_split
+    """The train/test split: the given test rows (``ds.n_train``) or a seeded split, stratified for classification.
 
-    if not 0 < test_size < 1:
-        raise ReportInputError(f"'--test-size' must be a number > 0 and < 1; got {test_size!r}.")
-    n_test = int(np.ceil(test_size * len(ds.X)))
-    if n_test < 10 or len(ds.X) - n_test < 10:
-        raise ReportInputError(f"'--test-size' {test_size} leaves {len(ds.X) - n_test} training and {n_test} test "
-                               f"rows; both need at least 10.")
-    strat = None
-    if ds.task == "classification":
-        counts = ds.y.value_counts()
-        strat = ds.y if counts.min() >= 2 and n_test >= len(counts) else None
-    X_tr, X_te, y_tr, y_te = train_test_split(ds.X, ds.y, test_size=test_size, random_state=seed, stratify=strat)
-    return (X_tr.reset_index(drop=True), X_te.reset_index(drop=True),
-            y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
+    A seeded split first sets aside the rows of classes too rare to stratify
+    (:func:`set_aside_rare`; ``ds`` is updated and a note added to ``ds.notes``).
+    """
+    if ds.n_train is not None:
+        k = ds.n_train
+        return (ds.X.iloc[:k].reset_index(drop=True), ds.X.iloc[k:].reset_index(drop=True),
+                ds.y.iloc[:k].reset_index(drop=True), ds.y.iloc[k:].reset_index(drop=True))
+    _check_test_size(test_size, len(ds.X))
+    ds.X, ds.y, note = set_aside_rare(ds.X, ds.y, ds.task, test_size)
+    if note:
+        ds.notes.append(note)
+    return split_rows(ds.X, ds.y, ds.task, test_size, seed)
+
+
+def model_columns(model):
+    """The input columns a fitted model needs, by name (None when it does not say).
+
+    ``feature_names_in_`` (scikit-learn estimators and pipelines fitted on a DataFrame), else the
+    columns a leading ``ColumnTransformer`` selects by name, else LightGBM's ``feature_name_``.
+    """
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return [str(c) for c in names]
+    first = model.steps[0][1] if hasattr(model, "steps") and model.steps else model
+    cols = []
+    for t in getattr(first, "transformers_", getattr(first, "transformers", None)) or ():
+        sel = t[2] if len(t) > 2 else None
+        if isinstance(sel, str) and sel not in ("drop", "passthrough"):
+            sel = [sel]
+        if isinstance(sel, (list, tuple)) and all(isinstance(c, str) for c in sel):
+            cols += [c for c in sel if c not in cols]
+    if cols:
+        return cols
+    names = getattr(model, "feature_name_", None)
+    return [str(c) for c in names] if names is not None else None
 
 
 def _encoded(estimator, X, impute=True):
@@ -72,6 +163,12 @@ def guarded_pipeline(estimator):
     from .._columns import KnownLevels, MissingImputer
 
     return make_pipeline(MissingImputer(), KnownLevels(), estimator)
+
+
+def guarded_inputs(pipeline):
+    """The input columns a fitted :func:`guarded_pipeline` passes on to its model (what ``KnownLevels`` kept)."""
+    guard = pipeline[-2]
+    return [c for c in guard.feature_names_in_ if c not in set(guard.dropped_)]
 
 
 def glm_family(task, y):
@@ -203,9 +300,9 @@ def baseline_models(task, X, y):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        from .._columns import MissingImputer
+        from .._columns import KnownLevels, MissingImputer
 
-        out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), _onehot(X), StandardScaler(),
+        out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), KnownLevels(), _onehot(X), StandardScaler(),
                                                        LogisticRegression(max_iter=2000))
     else:
         from .. import models

@@ -6,7 +6,7 @@ import numpy as np
 from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import glm_family, guarded_pipeline, performance
+from ._fit import glm_family, guarded_inputs, guarded_pipeline, performance
 from ._sec_effects import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
@@ -71,6 +71,13 @@ def _guarded(ctx, name, build):
     return ctx.guard(name, build, heading=name)
 
 
+def _where(ctx):
+    """The comparison table's caption: where every model was scored."""
+    if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
+        return "Performance on every row of the table (these models were fitted on the same rows)"
+    return "Test performance on the same split"
+
+
 def _fit(estimator, X, y):
     """Fit ``estimator`` behind imputation and the known-levels guard (the training split may have
     NaN, and a rare level can fall into the test split only); returns (pipeline, fitted model)."""
@@ -89,7 +96,7 @@ def _glm_blocks(ctx, tg, perf):
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
     sentences = []
-    for f in top_features(ctx, 4):
+    for f in [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     if sentences:
         blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
@@ -107,7 +114,7 @@ def _gam_blocks(ctx, tg, perf):
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
                        "functions for the rows); do not read them as the data's effects."))
     blocks.append(frame_table(gam.summary(), caption="Terms"))
-    feats = top_features(ctx, 6)
+    feats = [f for f in top_features(ctx, 6) if f in guarded_inputs(pipe)]
     with report_style():
         ncol = 3
         nrow = int(np.ceil(len(feats) / ncol))
@@ -183,10 +190,10 @@ def section_alternatives(ctx):
         head.append(text(f"The target has {ctx.y_train.nunique()} classes; the GLM and the GAM model one class at a "
                          f"time, so they are fitted for class {tg.cls} against the rest and compared with the black "
                          f"box's probability of {tg.cls} on that same task. The other models use all classes."))
-        head.append(_comparison(perf_glm, f"Test performance on the same split (task: class {tg.cls} vs the rest)"))
-        head.append(_comparison(perf_all, "Test performance on the same split (all classes)"))
+        head.append(_comparison(perf_glm, f"{_where(ctx)} (task: class {tg.cls} vs the rest)"))
+        head.append(_comparison(perf_all, f"{_where(ctx)} (all classes)"))
     else:
-        head.append(_comparison(perf_all, "Test performance on the same split"))
+        head.append(_comparison(perf_all, _where(ctx)))
     head += ctx.guard("figure: interpretable models", lambda: _figure(ctx, perf_all), kind="figure")
     return Section("alternatives", title, head + body)
 

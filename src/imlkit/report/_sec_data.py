@@ -10,7 +10,7 @@ from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 
-__all__ = ["section_data", "EXTRAPOLATION_R2"]
+__all__ = ["section_data", "EXTRAPOLATION_R2", "evaluation_sentence", "split_sentence", "all_rows_warning"]
 
 #: R² from the other features above which marginal methods are flagged (as PFI's own warning).
 EXTRAPOLATION_R2 = 0.5
@@ -24,6 +24,8 @@ def _describe(col):
         top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
         more = f", … {len(counts) - 4} more" if len(counts) > 4 else ""
         return f"categorical, {len(col.cat.categories)} levels", top + more
+    if not (pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype)):
+        return str(col.dtype), f"{col.nunique():,} distinct values"
     vals = col.astype(float)
     if vals.isna().all():
         return "numeric", "no values"
@@ -38,6 +40,8 @@ def _rows_text(ds):
     """One paragraph: rows read, rows dropped (missing target), rows kept with missing feature values."""
     n_read = ds.n_rows or len(ds.raw)
     parts = [f"{n_read:,} rows and {ds.raw.shape[1]} columns were read"]
+    if ds.n_train is not None:
+        parts[0] += f" (data and test data together: {ds.n_train:,} and {len(ds.X) - ds.n_train:,} rows with a target)"
     if ds.dropped_rows:
         parts.append(f"{ds.dropped_rows:,} row(s) with a missing target {ds.target!r} were dropped")
     else:
@@ -50,6 +54,61 @@ def _rows_text(ds):
                   f"indicator, and methods that cannot take missing values (ALE, REPID) use only the complete rows "
                   f"({len(ds.X) - incomplete:,} of {len(ds.X):,} in the whole table).")
     return text_
+
+
+#: How to give rows the model never saw (said wherever the report cannot vouch for its rows).
+HOW_TO_HOLD_OUT = ("pass rows it never saw with test_data= (Python) or --test-data FILE (command line); the table "
+                   "given as data then serves as the training rows of the refits and of imlkit's own models")
+
+
+def all_rows_warning(ctx):
+    """The top warning of a fitted model scored on the one table it came with."""
+    return (f"The model was fitted outside imlkit and only one table was given, so every one of its "
+            f"{len(ctx.X_test):,} rows is used to score and explain the model. imlkit cannot know which rows fitted "
+            f"the model: if some did, the scores of section 2 and every importance and effect computed from them are "
+            f"optimistic (a model is better on rows it was fitted on). To score the model on rows it never saw, "
+            f"{HOW_TO_HOLD_OUT}.")
+
+
+def evaluation_sentence(ctx):
+    """Section 2's first sentence: which rows fitted the model and which score it -- true in every case."""
+    n_tr, n_te = len(ctx.X_train), len(ctx.X_test)
+    if ctx.evaluation == "all_rows":
+        return (f"The model: {ctx.model_label}; imlkit did not fit it. It is scored on all {n_te:,} rows of the "
+                f"table, and imlkit cannot know which of them fitted the model: if some did, these scores are "
+                f"optimistic. The baselines are fitted and scored on the same {n_te:,} rows. To score the model on "
+                f"rows it never saw, {HOW_TO_HOLD_OUT}.")
+    if ctx.evaluation == "test_data":
+        who = ("It was fitted outside imlkit; imlkit cannot check that the test rows were not among its training rows"
+               if _fitted_outside(ctx) else f"It was fitted on the {n_tr:,} rows given as data")
+        return (f"The model: {ctx.model_label}. {who}. It is scored on the {n_te:,} rows given as test data, which "
+                f"the baselines and imlkit's own models never see (they are fitted on the {n_tr:,} rows of data).")
+    return (f"The model: {ctx.model_label}. Fitted on {n_tr:,} training rows, scored on {n_te:,} held-out test rows "
+            f"(a seeded random split of the table).")
+
+
+def _fitted_outside(ctx):
+    cfg = ctx.config
+    return bool(cfg.model_file) or not isinstance(cfg.model, str) and ctx.model is cfg.model
+
+
+def split_sentence(ctx):
+    """Section 1's sentence on the training and evaluation rows (and the refits' own split)."""
+    cfg = ctx.config
+    if ctx.evaluation == "all_rows":
+        X_tr, _, X_te, _ = ctx.refit_rows
+        return (f"Evaluation rows: all {len(ctx.X_test):,} rows (a fitted model and one table: no split; imlkit "
+                f"cannot know which of them fitted the model). The refit-based methods "
+                f"(LOCO, LOFO, PIMP) and the leak check fit models of their own: they use a seeded split of this "
+                f"table, {len(X_tr):,} rows to fit and {len(X_te):,} to score (test size {cfg.test_size}, seed "
+                f"{ctx.seed}).")
+    if ctx.evaluation == "test_data":
+        return (f"Training rows: the {len(ctx.X_train):,} rows given as data; evaluation rows: the {len(ctx.X_test):,} "
+                f"held-out rows given as test data ({ctx.data.test_source}), prepared with the same column decisions "
+                f"and the same target handling.")
+    strat = ", stratified by class" if ctx.task == "classification" else ""
+    return (f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
+            f"(test size {cfg.test_size}, seed {ctx.seed}{strat}).")
 
 
 #: With more decisions than this, plain numeric columns used as is share one row.
@@ -85,14 +144,12 @@ def section_data(ctx):
         r2 = dependence_r2(X_dep)
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
                    f"to predict {ds.target!r} ({ds.task})."),
-              text(f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
-                   f"(test size {ctx.config.test_size}, seed {ctx.seed}).")]
+              text(split_sentence(ctx))]
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:
         blocks.append(table(["column", "kind", "what was done", "why", "missing cells"], _decision_rows(ds),
-                            caption="How each column was prepared (decided once on the whole table, before the "
-                                    "train/test split, from the columns alone -- never from the target)"))
+                            caption=_decisions_caption(ctx)))
     rows = []
     for c in X.columns:
         kind, summary = _describe(X[c])
@@ -128,6 +185,16 @@ def section_data(ctx):
                            f"conditional methods should broadly agree."))
     ctx.data_outputs.dependence_r2 = r2
     return Section("data", "1. Data", blocks)
+
+
+def _decisions_caption(ctx):
+    ds = ctx.data
+    if not ds.prepare:
+        return "How each column was used: column preparation is off (prepare=False / --no-prepare); each as given"
+    where = "the data and the test data together" if ds.n_train is not None else "the whole table"
+    return (f"How each column was prepared (decided once on {where}, before any split, from the columns alone -- "
+            f"never from the target)" + ("; the columns the fitted model was fitted on are used as given and none is "
+                                         "set aside" if _fitted_outside(ctx) else ""))
 
 
 def _correlation_blocks(X, top=6):

@@ -97,10 +97,10 @@ def complete_rows(ctx, X, method):
         return X, None
     Xc = X[keep].reset_index(drop=True)
     if len(Xc) < MIN_COMPLETE_ROWS:
-        raise ValueError(f"{method} needs complete rows, and only {len(Xc)} of the {len(X)} test rows have no missing "
-                         f"value (at least {MIN_COMPLETE_ROWS} are needed)")
+        raise ValueError(f"{method} needs complete rows, and only {len(Xc)} of the {len(X)} {ctx.eval_rows} have no "
+                         f"missing value (at least {MIN_COMPLETE_ROWS} are needed)")
     return Xc, (f"{method} cannot take missing values: it ran on the {len(Xc):,} complete rows of the {len(X):,} "
-                f"test rows used ({len(X) - len(Xc):,} rows with a missing feature value left out).")
+                f"{ctx.eval_rows} used ({len(X) - len(Xc):,} rows with a missing feature value left out).")
 
 
 def section_effects(ctx):
@@ -125,9 +125,9 @@ def section_effects(ctx):
         what = _output_text(ctx, outputs[0])
     blocks = [text(f"Effects on {what} of the {len(feats)} most important features ({', '.join(feats)}).")]
     if ctx.methods("effects"):
-        blocks[0] = text(blocks[0]["text"] + f" ICE curves (thin lines, {len(X_ice):,} test rows) with their mean, the "
-                         f"partial dependence (PD, thick line); beside them the accumulated local effects (ALE), which "
-                         f"stay on the data where features are dependent.")
+        blocks[0] = text(blocks[0]["text"] + f" ICE curves (thin lines, {len(X_ice):,} {ctx.eval_rows}) with their "
+                         f"mean, the partial dependence (PD, thick line); beside them the accumulated local effects "
+                         f"(ALE), which stay on the data where features are dependent.")
         try:
             X_ale, note = complete_rows(ctx, ctx.rows("ale")[0], "ALE")
         except ValueError as exc:
@@ -231,7 +231,7 @@ def _pd2_blocks(ctx, h, output):
         fig, ax = new_figure(figsize=(6, 4.2))
         pd2.plot(ax=ax[0, 0])
         ax[0, 0].set_title(f"2-D partial dependence of the strongest pair: {pair[0]} × {pair[1]}")
-        cap = f"2-D partial dependence of {pair[0]} and {pair[1]} ({len(X_pd):,} test rows, {grid}×{grid} grid)"
+        cap = f"2-D partial dependence of {pair[0]} and {pair[1]} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)"
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
@@ -269,7 +269,7 @@ def section_regional(ctx):
     blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
                    f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
                    f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
-                   f"{len(X_rep)} test rows, tree depth ≤ {p['max_depth']}."),
+                   f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p['max_depth']}."),
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
@@ -285,7 +285,8 @@ def section_regional(ctx):
     else:
         blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
                            f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
-    blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, len(X_rep)), kind="figure")
+    rows = f"{len(X_rep):,} {ctx.eval_rows}"
+    blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
 
 
@@ -293,5 +294,5 @@ def _repid_figure(g, feature, n):
     with report_style():
         fig, ax = new_figure(figsize=(7, 4))
         g.plot(ax=ax[0, 0], show_tree=False)
-        cap = f"Global and regional partial dependence of {feature} ({n:,} test rows)"
+        cap = f"Global and regional partial dependence of {feature} ({n})"
         return [figure_block(fig, cap, caption=cap)]

@@ -84,8 +84,9 @@ def _fit_baselines(ctx):
 def section_model(ctx):
     """Test scores with intervals of the black box, the mean/majority baseline and a GLM; the verdict."""
     task = ctx.task
-    blocks = [text(f"The model: {ctx.model_label}. Trained on {len(ctx.X_train):,} rows, evaluated on "
-                   f"{len(ctx.X_test):,} held-out test rows.")]
+    from ._sec_data import evaluation_sentence
+
+    blocks = [text(evaluation_sentence(ctx))]
     fitted, boxes = _fit_baselines(ctx)
     labels = class_labels(ctx.model, ctx.y_train, ctx.y_test) if task == "classification" else None
     outputs = {ctx.model_label: model_outputs(ctx.model, ctx.X_test, task, labels)}

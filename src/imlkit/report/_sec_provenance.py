@@ -38,6 +38,7 @@ def section_provenance(ctx, total_seconds=None):
     cfg = ctx.config
     blocks = [text(f"Data: {ctx.data.source}; target {ctx.data.target!r}; task {ctx.task}."),
               text(f"Command: {cfg.command or '(called from Python)'}"),
+              text(evaluation_text(ctx)),
               text(f"Seed {cfg.seed}: the train/test split, the model, every method (random_state) and every "
                    f"row subsample derive from it; the same command gives the same numbers (for any --n-jobs and "
                    f"with or without --scheduler)."),
@@ -62,7 +63,35 @@ def section_provenance(ctx, total_seconds=None):
     return Section("provenance", "7. How it was made", blocks)
 
 
-_SPLITS = {"train": "training rows", "test": "test rows", "all": "all rows (before the split)"}
+_SPLITS = {"train": "training rows", "test": "test rows", "all": "all rows (before the split)",
+           "refit_train": "training rows of the refits' split", "refit_test": "test rows of the refits' split"}
+_SPLITS_ALL_ROWS = {"train": "all rows (fitted model, one table)", "test": "all rows (fitted model, one table)"}
+
+
+def _model_rows(ctx):
+    """Which rows fitted the model, in a clause that is true in each evaluation case."""
+    if ctx.evaluation == "split" or not _outside(ctx):
+        return f"the model was fitted by imlkit on all {len(ctx.X_train):,} training rows"
+    return "the model was fitted outside imlkit (imlkit does not know on which rows)"
+
+
+def _outside(ctx):
+    cfg = ctx.config
+    return bool(cfg.model_file) or (not isinstance(cfg.model, str) and ctx.model is cfg.model)
+
+
+def evaluation_text(ctx):
+    """Where the model was scored, as section 7 records it."""
+    n = len(ctx.X_test)
+    if ctx.evaluation == "all_rows":
+        from ._sec_data import all_rows_warning
+
+        return "Evaluation: " + all_rows_warning(ctx)
+    if ctx.evaluation == "test_data":
+        return (f"Evaluation: the {n:,} rows given as test data ({ctx.data.test_source}); {_model_rows(ctx)}; the "
+                f"{len(ctx.X_train):,} rows given as data fitted the refits and imlkit's own models.")
+    return (f"Evaluation: {n:,} held-out test rows of a seeded split (test size {ctx.config.test_size}); "
+            f"{_model_rows(ctx)}.")
 
 
 def _rows_blocks(ctx):
@@ -76,7 +105,8 @@ def _rows_blocks(ctx):
     for u in ctx.row_use.values():
         label, _, kind = ROW_BUDGETS.get(u.step, (u.step, None, "sample"))
         budget = "every row" if u.budget is None else f"{u.budget:,}"
-        rows.append([label, _SPLITS[u.split], f"{u.used:,} of {u.available:,}", budget,
+        where = _SPLITS_ALL_ROWS.get(u.split, _SPLITS[u.split]) if ctx.evaluation == "all_rows" else _SPLITS[u.split]
+        rows.append([label, where, f"{u.used:,} of {u.available:,}", budget,
                      "sample size of the method" if kind == "sample" else
                      ("refit (larger with --scheduler)" if kind == "refit" else "linear cost")])
     if cfg.full:
@@ -91,4 +121,4 @@ def _rows_blocks(ctx):
     return [table(["step", "data", "rows used", "budget", "kind"], rows,
                   caption=f"Rows each step used out of the rows available: a step with more rows than its budget "
                           f"reads a seeded,{strat} random subsample (the same rows for every step, up to its budget); "
-                          f"the model was fitted on all {len(ctx.X_train):,} training rows. {how}")]
+                          f"{_model_rows(ctx)}. {how}")]
