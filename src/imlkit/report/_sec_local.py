@@ -94,7 +94,7 @@ def section_local(ctx):
            "exact enumeration of the coalitions" if first.extra.get("exact") else
            f"the permutation estimator (at most {ORDERINGS_AGNOSTIC} orderings per row)")
     blocks = [text(f"SHAP values split each prediction ({what}) into one contribution per feature: the "
-                   f"prediction minus the mean prediction over {len(bg)} background test rows "
+                   f"prediction minus the mean prediction over {len(bg)} background {ctx.eval_rows} "
                    f"({first.base_values[0]:.4g}) is the sum of the contributions (interventional Shapley values, "
                    f"{how}). The mean of the Shapley values of each row's loss (ik.shap(..., output='loss')) "
                    f"over the rows is marginal SAGE (section 3) on the same background: SAGE is the average "
@@ -102,30 +102,30 @@ def section_local(ctx):
     labels = ["largest error", "most extreme prediction", "typical prediction"]
     blocks.append(table(["row", "why chosen", what, err_name],
                         [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],
-                        caption="The three explained test rows"))
-    blocks += ctx.guard("figure: SHAP waterfalls", lambda: [_waterfalls(first, labels)], kind="figure")
-    blocks += ctx.guard("figure: SHAP beeswarm", lambda: [_beeswarm(swarm)], kind="figure")
+                        caption=f"The three explained {ctx.eval_rows}"))
+    blocks += ctx.guard("figure: SHAP waterfalls", lambda: [_waterfalls(first, labels, ctx.eval_rows)], kind="figure")
+    blocks += ctx.guard("figure: SHAP beeswarm", lambda: [_beeswarm(swarm, ctx.eval_rows)], kind="figure")
     blocks.append(_beside(ctx, swarm))
     return Section("local", TITLE, blocks)
 
 
-def _waterfalls(result, labels):
+def _waterfalls(result, labels, rows_word):
     with report_style():
         fig, axes = new_figure(nrows=len(labels), ncols=1, figsize=(7.5, 2.8 * len(labels)))
         for k, lab in enumerate(labels):
             ax = result.plot("waterfall", row=k, ax=axes[k, 0], max_display=8)
             ax.set_title(f"{lab} (row {result.data.index[k]})", fontsize=10)
-        return figure_block(fig, "SHAP waterfalls of three test rows",
+        return figure_block(fig, f"SHAP waterfalls of three {rows_word}",
                             caption="From the mean prediction (dashed) to the row's prediction, feature by feature "
                                     "(the largest contributions first, the rest summed)")
 
 
-def _beeswarm(result):
+def _beeswarm(result, rows_word):
     with report_style():
         fig, axes = new_figure(figsize=(7.5, 0.42 * min(len(result.feature_names), 12) + 1.6))
         result.plot("beeswarm", ax=axes[0, 0], max_display=12)
-        return figure_block(fig, "SHAP beeswarm of the test rows",
-                            caption=f"Each dot is one of {len(result.values)} test rows: its SHAP value for the "
+        return figure_block(fig, f"SHAP beeswarm of the {rows_word}",
+                            caption=f"Each dot is one of {len(result.values)} {rows_word}: its SHAP value for the "
                                     "feature, coloured by the feature's value (rank)")
 
 

@@ -103,7 +103,7 @@ def section_model(ctx):
     metrics = [m for m in (REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
-           f"{len(ctx.y_test):,} test rows (seed {ctx.seed}; the same resamples for every model)")
+           f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model)")
     blocks.append(table(["model"] + metrics, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
                         caption=f"Test scores ({_directions(metrics)}); {how}"))
     if res["differences"]:
@@ -195,8 +195,9 @@ def _verdict(ctx, res, fitted, deciding):
                           + "; ".join(f"{_one(res, name, base, m, d[m])}, "
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
-            msg = (f"The model is no better than the {base} baseline on the test rows: {detail}. Its importance and "
-                   f"effect explanations below describe noise (what the model does), not a relationship in the data.")
+            msg = (f"The model is no better than the {base} baseline on the {ctx.eval_rows}: {detail}. Its importance "
+                   f"and effect explanations below describe noise (what the model does), not a relationship in the "
+                   f"data.")
             check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
