@@ -83,16 +83,24 @@ def figure_block(fig, alt, caption=None):
     return {"kind": "image", "src": to_data_uri(fig), "alt": alt, "caption": caption}
 
 
-def draw_dependence(r2, ax, threshold):
-    """Horizontal bars of each feature's R² from the others, the warning threshold dashed."""
+def draw_dependence(r2, ax, threshold, max_features=None):
+    """Horizontal bars of each feature's R² from the others, the warning threshold dashed.
+
+    ``max_features``: draw only the features with the largest R² (a wide table's chart would
+    be hundreds of inches tall); the title says how many of how many are shown.
+    """
     vals = r2.dropna().sort_values()
+    n_all = len(vals)
+    if max_features is not None and n_all > max_features:
+        vals = vals.iloc[-max_features:]
     ax.barh(np.arange(len(vals)), vals.to_numpy(), color=["C3" if v > threshold else "C0" for v in vals])
     ax.set_yticks(np.arange(len(vals)))
     ax.set_yticklabels([str(i) for i in vals.index])
     ax.axvline(threshold, color="grey", ls="--", lw=1)
     ax.set_xlim(0, 1)
     ax.set_xlabel("R² of the feature from all other features (linear fit)")
-    ax.set_title("Dependence between features")
+    ax.set_title("Dependence between features" if len(vals) == n_all
+                 else f"Dependence between features: the {len(vals)} largest R² of {n_all}")
     return ax
 
 

@@ -14,6 +14,11 @@ __all__ = ["section_data", "EXTRAPOLATION_R2", "evaluation_sentence", "split_sen
 
 #: R² from the other features above which marginal methods are flagged (as PFI's own warning).
 EXTRAPOLATION_R2 = 0.5
+#: Bars in the dependence chart (the largest R² first): a wide table's chart would be hundreds of
+#: inches tall and take minutes to draw (2,308 genes: 80 s).
+MAX_DRAWN = 40
+#: Features named in the extrapolation warning; the rest are counted.
+MAX_LISTED = 10
 
 
 def _describe(col):
@@ -165,14 +170,23 @@ def section_data(ctx):
     blocks.append(table(["feature", "type", "missing", "summary", "R² from the other features"], rows,
                         caption="The features as the model sees them (R² of a linear regression of each numeric "
                                 "feature on all the others, over the complete rows; categoricals enter as dummies)"))
+    if r2.attrs.get("ridge"):
+        blocks.append(text(f"The table has at least as many feature columns as rows (after the categoricals' "
+                           f"levels): every feature is then exactly a linear combination of the others, and an "
+                           f"unpenalised R² would be 1 for all of them. The R² above are ridge-penalised "
+                           f"(penalty {r2.attrs['ridge']} on the correlation scale, counted as residual), so they "
+                           f"still rank how well each feature is explained."))
     blocks += _correlation_blocks(X)
     with report_style():
-        fig, ax = new_figure(figsize=(6, 0.3 * X.shape[1] + 1.2))
-        draw_dependence(r2, ax[0, 0], EXTRAPOLATION_R2)
+        shown = min(int(r2.notna().sum()), MAX_DRAWN)
+        fig, ax = new_figure(figsize=(6, 0.3 * max(shown, 1) + 1.2))
+        draw_dependence(r2, ax[0, 0], EXTRAPOLATION_R2, max_features=MAX_DRAWN)
         blocks.append(figure_block(fig, "Bar chart of each feature's R² from the other features"))
     high = r2[r2 > EXTRAPOLATION_R2].sort_values(ascending=False)
     if len(high):
-        names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.items())
+        names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.iloc[:MAX_LISTED].items())
+        if len(high) > MAX_LISTED:
+            names += f" and {len(high) - MAX_LISTED:,} other features with R² > {EXTRAPOLATION_R2}"
         blocks.append(warning(
             f"Marginal methods will extrapolate: {names} can be predicted well from the other features. "
             f"Permuting such a feature (PFI, marginal SAGE) or moving it along a grid (ICE, PD) creates "

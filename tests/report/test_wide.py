@@ -1,0 +1,51 @@
+"""Section 1 on a wide table (more feature columns than rows, as gene expression): bounded chart,
+a bounded list, and the ridge R² stated (design §6: the report scales in columns)."""
+import re
+import time
+
+import numpy as np
+import pandas as pd
+from numpy.testing import assert_allclose
+from sklearn.linear_model import Ridge
+
+from imlkit._dependence import RIDGE, dependence_r2
+from imlkit.report import ReportConfig
+from imlkit.report._build import prepare_context
+from imlkit.report._figures import draw_dependence, new_figure
+from imlkit.report._sec_data import MAX_DRAWN, MAX_LISTED, section_data
+
+
+def _wide(n=40, p=300, seed=0):
+    rng = np.random.default_rng(seed)
+    # a shared factor makes every column predictable from the others
+    X = pd.DataFrame(rng.normal(size=(n, p)) + 2 * rng.normal(size=(n, 1)), columns=[f"g{j}" for j in range(p)])
+    return X.assign(y=X.g0 + rng.normal(size=n))
+
+
+def test_dependence_chart_draws_the_largest_r2_only():
+    r2 = pd.Series(np.linspace(0, 1, 100), index=[f"f{j}" for j in range(100)])
+    fig, ax = new_figure()
+    draw_dependence(r2, ax[0, 0], 0.5, max_features=MAX_DRAWN)
+    bars = ax[0, 0].patches
+    assert len(bars) == MAX_DRAWN
+    assert_allclose(sorted(b.get_width() for b in bars), r2.iloc[-MAX_DRAWN:].to_numpy())
+    assert f"{MAX_DRAWN} largest R² of 100" in ax[0, 0].get_title()
+
+
+def test_section_data_on_a_wide_table_is_bounded_and_says_ridge():
+    df = _wide()
+    ctx = prepare_context(ReportConfig(data=df, target="y", model=Ridge(alpha=1.0).fit(df.drop(columns="y"), df.y),
+                                       quick=True))
+    start = time.perf_counter()
+    sec = section_data(ctx)
+    assert time.perf_counter() - start < 60
+    html = " ".join(str(b.get("text", "")) for b in sec["blocks"])
+    assert ctx.data_outputs.dependence_r2.attrs["ridge"] == RIDGE
+    assert "ridge-penalised" in html
+    m = re.search(r"Marginal methods will extrapolate: (.*?) can be predicted", html)
+    assert m is not None
+    listed = m.group(1)
+    n_high = int((dependence_r2(df.drop(columns="y")) > 0.5).sum())
+    assert n_high > MAX_LISTED
+    assert listed.count("R² = ") == MAX_LISTED
+    assert f"and {n_high - MAX_LISTED:,} other features" in listed
