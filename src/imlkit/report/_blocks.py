@@ -51,7 +51,12 @@ def table(columns, rows, caption=None, numeric=None):
             "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
 
 
-def frame_table(frame, caption=None, index=True, digits=4):
+def frame_table(frame, caption=None, index=True, digits=4, snap=False):
+    """A DataFrame as a table block; ``snap``: float columns show rounding noise as 0 (``_display.tidy_frame``)."""
+    if snap:
+        from .._display import tidy_frame
+
+        frame = tidy_frame(frame)
     cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     rows = []
     for idx, row in frame.iterrows():

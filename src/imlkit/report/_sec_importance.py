@@ -6,6 +6,7 @@ import re
 import numpy as np
 
 from .. import importance as imp
+from .._display import snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
@@ -104,11 +105,29 @@ def _run(ctx, method):
     return []
 
 
-def _interval(r, j):
-    lo, hi = r.ci_low[j], r.ci_high[j]
+def _interval(lo, hi):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return ""
-    return f"[{lo:.3g}, {hi:.3g}]"
+    return f"[{_num3(lo)}, {_num3(hi)}]"
+
+
+def _num3(v):
+    s = f"{v:.3g}"
+    return "0" if s == "-0" else s
+
+
+def _snapped(r):
+    """Importance, ci_low, ci_high of ``r`` with rounding noise shown as 0.
+
+    The scale is the method's largest |value| or the model's loss, whichever is larger: a LOCO
+    median of 1e-15 beside a loss of 0.05 is a difference of two equal losses, not a number.
+    """
+    arrays = [np.asarray(a, dtype=float) for a in (r.importance, r.ci_low, r.ci_high)]
+    finite = np.concatenate([a[np.isfinite(a)] for a in arrays])
+    scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if r.baseline_loss is not None and np.isfinite(r.baseline_loss):
+        scale = max(scale, abs(float(r.baseline_loss)))
+    return [snap_zero(a, scale) for a in arrays]
 
 
 def _question_table(methods, pimp_base=None):
@@ -138,12 +157,14 @@ def side_by_side_rows(results):
             adj = r.params.get("p_adjust_applied") or r.params.get("p_adjust", "adj.")
             cols.append(f"{METHOD_LABELS.get(key, key)} p ({adj})")
     rows = []
+    snapped = {key: _snapped(r) for key, r in results.items()}
     for f in order:
         row = [f]
-        for r in results.values():
+        for key, r in results.items():
             if f in r.feature_names:
                 j = list(r.feature_names).index(f)
-                row.append(f"{fmt(r.importance[j])} {_interval(r, j)}".strip())
+                value, low, high = (a[j] for a in snapped[key])
+                row.append(f"{fmt(value)} {_interval(low, high)}".strip())
                 if r.p_adjusted is not None:
                     row.append(r.p_adjusted[j])
             else:
