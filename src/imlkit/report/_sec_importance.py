@@ -10,7 +10,7 @@ from .._display import snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
-__all__ = ["section_importance", "compute_importance", "METHOD_LABELS"]
+__all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats"]
 
 METHOD_LABELS = {
     "pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
@@ -227,10 +227,54 @@ def section_importance(ctx):
             if key.startswith("sage") and "did not converge" in w:
                 continue  # said above, with the command-line option that changes it
             by_text.setdefault(cli_advice(w), []).append(METHOD_LABELS.get(key, key))
-    caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
+    caveats += group_caveats(by_text)
     if caveats:
         blocks.append(bullets(caveats, title="Caveats found while computing"))
     return Section("importance", "3. Feature importance", blocks)
+
+
+#: A feature name quoted in a method's warning, and the numbers in it (what varies between features).
+_QUOTED = re.compile(r"'([^']+)'")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
+#: Features listed in a grouped caveat before "and N others".
+CAVEAT_LIST = 10
+
+
+def group_caveats(by_text):
+    """One line per kind of caveat: the messages that differ only in the feature they name (and its numbers).
+
+    ``by_text`` maps a message to the methods that raised it. Messages with the same methods that
+    become equal once their first quoted name and their numbers are blanked are one kind; the line
+    keeps the message once (the name and the varying numbers shown as "…") and lists the features
+    with their numbers, e.g. ``PFI, PIMP (3 features): Feature '…' is strongly dependent (R² = …)…:
+    weight (0.92), displacement (0.96), …``.
+    """
+    kinds = {}
+    for message, methods in by_text.items():
+        named = _QUOTED.search(message)
+        if named is None:
+            kinds.setdefault((message, tuple(methods)), []).append((None, message))
+            continue
+        blank = message[:named.start()] + "'…'" + message[named.end():]
+        kinds.setdefault((_NUMBER.sub("#", blank), tuple(methods)), []).append((named.group(1), blank))
+    out = []
+    for (_, methods), members in kinds.items():
+        who = ", ".join(methods)
+        if len(members) == 1:
+            name, blank = members[0]
+            out.append(f"{who}: {blank.replace(chr(39) + '…' + chr(39), repr(name)) if name else blank}")
+            continue
+        numbers = [_NUMBER.findall(blank) for _, blank in members]
+        varying = [i for i in range(len(numbers[0])) if len({tuple(n)[i] for n in numbers}) > 1]
+        shown = members[0][1]
+        for i in sorted(varying, reverse=True):  # blank the numbers that differ, from the end
+            match = list(_NUMBER.finditer(shown))[i]
+            shown = shown[:match.start()] + "…" + shown[match.end():]
+        names = [name + (f" ({', '.join(n[i] for i in varying)})" if varying else "")
+                 for (name, _), n in zip(members, numbers)]
+        more = f" and {len(names) - CAVEAT_LIST} others" if len(names) > CAVEAT_LIST else ""
+        out.append(f"{who} ({len(members)} features): {shown} -- {', '.join(names[:CAVEAT_LIST])}{more}.")
+    return out
 
 
 def _comparison_figure(results):
