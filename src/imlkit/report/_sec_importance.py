@@ -90,7 +90,9 @@ def compute_importance(ctx, method):
     if method in _REFIT:
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
-    with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=ctx.loss, random_state=ctx.seed,
+    # the loss this method uses (LOCO/LOFO choose their own): section 7 shows the same label as section 3
+    loss = _refit_loss(ctx, method) if method in ("loco", "lofo") else ctx.loss
+    with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
     for key, r in results.items():
