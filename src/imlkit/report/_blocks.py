@@ -45,10 +45,14 @@ def bullets(items, title=None):
     return {"kind": "list", "items": [str(i) for i in items], "title": title}
 
 
-def table(columns, rows, caption=None, numeric=None):
-    """A table block; every cell is turned into text here (the template escapes it)."""
+def table(columns, rows, caption=None, numeric=None, css=None):
+    """A table block; every cell is turned into text here (the template escapes it).
+
+    ``css``: a class name for the template's style sheet (``"wide"``: cells never wrap, the first
+    column stays in view while the table scrolls sideways).
+    """
     return {"kind": "table", "columns": [str(c) for c in columns],
-            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
+            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption, "css": css}
 
 
 def frame_table(frame, caption=None, index=True, digits=4, snap=False):

@@ -110,7 +110,8 @@ def _run(ctx, method):
 def _interval(lo, hi):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return ""
-    return f"[{_num3(lo)}, {_num3(hi)}]"
+    # a no-break space inside the interval: a narrow cell wraps between the value and its interval only
+    return f"[{_num3(lo)},\u00a0{_num3(hi)}]"
 
 
 def _num3(v):
@@ -214,7 +215,7 @@ def section_importance(ctx):
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
-        blocks.append(table(cols, rows, caption=_side_by_side_caption(results)))
+        blocks.append(table(cols, rows, caption=_side_by_side_caption(results), css="wide"))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if pimp is not None:
         blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(pimp), kind="part")
