@@ -358,3 +358,17 @@ def test_rounding_noise_prints_as_zero():
     loco = _res("loco", [0.3, 1.86e-15, -5e-14], [0.2, -3.3e-12, -1e-13], [0.4, 4.3e-12, -1e-14], baseline_loss=0.05)
     _, rows = side_by_side_rows({"loco": loco})
     assert [r[1] for r in rows] == ["0.3 [0.2,\u00a00.4]", "0 [0,\u00a00]", "0 [0,\u00a00]"]
+
+
+def test_a_tail_fitted_to_few_null_values_is_read_at_the_empirical_floor():
+    # --quick: 10 null refits. A normal tail gives x0 p = 1e-12, finer than 10 values can resolve: its floor
+    # is Holm's adjusted p at 1/11 (10/11 > 0.05), so the reading cannot tell, and never says it "matters".
+    r = _pimp([1e-12, 0.3, 0.4], ["normal"] * 3, n_null=10)
+    frame = pimp_resolution(r)
+    assert_allclose(frame["p_floor"].to_numpy(), [3 / 11, 2 / 11, 2 / 11])  # x1, x2: second after x0 in Holm
+    ctx = _ctx({"pfi": PFI})
+    ctx.importance.pimp = r
+    kinds = {c.kind: c.features for c in _claims(ctx) if c.kind.startswith("pimp")}
+    assert kinds == {"pimp_cannot_tell": ("x0", "x1", "x2")}
+    text = _all_text(reading_blocks(ctx))
+    assert "x0 (adjusted p = 3e-12 from a fitted tail, finer than 10 null values resolve" in text

@@ -282,6 +282,10 @@ def _r_no_better(c):
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
     vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    if len(firsts) == 1:
+        e = c.evidence[0]
+        verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
+        return f"{label(e.method)} ranks {e.feature} first, and {verdict}."
     if len(set(firsts.values())) == 1:
         f = c.features[0]
         if not vague:
@@ -397,8 +401,13 @@ def _r_interactions(c):
 def _pimp_items(c):
     n = c.numbers
     below = n.get("n_below", (-1,) * len(c.features))
-    return [f"{f} (adjusted p = {num(p)}" + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")")
-            for f, p, k in zip(c.features, n["p_adjusted"], below)]
+    out = []
+    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
+        s = f"{f} (adjusted p = {num(p)}"
+        if p < floor:
+            s += f" from a fitted tail, finer than {n['n_null']} null values resolve"
+        out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
+    return out
 
 
 def _r_pimp_matters(c):
@@ -546,10 +555,10 @@ def _c_interactions(c):
 def _c_pimp(c):
     n, bad = c.numbers, []
     for f, p, floor in zip(c.features, n["p_adjusted"], n["p_floor"]):
-        if c.kind == "pimp_matters" and not p <= n["alpha"]:
-            bad.append(f"{f}: adjusted p {p} > alpha but said to matter")
-        if c.kind != "pimp_matters" and not p > n["alpha"]:
-            bad.append(f"{f}: adjusted p {p} <= alpha but not said to matter")
+        if c.kind == "pimp_matters" and not (p <= n["alpha"] and floor <= n["alpha"]):
+            bad.append(f"{f}: adjusted p {p} (floor {floor}) but said to matter")
+        if c.kind == "pimp_no_evidence" and not p > n["alpha"]:
+            bad.append(f"{f}: adjusted p {p} <= alpha but 'no evidence'")
         if c.kind == "pimp_cannot_tell" and not floor > n["alpha"]:
             bad.append(f"{f}: floor {floor} <= alpha, so the refits could tell")
         if c.kind == "pimp_no_evidence" and not floor <= n["alpha"]:

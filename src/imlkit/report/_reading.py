@@ -21,6 +21,8 @@ __all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "u
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
 TOP = 5
+#: Fewest null refits for which a parametric null's p-value is read below the empirical floor 1/(B+1).
+MIN_PARAMETRIC_NULL = 30
 H_INTERACTION = cl.H_INTERACTION
 
 
@@ -137,7 +139,9 @@ def pimp_resolution(r):
     """PIMP's ``to_frame()`` (input order) with ``p_floor`` and ``n_null_needed`` for every feature.
 
     ``p_floor`` is the smallest adjusted p-value a feature's null could give; ``n_null_needed``
-    the fewest null refits that bring it to alpha. PIMP's own columns are used when its frame has them.
+    the fewest null refits that bring it to alpha. PIMP's own columns are used when its frame has them;
+    otherwise they are computed here, and a parametric null fitted to fewer than
+    ``MIN_PARAMETRIC_NULL`` null values counts as empirical (its tail is not resolved by them).
     """
     frame = r.to_frame(sort=False)
     if "p_floor" in frame and "n_null_needed" in frame:
@@ -150,7 +154,9 @@ def pimp_resolution(r):
 
     b, alpha, method = int(r.params.get("n_null", 0)), float(r.params.get("alpha", 0.05)), r.params.get("p_adjust")
     raw = np.asarray(r.p_value, dtype=float)
-    dist = r.extra.get("distribution", ("empirical",) * len(raw))
+    # a parametric tail fitted to fewer than MIN_PARAMETRIC_NULL values is read at the empirical resolution
+    dist = ["empirical" if b < MIN_PARAMETRIC_NULL else d
+            for d in r.extra.get("distribution", ("empirical",) * len(raw))]
 
     def floor(j, refits):
         q = raw.copy()
@@ -180,7 +186,8 @@ def _pimp_claims(pimp):
     # how many null importances lie below the observed one: "above all 60" is worth saying
     below = pd.Series(np.sum(np.asarray(null) < pimp.importance[:, None], axis=1) if null is not None
                       else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
-    groups = {"pimp_matters": p <= alpha, "pimp_cannot_tell": (p > alpha) & (floor > alpha),
+    # a p-value below what the null refits can resolve (a parametric tail) does not make a feature matter
+    groups = {"pimp_matters": (p <= alpha) & (floor <= alpha), "pimp_cannot_tell": floor > alpha,
               "pimp_no_evidence": (p > alpha) & (floor <= alpha)}
     out = []
     for kind, mask in groups.items():
@@ -203,7 +210,10 @@ def _top_claim(ev):
 def _per_method(ev, kind, keep, top_only=True):
     out = []
     for m, e in ev.items():
-        chosen = [x for x in (_top_of(e) if top_only else e.values()) if keep(x)]
+        # by rank: the largest first (the most negative last)
+        chosen = [x for x in (_top_of(e) if top_only else sorted(e.values(), key=lambda x: x.rank)) if keep(x)]
+        if kind == "below_zero":
+            chosen = chosen[::-1]  # the most negative first
         if chosen:
             out.append(cl.Claim(kind, tuple(x.feature for x in chosen), methods=(m,), evidence=tuple(chosen),
                                 numbers=dict(share=cl.IMPORTANT_SHARE, loss_share=cl.LOSS_SHARE)))
@@ -230,7 +240,7 @@ def reading_claims(ctx):
                                  title="Where the methods disagree (important for one method, negligible or below 0 "
                                        "for another; the numbers: estimate, interval, adjusted p-value when tested, "
                                        "share of the method's largest, share of the model's loss)"))
-        else:
+        elif len(ev) > 1:
             out.append(Paragraph(((cl.Claim("no_disagreement", methods=tuple(ev), numbers=dict(n_found=0)),),)))
         vague = _per_method(ev, "unsettled", _is_unsettled)
         if vague:
