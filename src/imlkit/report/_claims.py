@@ -46,6 +46,8 @@ R2_STRONG = 0.5
 R2_WEAK = 0.25
 #: Overall H² above which a feature is said to interact.
 H_INTERACTION = 0.1
+#: Losses whose baseline (the model's risk) is a loss the importance can be a share of.
+POINTWISE_LOSSES = ("squared_error", "absolute_error", "log_loss", "brier", "zero_one")
 #: Features named in a list before "and N others".
 LIST_MAX = 8
 
@@ -95,7 +97,7 @@ class Evidence:
 
     ``estimate``, ``low``, ``high``: importance and interval minus the null value (NaN: no
     interval); ``largest``: the method's largest |estimate|; ``loss``: the model's loss the
-    result records (NaN when unknown or when the importance is a ratio, already relative);
+    result records (1 for a ratio, which is relative already; NaN for a score or an unknown loss);
     ``p_adjusted`` (NaN without a test) and ``alpha``; ``rank``: 1 = the method's largest.
     """
 
@@ -188,7 +190,12 @@ def evidence(result):
         return {}
     p = (np.full(eff.shape, np.nan) if result.p_adjusted is None
          else np.asarray(result.p_adjusted, dtype=float))
-    loss = float(base) if null == 0.0 and base is not None and np.isfinite(base) and base > 0 else math.nan
+    if result.loss not in POINTWISE_LOSSES:
+        loss = math.nan  # a score or a custom loss: its baseline is no loss to take a share of
+    elif null == 1.0:
+        loss = 1.0  # a ratio L_without / L_model: ratio - 1 is already the share of the model's loss
+    else:
+        loss = float(base) if base is not None and np.isfinite(base) and base > 0 else math.nan
     order = np.argsort(-np.where(np.isfinite(eff), eff, -np.inf), kind="stable")
     rank = np.empty(len(eff), dtype=int)
     rank[order] = np.arange(1, len(eff) + 1)
