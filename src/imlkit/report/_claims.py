@@ -312,24 +312,25 @@ def _r_disagreement(c):
     hi = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.methods]
     below = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.below_null()]
     negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and not e.below_null()]
-    parts = [f"{f}: important for {'; '.join(hi)}"]
+    low = []
     if negl:
-        parts.append(f"negligible for {'; '.join(negl)}")
+        low.append(f"negligible for {'; '.join(negl)}")
     if below:
-        parts.append(f"entirely below 0 for {'; '.join(below)} -- the loss is lower without {f}: the model does worse "
-                     f"with it in that method's sense")
-    return ", but ".join(parts) + "."
+        low.append(f"entirely below 0 for {'; '.join(below)} -- the loss is lower without {f}: the model does worse "
+                   f"with it in that method's sense")
+    return f"{f}: important for {'; '.join(hi)}, but {', and '.join(low)}."
 
 
 def _r_dependence(c):
     f, n = c.features[0], c.numbers
     with_ = f", most with {n['partner']} (|r| = {num(n['partner_r'])})" if n.get("partner") else ""
-    high = set(n.get("high", ()))
-    low = set(n.get("low", ()))
     head = (f"{f} is strongly dependent on the other features (R² = {num(n['r2'])} >= {n['threshold']}{with_})")
-    if high & set(MARGINAL) and low & set(CONDITIONAL):
-        return (f"{head}: its information is largely available through them, so the conditional and refit methods "
-                f"find little unique contribution, while the marginal methods also count the model's behaviour on "
+    marginal = [label(m) for m in n.get("high", ()) if m in MARGINAL]
+    conditional = [label(m) for m in n.get("low", ()) if m in CONDITIONAL]
+    if marginal and conditional:
+        return (f"{head}: its information is largely available through them, so {name_list(conditional)} "
+                f"{'finds' if len(conditional) == 1 else 'find'} little unique contribution, while "
+                f"{name_list(marginal)} also {'counts' if len(marginal) == 1 else 'count'} the model's behaviour on "
                 f"unrealistic, extrapolated points.")
     return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting without "
             f"it) decides how much credit it gets, so methods that remove it differently can rank it differently.")
