@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._display import snap_zero
+from ._sec_importance import METHOD_LABELS
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION"]
@@ -51,8 +52,7 @@ POINTWISE_LOSSES = ("squared_error", "absolute_error", "log_loss", "brier", "zer
 #: Features named in a list before "and N others".
 LIST_MAX = 8
 
-LABELS = {"pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
-          "sage_conditional": "SAGE (conditional)", "pimp": "PIMP"}
+LABELS = METHOD_LABELS
 MARGINAL = ("pfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
 REFIT = ("loco", "lofo")
