@@ -357,7 +357,7 @@ def test_rounding_noise_prints_as_zero():
 
     loco = _res("loco", [0.3, 1.86e-15, -5e-14], [0.2, -3.3e-12, -1e-13], [0.4, 4.3e-12, -1e-14], baseline_loss=0.05)
     _, rows = side_by_side_rows({"loco": loco})
-    assert [r[1] for r in rows] == ["0.3 [0.2,\u00a00.4]", "0 [0,\u00a00]", "0 [0,\u00a00]"]
+    assert [r[1] for r in rows] == ["0.3\n[0.2, 0.4]", "0\n[0, 0]", "0\n[0, 0]"]
 
 
 def test_a_tail_fitted_to_few_null_values_is_read_at_the_empirical_floor():

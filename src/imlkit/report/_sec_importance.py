@@ -110,8 +110,7 @@ def _run(ctx, method):
 def _interval(lo, hi):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return ""
-    # a no-break space inside the interval: a narrow cell wraps between the value and its interval only
-    return f"[{_num3(lo)},\u00a0{_num3(hi)}]"
+    return f"[{_num3(lo)}, {_num3(hi)}]"
 
 
 def _num3(v):
@@ -167,7 +166,9 @@ def side_by_side_rows(results):
             if f in r.feature_names:
                 j = list(r.feature_names).index(f)
                 value, low, high = (a[j] for a in snapped[key])
-                row.append(f"{fmt(value)} {_interval(low, high)}".strip())
+                # the value above its interval: the template shows these cells as preformatted lines,
+                # so a number never breaks (a browser breaks "1.46e-07" after its "-")
+                row.append(f"{fmt(value)}\n{_interval(low, high)}".strip())
                 if r.p_adjusted is not None:
                     row.append(r.p_adjusted[j])
             else:
