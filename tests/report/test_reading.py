@@ -372,3 +372,55 @@ def test_a_tail_fitted_to_few_null_values_is_read_at_the_empirical_floor():
     assert kinds == {"pimp_cannot_tell": ("x0", "x1", "x2")}
     text = _all_text(reading_blocks(ctx))
     assert "x0 (adjusted p = 3e-12 from a fitted tail, finer than 10 null values resolve" in text
+
+
+def test_importance_table_fits_its_column_in_chromium(tmp_path):
+    # What a reader sees: in a narrow window no cell of the importance table breaks a name or a number
+    # ("1.46e-07" broke after its "-"), and the page itself never scrolls sideways (the table does).
+    import os
+
+    import pytest
+
+    from imlkit.report._blocks import table
+    from imlkit.report._render import render_html
+    from imlkit.report._sec_importance import side_by_side_rows
+
+    if not os.path.exists("/usr/bin/chromium"):
+        pytest.skip("chromium is not installed")
+    playwright = pytest.importorskip("playwright.sync_api")
+    names = ("flipper_length_mm", "a_rather_long_feature_name_with_underscores", "PPERSAUT")
+    pfi = _res("pfi", [0.04485, 1e-17, 0.0023], [0.039, -2e-16, -0.00224], [0.0507, 3e-16, 0.00688], names=names)
+    loco = _res("loco", [1.12e-06, 8.43e-07, -1.06e-08], [1.46e-07, 4.45e-08, -4.48e-07], [3.37e-06, 3.12e-06, 3.8e-07],
+                p_adjusted=[2.67e-05, 0.0013, 1.0], names=names, baseline_loss=0.05)
+    sage = _res("sage_conditional", [-0.04852, 0.02146, 0.000641], [-0.134, -0.00541, -0.00675],
+                [0.0368, 0.0483, 0.00803], names=names)
+    cols, rows = side_by_side_rows({"pfi": pfi, "loco": loco, "sage_conditional": sage, "cfi": pfi})
+    doc = render_html([{"id": "importance", "title": "3. Feature importance", "intro": None,
+                        "blocks": [table(cols, rows, caption="Importance side by side", css="wide")]}],
+                      title="t", subtitle="s", version="0", created="now")
+    path = tmp_path / "table.html"
+    path.write_text(doc, encoding="utf-8")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 560, "height": 800})
+            page.goto(f"file://{path}", wait_until="load")
+            facts = page.evaluate("""() => ({
+                lines: Array.from(document.querySelectorAll('table.wide td')).map(td => {
+                    const r = document.createRange(); r.selectNodeContents(td);
+                    const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+                    return [td.textContent, tops.size];
+                }),
+                page: [document.documentElement.scrollWidth, window.innerWidth],
+                table: [document.querySelector('table.wide').scrollWidth,
+                        document.querySelector('table.wide').clientWidth],
+            })""")
+        finally:
+            browser.close()
+    assert facts["page"][0] <= facts["page"][1]  # the page does not scroll sideways
+    assert facts["table"][0] > facts["table"][1]  # the table does, in a 560-pixel window
+    for content, n_lines in facts["lines"]:
+        assert n_lines == len(content.split("\n")), (content, n_lines)  # as written: no break inside
+    assert ["1.12e-06\n[1.46e-07, 3.37e-06]", 3] not in facts["lines"]
+    assert any(c == "0\n[0, 0]" for c, _ in facts["lines"])  # 1e-17 beside 0.04 is rounding noise
