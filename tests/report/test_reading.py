@@ -10,7 +10,14 @@ from imlkit.cli import build_parser
 from imlkit.importance import ImportanceResult
 from imlkit.report import _claims as cl
 from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
-from imlkit.report._reading import cli_advice, disagreements, pimp_resolution, reading_blocks, reading_claims, unsettled
+from imlkit.report._reading import (
+    _pimp_resolution,
+    cli_advice,
+    disagreements,
+    reading_blocks,
+    reading_claims,
+    unsettled,
+)
 
 
 def _res(method, values, low, high, p_adjusted=None, names="abcd", baseline_loss=None, **params):
@@ -263,7 +270,7 @@ def test_pimp_reading_knows_its_resolution():
     # remaining 9 features lifts it above 0.05 -> cannot tell. x2..x9: parametric, large p -> no evidence.
     raw = [1e-6, 1 / 61] + [0.3] * 8
     r = _pimp(raw, ["normal", "empirical"] + ["normal"] * 8)
-    frame = pimp_resolution(r)
+    frame = _pimp_resolution(r)
     assert_allclose(frame["p_floor"].to_numpy(), [0, 9 / 61] + [0] * 8)
     # the fewest refits that bring x1's floor to alpha, by brute force
     need = next(b for b in range(60, 1000) if adjust_pvalues([1e-6, 1 / (b + 1)] + [0.3] * 8)[1] <= 0.05)
@@ -290,7 +297,7 @@ def test_pimp_reading_uses_pimps_own_floor_columns():
             return frame
 
     r = _pimp([0.2, 0.3], ["normal", "normal"], cls=WithFloor)
-    assert pimp_resolution(r)["n_null_needed"].tolist() == [999, 999]
+    assert _pimp_resolution(r)["n_null_needed"].tolist() == [999, 999]
     ctx = _ctx({"pfi": PFI})
     ctx.importance.pimp = r
     _claims(ctx)
@@ -364,7 +371,7 @@ def test_a_tail_fitted_to_few_null_values_is_read_at_the_empirical_floor():
     # --quick: 10 null refits. A normal tail gives x0 p = 1e-12, finer than 10 values can resolve: its floor
     # is Holm's adjusted p at 1/11 (10/11 > 0.05), so the reading cannot tell, and never says it "matters".
     r = _pimp([1e-12, 0.3, 0.4], ["normal"] * 3, n_null=10)
-    frame = pimp_resolution(r)
+    frame = _pimp_resolution(r)
     assert_allclose(frame["p_floor"].to_numpy(), [3 / 11, 2 / 11, 2 / 11])  # x1, x2: second after x0 in Holm
     ctx = _ctx({"pfi": PFI})
     ctx.importance.pimp = r

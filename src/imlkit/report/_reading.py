@@ -16,8 +16,7 @@ from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._sec_importance import cli_advice  # noqa: F401 - cli_advice is public here too
 
-__all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "unsettled", "pimp_resolution",
-           "Paragraph"]
+__all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "unsettled", "Paragraph"]
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
 TOP = 5
@@ -135,7 +134,7 @@ def _is_unsettled(x):
     return x.share >= cl.IMPORTANT_SHARE and not x.above_null() and not x.below_null()
 
 
-def pimp_resolution(r):
+def _pimp_resolution(r):
     """PIMP's ``to_frame()`` (input order) with ``p_floor`` and ``n_null_needed`` for every feature.
 
     ``p_floor`` is the smallest adjusted p-value a feature's null could give; ``n_null_needed``
@@ -178,7 +177,7 @@ def pimp_resolution(r):
 def _pimp_claims(pimp):
     if pimp is None or pimp.p_adjusted is None:
         return []
-    frame = pimp_resolution(pimp).sort_values("importance", ascending=False, kind="stable")
+    frame = _pimp_resolution(pimp).sort_values("importance", ascending=False, kind="stable")
     alpha = float(pimp.params.get("alpha", 0.05))
     n_null = int(pimp.params.get("n_null", 0))
     p, floor = frame["p_adjusted"].to_numpy(float), frame["p_floor"].to_numpy(float)
