@@ -305,3 +305,53 @@ def test_every_result_records_rows_used(reg_data):
     assert s.params["n_rows"] == len(X)
     from imlkit.importance._sage import DEFAULT_PERMUTATION_CAP
     assert DEFAULT_PERMUTATION_CAP == 10_000
+
+
+def test_dependence_r2_exact_dependence_among_many_columns():
+    # An exact copy and an exact sum among 40 columns: R² = 1 for those in the dependence, the
+    # dense least-squares value for every other column (one eigendecomposition serves all).
+    rng = np.random.default_rng(3)
+    n = 400
+    X = pd.DataFrame(rng.normal(size=(n, 37)), columns=[f"x{j}" for j in range(37)])
+    X["copy"] = X.x0
+    X["sum"] = X.x1 + 2 * X.x2
+    X["near"] = X.x3 + 0.05 * rng.normal(size=n)
+    r2 = dependence_r2(X)
+    expected = _dense_r2(X)
+    assert_allclose(r2[expected.index], expected, rtol=1e-8, atol=1e-10)
+    assert_allclose(r2[["x0", "copy", "x1", "x2", "sum"]], 1.0)
+    assert r2.attrs["ridge"] == 0.0
+
+
+def test_dependence_r2_ridge_when_columns_reach_the_rows():
+    # p >= n: every exact R² would be 1. The ridge value is 1 - min_w ||z_k - Z w||² + λ||w||²
+    # on the correlation scale (columns centred, unit norm), checked column by column.
+    from imlkit._dependence import RIDGE
+
+    rng = np.random.default_rng(4)
+    n, p = 30, 60
+    X = pd.DataFrame(rng.normal(size=(n, p)) + rng.normal(size=(n, 1)), columns=[f"g{j}" for j in range(p)])
+    r2 = dependence_r2(X)
+    assert r2.attrs["ridge"] == RIDGE
+    Z = X - X.mean()
+    Z = Z / np.sqrt((Z ** 2).sum())
+    for k in ["g0", "g17", "g59"]:
+        A = Z.drop(columns=k).to_numpy()
+        z = Z[k].to_numpy()
+        w = np.linalg.solve(A.T @ A + RIDGE * np.eye(p - 1), A.T @ z)
+        value = np.sum((z - A @ w) ** 2) + RIDGE * np.sum(w ** 2)
+        assert_allclose(r2[k], 1 - value, rtol=1e-9)
+    assert (r2 < 1).all()
+
+
+def test_dependence_r2_wide_table_is_one_factorisation():
+    # 63 rows x 2,000 columns (a gene-expression shape): one eigendecomposition, seconds, not
+    # one pseudo-inverse per column (which took minutes).
+    import time
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(63, 2000)), columns=[f"g{j}" for j in range(2000)])
+    start = time.perf_counter()
+    r2 = dependence_r2(X)
+    assert time.perf_counter() - start < 30
+    assert r2.notna().all() and r2.attrs["ridge"] > 0

@@ -41,7 +41,8 @@ Breiman, Friedman, Olshen & Stone (1984). Classification and Regression Trees.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._numba import njit  # numba.njit, with a cache that falls back when the package is read-only
 
 __all__ = ["FEATURE_THRESHOLD", "HIST_MAX_BINS", "Presorted", "apply", "grow", "presort"]
 

@@ -7,12 +7,17 @@ from scipy import sparse
 
 from ._dtypes import numeric_or_bool_columns
 
-__all__ = ["MAX_DUMMIES", "dependence_r2"]
+__all__ = ["MAX_DUMMIES", "RIDGE", "dependence_r2"]
 
 #: Dummy columns allowed for the categoricals other than the one with the most levels (that one
 #: is absorbed exactly, whatever its number of levels). Beyond it each of them keeps its most
 #: frequent levels and lumps the rest into one; the R² is then a lower bound.
 MAX_DUMMIES = 1024
+
+#: The ridge term (on the correlation scale, where every column has unit variance) used when the
+#: columns are as many as the rows' degrees of freedom: there the unpenalised R² is 1 for every
+#: column whatever the data, and a shrunken one still ranks how well each is explained.
+RIDGE = 0.1
 
 
 def dependence_r2(X):
@@ -28,7 +33,9 @@ def dependence_r2(X):
     Returns
     -------
     Series indexed by column, values in [0, 1] or NaN. ``attrs["lumped"]`` lists the
-    categoricals whose rare levels were lumped (see Notes); usually empty.
+    categoricals whose rare levels were lumped (see Notes); usually empty. ``attrs["ridge"]`` is
+    the ridge term used (0.0: exact least squares; ``RIDGE`` when the columns are at least as
+    many as the rows' degrees of freedom, where every exact R² would be 1).
 
     Notes
     -----
@@ -42,9 +49,11 @@ def dependence_r2(X):
 
         RSS_k = S_kk − s_k' S_rest⁺ s_k,    S = W_NN − W_ND W_DD⁺ W_DN,
 
-    with R²_k = 1 − RSS_k / TSS_k (TSS about the overall mean). Time O(n (q + c)) plus
-    O((q + d)³), memory O(n q) for any number of levels of B; d is at most ``MAX_DUMMIES``
-    (rare levels of the other categoricals are lumped beyond it). Rows with a missing or
+    with R²_k = 1 − RSS_k / TSS_k (TSS about the overall mean). All q residuals come from one
+    eigendecomposition of S: RSS_k = 1 / (S⁺)_kk, or 0 when column k is in an exact linear
+    dependence (see ``_residual_variances``). Time O(n (q + c)) plus O((q + d)³), memory
+    O(n q) for any number of levels of B; d is at most ``MAX_DUMMIES`` (rare levels of the
+    other categoricals are lumped beyond it). Rows with a missing or
     infinite numeric value are left out.
     """
     numeric = numeric_or_bool_columns(X)
@@ -116,17 +125,50 @@ def dependence_r2(X):
     S = W[:q, :q]
     if d:
         S = S - W[:q, q:] @ np.linalg.pinv(W[q:, q:], rcond=1e-10, hermitian=True) @ W[q:, :q]
+    # With as many columns as residual degrees of freedom every column is an exact linear
+    # combination of the others (R² = 1 says nothing): shrink with a ridge term, and say so.
+    ridge = RIDGE if q + d >= n - LB else 0.0
+    out.attrs["ridge"] = ridge
+    rss = _residual_variances(S, ridge)
     for k, c in enumerate(numeric):
         if constant[k]:
             continue
-        if dropped[k]:
-            out[c] = 1.0
-            continue
-        others_k = np.delete(np.arange(q), k)
-        g = S[others_k, k]
-        rss = S[k, k] - g @ np.linalg.pinv(S[np.ix_(others_k, others_k)], rcond=1e-10, hermitian=True) @ g
-        out[c] = float(np.clip(1.0 - rss * ss[k] / tss[k], 0.0, 1.0))
+        out[c] = 1.0 if dropped[k] else float(np.clip(1.0 - rss[k] * ss[k] / tss[k], 0.0, 1.0))
     return out
+
+
+def _residual_variances(S, ridge=0.0):
+    """Residual variance of each column of a Gram matrix regressed on all the others, from one eigh.
+
+    For a Gram matrix S (p × p, positive semi-definite), the least-squares residual of column k
+    on the other columns is min over w with w_k = 1 of w' S w. When e_k lies in the range of S
+    that minimum is 1 / (S⁺)_kk (the constrained quadratic minimum); when some null vector of S
+    has a non-zero k-th entry, column k is an exact linear combination of the others and the
+    residual is 0. One eigendecomposition gives both for every k: O(p³) once, instead of one
+    (p − 1) × (p − 1) pseudo-inverse per column (O(p⁴)). The cut-off for "null" is the same
+    relative 1e-10 as numpy's ``pinv(rcond=1e-10)``, so the numbers equal the per-column fits.
+
+    With ``ridge`` = λ > 0 (S on the correlation scale) the value is the minimum of the ridge
+    objective w' S w + λ Σ_{j≠k} w_j² at w_k = 1, that is 1 / ((S + λI)⁻¹)_kk − λ: the residual
+    plus the penalty, so 1 − it is a shrunken R² that stays below 1 when p ≥ n.
+    """
+    if ridge > 0:
+        inv = np.linalg.inv(S + ridge * np.eye(S.shape[0]))
+        return np.maximum(1.0 / np.diag(inv) - ridge, 0.0)
+    p = S.shape[0]
+    if p == 0:
+        return np.zeros(0)
+    if p == 1:
+        return S.diagonal().copy()
+    lam, V = np.linalg.eigh(S)
+    cut = 1e-10 * max(float(lam.max()), 0.0)
+    pos = lam > cut
+    V2 = V * V
+    inv_diag = V2[:, pos] @ (1.0 / lam[pos])
+    # the share of e_k in the null space: ~0 when column k is not in an exact dependence
+    in_null = V2[:, ~pos].sum(axis=1)
+    rss = np.where(inv_diag > 0, 1.0 / np.where(inv_diag > 0, inv_diag, 1.0), 0.0)
+    return np.where(in_null > 1e-8, 0.0, rss)
 
 
 def _codes(s, keep):

@@ -6,14 +6,22 @@ does not answer, ...) ends with one line on stderr and exit code 2, never a trac
 method, a baseline, a plot) is a warning box in the report and one stderr line, exit 0;
 ``--strict`` makes it fatal. Progress: a bar on a terminal, otherwise one line per finished
 step on stderr; ``--quiet`` prints neither.
+
+Every stderr line escapes control characters (a column name holding ``ESC ]0;...`` cannot
+retitle the terminal). SIGTERM is handled as Ctrl-C: the temporary report file is removed,
+joblib's worker processes are stopped, exit code 143 (130 for Ctrl-C).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import signal
 import sys
+import warnings
 
+from ._names import short_name, terminal_safe
 from .report import (
     ALL_METHODS,
     DEFAULT_METHODS,
@@ -24,7 +32,10 @@ from .report import (
     ReportConfig,
     ReportInputError,
     build_report,
+    check_features,
     check_methods,
+    check_seed,
+    input_paths,
     run_importance,
 )
 
@@ -33,6 +44,11 @@ __all__ = ["main", "build_parser"]
 EXIT_INPUT = 2
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process ended by it
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program runs so that every Ctrl-C clean-up runs for it too."""
 
 
 class _InputError(Exception):
@@ -77,6 +93,9 @@ def _add_data_options(p):
     g.add_argument("--sage-orderings", type=int, default=None, metavar="N",
                    help="SAGE: the most feature orderings a run may use before it stops unconverged "
                         "(default 2048 marginal / 384 conditional; --quick 1024 / 64)")
+    g.add_argument("--n-null", type=int, default=None, metavar="N",
+                   help="PIMP: refits on a permuted target (default 60; --quick 10). With the empirical null and "
+                        "Holm over m features nothing can be significant unless N >= m/0.05 - 1")
     g.add_argument("--quiet", action="store_true",
                    help="no progress output (by default: a bar on a terminal, else one line per finished step)")
 
@@ -136,17 +155,20 @@ def _config(args, command_line):
         n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
-        n_refits=args.n_refits, sage_orderings=args.sage_orderings, max_rows=args.max_rows, full=args.full,
+        n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
+        full=args.full,
         command=command_line)
 
 
 def _check_common(args):
-    if args.seed < 0:
-        raise ReportInputError(f"'--seed' must be an int >= 0; got {args.seed}.")
+    check_seed(args.seed, "--seed")
+    check_features(_split_list(args.features, "--features"), "--features")
     if args.n_jobs == 0:
         raise ReportInputError("'--n-jobs' must be -1 or an int >= 1; got 0.")
     if args.n_refits is not None and args.n_refits < 1:
         raise ReportInputError(f"'--n-refits' must be an int >= 1; got {args.n_refits}.")
+    if args.n_null is not None and args.n_null < 1:
+        raise ReportInputError(f"'--n-null' must be an int >= 1; got {args.n_null}.")
     if args.sage_orderings is not None and args.sage_orderings < 4:
         raise ReportInputError(f"'--sage-orderings' must be an int >= 4; got {args.sage_orderings}.")
     if args.max_rows is not None and args.full:
@@ -164,6 +186,7 @@ def _check_common(args):
 def _run_report(args, command_line):
     _check_common(args)
     cfg = _config(args, command_line)
+    _check_inputs_exist(cfg)
     if args.methods is not None:
         cfg = dataclasses.replace(cfg, methods=check_methods(args.methods))
     path = build_report(cfg)
@@ -188,6 +211,8 @@ def _run_importance(args, command_line):
         print(json.dumps(out, indent=2))
     else:
         print(f"{result.method.upper()} ({result.loss}); larger = more important")
+        # names on the terminal: control characters escaped, long ones shortened (JSON escapes them itself)
+        frame.index = frame.index.map(short_name)
         print(frame.to_string(float_format=lambda v: f"{v:.4g}"))
     return 0
 
@@ -207,15 +232,76 @@ def _run_datasets(args):
 
 
 def _one_line(exc):
+    """The exception as one terminal-safe line (its control characters escaped)."""
     msg = " ".join(str(exc).split())
-    return msg or type(exc).__name__
+    return terminal_safe(msg or type(exc).__name__)
+
+
+def _check_inputs_exist(config):
+    """Every input file of the run exists (checked before --out is created)."""
+    import os
+
+    for what, path in input_paths(config):
+        if not os.path.exists(path):
+            raise ReportInputError(f"The {what} {path!r} does not exist.")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Python warnings reaching the terminal: one line, control characters escaped."""
+    stream = sys.stderr if file is None else file
+    try:
+        stream.write(terminal_safe(f"imlkit: {category.__name__}: {' '.join(str(message).split())}") + "\n")
+    except (OSError, ValueError):  # a closed stream: nothing to show it on
+        pass
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+@contextlib.contextmanager
+def _signals_and_warnings():
+    """SIGTERM raises :class:`_Terminated` and warnings print one safe line, while ``main`` runs."""
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a worker thread): leave signals alone
+        previous = None
+    old_show = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        yield
+    finally:
+        warnings.showwarning = old_show
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_workers():
+    """Stop joblib's reusable loky worker processes (left alone they idle for minutes).
+
+    Only an executor that exists is shut down: asking for one would start new workers.
+    """
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover - joblib always ships loky
+        return
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=True, kill_workers=True)
 
 
 def main(argv=None):
     """Run the ``imlkit`` command; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with _signals_and_warnings():
+        return _main(argv)
+
+
+def _main(argv):
     from ._validation import ImlkitError
 
-    argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     command_line = "imlkit " + " ".join(argv)
     try:
@@ -231,9 +317,13 @@ def main(argv=None):
         return _run_datasets(args)
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
-    except KeyboardInterrupt:
-        print("imlkit: interrupted; no report was written.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the temporary file is already gone; stop the workers
+        with contextlib.suppress(ValueError):  # a second SIGTERM during the clean-up ends the process at once
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _stop_workers()
+        terminated = isinstance(exc, _Terminated)
+        print(f"imlkit: {'terminated' if terminated else 'interrupted'}; no report was written.", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except (_InputError, ImlkitError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         if debug:
             raise

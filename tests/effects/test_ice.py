@@ -206,7 +206,7 @@ def test_plot_ice(uniform_X):
 @pytest.mark.parametrize("kwargs, err, match", [
     (dict(feature="nope"), ValueError, "Unknown feature 'nope'"),
     (dict(feature=0, grid=1), ValueError, "'grid' must be an int >= 2; got 1"),
-    (dict(feature=0, grid="ten"), TypeError, "'grid' must be an int >= 2 or an array"),
+    (dict(feature=0, grid="ten"), TypeError, r"'grid' must be an int >= 2 \(the number of grid points\) or an array"),
     (dict(feature=0, center="median"), ValueError, "'center' must be one of None, 'mean', 'first'"),
     (dict(feature=0, grid_type="log"), ValueError, "'grid_type' must be one of 'quantile', 'uniform'"),
     (dict(feature=3), ValueError, "Feature 'x3' is constant"),

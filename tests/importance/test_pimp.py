@@ -47,11 +47,13 @@ def test_extrapolation_example(extrapolation_result):
 
 
 def test_normal_null_with_few_refits(extrapolation):
+    # 30 refits (the fewest from which a tail is fitted) resolve what the empirical floor 4/31 cannot.
     Xtr, ytr, Xte, yte = extrapolation
-    r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_null=20, n_repeats=2, distribution="normal",
+    r = ik.pimp(LinearRegression(), Xtr, ytr, Xte, yte, n_null=30, n_repeats=2, distribution="normal",
                 random_state=1)
     padj = dict(zip(r.feature_names, r.p_adjusted))
     assert padj["x3"] < 1e-6 and padj["x1"] > 0.05 and padj["x2"] > 0.05 and padj["x4"] > 0.05
+    assert set(r.extra["distribution"]) == {"normal"} and r.to_frame().loc["x3", "p_floor"] == 0
 
 
 def test_empirical_pvalue_and_holm_from_the_null_sample(extrapolation_result):
@@ -191,7 +193,10 @@ def test_warns_when_the_empirical_null_cannot_reach_alpha():
     assert r.p_value[0] == pytest.approx(1 / 31) and not r.to_frame().loc["x0", "significant"]
     assert any("n_null" in w for w in r.warnings)
     # no warning when the floor is reachable: m/(B+1) = 12/240 <= 0.05 needs B >= 239
-    from imlkit.importance._pimp import _resolution_warnings
-    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 239, "holm", 0.05) == []
-    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 238, "holm", 0.05)
-    assert _resolution_warnings(["empirical"] * 12, list("abcdefghijkl"), 30, None, 0.05) == []
+    from imlkit.importance._pimp import _resolution_warnings, resolution
+
+    def warns(n_null, p_adjust):
+        floor, needed = resolution(np.full(12, 0.5), ["empirical"] * 12, n_null, p_adjust, 0.05)
+        return _resolution_warnings(list("abcdefghijkl"), floor, needed, n_null, p_adjust, 0.05)
+
+    assert warns(239, "holm") == [] and warns(238, "holm") and warns(30, None) == []

@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit  # numba.njit, with a cache that falls back when the package is read-only
 
 #: LightGBM's kZeroThreshold: |x| <= this counts as zero.
 ZERO_THRESHOLD = 1e-35

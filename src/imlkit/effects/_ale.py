@@ -26,7 +26,11 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     feature : str or int
     bins : int or array-like, default 20
         Number of quantile bins of a numeric feature (fewer when quantiles tie), or explicit
-        bin edges (rows outside them fall into the first or last bin).
+        bin edges (rows outside them fall into the first or last bin). The edges are data
+        values, so a feature with d distinct values has at most d − 1 bins: a larger ``bins``
+        gives exactly those (every distinct value an edge) at the cost of d, not of ``bins``;
+        ``params["n_bins"]`` is the number used and ``params["bins_capped"]`` says when the
+        data allowed fewer than asked.
     min_bin_size : int, default 1
         Bins with fewer rows are merged into a neighbour.
     sample_weight : array-like, shape (n,), optional
@@ -108,6 +112,13 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     params["seconds"] = timer.seconds
     params["n_rows"] = len(X)   # ALE costs 2n (categorical: 3n) predictions: every row is used
     grid, average, low, high, extra, categorical = out
+    if not categorical:
+        params["n_bins"] = len(grid) - 1
+        n_distinct = len(np.unique(X[name].to_numpy(dtype=float)))
+        if np.ndim(bins) == 0 and bins > n_distinct - 1:
+            params["bins_capped"] = (f"bins={bins} asks for more bins than the {n_distinct} distinct values of "
+                                     f"{name!r} allow (at most {n_distinct - 1}); every distinct value is a bin "
+                                     f"edge: {len(grid) - 1} bins.")
     if column == "all":
         extra["classes"] = classes
     return EffectResult(method="ale", feature_names=(name,), grid=grid, average=average, ci_low=low, ci_high=high,
@@ -121,7 +132,14 @@ def _bin_edges(x, bins, min_bin_size):
         edges = bins
     else:
         # Type-1 quantiles (the inverse empirical cdf), as ALEPlot and iml use: edges are data values.
-        edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1), method="inverted_cdf"))
+        # The quantile at k/B is the ceil(n·k/B)-th smallest value; for B >= n those indices step
+        # by n/B <= 1 and so hit every order statistic: any B >= n gives the sorted distinct
+        # values. Taking them directly bounds the work by the data (bins=10**9 would otherwise ask
+        # for 10**9 quantiles) and avoids the rounding of n·k/B, which at B = n can skip a value.
+        if bins >= len(x):
+            edges = np.unique(x)
+        else:
+            edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1), method="inverted_cdf"))
     if len(edges) < 2:
         return edges
     while len(edges) > 2:

@@ -43,7 +43,9 @@ def make_grid(s, grid=20, grid_type="quantile", name="grid"):
     ----------
     s : Series, shape (n,)
     grid : int or array-like
-        Number of points (>= 2) or explicit values (levels for a categorical feature).
+        Number of points (an int >= 2) or explicit values (levels for a categorical feature).
+        A number that is not an int (``2.5``, ``3.0``), a bool, a string and None are refused:
+        a non-integer grid size would otherwise read as one explicit grid value.
     grid_type : {"quantile", "uniform"}
         Quantiles of the observed values, or equally spaced between min and max. Integer
         features use observed values (``method="nearest"``) so that encoders never see
@@ -56,16 +58,20 @@ def make_grid(s, grid=20, grid_type="quantile", name="grid"):
     """
     check_choice("grid_type", grid_type, ["quantile", "uniform"])
     feat = s.name
+    size = _grid_size(grid, name)
     categorical = has_levels(s)
     if categorical:
         levels = observed_levels(s)
         if len(levels) < 2:
             raise ValidationError(f"Feature {feat!r} is constant (one level); an effect needs at least 2 "
                                   f"distinct values.")
-        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
-            check_int(name, grid, min_value=2)
+        if size is not None:
             return levels, True
-        values = np.asarray(list(grid), dtype=object)
+        try:
+            values = np.asarray(list(grid), dtype=object)
+        except TypeError:
+            raise TypeError(f"'{name}' must be an int >= 2 or a list of levels of feature {feat!r}; "
+                            f"got {grid!r}.") from None
         unknown = [v for v in values.tolist() if v not in set(levels.tolist())]
         if unknown:
             raise ValidationError(f"'{name}' has values {unknown} that are not levels of feature {feat!r}; "
@@ -78,16 +84,14 @@ def make_grid(s, grid=20, grid_type="quantile", name="grid"):
     uniq = np.unique(x)
     if len(uniq) < 2:
         raise ValidationError(f"Feature {feat!r} is constant; an effect needs at least 2 distinct values.")
-    if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
-        m = check_int(name, grid, min_value=2)
+    if size is not None:
+        m = size
         if len(uniq) <= m:
             return uniq, False
         if grid_type == "uniform":
             return np.linspace(uniq[0], uniq[-1], m), False
         method = "nearest" if s.dtype.kind in "iu" else "linear"
         return np.unique(np.quantile(x, np.linspace(0, 1, m), method=method)), False
-    if isinstance(grid, (str, bytes)) or isinstance(grid, bool):
-        raise TypeError(f"'{name}' must be an int >= 2 or an array of grid values; got {grid!r}.")
     try:
         values = np.asarray(grid, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -96,6 +100,30 @@ def make_grid(s, grid=20, grid_type="quantile", name="grid"):
     if len(values) < 1 or not np.isfinite(values).all():
         raise ValidationError(f"'{name}' must hold at least 1 finite value; got {values.tolist()}.")
     return values, False
+
+
+def _grid_size(grid, name):
+    """The number of grid points if ``grid`` is a size (an int >= 2), None if it is a list of values.
+
+    Any other scalar is refused: a float such as 2.5 used to become a one-point grid, a string
+    a list of its characters.
+    """
+    if isinstance(grid, np.ndarray) and grid.ndim == 0:
+        grid = grid.item()
+    if isinstance(grid, (bool, np.bool_)):
+        raise TypeError(f"'{name}' must be an int >= 2 (the number of grid points) or an array of grid values; "
+                        f"got {grid!r}.")
+    if isinstance(grid, numbers.Integral):
+        return check_int(name, grid, min_value=2)
+    if isinstance(grid, numbers.Number):
+        raise TypeError(f"'{name}' must be an int >= 2 (the number of grid points) or an array of grid values; "
+                        f"got {grid!r}, which is not a whole number of points (for explicit values pass a list, "
+                        f"e.g. [{grid!r}]).")
+    if grid is None or isinstance(grid, (str, bytes)):
+        hint = "." if grid is None else f" (for that one value pass [{grid!r}])."
+        raise TypeError(f"'{name}' must be an int >= 2 (the number of grid points) or an array of grid values; "
+                        f"got {grid!r}{hint}")
+    return None
 
 
 def resolve_output(model, output, allow_all=True):

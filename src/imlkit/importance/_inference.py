@@ -55,10 +55,31 @@ def repeat_quantiles(values, low=0.05, high=0.95):
 
 
 def adjust_pvalues(p, *, method="holm"):
-    """Family-wise error control over the m features.
+    """Family-wise error control over the m features: the one implementation of LOCO, LOFO and PIMP.
 
-    ``"bonferroni"``: min(1, m·p). ``"holm"``: step-down, p_(k) -> max_{i<=k} min(1, (m-i+1)·p_(i)).
-    ``None``: unchanged. NaN p-values are left out of m and stay NaN.
+    Parameters
+    ----------
+    p : array-like, shape (m,)
+        Unadjusted p-values; NaN ones (features without a test) are left out of m and stay NaN.
+    method : {"holm", "bonferroni", None}
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        ``"bonferroni"``: ``min(1, m·p)``. ``"holm"`` (Holm 1979, step-down): with the p-values
+        sorted, p_(1) <= ... <= p_(m), ``p_(k) -> max_{i<=k} min(1, (m-i+1)·p_(i))``. ``None``:
+        unchanged. The same numbers as ``statsmodels.stats.multitest.multipletests``.
+
+    Notes
+    -----
+    Rejecting where the adjusted p-value is <= α controls the family-wise error rate at α under
+    any dependence between the tests. Holm rejects every hypothesis Bonferroni rejects and
+    possibly more; Bonferroni's decision is the one that matches simultaneous intervals at
+    level ``1 − α/m`` (see :func:`simultaneous_level`).
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6, 65-70.
 
     Examples
     --------
@@ -73,6 +94,9 @@ def adjust_pvalues(p, *, method="holm"):
     m = q.size
     if method is None or m == 0:
         return p.copy()
+    # Written out rather than calling statsmodels' multipletests (which gives the same numbers,
+    # tests/importance/test_holm.py): its Holm branch runs a full gc.collect() on every call,
+    # 0.2 s in a small process and more in a large one, for six lines of arithmetic.
     if method == "bonferroni":
         out[ok] = np.minimum(1.0, q * m)
         return out

@@ -1,7 +1,8 @@
 """LOCO and LOFO: refit the learner without a feature (or group) and compare test losses.
 
     Δ_j(i) = L(y_i, f_-j(x_i,-j)) − L(y_i, f(x_i)),      i in the test data
-    LOCO_j = median_i Δ_j(i)        (Lei et al. 2018; "mean" gives R_emp(f_-j) − R_emp(f))
+    LOCO_j = median_i Δ_j(i)        (regression: Lei et al. 2018)
+    LOCO_j = mean_i Δ_j(i) = R_emp(f_-j) − R_emp(f)        (classification, aggregate-only scores)
     LOFO_j = e_j − e_orig  or  e_j / e_orig                (mean test losses)
 
 Both are one function with different defaults; the refits run through the shared engine in
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._losses import default_loss, require_pointwise
+from .._model import is_classifier_model
 from .._timing import Timer
 from .._validation import (
     check_choice,
@@ -50,7 +52,7 @@ from ._result import ImportanceResult
 
 __all__ = ["loco", "lofo", "RefitOptions"]
 
-AGGREGATES = ("median", "mean", "pseudo_median")
+AGGREGATES = ("auto", "median", "mean", "pseudo_median")
 #: How LOFO takes a feature away before relearning (the LOFO chapter's algorithm and its alternative).
 VARIANTS = ("drop", "permuted_copy")
 TESTS = ("auto", "wilcoxon", "sign", "t", None)
@@ -62,7 +64,7 @@ _TEST_OF = {v: k for k, v in _ESTIMAND.items()}
 
 
 def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, features=None,
-         aggregate="median", test="auto", alternative="greater", p_adjust="holm",
+         aggregate="auto", test="auto", alternative="greater", p_adjust="holm",
          confidence_level=0.95, n_refits=1, cv=None, relation="difference", max_rows=None,
          n_jobs=None, random_state=None, progress=False):
     """Leave-one-covariate-out importance with distribution-free inference (Lei et al. 2018).
@@ -81,10 +83,11 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
     y_test : array-like, shape (n_test,), optional
     loss : str or callable, optional
         Default (None) by task: ``"absolute_error"`` for regression (Lei et al. use L1); for a
-        classifier the Brier score ``Σ_c (p_c − 1{y=c})²`` on ``predict_proba`` -- a bounded,
-        pointwise probability loss whose differences have a well-behaved median and signed-rank
-        test (absolute error on labels would make almost every Δ exactly 0) -- and
-        ``"zero_one"`` for a classifier without ``predict_proba``. Scores (``"accuracy"``) are
+        classifier the Brier score ``Σ_c (p_c − 1{y=c})²`` on ``predict_proba`` -- a bounded
+        pointwise probability loss, so the t-interval of its mean differences is reliable at
+        moderate n (the log loss's differences are unbounded: one confident mistake dominates
+        their mean and standard deviation) -- and ``"zero_one"`` for a classifier without
+        ``predict_proba``. Scores (``"accuracy"``) are
         flipped so that larger = more important; aggregate-only scores (``"r2"``, any
         scikit-learn scorer name such as ``"roc_auc"``) need ``aggregate="mean"`` and
         ``test=None`` unless ``cv`` is given.
@@ -92,10 +95,13 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
         A dict ``{"weather": ["temp", "atemp", "hum"]}`` leaves the group out together:
         the way to get the *shared* importance of correlated features, which each get
         LOCO ≈ 0 alone because the others take their place.
-    aggregate : {"median", "mean", "pseudo_median"}
+    aggregate : {"auto", "median", "mean", "pseudo_median"}
         The centre of Δ_j over the test observations: the median (the course's LOCO), the
         mean (R_emp(f_-j) − R_emp(f)) or the pseudo-median (Hodges–Lehmann estimate, the
-        median of the Walsh averages).
+        median of the Walsh averages). ``"auto"`` (default) decides by task: the median for
+        regression (Lei et al. 2018), the mean for classification (a classifier as learner,
+        or a probability or label loss) and for aggregate-only scores; see Notes for why.
+        ``params["aggregate"]`` is the one used.
     test : {"auto", "sign", "t", "wilcoxon", None}
         The test of that centre; the interval is the same test inverted, so the point
         estimate, the interval and the p-value are one procedure. ``"auto"`` (default): the
@@ -107,20 +113,24 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
     alternative : {"greater", "two-sided"}
         H0: the feature does not help (Δ centred at 0); "greater" tests that it does.
     p_adjust : {"holm", "bonferroni", None}
-        Family-wise correction over the m features. With a correction the intervals are
-        simultaneous: every feature's interval is at level ``1 − (1 − confidence_level)/m``
-        (Bonferroni), and ``p_adjusted = min(1, m·p)`` is the p-value of that interval
-        (``params["p_adjust_applied"]`` is "bonferroni"). For Holm the same Bonferroni-level
-        intervals and p-values are used: Holm's step-down
-        has no informative compatible simultaneous intervals (the bound of a rejected
-        feature is 0 itself; Strassburger & Bretz 2008), and a decision that disagreed with
-        the interval next to it would be worse than Holm's small gain in power.
+        Family-wise correction of the p-values over the m features (``p_adjusted``, from
+        :func:`imlkit.importance._inference.adjust_pvalues`, the same as PIMP's):
+        ``"holm"`` (default) Holm's step-down, ``"bonferroni"`` ``min(1, m·p)``.
+        With either correction the intervals are simultaneous: every feature's interval is
+        at level ``1 − (1 − confidence_level)/m`` (Bonferroni; ``params["interval_adjust"]``).
+        With ``"bonferroni"`` the adjusted p-value is the p-value of that interval, so
+        ``significant`` ⇔ the interval excludes 0 for every feature. Holm rejects whatever
+        Bonferroni rejects and possibly more, but has no informative compatible simultaneous
+        intervals (the bound of a rejected feature is 0 itself; Strassburger & Bretz 2008),
+        so a feature can be significant by Holm while its Bonferroni-level interval holds 0:
+        ``extra["holm_beyond_interval"]`` (m,) marks those features and a warning names them
+        (shown by ``explain()``).
     confidence_level : float, default 0.95
         Level of the (simultaneous) intervals. A feature is significant (``to_frame()``
-        column) iff its interval excludes 0 (1 for ``relation="ratio"``): with
-        ``alternative="greater"`` iff ``ci_low > 0``, i.e. ``p_adjusted <= (1 − level)/2``
-        (the one-sided test at 2.5% for level 0.95); two-sided iff
-        ``p_adjusted <= 1 − level``. That α is ``params["alpha"]``.
+        column) iff ``p_adjusted <= params["alpha"]``, with α = ``(1 − level)/2`` for
+        ``alternative="greater"`` (the one-sided test at 2.5% for level 0.95; with
+        ``p_adjust="bonferroni"`` or None iff ``ci_low > 0``) and ``1 − level`` two-sided
+        (iff the interval excludes 0; 1 for ``relation="ratio"``).
     n_refits : int, default 1
         Refits per feature with different learner seeds (stochastic learners). Δ is averaged
         over refits; ``std`` and ``repeats`` show the spread between refits.
@@ -156,8 +166,24 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
     exact finite-sample test of H0: the centre of Δ_j is <= 0, and the Wilcoxon test
     (pseudo-median) is exact for symmetric Δ. Following Lei et al. (2018), who test by
     inverting (Bonferroni-level) intervals for the median of Δ_j, each interval is the set of
-    centres its test does not reject, and the p-value is that test at 0; hence
-    ``significant`` ⇔ the interval excludes 0, for every feature.
+    centres its test does not reject, and the p-value is that test at 0; hence, before the
+    correction over features, ``p <= α`` ⇔ the interval excludes 0.
+
+    The default estimand by task (``aggregate="auto"``). Regression: the median of Δ_j with
+    the sign test, as Lei et al. (2018) and the course define LOCO. Classification: the mean,
+
+        LOCO_j = E[ L(y, f_-j(x_-j)) − L(y, f(x)) | training data ] = R(f_-j) − R(f),
+
+    estimated by the mean of Δ_j over the test rows with the paired t-test and its interval
+    ``mean ± t_{n−1}·s/sqrt(n)`` -- the course's "mean instead of median" form, the risk
+    difference of Williamson et al. (2023). The median does not work for a classifier: most
+    test rows are predicted (almost) with certainty by both fits, so Δ_j(i) is exactly 0 for
+    half the rows or more, and the median is then 0 whatever the other rows show (LOCO of a
+    random forest on scikit-learn's breast cancer data is exactly 0 for all 30 features). The
+    mean counts every row whose loss changed. With the (bounded) Brier score the Δ_j(i) lie in
+    [−2, 2], so the t-interval is valid asymptotically (central limit theorem, conditional on
+    the training data); its p-value is the t-test, so the interval and the unadjusted test
+    agree. An explicit ``aggregate="median"`` with most Δ_j(i) = 0 gets a warning.
 
     A learner that selects columns by name or position (a ColumnTransformer listing columns,
     the usual scikit-learn Pipeline) cannot be refitted without a column it names, so its
@@ -176,6 +202,9 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
     ----------
     Lei, J., G'Sell, M., Rinaldo, A., Tibshirani, R. J. & Wasserman, L. (2018).
     Distribution-free predictive inference for regression. JASA 113(523), 1094-1111.
+    Williamson, B. D., Gilbert, P. B., Simon, N. R. & Carone, M. (2023). A general framework
+    for inference on algorithm-agnostic variable importance. JASA 118(543), 1645-1658.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6.
     Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Mach. Learn. 52.
     Strassburger, K. & Bretz, F. (2008). Compatible simultaneous lower confidence bounds for
     the Holm procedure and other Bonferroni-based closed tests. Stat. Med. 27, 4914-4927.
@@ -349,6 +378,9 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         loss = default_loss(check_learner(learner), options.method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
         learner, X_train, y_train, X_test, y_test, loss, options.max_rows, allow_cv=True, cv=options.cv)
+    if options.aggregate == "auto":
+        options = replace(options, aggregate=_auto_aggregate(template, loss_obj))
+        params.update(aggregate=options.aggregate, aggregate_requested="auto")
     options, notes = _resolve_test(options, loss_obj)
     groups = resolve_features(options.features, Xtr.columns)
     check_groups(groups, Xtr.columns)
@@ -389,8 +421,13 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         stats_ = _summarise(cells, loss_obj, options, folds, len(Xtr), m)
     params["seconds"] = timer.seconds
     params["inference"] = stats_.pop("inference")
-    params["p_adjust_applied"] = "bonferroni" if options.p_adjust is not None and len(groups) > 1 else None
+    # Only where there are p-values and intervals to adjust (test=None has neither).
+    adjusted = options.p_adjust is not None and len(groups) > 1 and stats_["p_adjusted"] is not None
+    params["p_adjust_applied"] = options.p_adjust if adjusted else None
+    params["interval_adjust"] = "bonferroni" if adjusted else None
     warns = list(notes)
+    warns += _median_collapse_warning(stats_, options, names)
+    warns += _holm_interval_warning(stats_, options, names, params["alpha"])
     if permuted and n_refits == 1:
         warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
                      "use n_refits > 1 to see its spread.")
@@ -399,6 +436,58 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")
     return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
                             groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _auto_aggregate(template, loss_obj):
+    """``aggregate="auto"``: the mean for classification and aggregate-only scores, else the median.
+
+    A classifier's Δ_j(i) is exactly 0 on every row that both fits predict with certainty, so
+    its median is 0 whenever those rows are half the test set (see :func:`loco`, Notes).
+    """
+    classification = is_classifier_model(template) or loss_obj.needs_proba or loss_obj.needs_labels
+    return "mean" if classification or loss_obj.pointwise is None else "median"
+
+
+def _median_collapse_warning(stats_, options, names):
+    """A note when the median of Δ_j is exactly 0 because many rows have Δ_j(i) = 0 exactly.
+
+    Rows that both fits predict with the same loss (a classifier certain of them) pile up at
+    0; with them and the other rows on both sides of 0, the median is 0 whatever those show.
+    """
+    obs = stats_.get("observation_importance")
+    if options.aggregate != "median" or obs is None or options.relation != "difference":
+        return []
+    with np.errstate(invalid="ignore"):
+        zeros = np.mean(obs == 0, axis=1)
+    hit = [(n, z) for n, z, v in zip(names, zeros, stats_["importance"]) if v == 0 and z >= 0.1]
+    if not hit:
+        return []
+    shown = ", ".join(repr(n) for n, _ in hit[:5]) + (f" and {len(hit) - 5} more" if len(hit) > 5 else "")
+    share = min(z for _, z in hit), max(z for _, z in hit)
+    return [f"LOCO is exactly 0 for {shown}: the full and the reduced fit give the same loss on "
+            f"{share[0]:.0%}-{share[1]:.0%} of the test rows (typical of a classifier predicting with certainty), "
+            f"so the median of the loss differences is 0 whatever the other rows show; aggregate='mean' (the "
+            f"default for classification) estimates the change in risk R(f_-j) − R(f) instead."]
+
+
+def _holm_interval_warning(stats_, options, names, alpha):
+    """Holm's step-down can reject where the simultaneous (Bonferroni-level) interval still holds 0."""
+    p_adj, low, high = stats_["p_adjusted"], stats_["ci_low"], stats_["ci_high"]
+    if p_adj is None:
+        return []
+    null = 0.0 if options.relation == "difference" else 1.0
+    with np.errstate(invalid="ignore"):
+        excludes = low > null if options.alternative == "greater" else (low > null) | (high < null)
+    beyond = (np.asarray(p_adj) <= alpha) & ~excludes
+    stats_["extra"]["holm_beyond_interval"] = beyond
+    if not beyond.any():
+        return []
+    hit = [repr(n) for n, b in zip(names, beyond) if b]
+    return [f"Holm's step-down finds {', '.join(hit)} significant (p_adjusted <= {alpha:.3g}) although "
+            f"{'its' if len(hit) == 1 else 'their'} simultaneous interval{'' if len(hit) == 1 else 's'} "
+            f"(Bonferroni level; Holm has no simultaneous intervals of its own) "
+            f"{'does' if len(hit) == 1 else 'do'} not exclude {null:g}: Holm has more power than the intervals; "
+            f"p_adjust='bonferroni' makes 'significant' agree with the intervals."]
 
 
 def _resolve_test(options, loss_obj):
@@ -542,6 +631,6 @@ def _summarise(cells, loss, options, folds, n_train, m):
         extra["fold_importance"] = fold_imp
     return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
                 quantiles=repeat_quantiles(rep), p_value=p,
-                p_adjusted=None if p is None else adjust_pvalues(p, method=None if p_adjust is None else "bonferroni"),
+                p_adjusted=None if p is None else adjust_pvalues(p, method=p_adjust),
                 baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
                 inference=inference)

@@ -21,10 +21,13 @@ from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_p
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
 from ._result import ImportanceResult
 
-__all__ = ["pimp"]
+__all__ = ["pimp", "PimpResult", "resolution", "MIN_PARAMETRIC_NULL"]
 
 IMPORTANCES = ("pfi", "cfi", "loco")
 DISTRIBUTIONS = ("empirical", "normal", "lognormal", "gamma", "auto")
+#: Fewest null refits from which a parametric tail is fitted: below, every feature uses the
+#: empirical null (a tail fitted to 10 values would print p = 1e-135 for a value it cannot resolve).
+MIN_PARAMETRIC_NULL = 30
 
 
 def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=100,
@@ -49,13 +52,16 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         ``random_state`` is a SeedSequence. It must be picklable for process backends.
     n_null : int, default 100
         Refits on a permuted training target. The empirical p-value cannot go below
-        1/(n_null + 1), so with Holm or Bonferroni over m features no feature using it can
-        reach an adjusted p-value below m/(n_null + 1); a warning names ``n_null`` (and the
-        value it needs, ⌈m/alpha⌉ − 1) when that exceeds ``alpha``.
+        1/(n_null + 1), so after the correction a feature using it cannot go below its
+        ``p_floor`` (see Returns); a warning names ``n_null`` (and the value it needs) when
+        some feature's floor exceeds ``alpha``. With fewer than ``MIN_PARAMETRIC_NULL`` (30)
+        refits no parametric tail is fitted: every feature uses the empirical null.
     distribution : {"auto", "empirical", "normal", "lognormal", "gamma"}
         How P(null >= observed) is computed per feature (see Notes). ``"auto"`` (default):
         the parametric family that fits the null sample (so an overwhelming feature gets a
-        tail probability, not the floor 1/(n_null + 1)); empirical only when none fits.
+        tail probability, not the floor 1/(n_null + 1)); empirical only when none fits, and
+        always with fewer than 30 refits (a parametric family asked for explicitly then falls
+        back to the empirical null with a warning).
     p_adjust : {"holm", "bonferroni", None}
         Family-wise correction over the m features.
     alpha : float, default 0.05
@@ -75,11 +81,18 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
 
     Returns
     -------
-    ImportanceResult
-        ``method="pimp"``, ``params["importance"]`` the tested method; importance, interval
-        and repeats of the observed importance; ``p_value``, ``p_adjusted``;
-        ``extra["null"]`` (m, n_null) the null importances, ``extra["distribution"]`` the
-        family used per feature. ``plot(kind="null")`` draws the null histograms.
+    PimpResult
+        An :class:`ImportanceResult` with ``method="pimp"``, ``params["importance"]`` the
+        tested method (and ``n_null``, ``alpha``, ``p_adjust``); importance, interval and
+        repeats of the observed importance; ``p_value``, ``p_adjusted``; ``extra["null"]``
+        (m, n_null) the null importances, ``extra["distribution"]`` the family used per
+        feature, ``extra["p_floor"]`` and ``extra["n_null_needed"]`` (m,) its resolution
+        (:func:`resolution`), also the ``to_frame()`` columns ``p_floor`` and
+        ``n_null_needed``. A feature with ``p_floor > alpha`` cannot be significant with these
+        refits whatever its importance; when its observed importance also exceeds every null
+        value (it is at the floor), ``explain()`` says "cannot tell with B null refits (at least
+        N needed)" for it, never that there is no evidence.
+        ``plot(kind="null")`` draws the null histograms.
 
     Notes
     -----
@@ -94,7 +107,21 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
       when all null values are positive); empirical when none reaches 0.05.
 
     A parametric family that cannot be fitted (constant null sample) falls back to the
-    empirical p-value with a warning.
+    empirical p-value with a warning. With fewer than 30 null values no family is fitted at
+    all: a tail fitted to 10 values extrapolates far beyond them (a normal fit once gave
+    p = 1.8e-135), and the Kolmogorov–Smirnov screen cannot tell families apart on so few; the
+    empirical p-value says honestly how far 10 refits can see (its ``p_floor``).
+
+    Resolution: ``p_floor`` is the smallest adjusted p-value the feature's null could give in
+    this run -- its raw floor (1/(B + 1) for the empirical null, 0 for a fitted tail) put in
+    place of its p-value, the other features' p-values as they are, then corrected:
+    ``None``: 1/(B + 1); ``"bonferroni"``: min(1, m/(B + 1)); ``"holm"``: min(1, max(E_L,
+    (m − L)/(B + 1))) with L the number of other features whose p-value is below the floor
+    (they come first in Holm's order) and E_L the largest Holm term (m − r + 1)·p_(r) among
+    them -- at most m/(B + 1), reached when no other feature is below the floor.
+    ``n_null_needed`` is the smallest B whose floor is <= ``alpha`` under the same rule (the
+    other p-values held as they are; for a fitted tail, at most 30, from which tails are
+    fitted); it is never above ⌈m/alpha⌉ − 1.
 
     Why not empirical by default: with B = 100 null refits the smallest empirical p-value
     is 1/101, and Holm over m features multiplies the smallest p-value by m, so with 6 or
@@ -147,49 +174,157 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         observed = np.asarray(obs_result.importance, dtype=float)
         null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])   # (m, n_null)
         p, used, warns = _pvalues(null, observed, distribution, names)
-        warns += _resolution_warnings(used, names, n_null, p_adjust, alpha)
+        p_floor, needed = resolution(p, used, n_null, p_adjust, alpha)
+        warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha)
         for w in warns:
             warnings.warn(w, stacklevel=2)
     params["seconds"] = timer.seconds
-    return ImportanceResult(
+    return PimpResult(
         method="pimp", feature_names=tuple(names), importance=observed, std=obs_result.std,
         ci_low=obs_result.ci_low, ci_high=obs_result.ci_high, loss=loss_obj.name,
         repeats=obs_result.repeats, quantiles=obs_result.quantiles, p_value=p,
         p_adjusted=adjust_pvalues(p, method=p_adjust), baseline_loss=obs_result.baseline_loss,
         observation_importance=obs_result.observation_importance, groups=dict(groups), params=params,
         warnings=tuple(warns) + tuple(obs_result.warnings),
-        extra={"null": null, "distribution": tuple(used)})
+        extra={"null": null, "distribution": tuple(used), "p_floor": p_floor, "n_null_needed": needed})
 
 
-def _resolution_warnings(used, names, n_null, p_adjust, alpha):
-    """A warning when the empirical p-values cannot reach ``alpha`` after the correction.
+def _holm_floor(others, m, floors):
+    """Holm's adjusted p-value of one feature whose raw p-value is each of ``floors``.
 
-    An empirical p-value is at least 1/(B+1). Bonferroni multiplies it by m; Holm by at least
-    the number of features left at its step, which for an empirical feature is at best the
-    number of empirical features (all parametric ones rejected before it). Without a
-    correction the floor is 1/(B+1) itself.
+    ``others``: the other features' p-values (finite), ``m`` the family size. The feature
+    comes after the L others below its p-value; its adjusted value is the larger of their
+    largest Holm term and its own, (m - L)·p (ties go either way: same value).
     """
-    emp = [n for n, fam in zip(names, used) if fam == "empirical"]
-    if not emp:
+    q = np.sort(np.asarray(others, dtype=float))
+    terms = (m - np.arange(q.size)) * q              # (m - r + 1)·q_(r), r = 1..m-1
+    before = np.concatenate([[0.0], np.maximum.accumulate(terms)]) if q.size else np.zeros(1)
+    f = np.asarray(floors, dtype=float)
+    L = np.searchsorted(q, f, side="left")
+    return np.minimum(1.0, np.maximum(before[L], (m - L) * f))
+
+
+def _adjusted_at(p, j, floors, p_adjust):
+    """Feature j's adjusted p-value if its raw p-value were each of ``floors`` (others as in ``p``)."""
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    f = np.asarray(floors, dtype=float)
+    if p_adjust is None:
+        return f
+    if p_adjust == "bonferroni":
+        return np.minimum(1.0, m * f)
+    return _holm_floor(p[ok & (np.arange(p.size) != j)], m, f)
+
+
+def resolution(p, distributions, n_null, p_adjust, alpha):
+    """The smallest adjusted p-value each feature's null could give, and the refits it needs.
+
+    Parameters
+    ----------
+    p : ndarray, shape (m,) -- raw PIMP p-values (NaN: left out of the correction)
+    distributions : sequence of str, length m -- the null used per feature ("empirical" or a
+        fitted family)
+    n_null : int -- null refits B
+    p_adjust : {"holm", "bonferroni", None}
+    alpha : float
+
+    Returns
+    -------
+    p_floor : ndarray, shape (m,)
+        The feature's adjusted p-value had its raw p-value been its floor: 1/(B + 1) for the
+        empirical null, 0 for a fitted tail (``pimp`` fits none below 30 refits), with the
+        other p-values as they are (see :func:`pimp`, Notes). Monotone correction: no p-value
+        the null can give adjusts lower.
+    n_null_needed : ndarray, shape (m,)
+        The smallest B with which that floor would be <= ``alpha`` (float; NaN where p is NaN).
+
+    Examples
+    --------
+    Eleven features on the empirical null with 60 refits: Holm's floor is 11/61 for all,
+    and 219 refits are needed (11/220 = 0.05).
+
+    >>> f, n = resolution(np.full(11, 0.5), ["empirical"] * 11, 60, "holm", 0.05)
+    >>> round(float(f[0]), 4), int(n[0])
+    (0.1803, 219)
+    """
+    p = np.asarray(p, dtype=float)
+    m = int(np.isfinite(p).sum())
+    floor = np.full(p.size, np.nan)
+    needed = np.full(p.size, np.nan)
+    top = max(1, int(np.ceil(max(m, 1) / alpha - 1e-9)) - 1)   # m/(B+1) <= alpha from here on
+    for j, fam in enumerate(distributions):
+        if not np.isfinite(p[j]):
+            continue
+        raw = 1.0 / (n_null + 1) if fam == "empirical" else 0.0
+        floor[j] = float(_adjusted_at(p, j, [raw], p_adjust)[0])
+        emp = float(_fewest_refits(p, j, p_adjust, alpha, top))
+        needed[j] = emp if fam == "empirical" else min(emp, float(MIN_PARAMETRIC_NULL))
+    return floor, needed
+
+
+def _fewest_refits(p, j, p_adjust, alpha, top):
+    """The smallest B >= 1 whose empirical floor 1/(B + 1) adjusts to <= alpha for feature j (others as in p).
+
+    Closed form per Holm position: with k other p-values below the floor (f in (q_(k), q_(k+1)]),
+    the adjusted floor is max(E_k, (m - k)·f), so the largest admissible f in that range is
+    min(q_(k+1), alpha/(m - k)) when E_k <= alpha; the largest over k gives the smallest B. The
+    candidate is then checked with the correction itself (rounding), O(m) per feature.
+    """
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if p_adjust is None or p_adjust == "bonferroni":
+        c = 1 if p_adjust is None else m
+        best = np.ceil(c / alpha - 1.0)
+    else:
+        q = np.sort(p[ok & (np.arange(p.size) != j)])
+        k = np.arange(q.size + 1)
+        E = np.concatenate([[0.0], np.maximum.accumulate((m - np.arange(q.size)) * q)])
+        lo = np.concatenate([[0.0], q])
+        hi = np.concatenate([q, [np.inf]])
+        fstar = np.minimum(np.minimum(hi, alpha / (m - k)), 0.5)
+        B = np.maximum(1.0, np.ceil(1.0 / fstar - 1.0))
+        valid = (E <= alpha) & (fstar > lo) & (1.0 / (B + 1.0) > lo)
+        best = B[valid].min() if valid.any() else top
+    # the same arithmetic as the correction decides the last unit (1/(B+1) is rounded)
+    cand = np.arange(max(1, int(best) - 2), int(best) + 3)
+    hit = np.flatnonzero(_adjusted_at(p, j, 1.0 / (cand + 1.0), p_adjust) <= alpha)
+    if hit.size:
+        return int(min(cand[hit[0]], top))
+    Bs = np.arange(1, top + 1)   # not reached in practice: the plain scan
+    hit = np.flatnonzero(_adjusted_at(p, j, 1.0 / (Bs + 1.0), p_adjust) <= alpha)
+    return int(Bs[hit[0]]) if hit.size else top
+
+
+def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
+    """A warning when some features cannot reach ``alpha`` after the correction, however large their importance."""
+    stuck = [j for j in range(len(names)) if np.isfinite(p_floor[j]) and p_floor[j] > alpha]
+    if not stuck:
         return []
-    m = len(names)
-    factor = {"bonferroni": m, "holm": len(emp), None: 1}[p_adjust]
-    floor = factor / (n_null + 1)
-    if floor <= alpha:
-        return []
-    need = int(np.ceil(factor / alpha - 1e-9)) - 1  # B + 1 >= factor/alpha
-    which = "every feature" if len(emp) == m else f"feature(s) {emp}"
+    lo, hi = min(p_floor[j] for j in stuck), max(p_floor[j] for j in stuck)
+    k = round(hi * (n_null + 1))
+    value = f"{k}/{n_null + 1} = {hi:.3g}" if lo == hi and np.isclose(k / (n_null + 1), hi, rtol=1e-12, atol=0) \
+        else (f"{hi:.3g}" if lo == hi else f"between {lo:.3g} and {hi:.3g}")
+    which = "every feature" if len(stuck) == len(names) else f"feature(s) {[names[j] for j in stuck]}"
+    need = int(max(needed[j] for j in stuck))
     return [(f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
-             f"the smallest adjusted p-value {which} can reach is {factor}/{n_null + 1} = {floor:.3g} > "
-             f"alpha={alpha}: nothing there can be significant, however large its importance. "
-             f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal').")]
+             f"the smallest adjusted p-value {which} can reach is {value} > alpha={alpha}: nothing there can be "
+             f"significant, however large its importance (PIMP cannot tell with {n_null} null refits). "
+             f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal', with n_null >= "
+             f"{MIN_PARAMETRIC_NULL}).")]
 
 
 def _pvalues(null, observed, distribution, names):
     p = np.empty(len(names))
     used, warns = [], []
+    n_null = null.shape[1]
+    if n_null < MIN_PARAMETRIC_NULL and distribution not in ("auto", "empirical"):
+        warns.append(f"distribution={distribution!r} needs at least {MIN_PARAMETRIC_NULL} null refits to fit a "
+                     f"tail; with n_null={n_null} the empirical p-value is used.")
     for j, name in enumerate(names):
-        fam = best_null_distribution(null[j]) if distribution == "auto" else distribution
+        if n_null < MIN_PARAMETRIC_NULL:
+            fam = "empirical"
+        else:
+            fam = best_null_distribution(null[j]) if distribution == "auto" else distribution
         p[j] = null_pvalue(null[j], observed[j], fam)
         if np.isnan(p[j]):
             warns.append(f"The {fam} distribution could not be fitted to the null importances of {name!r} "
@@ -198,6 +333,81 @@ def _pvalues(null, observed, distribution, names):
             p[j] = null_pvalue(null[j], observed[j], fam)
         used.append(fam)
     return p, used, warns
+
+
+@dataclass(frozen=True, repr=False)
+class PimpResult(ImportanceResult):
+    """PIMP's result: an :class:`ImportanceResult` that knows the resolution of its null.
+
+    ``to_frame()`` adds ``p_floor`` (the smallest adjusted p-value the feature's null could
+    give in this run) and ``n_null_needed`` (the fewest null refits whose floor is <= alpha);
+    ``explain()`` names the features PIMP cannot tell about with its refits: those at the
+    floor (observed importance above every null value) whose floor is above alpha
+    (:meth:`cannot_tell`), and says when no feature could be significant at all
+    (:meth:`rejects_nothing`).
+    """
+
+    def to_frame(self, *, sort=True):
+        """As :meth:`ImportanceResult.to_frame`, plus the columns ``p_floor`` and ``n_null_needed``."""
+        frame = super().to_frame(sort=False)
+        if "p_floor" in self.extra:
+            frame["p_floor"] = np.asarray(self.extra["p_floor"], dtype=float)
+            # a whole number, as float so that a feature without a p-value can hold NaN
+            frame["n_null_needed"] = np.asarray(self.extra["n_null_needed"], dtype=float)
+        if sort:
+            frame = frame.sort_values("importance", ascending=False, kind="stable")
+        return frame
+
+    def _stuck(self):
+        """Indices of the features whose floor exceeds alpha (none of them could be significant)."""
+        alpha = self.params.get("alpha", 0.05)
+        floors = self.extra.get("p_floor")
+        if floors is None:
+            return []
+        return [j for j in range(len(self.feature_names)) if np.isfinite(floors[j]) and floors[j] > alpha]
+
+    def cannot_tell(self):
+        """Features at the floor of their null that still cannot be significant: ``{feature: n_null_needed}``.
+
+        At the floor: the observed importance exceeds every null value (the empirical p-value
+        is its smallest, 1/(B + 1)); with ``p_floor > alpha`` PIMP cannot tell whether such a
+        feature matters -- more refits could make it significant. In the input order.
+        """
+        B = self.params.get("n_null")
+        if B is None or self.p_value is None:
+            return {}
+        needed = self.extra["n_null_needed"]
+        return {self.feature_names[j]: int(needed[j]) for j in self._stuck()
+                if self.p_value[j] <= (1.0 + 1e-9) / (B + 1)}
+
+    def rejects_nothing(self):
+        """Whether no feature could be significant with these refits (every ``p_floor`` above alpha)."""
+        stuck = self._stuck()
+        return bool(stuck) and len(stuck) == int(np.isfinite(self.extra["p_floor"]).sum())
+
+    def explain(self):
+        """:meth:`ImportanceResult.explain` and what the resolution of the null leaves open ("cannot tell ...")."""
+        text = super().explain()
+        B = self.params.get("n_null")
+        alpha = self.params.get("alpha", 0.05)
+        p_adjust = self.params.get("p_adjust")
+        lines = []
+        if self.rejects_nothing():
+            need = int(np.nanmax(self.extra["n_null_needed"]))
+            lines.append(f"With n_null={B} and p_adjust={p_adjust!r} over {len(self.feature_names)} features no "
+                         f"feature can be significant at alpha={alpha}, whatever its importance (the smallest "
+                         f"adjusted p-value any feature could reach is {np.nanmin(self.extra['p_floor']):.3g}): "
+                         f"these p-values say nothing either way; at least {need} null refits are needed.")
+        stuck = self.cannot_tell()
+        names = list(self.feature_names)
+        for f, need in stuck.items():
+            j = names.index(f)
+            lines.append(f"- {f}: cannot tell with {B} null refits (at least {need} needed): its observed importance "
+                         f"exceeds all {B} null values, and the smallest adjusted p-value its null could give is "
+                         f"{self.extra['p_floor'][j]:.3g} > alpha={alpha}.")
+        if not lines:
+            return text
+        return text + "\n\nResolution:\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)

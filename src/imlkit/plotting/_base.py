@@ -1,5 +1,13 @@
-"""Shared drawing helpers."""
+"""Shared drawing helpers.
+
+Every text drawn from the data (a feature name, a level, a rule) goes through
+:func:`imlkit._names.short_label`: a name over 40 characters is cut with "…" and control
+characters are escaped, so a pasted 200,000-character cell neither sizes the figure nor
+takes matplotlib minutes and gigabytes to lay out.
+"""
 from __future__ import annotations
+
+from .._names import short_label
 
 #: Width of one character of a 10 pt label, in inches (a little above the average glyph, so
 #: long labels get room rather than run off the figure).
@@ -28,7 +36,7 @@ def get_ax(ax=None, figsize=(6, 4)):
 
 def label_inches(labels, fontsize=10):
     """Approximate width in inches of the longest label (0 for none)."""
-    longest = max((len(str(s)) for s in labels), default=0)
+    longest = max((len(short_label(s)) for s in labels), default=0)
     return longest * CHAR_INCHES * fontsize / 10
 
 
@@ -38,8 +46,8 @@ def barh_figsize(labels, width=6.0, per_bar=0.35, extra_height=1.2):
 
 
 def category_ticks(ax, positions, labels, axis="x"):
-    """Categorical tick labels, turned by 45° when they would crowd each other."""
-    labels = [str(s) for s in labels]
+    """Categorical tick labels (shortened), turned by 45° when they would crowd each other."""
+    labels = [short_label(s) for s in labels]
     if axis == "y":
         ax.set_yticks(positions)
         ax.set_yticklabels(labels)
@@ -57,7 +65,7 @@ def wrap(text, inches, fontsize=10.0):
     feature name in a title or axis label would otherwise run past the figure's edge)."""
     import textwrap
 
-    text = str(text)
+    text = short_label(text)
     width = max(8, int(inches / (CHAR_INCHES * fontsize / 10)))
     if len(text) <= width:
         return text

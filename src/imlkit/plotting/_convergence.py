@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._display import method_name
+from .._names import short_label
 from .._validation import ValidationError
 from ._base import get_ax
 
@@ -39,7 +40,8 @@ def plot_convergence(result, *, ax=None, max_features=10, n_se=1.0):
     ax = get_ax(ax, figsize=(7, 4))
     for c, j in enumerate(order):
         color = f"C{c % 10}"
-        ax.plot(n, trace[:, j], color=color, lw=1.5, label=result.feature_names[j], marker="o" if len(n) < 3 else None)
+        ax.plot(n, trace[:, j], color=color, lw=1.5, label=short_label(result.feature_names[j]),
+                marker="o" if len(n) < 3 else None)
         band = np.where(np.isfinite(se[:, j]), se[:, j], np.nan) * n_se
         ax.fill_between(n, trace[:, j] - band, trace[:, j] + band, color=color, alpha=0.2, lw=0)
     ax.axhline(0, color="grey", lw=0.8)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._names import short_label
 from ._base import category_ticks, get_ax, set_labels
 
 __all__ = ["plot_effect"]
@@ -107,11 +108,11 @@ def _per_class(result, ax, **kwargs):
         pos = np.arange(len(labels))
         width = 0.8 / avg.shape[1]
         for c in range(avg.shape[1]):
-            ax.bar(pos + (c - (avg.shape[1] - 1) / 2) * width, avg[:, c], width=width, label=str(classes[c]))
+            ax.bar(pos + (c - (avg.shape[1] - 1) / 2) * width, avg[:, c], width=width, label=short_label(classes[c]))
         category_ticks(ax, pos, labels)
     else:
         for c in range(avg.shape[1]):
-            ax.plot(np.asarray(result.grid, dtype=float), avg[:, c], label=str(classes[c]), **kwargs)
+            ax.plot(np.asarray(result.grid, dtype=float), avg[:, c], label=short_label(classes[c]), **kwargs)
     ax.legend(title="class", fontsize="small")
     set_labels(ax, f"{result.method.upper()} of {result.feature}", result.feature, "P(class)")
     return ax
@@ -133,7 +134,7 @@ def _heatmap(result, ax, cmap, **kwargs):
     kw = dict(cmap=cmap, shading="nearest")
     kw.update(kwargs)
     mesh = ax.pcolormesh(x, y, Z.T, **kw)
-    ax.figure.colorbar(mesh, ax=ax, label=result.output or "prediction")
+    ax.figure.colorbar(mesh, ax=ax, label=short_label(result.output or "prediction"))
     if xlab is not None:
         category_ticks(ax, x, xlab)
     if ylab is not None:

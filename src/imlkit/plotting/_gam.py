@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._names import short_label
 from .._validation import ValidationError
 from ._base import get_ax
 
@@ -13,13 +14,13 @@ def plot_gam_term(effect, *, ax=None, rug=True, color="C0"):
     """One term of a GAM (an EffectResult with ``method="gam"``): a line and a shaded band for
     numeric terms, points with error bars for factors. Returns the Axes."""
     ax = get_ax(ax)
-    name = effect.feature_names[0]
+    name = short_label(effect.feature_names[0])
     if effect.categorical:
         x = np.arange(len(effect.grid))
         err = np.vstack([effect.average - effect.ci_low, effect.ci_high - effect.average])
         ax.errorbar(x, effect.average, yerr=err, fmt="o", color=color, capsize=4)
         ax.set_xticks(x)
-        ax.set_xticklabels([str(g) for g in effect.grid], rotation=30, ha="right")
+        ax.set_xticklabels([short_label(g) for g in effect.grid], rotation=30, ha="right")
     else:
         ax.plot(effect.grid, effect.average, color=color)
         if effect.ci_low is not None:

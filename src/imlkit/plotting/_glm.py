@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._names import short_label
 from .._validation import ValidationError, check_bool
 
 __all__ = ["plot_glm"]
@@ -63,7 +64,7 @@ def plot_glm(summary, *, ax=None, exp=None, intercept=False, color="C0"):
     if (~ok).any():
         ax.plot(np.full((~ok).sum(), ref), pos[~ok], "x", color="0.5", ms=6, ls="none")
     ax.axvline(ref, color="0.6", lw=0.8, ls=":")
-    labels = [f"{t} (not estimable)" if not good else str(t) for t, good in zip(tab.index, ok)]
+    labels = [short_label(t) + (" (not estimable)" if not good else "") for t, good in zip(tab.index, ok)]
     ax.set_yticks(pos)
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.6, len(tab) - 0.4)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._names import short_label
 from .._validation import ValidationError
 from ._base import barh_figsize, category_ticks, get_ax, set_labels, wrap
 
@@ -50,7 +51,8 @@ def plot_regional(result, *, ax=None, show_tree=True, band=True, **kwargs):
     -------
     matplotlib Axes
     """
-    tree = result.tree_text() if show_tree else ""
+    # each line's long names shortened: the tree's width sizes a new figure
+    tree = "\n".join(short_label(line, limit=400) for line in result.tree_text().splitlines()) if show_tree else ""
     own_figure = ax is None
     if own_figure:
         longest = max((len(line) for line in tree.splitlines()), default=0)
@@ -61,7 +63,7 @@ def plot_regional(result, *, ax=None, show_tree=True, band=True, **kwargs):
     grid = np.arange(len(result.grid)) if categorical else np.asarray(result.grid, dtype=float)
     for r in result.regions:
         line, = ax.plot(grid, r.average, linewidth=2, marker="o" if categorical else None,
-                        label=f"{r.rule} (n={r.n})", **kwargs)
+                        label=short_label(f"{r.rule} (n={r.n})"), **kwargs)
         if band:
             ax.fill_between(grid, r.average - r.centered_std, r.average + r.centered_std, color=line.get_color(),
                             alpha=0.15, linewidth=0)
@@ -70,7 +72,7 @@ def plot_regional(result, *, ax=None, show_tree=True, band=True, **kwargs):
         category_ticks(ax, grid, result.grid)
     set_labels(ax, xlabel=result.feature, ylabel=result.output or "prediction")
     # the tree's text takes the right part of a new figure: the title has the plot's width
-    title = f"Regional effects of {result.feature} (REPID)"
+    title = short_label(f"Regional effects of {result.feature} (REPID)")
     ax.set_title(wrap(title, 5.0, 12) if own_figure else title)
     if own_figure:  # below the axes, where it hides no curve
         ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize="x-small")

@@ -22,10 +22,14 @@ from ._config import (
     MODEL_NAMES,
     TASKS,
     ReportConfig,
+    check_features,
+    check_seed,
+    input_paths,
     method_params,
 )
 from ._data import ReportInputError, load_dataset, read_table
 
 __all__ = ["build_report", "ReportConfig", "ReportInputError", "method_params", "load_dataset", "read_table",
            "prepare_context", "check_methods", "connect_scheduler", "ALL_METHODS", "DEFAULT_METHODS",
-           "IMPORTANCE_METHODS", "run_importance", "MODEL_NAMES", "TASKS", "MIN_MAX_ROWS"]
+           "IMPORTANCE_METHODS", "run_importance", "MODEL_NAMES", "TASKS", "MIN_MAX_ROWS", "check_seed",
+           "check_features", "input_paths"]

@@ -126,6 +126,7 @@ def prepare_context(config, *, progress=None):
     """
     ctx = ReportContext(config=config, params=method_params(config.quick, n_refits=config.n_refits,
                                                             sage_orderings=config.sage_orderings,
+                                                            n_null=config.n_null,
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
     ctx.progress_hook = progress
@@ -414,7 +415,11 @@ def build_report(config=None, **options):
     on stderr, and the rest of the report is written. ``strict=True`` makes any failure raise.
     """
     from .. import __version__
+    from .._names import short_name
+    from .._validation import ValidationError
+    from ._config import check_features, check_seed, input_paths
     from ._progress import Progress, resolve_mode
+    from ._render import prepare_output
     from ._sec_provenance import section_provenance
 
     if config is None:
@@ -426,24 +431,33 @@ def build_report(config=None, **options):
     config.extra = copy.deepcopy(config.extra)
     config.methods = check_methods(config.methods)
     check_row_options(config)
-    out_dir = os.path.abspath(config.out)
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ReportInputError(f"'--out' {config.out!r} exists and is not a directory.")
+    try:  # the checks both doors share (the command line runs them first, naming its options)
+        config.seed = check_seed(config.seed, "seed")
+        config.features = check_features(config.features, "features")
+    except ValidationError as exc:
+        raise ReportInputError(str(exc)) from None
+    # Before any work: the report must never overwrite an input, and its directory must be writable.
+    plan = prepare_output(config.out, config.filename, input_paths(config),
+                          option="--out" if config.command.startswith("imlkit") else "out")
     start = time.perf_counter()
     progress = Progress(resolve_mode(config.progress), total=3)
     try:
-        with _runtime(config), _quiet_warnings() as caught:
-            ctx = prepare_context(config, progress=progress)
-            progress.set_total(planned_steps(ctx))
-            sections = build_sections(ctx)
-            ctx.notes += _warning_notes(caught)
-            sections.append(ctx.guard_section("provenance", "7. How it was made",
-                                              lambda: section_provenance(ctx, time.perf_counter() - start)))
-    finally:
-        progress.close()
-    created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    html = render_html(sections, title=f"Interpretation report: {ctx.data.target} ({ctx.model_label})",
-                       subtitle=f"{ctx.data.source} — {len(ctx.data.X):,} rows, {ctx.data.X.shape[1]} features, "
-                                f"{ctx.task}", version=__version__, created=created, alerts=top_alerts(ctx))
-    os.makedirs(out_dir, exist_ok=True)
-    return write_atomic(os.path.join(out_dir, config.filename), html)
+        try:
+            with _runtime(config), _quiet_warnings() as caught:
+                ctx = prepare_context(config, progress=progress)
+                progress.set_total(planned_steps(ctx))
+                sections = build_sections(ctx)
+                ctx.notes += _warning_notes(caught)
+                sections.append(ctx.guard_section("provenance", "7. How it was made",
+                                                  lambda: section_provenance(ctx, time.perf_counter() - start)))
+        finally:
+            progress.close()
+        created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        html = render_html(sections, title=f"Interpretation report: {short_name(ctx.data.target)} ({ctx.model_label})",
+                           subtitle=f"{ctx.data.source} — {len(ctx.data.X):,} rows, {ctx.data.X.shape[1]} features, "
+                                    f"{ctx.task}", version=__version__, created=created, alerts=top_alerts(ctx),
+                           names=[*map(str, ctx.data.raw.columns), *map(str, ctx.data.X.columns)])
+        return write_atomic(plan.path, html)
+    except BaseException:  # no report (an error, Ctrl-C, SIGTERM): remove the directories this run created
+        plan.discard()
+        raise

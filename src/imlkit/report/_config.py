@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
-           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS"]
+           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed", "check_features",
+           "input_paths"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -34,10 +37,10 @@ class ReportConfig:
     ``target_class`` (``--class``) is the class whose probability sections 4-5 explain.
     ``strict`` makes any failing part fatal; otherwise it becomes a warning box in the report.
     ``progress``: False (silent), True (a bar on a terminal, else one line per step on stderr),
-    "bar" or "lines". ``n_refits`` (LOCO) and ``sage_orderings`` (SAGE's maximum number of
-    orderings) override the values of :func:`method_params`; ``sage_removals`` are the SAGE runs
-    of section 3 ("marginal" and/or "conditional"). ``extra`` is the caller's own; the report
-    does not read it.
+    "bar" or "lines". ``n_refits`` (LOCO), ``sage_orderings`` (SAGE's maximum number of
+    orderings) and ``n_null`` (PIMP's null refits) override the values of :func:`method_params`;
+    ``sage_removals`` are the SAGE runs of section 3 ("marginal" and/or "conditional").
+    ``extra`` is the caller's own; the report does not read it.
 
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
@@ -66,11 +69,79 @@ class ReportConfig:
     target_class: str | None = None
     n_refits: int | None = None
     sage_orderings: int | None = None
+    #: PIMP's null refits (``--n-null``; default 60, ``--quick`` 10).
+    n_null: int | None = None
     sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
     full: bool = False
     command: str = ""
     extra: dict = field(default_factory=dict)
+
+
+#: The largest seed: scikit-learn's ``random_state`` (numpy's legacy RandomState) takes
+#: 0 <= seed < 2**32, and one seed drives the split, the model and every method.
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(seed, option="--seed"):
+    """``seed`` as an int in ``[0, MAX_SEED]``; one clear error otherwise.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    """
+    from .._validation import ValidationError
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+        raise ValidationError(f"'{option}' must be an int in [0, {MAX_SEED}] (numpy's and scikit-learn's seed "
+                              f"range); got {seed!r}.")
+    return int(seed)
+
+
+def check_features(features, option="--features"):
+    """``features`` (None or names) checked: each column named once.
+
+    A repeated name would give the model the same column twice and each method two rows for
+    one feature; it is a typing slip, so it is refused rather than silently dropped.
+
+    Examples
+    --------
+    >>> check_features(("a", "b"))
+    ('a', 'b')
+    """
+    from .._validation import ValidationError
+
+    if features is None:
+        return None
+    if isinstance(features, str):
+        raise ValidationError(f"'{option}' must be a sequence of column names, not one string; got {features!r}.")
+    names = [str(f) for f in features]
+    seen, repeated = set(), []
+    for n in names:
+        if n in seen and n not in repeated:
+            repeated.append(n)
+        seen.add(n)
+    if repeated:
+        raise ValidationError(f"'{option}' names {', '.join(repr(r) for r in repeated)} more than once; "
+                              f"give each column once.")
+    return tuple(features)
+
+
+def input_paths(config):
+    """Every file a run reads (data, held-out data, model file): ``[(what, path), ...]``.
+
+    The report's output is checked against these so that it can never overwrite an input.
+    ``test_data`` is read when the config has it (a path; a DataFrame is no file).
+    """
+    import os
+
+    out = []
+    for what, value in (("data file", config.data), ("test data file", getattr(config, "test_data", None)),
+                        ("model file", config.model_file)):
+        if isinstance(value, (str, os.PathLike)) and os.fspath(value):
+            out.append((what, os.fspath(value)))
+    return out
 
 
 #: The largest budget of a mode (the default data budget): ``--max-rows N`` scales every
@@ -170,14 +241,15 @@ def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
     return out
 
 
-def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False):
+def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False,
+                  n_null=None):
     """Every method's parameters for the full or the quick report.
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
     refits are capped so that the report's time stops growing with n, and the methods whose cost
     grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample.
-    ``n_refits`` (LOCO's refits per feature) and ``sage_orderings`` (the most orderings either
-    SAGE run may use) replace the defaults when given. ``params["rows"]``
+    ``n_refits`` (LOCO's refits per feature), ``sage_orderings`` (the most orderings either
+    SAGE run may use) and ``n_null`` (PIMP's null refits) replace the defaults when given. ``params["rows"]``
     holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
     params = _params(quick)
@@ -192,6 +264,12 @@ def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, f
     if sage_orderings is not None:
         for removal in ("marginal", "conditional"):
             params["sage"][removal]["max_permutations"] = int(sage_orderings)
+    if n_null is not None:
+        from .._validation import ValidationError
+
+        if isinstance(n_null, bool) or not isinstance(n_null, (int, np.integer)) or n_null < 1:
+            raise ValidationError(f"'n_null' must be an int >= 1; got {n_null!r}.")
+        params["pimp"]["n_null"] = int(n_null)
     return params
 
 

@@ -79,10 +79,31 @@ class ModelCheck:
         prepared; section 6 compares the interpretable models with it.
     no_better_than : str or None
         The baseline's name when the model is no better than it on the test rows, else None.
+    deciding : tuple of str
+        The measures the verdict was taken on (:func:`~imlkit.report._scores.deciding_metrics`):
+        ("RMSE",) for regression; ("Brier score", "ROC AUC", "balanced accuracy") for a
+        classifier with probabilities. Empty until section 2 has run.
+    decided_by : tuple of str
+        The deciding measures on which the model beats the baseline (empty when
+        ``no_better_than`` is set).
+    baseline : str or None
+        The baseline of the verdict (the mean / majority class one).
+    decision : dict
+        ``{measure: {"model": value, "baseline": value, "difference": (value, low, high)}}``
+        for every deciding measure; the difference is model minus baseline with its paired
+        bootstrap interval at ``decision_level``.
+    decision_level : float or None
+        Level of those intervals: simultaneous over the deciding measures (Bonferroni,
+        ``1 - 0.05/k``), so that "beats on any of them" keeps a 2.5% one-sided error.
     """
 
     performance: dict = field(default_factory=dict)
     no_better_than: str | None = None
+    deciding: tuple = ()
+    decided_by: tuple = ()
+    baseline: str | None = None
+    decision: dict = field(default_factory=dict)
+    decision_level: float | None = None
 
 
 @dataclass
@@ -347,7 +368,9 @@ class ReportContext:
         """Record a failed part and return the warning box that takes its place."""
         reason = one_line(exc)
         self.failures.append(Failure(part=what, kind=kind, reason=reason))
-        print(f"imlkit: {kind} {what!r} failed: {reason}", file=sys.stderr, flush=True)
+        from .._names import terminal_safe  # a reason quoting a column name must not reach the terminal raw
+
+        print(terminal_safe(f"imlkit: {kind} {what!r} failed: {reason}"), file=sys.stderr, flush=True)
         self.notes.append(f"{kind.capitalize()} '{what}' failed and was left out: {reason}")
         blocks = [heading_block(heading)] if heading else []
         return blocks + [warning(f"{what} failed on these data and is left out: {reason.rstrip('.')}. The rest of "

@@ -15,7 +15,7 @@ import pandas as pd
 from .._columns import complete_rows, prepare_columns
 from .._validation import ValidationError
 
-__all__ = ["ReportInputError", "Dataset", "read_table", "load_dataset", "MIN_ROWS"]
+__all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
@@ -82,7 +82,14 @@ class Dataset:
 
 
 def read_table(path):
-    """Read a CSV (optionally compressed) or Parquet file into a DataFrame."""
+    """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
+
+    A CSV's delimiter is sniffed from its first lines (:func:`sniff_csv`): a semicolon-,
+    tab- or pipe-separated file is read as such (semicolon files with decimal commas too), with
+    a warning naming the delimiter, which the report lists in its notes. Repeated column names
+    are refused, naming the column: pandas would rename the second ``a`` to ``a.1`` without a
+    word, and ``--target a`` would then silently take the first.
+    """
     if not os.path.exists(path):
         raise ReportInputError(f"Data file {path!r} does not exist.")
     if os.path.isdir(path):
@@ -91,11 +98,23 @@ def read_table(path):
     try:
         if lower.endswith((".parquet", ".pq")):
             try:
-                return pd.read_parquet(path)
+                frame = pd.read_parquet(path)
             except ImportError as exc:
                 raise ReportInputError(f"Reading Parquet file {path!r} needs pyarrow or fastparquet "
                                        f"(pip install pyarrow): {exc}") from None
-        return pd.read_csv(path)
+            _check_unique_header(path, [str(c) for c in frame.columns])
+            return frame
+        sep, decimal = sniff_csv(path)
+        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+        _check_unique_header(path, [str(c) for c in header.iloc[0].tolist()] if len(header) else [])
+        frame = pd.read_csv(path, sep=sep, decimal=decimal)
+        if sep != ",":
+            import warnings
+
+            warnings.warn(f"Data file {os.path.basename(path)!r} was read as {_SEP_WORDS[sep]}-separated"
+                          f"{' with decimal commas' if decimal == ',' else ''} (detected from its first lines).",
+                          UserWarning, stacklevel=2)
+        return frame
     except ReportInputError:
         raise
     except pd.errors.EmptyDataError:
@@ -108,6 +127,79 @@ def read_table(path):
     except (pd.errors.ParserError, ValueError, OSError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ReportInputError(f"Data file {path!r} could not be read as CSV or Parquet: {msg}") from None
+
+
+_SEP_WORDS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+_DECIMAL_COMMA = re.compile(r"(?:^|;)\s*-?\d+,\d+\s*(?:;|$)")
+
+
+def _head_text(path, limit=65536):
+    """The first ``limit`` characters of a (possibly gzip/bz2/xz-compressed) text file, or None."""
+    import bz2
+    import gzip
+    import lzma
+
+    lower = path.lower()
+    opener = (gzip.open if lower.endswith(".gz") else bz2.open if lower.endswith(".bz2")
+              else lzma.open if lower.endswith((".xz", ".lzma")) else open)
+    if lower.endswith((".zip", ".zst", ".tar")):
+        return None  # pandas reads these; the delimiter is not sniffed
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        return fh.read(limit)
+
+
+def sniff_csv(path):
+    """The delimiter and decimal mark of a CSV file: ``(sep, decimal)``.
+
+    A comma is kept whenever the header splits into two or more fields on it. Otherwise
+    :class:`csv.Sniffer` looks at the first lines for a semicolon, tab or pipe that splits the
+    header and the rows into the same number (two or more) of fields; a semicolon file whose
+    fields hold numbers like ``3,14`` has decimal commas (the European spreadsheet export).
+    Anything else is left to pandas' comma reading, whose error then says what it found.
+    """
+    import csv
+
+    head = _head_text(path)
+    if not head:
+        return ",", "."
+    lines = head.splitlines()[:50]
+    if len(head) == 65536 and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    if not lines:
+        return ",", "."
+    try:
+        first = next(csv.reader([lines[0]]))
+    except csv.Error:
+        return ",", "."
+    if len(first) >= 2:
+        return ",", "."
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(lines), delimiters=";\t|")
+    except csv.Error:
+        return ",", "."
+    sep = dialect.delimiter
+    rows = list(csv.reader(lines, delimiter=sep))
+    width = len(rows[0])
+    if width < 2 or any(len(r) != width for r in rows[1:] if r):
+        return ",", "."
+    decimal = "," if sep == ";" and any(_DECIMAL_COMMA.search(line) for line in lines[1:]) else "."
+    return sep, decimal
+
+
+def _check_unique_header(path, names):
+    seen, repeated = {}, []
+    for i, n in enumerate(names):
+        if n in seen and n not in repeated:
+            repeated.append(n)
+        seen.setdefault(n, i)
+    if repeated:
+        first = repeated[0]
+        where = [i + 1 for i, n in enumerate(names) if n == first]
+        more = f" (and {len(repeated) - 1} more repeated name(s))" if len(repeated) > 1 else ""
+        raise ReportInputError(f"Data file {path!r} has the column name {first!r} more than once (columns "
+                               f"{', '.join(map(str, where))}){more}; pandas would rename the copies "
+                               f"({first + '.1'!r}, ...) and --target/--features could pick the wrong one: give each "
+                               f"column its own name.")
 
 
 def _shipped(name):
@@ -193,6 +285,11 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     y = prep.y.reset_index(drop=True)
     if task == "regression":
         y = y.astype(float)
+        if not np.isfinite(y.to_numpy()).all():  # every loss of such a row is infinite or NaN
+            bad = y[~np.isfinite(y.to_numpy())]
+            raise ReportInputError(f"Regression target {target!r} holds {len(bad):,} infinite value(s) "
+                                   f"(e.g. {float(bad.iloc[0])!r}); remove or replace them, or use "
+                                   f"'--task classification'.")
     else:
         y = y.astype(str)
         if y.nunique() < 2:

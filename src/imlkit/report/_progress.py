@@ -3,7 +3,9 @@
 A report takes from seconds to minutes; a user must see that it runs. On a terminal a tqdm
 bar with a total and an ETA; when stderr is not a terminal (CI, nohup, a notebook's
 ``!imlkit``) one line per finished step, ``[  12.3 s] PFI (4.1 s)``: the elapsed time, the
-step and its own seconds. ``mode="off"`` (``--quiet``) prints nothing.
+step and its own seconds. ``mode="off"`` (``--quiet``) prints nothing. Step names hold column
+names ("ALE: <name>"): their control characters are escaped and long names shortened
+(:mod:`imlkit._names`), so a name cannot retitle or recolour the user's terminal.
 """
 from __future__ import annotations
 
@@ -36,6 +38,13 @@ def resolve_mode(progress, stream=None):
             tty = False
         return "bar" if tty else "lines"
     raise ValueError(f"'progress' must be True, False, 'auto', 'bar', 'lines' or 'off'; got {progress!r}.")
+
+
+def _safe(name):
+    """A step name for the terminal: one line, controls escaped, long names shortened."""
+    from .._names import short_label, terminal_safe
+
+    return terminal_safe(short_label(name, limit=120))
 
 
 class Progress:
@@ -72,10 +81,12 @@ class Progress:
             self._bar.refresh()
 
     def start(self, name):
+        name = _safe(name)
         if self._bar is not None:
             self._bar.set_description_str(f"imlkit report: {name}"[:60])
 
     def done(self, name, seconds, failed=False):
+        name = _safe(name)
         self.finished += 1
         if self.mode == "lines":
             if failed:  # the guard (or the command's error) prints the failure's own line

@@ -6,7 +6,6 @@ stated at the top of the reading (see ``_claims``).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +19,6 @@ __all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "u
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
 TOP = 5
-#: Fewest null refits for which a parametric null's p-value is read below the empirical floor 1/(B+1).
-MIN_PARAMETRIC_NULL = 30
 H_INTERACTION = cl.H_INTERACTION
 
 
@@ -138,39 +135,18 @@ def _pimp_resolution(r):
     """PIMP's ``to_frame()`` (input order) with ``p_floor`` and ``n_null_needed`` for every feature.
 
     ``p_floor`` is the smallest adjusted p-value a feature's null could give; ``n_null_needed``
-    the fewest null refits that bring it to alpha. PIMP's own columns are used when its frame has them;
-    otherwise they are computed here, and a parametric null fitted to fewer than
-    ``MIN_PARAMETRIC_NULL`` null values counts as empirical (its tail is not resolved by them).
+    the fewest null refits that bring it to alpha (:class:`~imlkit.importance.PimpResult`'s
+    columns). A result without them (an ImportanceResult of method "pimp" built elsewhere) gets
+    them from the same :func:`imlkit.importance._pimp.resolution`.
     """
     frame = r.to_frame(sort=False)
-    if "p_floor" in frame and "n_null_needed" in frame:
-        return frame
-    # Fallback until PIMP's to_frame() has these columns. An empirical null of B refits gives
-    # p >= 1/(B+1); the floor is the feature's adjusted p-value with its raw p at 1/(B+1), the
-    # others as observed (Holm's adjusted p-values only fall when one raw p falls, so the
-    # fewest refits reaching alpha are found by bisection). A parametric null has no floor.
-    from ..importance._inference import adjust_pvalues
+    if "p_floor" not in frame or "n_null_needed" not in frame:
+        from ..importance._pimp import resolution
 
-    b, alpha, method = int(r.params.get("n_null", 0)), float(r.params.get("alpha", 0.05)), r.params.get("p_adjust")
-    raw = np.asarray(r.p_value, dtype=float)
-    # a parametric tail fitted to fewer than MIN_PARAMETRIC_NULL values is read at the empirical resolution
-    dist = ["empirical" if b < MIN_PARAMETRIC_NULL else d
-            for d in r.extra.get("distribution", ("empirical",) * len(raw))]
-
-    def floor(j, refits):
-        q = raw.copy()
-        q[j] = 1.0 / (refits + 1)
-        return float(adjust_pvalues(q, method=method)[j])
-
-    floors, needed = np.zeros(len(raw)), np.zeros(len(raw), dtype=int)
-    for j in np.flatnonzero([d == "empirical" for d in dist]):
-        floors[j] = floor(j, b)
-        lo, hi = b, max(b, math.ceil(len(raw) / alpha))  # m/(hi+1) <= alpha: enough for any feature
-        while lo < hi:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if floor(j, mid) <= alpha else (mid + 1, hi)
-        needed[j] = lo
-    frame["p_floor"], frame["n_null_needed"] = floors, needed
+        dist = r.extra.get("distribution", ("empirical",) * len(frame))
+        frame["p_floor"], frame["n_null_needed"] = resolution(
+            r.p_value, dist, int(r.params.get("n_null", 0)), r.params.get("p_adjust"),
+            float(r.params.get("alpha", 0.05)))
     return frame
 
 
@@ -196,7 +172,7 @@ def _pimp_claims(pimp):
         nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
                     p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
         if kind == "pimp_cannot_tell":
-            nums["needed"] = int(sub["n_null_needed"].max())
+            nums["needed"] = int(np.nanmax(sub["n_null_needed"].to_numpy(float)))
         out.append(cl.Claim(kind, tuple(str(f) for f in sub.index), methods=("pimp",), numbers=nums))
     return out
 

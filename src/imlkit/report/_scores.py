@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
-           "bootstrap_weights", "score_intervals", "main_metric"]
+           "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -20,15 +20,34 @@ LOWER_IS_BETTER = {"RMSE", "MAE", "log loss", "Brier score"}
 N_BOOT = 1000
 
 
-def main_metric(task, has_proba=True):
-    """The score that decides whether the model beats the baseline.
+def deciding_metrics(task, has_proba=True):
+    """The scores on which the model must beat the mean / majority baseline to be worth explaining.
 
-    Regression: RMSE. Classification: log loss (a strictly proper score: it rewards calibrated
-    probabilities), or accuracy for a model without probabilities.
+    Regression: RMSE. Classification with probabilities: the Brier score (a *bounded*
+    strictly proper score: one confident miss costs at most 2, where it can cost the log loss
+    34.5) and the two discrimination measures ROC AUC (binary; multiclass: the mean of the
+    one-vs-rest AUCs) and balanced accuracy; without probabilities, balanced accuracy. The
+    model is "no better than the baseline" only when it beats it on none of them. The log loss
+    is shown but never decides: it is unbounded, so a good classifier with a few confident
+    misses has a huge log-loss interval.
     """
     if task == "regression":
-        return "RMSE"
-    return "log loss" if has_proba else "accuracy"
+        return ("RMSE",)
+    return ("Brier score", "ROC AUC", "balanced accuracy") if has_proba else ("balanced accuracy",)
+
+
+def main_metric(task, has_proba=True):
+    """The first of :func:`deciding_metrics`: RMSE, the Brier score, or balanced accuracy without probabilities."""
+    return deciding_metrics(task, has_proba)[0]
+
+
+def simultaneous_level(level, k):
+    """Per-measure level when the model may beat the baseline on any of ``k`` measures: ``1 - (1 - level)/k``.
+
+    Bonferroni: a useless model then passes on some measure with probability at most
+    ``(1 - level)/2`` (one-sided), as with a single measure at ``level``.
+    """
+    return 1.0 - (1.0 - level) / max(int(k), 1)
 
 
 def class_labels(model, y_train, y_test=None):
@@ -163,7 +182,8 @@ def _interval(values, level):
     return float(lo), float(hi)
 
 
-def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=None, level=0.95):
+def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=None, level=0.95,
+                    simultaneous=()):
     """Point scores, percentile-bootstrap intervals and paired differences to ``reference``.
 
     Parameters
@@ -173,11 +193,16 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     reference : str, optional -- the model whose differences to the others are computed
         (the black box): difference = score(reference) - score(other), per resample.
     n_boot : int, optional -- resamples (default :func:`n_resamples`: 1000 up to 10,000 rows)
+    simultaneous : sequence of metric names, optional -- their differences are also given at
+        the Bonferroni level :func:`simultaneous_level` (``level``, k = len(simultaneous)), from
+        the same resamples: intervals for deciding on any of the k measures.
 
     Returns
     -------
     dict with ``scores`` {name: {metric: (value, low, high)}} and ``differences``
-    {other: {metric: (value, low, high)}}, plus ``n_boot`` and ``level``.
+    {other: {metric: (value, low, high)}}, plus ``n_boot`` and ``level``; with ``simultaneous``
+    also ``simultaneous_differences`` {other: {metric: (value, low, high)}} and
+    ``simultaneous_level``.
     """
     n = len(y)
     n_boot = n_resamples(n) if n_boot is None else int(n_boot)
@@ -190,14 +215,22 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
                 boot[k].setdefault(m, []).append(v)
     boot = {k: {m: np.concatenate(v) for m, v in d.items()} for k, d in boot.items()}
     table = {k: {m: (float(point[k][m][0]),) + _interval(boot[k][m], level) for m in point[k]} for k in outputs}
-    diffs = {}
+    out = {"scores": table, "differences": {}, "n_boot": n_boot, "level": level}
+    sim_level = simultaneous_level(level, len(simultaneous))
+    if simultaneous:
+        out["simultaneous_differences"] = {}
+        out["simultaneous_level"] = sim_level
     if reference is not None:
         for k in outputs:
             if k == reference:
                 continue
-            diffs[k] = {m: (float(point[reference][m][0] - point[k][m][0]),)
-                        + _interval(boot[reference][m] - boot[k][m], level) for m in point[k]}
-    return {"scores": table, "differences": diffs, "n_boot": n_boot, "level": level}
+            diff = {m: (float(point[reference][m][0] - point[k][m][0]), boot[reference][m] - boot[k][m])
+                    for m in point[k]}
+            out["differences"][k] = {m: (v,) + _interval(b, level) for m, (v, b) in diff.items()}
+            if simultaneous:
+                out["simultaneous_differences"][k] = {m: (diff[m][0],) + _interval(diff[m][1], sim_level)
+                                                      for m in simultaneous if m in diff}
+    return out
 
 
 def beats(difference, metric):

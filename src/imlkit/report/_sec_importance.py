@@ -34,16 +34,19 @@ def _cfi(ctx):
 
 
 def _refit_loss(ctx, method):
-    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et
-    # al.'s absolute error for regression, and a classifier's LOCO takes the Brier score, a
-    # bounded pointwise probability loss whose median differences stay readable where the log
-    # loss's are ~1e-7 for a confident model.
+    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et al.'s
+    # absolute error for regression (median + sign test), and a classifier's LOCO takes the
+    # Brier score with the API's default aggregate for classification, the mean (t-interval):
+    # bounded differences keep the t-interval reliable where the log loss's are dominated by
+    # one confident mistake. LOFO keeps the report's loss (the mean of the log loss).
     if ctx.task == "classification":
         return "brier" if method == "loco" and ctx.loss == "log_loss" else ctx.loss
     return "absolute_error" if method == "loco" else "squared_error"
 
 
 def _loco(ctx):
+    # aggregate is left to the API's "auto": the median for regression, the mean for a
+    # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
     p = ctx.params["loco"]
     with ctx.refit_backend():
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"), loss=_refit_loss(ctx, "loco"),
@@ -71,6 +74,7 @@ def _sage(ctx):
 
 
 def _pimp(ctx):
+    # ``--n-null`` reaches ctx.params through method_params (the step's logged parameters say it)
     p = ctx.params["pimp"]
     with ctx.refit_backend():
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
@@ -303,18 +307,65 @@ def _sage_caveat(ctx, key, r):
 
 
 def _pimp_blocks(r):
+    """PIMP's table (with each feature's smallest reachable adjusted p-value), its verdict and null histograms.
+
+    A feature whose ``p_floor`` exceeds alpha could not be significant with these null refits
+    whatever its importance: when its observed importance exceeds every null value the text
+    says PIMP cannot tell (and how many refits would do), never that there is no evidence; when
+    no feature could be significant, one line says so (``--quick``'s 10 refits).
+    """
     frame = r.to_frame()
     alpha = r.params.get("alpha", 0.05)
-    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted"), bool(row.get("significant"))]
+    B = r.params.get("n_null")
+    adj = r.params.get("p_adjust", "holm")
+    has_floor = "p_floor" in frame
+    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted")]
+            + ([row["p_floor"]] if has_floor else []) + [bool(row.get("significant"))]
             for f, row in frame.iterrows()]
     base = r.params.get("importance", "pfi")
-    out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({r.params.get('p_adjust', 'holm')})",
-                  f"significant at {alpha}"], rows,
-                 caption=f"PIMP: {r.params.get('n_null')} refits on a permuted target give each feature's null "
-                         f"distribution ({r.params.get('distribution')})")]
+    out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({adj})"]
+                 + (["smallest reachable p"] if has_floor else []) + [f"significant at {alpha}"], rows,
+                 caption=f"PIMP: {B} refits on a permuted target give each feature's null distribution "
+                         f"({r.params.get('distribution')}; the empirical null below 30 refits)"
+                         + ("; smallest reachable p: the adjusted p-value the feature would get had its observed "
+                            "importance beaten every null refit (its resolution)" if has_floor else ""))]
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
-    out.append(text(f"After {r.params.get('p_adjust', 'holm')} adjustment, {len(sig)} of {len(frame)} features are "
+    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
                     f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
+    # What the refits cannot resolve: nothing rejectable at all, or features at the floor of their null.
+    said = []
+    if hasattr(r, "cannot_tell"):
+        if r.rejects_nothing():
+            need = int(np.nanmax(r.extra["n_null_needed"]))
+            said.append(f"With {B} null refits and the {adj} correction over {len(frame)} features, PIMP cannot "
+                        f"reject any feature at level {alpha}, however large its importance (the smallest adjusted "
+                        f"p-value any feature could reach is {fmt(np.nanmin(r.extra['p_floor']))}): its p-values "
+                        f"here say nothing either way. At least {need} null refits are needed (rerun with "
+                        f"--n-null {need}).")
+        stuck = r.cannot_tell()
+        order = [f for f in frame.index if f in stuck]     # largest importance first
+        if order and said:  # nothing can be rejected (said above): name the features beyond their whole null
+            who = ", ".join(order[:10]) + (f" and {len(order) - 10} others" if len(order) > 10 else "")
+            verb, its, they, do = (("lies", "its", "it matters", "it does") if len(order) == 1
+                                   else ("lie", "their", "they matter", "they do"))
+            said.append(f"{who} {verb} beyond all {B} of {its} null values: PIMP cannot tell with {B} null refits "
+                        f"whether {they}, and an adjusted p-value above {alpha} here is not evidence that {do} not.")
+        elif len(order) == 1:
+            f = order[0]
+            said.append(f"PIMP cannot tell with {B} null refits whether {f} matters: its observed importance exceeds "
+                        f"all {B} null values, but after the {adj} correction the smallest adjusted p-value it could "
+                        f"reach is above {alpha}. At least {stuck[f]} null refits are needed (rerun with --n-null "
+                        f"{stuck[f]}); an adjusted p-value above {alpha} here is not evidence that it does not matter.")
+        elif order:
+            need = max(stuck.values())
+            who = ", ".join(f"{f} (at least {stuck[f]} needed)" for f in order[:10])
+            who += f" and {len(order) - 10} others" if len(order) > 10 else ""
+            said.append(f"PIMP cannot tell with {B} null refits whether these features matter: {who}. Their observed "
+                        f"importance exceeds all {B} null values, but after the {adj} correction the smallest "
+                        f"adjusted p-value they could reach is above {alpha}. At least {need} null refits are needed "
+                        f"(rerun with --n-null {need}); an adjusted p-value above {alpha} here is not evidence that "
+                        f"they do not matter.")
+    out += [text(t) for t in said]
     with report_style():
         k = min(len(r.feature_names), 12)
         fig, axes = new_figure(nrows=int(np.ceil(k / 4)), ncols=4, figsize=(9, 1.9 * np.ceil(k / 4)))

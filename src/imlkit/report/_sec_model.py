@@ -1,12 +1,15 @@
 """Section 2: is the model worth explaining? Its test scores next to simple baselines, with intervals.
 
-The model is compared with the mean / majority-class baseline and a GLM on proper scores,
+The model is compared with the mean / majority-class baseline and a GLM on every score,
 each with a paired percentile-bootstrap interval over the test rows (the same resamples for
-every model, seeded by the run's seed). When the model's main score is not better than the
-baseline's -- the interval of their difference includes 0 or favours the baseline -- the
-report opens with a warning that the model is "no better than" the baseline: its
-importance and effects then describe noise. A column that alone predicts the test target
-almost perfectly is flagged as a possible leak.
+every model, seeded by the run's seed). The verdict is taken on the deciding measures of
+:func:`~imlkit.report._scores.deciding_metrics` -- RMSE for regression; for a classifier the
+Brier score, ROC AUC and balanced accuracy (the log loss is shown, never decisive: it is
+unbounded). When the model beats the baseline on none of them -- each interval of the
+difference (simultaneous over the measures) includes 0 or favours the baseline -- the report
+opens with a warning that the model is "no better than" the baseline: its importance and
+effects then describe noise. A column that alone predicts the test target almost perfectly
+is flagged as a possible leak.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from ._scores import (
     REGRESSION_METRICS,
     beats,
     class_labels,
-    main_metric,
+    deciding_metrics,
     model_outputs,
     score_intervals,
     worse,
@@ -93,21 +96,23 @@ def section_model(ctx):
 
         boxes += ctx.guard(f"baseline {name}", predict)
     has_proba = outputs[ctx.model_label]["proba"] is not None
-    key = main_metric(task, has_proba)
-    res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=ctx.model_label)
+    deciding = deciding_metrics(task, has_proba)
+    res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=ctx.model_label,
+                          simultaneous=deciding)
     metrics = [m for m in (REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
            f"{len(ctx.y_test):,} test rows (seed {ctx.seed}; the same resamples for every model)")
     blocks.append(table(["model"] + metrics, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
-                        caption=f"Test scores ({'lower' if key in LOWER_IS_BETTER else 'higher'} {key} is better); "
-                                f"{how}"))
+                        caption=f"Test scores ({_directions(metrics)}); {how}"))
     if res["differences"]:
         blocks.append(table(["compared with"] + metrics,
                             [[k] + [_cell(v[m]) for m in metrics] for k, v in res["differences"].items()],
                             caption="The model's score minus each baseline's score, with its paired interval"))
     blocks += boxes
-    blocks += _verdict(ctx, res, fitted, key)
+    blocks += _verdict(ctx, res, fitted, deciding)
+    check = ctx.model_check
+    key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
     blocks += ctx.guard("figure: model scores", lambda: _figure(ctx, res, key), kind="figure")
     return Section("model", "2. Model and baselines", blocks)
@@ -120,39 +125,133 @@ def _mean_baseline_name(fitted):
     return next(iter(fitted), None)
 
 
-def _verdict(ctx, res, fitted, key):
-    """The "no better than" check against the mean/majority baseline and the comparison with the GLM."""
+def _directions(metrics):
+    """"lower RMSE is better" / "lower is better for log loss, Brier score; higher for ROC AUC, ..."."""
+    low = [m for m in metrics if m in LOWER_IS_BETTER]
+    high = [m for m in metrics if m not in LOWER_IS_BETTER]
+    if len(metrics) == 1:
+        return f"{'lower' if low else 'higher'} {metrics[0]} is better"
+    parts = ([f"lower is better for {', '.join(low)}"] if low else []) + \
+            ([f"higher for {', '.join(high)}" if low else f"higher is better for {', '.join(high)}"] if high else [])
+    return "; ".join(parts)
+
+
+def _level_note(res, deciding, short=False):
+    """How the verdict's intervals were made, when they differ from the table's."""
+    if len(deciding) < 2:
+        return ""
+    level = f"{100 * res['simultaneous_level']:.1f}%"
+    if short:
+        return f" ({level} simultaneous intervals)"
+    return (f" ({level} paired bootstrap intervals, Bonferroni-simultaneous over the {len(deciding)} measures, so "
+            f"that passing on any one of them keeps the error rate of a single {100 * res['level']:.0f}% interval)")
+
+
+def _join(items, word="and"):
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def _one(res, name, other, m, d):
+    """"ROC AUC 0.971 against 0.5 for the majority class (difference 0.471 [0.44, 0.49])"."""
+    return (f"{m} {fmt(res['scores'][name][m][0])} against {fmt(res['scores'][other][m][0])} for the {other} "
+            f"(difference {_cell(d)})")
+
+
+def _verdict(ctx, res, fitted, deciding):
+    """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
+
+    The model beats a baseline on a measure when the (simultaneous) interval of their paired
+    difference lies entirely on the model's side of 0; it is "no better than" the mean /
+    majority baseline when it beats it on none of the deciding measures. The verdict, the
+    measures and their numbers are stored in ``ctx.model_check``.
+    """
     blocks = []
-    diffs = res["differences"]
-    model_score = res["scores"][ctx.model_label][key]
+    diffs = res.get("simultaneous_differences", res["differences"])
+    deciding = [m for m in deciding if any(m in d for d in diffs.values())]
+    check = ctx.model_check
+    check.deciding = tuple(deciding)
+    check.decision_level = res.get("simultaneous_level", res["level"])
     base = _mean_baseline_name(fitted)
-    if base in diffs:
-        d = diffs[base][key]
-        if not beats(d, key):
-            side = "favours the baseline" if worse(d, key) else "includes 0"
-            msg = (f"The model is no better than the {base} baseline on the test rows: test {key} "
-                   f"{_cell(model_score)} against {_cell(res['scores'][base][key])} for the {base}; the interval of "
-                   f"their difference, {_cell(d)}, {side}. Its importance and effect explanations below describe "
-                   f"noise (what the model does), not a relationship in the data.")
-            ctx.model_check.no_better_than = base
+    name = ctx.model_label
+    note = _level_note(res, deciding)
+    if base in diffs and deciding:
+        d = diffs[base]
+        check.baseline = base
+        check.decision = {m: {"model": res["scores"][name][m][0], "baseline": res["scores"][base][m][0],
+                              "difference": d[m]} for m in deciding}
+        won = [m for m in deciding if beats(d[m], m)]
+        check.decided_by = tuple(won)
+        if not won:
+            if len(deciding) == 1:
+                m = deciding[0]
+                side = "favours the baseline" if worse(d[m], m) else "includes 0"
+                detail = (f"test {m} {_cell(res['scores'][name][m])} against {_cell(res['scores'][base][m])} for "
+                          f"the {base}; the interval of their difference, {_cell(d[m])}, {side}")
+            else:
+                detail = (f"on none of {_join(deciding)} does the interval of the difference exclude 0 in the "
+                          f"model's favour{note}: "
+                          + "; ".join(f"{_one(res, name, base, m, d[m])}, "
+                                      f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
+                                      for m in deciding))
+            msg = (f"The model is no better than the {base} baseline on the test rows: {detail}. Its importance and "
+                   f"effect explanations below describe noise (what the model does), not a relationship in the data.")
+            check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
-        else:
-            blocks.append(text(f"The model beats the {base} baseline on test {key}: difference {_cell(d)} "
+        elif len(deciding) == 1:
+            blocks.append(text(f"The model beats the {base} baseline on test {won[0]}: difference {_cell(d[won[0]])} "
                                f"(the interval excludes 0)."))
-    for name, d in diffs.items():
-        if name == base or key not in d:
-            continue
-        if worse(d[key], key):
-            blocks.append(warning(f"{name} beats the model on test {key} (difference {_cell(d[key])}): the report "
-                                  f"explains a model that is not the best available."))
-        elif beats(d[key], key):
-            blocks.append(text(f"The model improves test {key} over {name} from {fmt(res['scores'][name][key][0])} to "
-                               f"{fmt(model_score[0])} (difference {_cell(d[key])})."))
         else:
-            blocks.append(text(f"The model and {name} are not distinguishable on test {key} (difference "
-                               f"{_cell(d[key])} includes 0): the simpler model may explain the data as well."))
+            rest = [m for m in deciding if m not in won]
+            msg = (f"The model beats the {base} baseline on test {_join(won)}{note}: "
+                   + "; ".join(_one(res, name, base, m, d[m]) for m in won) + ".")
+            if rest:
+                msg += (f" Not on {_join(rest, 'or')}: " + "; ".join(_one(res, name, base, m, d[m]) for m in rest)
+                        + ".")
+            blocks.append(text(msg + _log_loss_note(res, base)))
+    for other, d in diffs.items():
+        if other == base or not deciding:
+            continue
+        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True)))
     return blocks
+
+
+def _log_loss_note(res, base):
+    """The log loss is shown, never decisive: say so when it would have told another story."""
+    d = res["differences"].get(base, {}).get("log loss")
+    if d is None or not np.isfinite(d[0]) or beats(d, "log loss"):
+        return ""
+    how = f"favours the {base}" if worse(d, "log loss") else "does not separate them"
+    return (f" The log loss (shown, not decisive) {how}: difference {_cell(d)}; it is unbounded, so a few "
+            f"confident misses weigh on it however well the model ranks and predicts the other rows.")
+
+
+def _compare(res, name, other, d, deciding, note):
+    """The model against another baseline (the GLM) on the deciding measures."""
+    won = [m for m in deciding if beats(d[m], m)]
+    lost = [m for m in deciding if worse(d[m], m)]
+    if len(deciding) == 1:
+        m = deciding[0]
+        if lost:
+            return warning(f"{other} beats the model on test {m} (difference {_cell(d[m])}): the report explains a "
+                           f"model that is not the best available.")
+        if won:
+            return text(f"The model improves test {m} over {other} from {fmt(res['scores'][other][m][0])} to "
+                        f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
+        return text(f"The model and {other} are not distinguishable on test {m} (difference {_cell(d[m])} includes "
+                    f"0): the simpler model may explain the data as well.")
+    detail = "; ".join(_one(res, name, other, m, d[m]) for m in deciding)
+    if lost and not won:
+        return warning(f"{other} beats the model on test {_join(lost)}{note}: {detail}. The report explains a "
+                       f"model that is not the best available.")
+    if won and not lost:
+        return text(f"The model improves over {other} on test {_join(won)}{note}: {detail}.")
+    if won:
+        return text(f"The model is better than {other} on test {_join(won)} and worse on "
+                    f"{_join(lost)}{note}: {detail}.")
+    return text(f"The model and {other} are not distinguishable on test {_join(deciding)}{note}: {detail}. The "
+                f"simpler model may explain the data as well.")
 
 
 def _figure(ctx, res, key):
