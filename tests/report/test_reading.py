@@ -115,6 +115,18 @@ def test_no_better_than_baseline_opens_the_reading():
     assert "no better" not in _all_text(reading_blocks(_ctx({"pfi": PFI})))
 
 
+def test_advice_for_pimp_names_the_n_null_option_and_shortens_name_lists():
+    names = [f"M{j}" for j in range(29)]
+    w = (f"With the empirical null p-value (k+1)/(n_null+1), n_null=60 and p_adjust='holm', the smallest adjusted "
+         f"p-value feature(s) {names} can reach is 29/61 = 0.475 > alpha=0.05: nothing there can be significant, "
+         f"however large its importance (PIMP cannot tell with 60 null refits). Use n_null >= 579, or a parametric "
+         f"null (distribution='auto' or 'normal', with n_null >= 30).")
+    out = cli_advice(w)
+    assert "feature(s) M0, M1, M2, M3, M4, M5, M6, M7, M8, M9 and 19 others can reach" in out
+    assert out.endswith("(PIMP cannot tell with 60 null refits). Rerun the report with --n-null 579.")
+    assert cli_advice("feature(s) ['a', 'b'] can") == "feature(s) ['a', 'b'] can"  # short lists stay
+
+
 def test_all_agree_says_the_intervals_exclude_zero():
     text = _all_text(reading_blocks(_ctx({"pfi": PFI, "cfi": _res("cfi", [9, 4, 1], [8, 3, 0.5], [10, 5, 1.5])})))
     assert "All 2 methods rank a first, and each method's interval (or adjusted p-value) puts it above 0." in text
@@ -137,7 +149,8 @@ def test_advice_names_only_options_the_command_line_has():
     assert out[3].endswith("(not the median).") and "test=" not in out[3].split("so the")[1]
     assert "--n-refits" in out[0] and "n_refits >" not in out[0]
     assert "--sage-orderings" in out[1] and "max_permutations" not in out[1]
-    assert "Use n_null" not in out[2] and "imlkit.pimp" in out[2]
+    assert "Use n_null" not in out[2] and out[2].endswith("however large its importance. Rerun the report with "
+                                                          "--n-null 239.")
     # every command-line option recommended exists (or is one the report helper adds)
     sub = build_parser()._subparsers._group_actions[0].choices["report"]
     known = {o for a in sub._actions for o in a.option_strings} | {"--n-refits", "--sage-orderings"}

@@ -386,15 +386,19 @@ _CLI_ADVICE = (
 def cli_advice(message):
     """A method's warning rewritten for the report: only command-line options that exist.
 
-    The API's advice (``n_refits``, ``max_permutations``) becomes the report's options
-    (``--n-refits``, ``--sage-orderings``); advice about parameters the command line does
-    not expose (PIMP's ``n_null``, samplers) is pointed at the Python API instead.
+    The API's advice (``n_refits``, ``max_permutations``, PIMP's ``n_null``) becomes the
+    report's options (``--n-refits``, ``--sage-orderings``, ``--n-null``); a Python list of more
+    than 10 feature names is shortened to its first 10 "and N others".
     """
     for api, cli in _CLI_ADVICE:
         message = message.replace(api, cli)
     # LOCO's note about an explicit test: the estimand it reports is the useful part
     message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
-    cut = message.find("Use n_null >= ")
-    if cut >= 0:
-        message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
-    return message
+    message = re.sub(r"Use n_null >= (\d+)(, or a parametric null \(.*?\))?\.", r"Rerun the report with --n-null \1.",
+                     message)
+    return re.sub(r"\[('[^']*'(?:, '[^']*'){10,})\]", _shorten_names, message)
+
+
+def _shorten_names(match):
+    names = re.findall(r"'([^']*)'", match.group(1))
+    return f"{', '.join(names[:10])} and {len(names) - 10} others"
