@@ -15,7 +15,7 @@ import html
 
 import numpy as np
 
-__all__ = ["ResultDisplay", "method_name", "summary_parts"]
+__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame"]
 
 #: Rows of ``to_frame()`` shown in a notebook.
 MAX_HTML_ROWS = 20
@@ -94,7 +94,53 @@ def _names(result):
 
 
 def _frame_float(v):
-    return f"{v:.4g}"
+    s = f"{v:.4g}"
+    return "0" if s == "-0" else s
+
+
+#: A value within this share of its scale is floating-point noise and is shown as 0.
+ZERO_RTOL = 1e-9
+#: Columns that hold a share of variance (H², H): their scale is at least 1.
+_SHARE_COLUMNS = ("h2", "h", "H²", "H")
+
+
+def snap_zero(values, scale=None, rtol=ZERO_RTOL):
+    """``values`` (float array) with every entry within ``rtol * scale`` of 0 set to exactly 0 (and -0 to 0).
+
+    ``scale`` defaults to the largest finite |value|: an H² of 1e-30 beside one of 0.2, or a loss
+    difference of 1e-15 beside one of 0.3, is rounding noise, not a number to print.
+
+    Examples
+    --------
+    >>> snap_zero([0.2, 1e-30, -0.0, 0.05]).tolist()
+    [0.2, 0.0, 0.0, 0.05]
+    """
+    v = np.array(values, dtype=float)
+    finite = np.isfinite(v)
+    if scale is None:
+        scale = float(np.max(np.abs(v[finite]))) if finite.any() else 0.0
+    v[finite & (np.abs(v) <= rtol * scale)] = 0.0
+    return v + 0.0  # -0.0 + 0.0 is 0.0
+
+
+def tidy_frame(frame):
+    """A copy of ``frame`` whose float columns have their rounding noise at 0 (:func:`snap_zero`).
+
+    p-value columns (names starting with "p_", "p-" or "p (") are left as they are: their small
+    values are the point. A share-of-variance column (H², H) is snapped relative to 1.
+    """
+    out = frame.copy()
+    for col in out.columns:
+        name = str(col)
+        if out[col].dtype.kind != "f" or name.startswith(("p_", "p (", "p-")) or name == "p":
+            continue
+        values = out[col].to_numpy(dtype=float)
+        finite = np.isfinite(values)
+        scale = float(np.max(np.abs(values[finite]))) if finite.any() else 0.0
+        if name in _SHARE_COLUMNS:
+            scale = max(scale, 1.0)
+        out[col] = snap_zero(values, scale)
+    return out
 
 
 class ResultDisplay:
@@ -130,7 +176,7 @@ class ResultDisplay:
         for caption, frame in self._display_frames():
             if caption:
                 out.append(f"<p>{html.escape(caption)}</p>")
-            out.append(frame.head(MAX_HTML_ROWS).to_html(escape=True, float_format=_frame_float, border=0,
+            out.append(tidy_frame(frame.head(MAX_HTML_ROWS)).to_html(escape=True, float_format=_frame_float, border=0,
                                                          max_cols=12))
             if len(frame) > MAX_HTML_ROWS:
                 out.append(f"<p>… {len(frame) - MAX_HTML_ROWS} more rows: <code>to_frame()</code></p>")

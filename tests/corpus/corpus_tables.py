@@ -112,11 +112,11 @@ def diabetes_with_missing():
     return frame
 
 
-def split_test_rows(n, seed=SEED, test_size=TEST_SIZE):
-    """Row positions of the report's test split (regression: not stratified) for ``n`` rows."""
+def split_test_rows(n, seed=SEED, test_size=TEST_SIZE, stratify=None):
+    """Row positions of the report's test split for ``n`` rows (``stratify``: a class target's labels)."""
     from sklearn.model_selection import train_test_split
 
-    _, test = train_test_split(np.arange(n), test_size=test_size, random_state=seed)
+    _, test = train_test_split(np.arange(n), test_size=test_size, random_state=seed, stratify=stratify)
     return np.sort(test)
 
 
@@ -150,6 +150,33 @@ def breast_cancer_with_leak():
     return frame
 
 
+def breast_cancer_confident_miss():
+    """A good classifier with a heavy-tailed log loss: one test row, the most clearly malignant tumour (the
+    largest 'worst area' among the malignant rows that land in the stratified test split), labelled benign.
+
+    The model's probability of "benign" for that row is about 0, so its log loss is huge while accuracy and
+    AUC stay high: the row a forest or a boosted model misses with confidence.
+    """
+    frame = _sklearn("breast_cancer")
+    malignant = frame.loc[frame["target"] == "malignant", "worst area"].sort_values(ascending=False).index
+    for row in malignant:
+        y = frame["target"].copy()
+        y[row] = "benign"
+        if row in split_test_rows(len(frame), stratify=y):
+            frame["target"] = y
+            frame.attrs["miss"] = int(row)
+            return frame
+    raise RuntimeError("no malignant row lands in the test split")
+
+
+def diabetes_near_collinear():
+    """bmi and a noisy copy of it: 'bmi_twin' = bmi + noise of 10% of bmi's spread (R² on the others ~0.99)."""
+    frame = _sklearn("diabetes")
+    rng = _rng(5)
+    frame.insert(3, "bmi_twin", frame["bmi"] + rng.normal(scale=0.1 * frame["bmi"].std(), size=len(frame)))
+    return frame
+
+
 TABLES = [
     Table("diabetes", "target", lambda: _sklearn("diabetes")),
     Table("breast_cancer", "target", lambda: _sklearn("breast_cancer"), methods="pfi"),
@@ -168,5 +195,10 @@ TABLES = [
     Table("diabetes_constants", "target", diabetes_with_constants),
     Table("diabetes_32_rows", "target", diabetes_32_rows),
     Table("breast_cancer_leak", "target", breast_cancer_with_leak, methods="pfi"),
+    Table("breast_cancer_confident_miss", "target", breast_cancer_confident_miss, methods="pfi"),
+    Table("diabetes_near_collinear", "target", diabetes_near_collinear, methods="pfi,cfi"),
+    # the quick PIMP (10 null refits, Holm over 10 features): an empirical null cannot reach 0.05, so
+    # the strongest feature sits at its floor unless a parametric null is fitted to its 10 values
+    Table("diabetes_pimp_floor", "target", lambda: _sklearn("diabetes"), methods="pfi,pimp"),
 ]
 BY_NAME = {t.name: t for t in TABLES}

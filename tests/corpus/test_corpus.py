@@ -11,7 +11,9 @@ import html
 import os
 import re
 import sys
+from unittest import mock
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,9 +21,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 from corpus_tables import BY_NAME, TABLES, split_test_rows
 
 from imlkit.cli import main
+from imlkit.report import _claims, _reading
 
 SECTION_IDS = ["data", "model", "importance", "effects", "regional", "alternatives", "provenance"]
 _RUNS = {}
+#: The automatic reading of each run, as the claims it was written from (key as in _RUNS).
+_READINGS = {}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +40,15 @@ def run(name, corpus_dir, capsys, methods=None, args=()):
     if key not in _RUNS:
         table = BY_NAME[name]
         out = corpus_dir / f"out_{len(_RUNS)}_{name}"
-        code = main(table.argv(corpus_dir, out, methods=methods) + list(args))
+        readings, build = [], _reading.reading_claims
+
+        def recorded(ctx):  # the claims the report's reading is written from, kept for the checks below
+            readings.append(build(ctx))
+            return readings[-1]
+
+        with mock.patch.object(_reading, "reading_claims", recorded):
+            code = main(table.argv(corpus_dir, out, methods=methods) + list(args))
+        _READINGS[key] = readings
         err = capsys.readouterr().err
         path = out / "report.html"
         _RUNS[key] = (code, path.read_text(encoding="utf-8") if path.exists() else None, err)
@@ -192,3 +205,69 @@ def test_rulefit_on_a_class_target(corpus_dir, capsys):
     assert code == 0, err
     # Probabilities, not only labels: the importance loss is the log loss.
     assert "log_loss" in sections(doc)["importance"]
+
+
+# --------------------------------------------------------------------------- the reading's claims
+def reading_of(name, corpus_dir, capsys):
+    """The claims of a table's reading, one list per paragraph item, and the report's plain text."""
+    code, doc, err = run(name, corpus_dir, capsys)
+    assert code == 0, err
+    (paragraphs,) = _READINGS[(name, None, ())]
+    return [list(item) for para in paragraphs for item in para.items], plain(sections(doc)["importance"])
+
+
+@pytest.mark.parametrize("name", [t.name for t in TABLES])
+def test_every_claim_of_the_reading_holds(name, corpus_dir, capsys):
+    items, text = reading_of(name, corpus_dir, capsys)
+    assert items, "the reading said nothing"
+    every = [c for item in items for c in item]
+    for item in items:
+        for claim in item:
+            assert _claims.check(claim) == [], (claim.kind, claim.text())
+        assert _claims.consistent(item) == [], [c.text() for c in item]
+        # what was checked is what the report says
+        assert " ".join(" ".join(c.text() for c in item).split()) in " ".join(text.split())
+    assert _claims.consistent(every) == []
+
+
+def _r2_on_others(frame, column):
+    X = frame.drop(columns=["target", column]).to_numpy(float)
+    X = np.column_stack([np.ones(len(X)), X])
+    y = frame[column].to_numpy(float)
+    resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+    return 1 - resid.var() / y.var()
+
+
+def test_near_collinear_features_get_no_independence_story(corpus_dir, capsys):
+    frame = BY_NAME["diabetes_near_collinear"].make()
+    assert _r2_on_others(frame, "bmi_twin") > 0.98 and _r2_on_others(frame, "bmi") > 0.98
+    items, text = reading_of("diabetes_near_collinear", corpus_dir, capsys)
+    about = [c for item in items for c in item if set(c.features) & {"bmi", "bmi_twin"}]
+    assert all(c.kind not in ("not_dependence", "moderate_dependence") for c in about)
+    assert "not explained by linear dependence" not in text
+
+
+def test_confident_miss_is_a_real_test_row(corpus_dir, capsys):
+    from imlkit.report._data import load_dataset
+    from imlkit.report._fit import split
+
+    frame = BY_NAME["breast_cancer_confident_miss"].make()
+    row = frame.attrs["miss"]
+    assert frame.loc[row, "target"] == "benign"
+    assert frame.loc[row, "worst area"] > frame.loc[frame["target"] == "malignant", "worst area"].quantile(0.9)
+    ds = load_dataset(data=BY_NAME["breast_cancer_confident_miss"].write(corpus_dir), target="target")
+    _, X_te, _, y_te = split(ds, 0.3, 0)
+    hit = (X_te["worst area"] == frame.loc[row, "worst area"]) & (X_te["mean radius"] == frame.loc[row, "mean radius"])
+    assert hit.sum() == 1 and y_te[hit.to_numpy()].tolist() == ["benign"]
+    items, _ = reading_of("breast_cancer_confident_miss", corpus_dir, capsys)
+    assert items
+
+
+def test_strongest_feature_at_the_pimp_floor_is_never_no_evidence(corpus_dir, capsys):
+    # 10 null refits, Holm over 10 features: the strongest feature's empirical p-value 1/11 cannot reach 0.05
+    items, text = reading_of("diabetes_pimp_floor", corpus_dir, capsys)
+    pimp = {c.kind: c for item in items for c in item if c.kind.startswith("pimp")}
+    top = next(c for item in items for c in item if c.kind == "top").features[0]
+    assert top not in getattr(pimp.get("pimp_no_evidence"), "features", ())
+    assert top in pimp["pimp_cannot_tell"].features + getattr(pimp.get("pimp_matters"), "features", ())
+    assert "PIMP cannot tell with 10 null refits (at least 199 are needed)" in " ".join(text.split())

@@ -45,13 +45,22 @@ def bullets(items, title=None):
     return {"kind": "list", "items": [str(i) for i in items], "title": title}
 
 
-def table(columns, rows, caption=None, numeric=None):
-    """A table block; every cell is turned into text here (the template escapes it)."""
+def table(columns, rows, caption=None, numeric=None, css=None):
+    """A table block; every cell is turned into text here (the template escapes it).
+
+    ``css``: a class name for the template's style sheet (``"wide"``: cells never wrap, the first
+    column stays in view while the table scrolls sideways).
+    """
     return {"kind": "table", "columns": [str(c) for c in columns],
-            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption}
+            "rows": [[fmt(v) for v in row] for row in rows], "caption": caption, "css": css}
 
 
-def frame_table(frame, caption=None, index=True, digits=4):
+def frame_table(frame, caption=None, index=True, digits=4, snap=False):
+    """A DataFrame as a table block; ``snap``: float columns show rounding noise as 0 (``_display.tidy_frame``)."""
+    if snap:
+        from .._display import tidy_frame
+
+        frame = tidy_frame(frame)
     cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     rows = []
     for idx, row in frame.iterrows():

@@ -349,23 +349,69 @@ def run_importance(config, *, method):
 
 @contextlib.contextmanager
 def _quiet_warnings():
-    """Collect warnings (shown in the report's notes) instead of printing them."""
+    """Collect warnings (shown in the report's notes) instead of printing them.
+
+    Yields a list of ``warnings.WarningMessage``; each has ``.step``, the report step that was
+    running when it was raised (see :func:`_running_step`), so section 7 can say where it came from.
+    """
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    caught = []
+
+    def record(message, category, filename, lineno, file=None, line=None):
+        w = warnings.WarningMessage(message, category, filename, lineno, file, line)
+        w.step = _running_step()
+        caught.append(w)
+
+    with warnings.catch_warnings():  # restores showwarning and the filters on exit
         warnings.simplefilter("always")
+        warnings.showwarning = record
         yield caught
 
 
+def _running_step():
+    """The name of the report step running in this thread, read off the call stack (None: none found).
+
+    The innermost :class:`ReportContext` on the stack (a ``ctx`` or ``self`` local) knows its
+    open steps (log entries without seconds); without an open step, the innermost guarded part
+    (``ReportContext.guard``'s ``what``: a section, a method, a figure) names it.
+    """
+    import sys
+
+    frame, part = sys._getframe(2), None
+    while frame is not None:
+        local = frame.f_locals
+        for name in ("ctx", "self"):
+            obj = local.get(name)
+            if isinstance(obj, ReportContext):
+                running = [e.step for e in obj.log if e.seconds is None]
+                if running:
+                    return running[-1]
+                if part is None and frame.f_code.co_name == "guard":
+                    part = local.get("what")
+        frame = frame.f_back
+    return part
+
+
 def _warning_notes(caught, limit=12):
-    seen = []
+    """Section 7's lines for the warnings of a run: one per kind, naming the step(s) that raised it.
+
+    Repeats of one message are one line; messages that differ only in the feature they name (and its
+    numbers) are one line listing the features (``_sec_importance.group_caveats``).
+    """
+    from ._sec_importance import group_caveats
+
+    by_text = {}
     for w in caught:
         msg = f"{w.category.__name__}: {' '.join(str(w.message).split())}"
-        if msg not in seen:
-            seen.append(msg)
-    notes = [f"Warning raised while computing: {m}" for m in seen[:limit]]
-    if len(seen) > limit:
-        notes.append(f"... and {len(seen) - limit} more distinct warnings.")
+        step = getattr(w, "step", None) or "an unnamed step"
+        steps = by_text.setdefault(msg, [])
+        if step not in steps:
+            steps.append(step)
+    lines = group_caveats(by_text)
+    notes = [f"Warning raised while computing {line}" for line in lines[:limit]]
+    if len(lines) > limit:
+        notes.append(f"... and {len(lines) - limit} more kinds of warnings.")
     return notes
 
 

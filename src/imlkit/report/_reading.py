@@ -1,112 +1,45 @@
-"""The automatic reading beneath the importance table: where the methods disagree, and why."""
+"""The automatic reading beneath the importance table: where the methods disagree, and why.
+
+Every sentence is a :class:`~imlkit.report._claims.Claim` built here from the results' numbers
+and written by ``_claims.render`` from them; ``_claims.check`` verifies each against the rules
+stated at the top of the reading (see ``_claims``).
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from . import _claims as cl
 from ._blocks import bullets, heading, text
-from ._sec_data import EXTRAPOLATION_R2
-from ._sec_importance import METHOD_LABELS, cli_advice  # noqa: F401 - cli_advice is public here too
+from ._sec_importance import cli_advice  # noqa: F401 - cli_advice is public here too
 
-__all__ = ["cli_advice", "disagreements", "reading_blocks", "unsettled"]
+__all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "unsettled", "Paragraph"]
 
-MARGINAL = ("pfi", "sage_marginal")
-CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
-#: Relative importance = (importance − null value) / the method's largest. A feature is
-#: *important* for a method when the method's uncertainty says it is above the null value
-#: (adjusted p-value <= the method's alpha, or else the interval's lower end above it) and it
-#: also matters in size: among the method's top ``TOP``, relative importance >= ``FLOOR`` and
-#: >= ``HIGH`` × its best relative importance over methods. It is *negligible* when its whole
-#: interval lies below ``LOW`` × that best value (relative to the method's largest); a
-#: p-value cannot show that (not significant is not the same as negligible).
-HIGH, LOW, FLOOR, TOP = 0.5, 0.1, 0.05, 5
-#: Overall H² above which a feature is said to interact.
-H_INTERACTION = 0.1
+#: How many of a method's largest the "not settled" and "small" lists look at.
+TOP = 5
+H_INTERACTION = cl.H_INTERACTION
 
 
-def _null_value(r):
-    return 1.0 if r.params.get("relation") == "ratio" else 0.0
+@dataclass(frozen=True)
+class Paragraph:
+    """One block of the reading: a title (a bulleted list) or none (one paragraph per item).
 
-
-def _evidence(r):
-    """Per feature of one result: relative point estimate, relative interval top, significance.
-
-    Returns a DataFrame indexed by feature with columns ``rel``, ``rel_high`` (NaN without a
-    finite interval) and ``significant`` (bool).
+    ``items`` is a tuple of tuples of claims: one item is one paragraph (or one bullet), and no
+    claim in it may contradict another (``_claims.consistent``).
     """
-    null = _null_value(r)
-    eff = np.asarray(r.importance, dtype=float) - null
-    top = np.nanmax(np.abs(eff)) if eff.size else np.nan
-    if not np.isfinite(top) or top <= 0:
-        return None
-    low = np.asarray(r.ci_low, dtype=float) - null
-    high = np.asarray(r.ci_high, dtype=float) - null
-    if r.p_adjusted is not None:
-        alpha = r.params.get("alpha", 0.05)
-        sig = (np.asarray(r.p_adjusted, dtype=float) <= alpha) & (eff > 0)
-    else:
-        sig = np.isfinite(low) & (low > 0)
-    return pd.DataFrame({"rel": eff / top, "rel_high": np.where(np.isfinite(high), high / top, np.nan),
-                         "significant": sig}, index=list(r.feature_names))
+
+    items: tuple
+    title: str | None = None
 
 
-def _classify(results):
-    """{method: DataFrame(rel, rel_high, significant, important, negligible)} over all features."""
-    ev = {k: e for k, r in results.items() if (e := _evidence(r)) is not None}
-    if not ev:
-        return {}
-    best = pd.DataFrame({k: e["rel"] for k, e in ev.items()}).max(axis=1)
-    out = {}
-    for k, e in ev.items():
-        e = e.copy()
-        b = best.reindex(e.index)
-        tops = set(e["rel"].sort_values(ascending=False).index[:TOP])
-        e["important"] = (e["significant"] & (e["rel"] >= FLOOR) & (e["rel"] >= HIGH * b)
-                          & e.index.isin(list(tops)))
-        e["negligible"] = e["rel_high"].notna() & (e["rel_high"] <= LOW * b) & (b >= FLOOR)
-        out[k] = e
-    return out
-
-
-def disagreements(results, r2=None, h_overall=None, X=None):
-    """Features that one method finds important and another negligible -- by their uncertainty.
-
-    Importances are compared relative to each method's largest value (methods have different
-    units). Feature f is *important* for a method when its adjusted p-value (or, without a
-    test, its interval) says it is above 0 and it is among the method's top 5 with a
-    relative importance >= 0.05 and >= half of f's best relative importance; *negligible*
-    when the upper end of its interval is at most 10% of that best value. A point estimate
-    alone decides neither, so intervals that overlap both readings are not a disagreement.
-
-    Returns a list of dicts: feature, high (methods), low (methods), reason.
-    """
-    cls = _classify(results)
-    out = []
-    features = list(dict.fromkeys(f for e in cls.values() for f in e.index))
-    for f in features:
-        high = [m for m, e in cls.items() if f in e.index and e.at[f, "important"]]
-        low = [m for m, e in cls.items() if f in e.index and e.at[f, "negligible"]]
-        if not high or not low:
-            continue
-        out.append({"feature": f, "high": high, "low": low, "reason": _reason(f, high, low, r2, h_overall, X)})
-    return out
-
-
-def unsettled(results):
-    """Features among a method's top 5 whose interval (or adjusted p-value) does not exclude 0.
-
-    Returns ``{method: [features]}``: the data do not say whether they matter for that method.
-    """
-    out = {}
-    for m, e in _classify(results).items():
-        tops = e["rel"].sort_values(ascending=False).index[:TOP]
-        vague = [f for f in tops if e.at[f, "rel"] >= FLOOR and not e.at[f, "significant"]]
-        if vague:
-            out[m] = vague
-    return out
+def _evidence_by_method(results):
+    return {k: ev for k, r in results.items() if (ev := cl.evidence(r))}
 
 
 def _partner(X, f):
+    """The other numeric feature most correlated with ``f`` and |r| (None when there is none)."""
     if X is None or f not in X.columns or isinstance(X[f].dtype, pd.CategoricalDtype):
         return None
     num = [c for c in X.columns if c != f and not isinstance(X[c].dtype, pd.CategoricalDtype)]
@@ -115,123 +48,213 @@ def _partner(X, f):
     corr = X[num].astype(float).corrwith(X[f].astype(float)).abs().dropna()
     if corr.empty:
         return None
-    return corr.idxmax(), float(corr.max())
+    return corr.idxmax(), float(min(1.0, corr.max()))
 
 
-def _reason(f, high, low, r2, h_overall, X):
-    """Why the methods disagree about ``f``: dependence, information vs use, interactions, refits."""
-    parts = []
-    dep = np.nan if r2 is None else r2.get(f, np.nan)
-    marginal_high = any(m in MARGINAL for m in high)
-    conditional_low = any(m in CONDITIONAL for m in low)
-    if marginal_high and conditional_low:
-        if np.isfinite(dep) and dep > EXTRAPOLATION_R2:
-            partner = _partner(X, f)
-            with_ = f", most with {partner[0]} (|r| = {partner[1]:.2f})" if partner else ""
-            parts.append(f"{f} is strongly dependent on the other features (R² = {dep:.2f}{with_}): its information "
-                         f"is largely available through them, so the conditional and refit methods find little unique "
-                         f"contribution, while the marginal methods also count the model's behaviour on unrealistic, "
-                         f"extrapolated points.")
-        elif np.isfinite(dep):
-            parts.append(f"{f} is not linearly predictable from the others (R² = {dep:.2f}), but its information can "
-                         f"be recovered from them non-linearly or from combinations of categories, so it adds little "
-                         f"once the others are known.")
-        else:
-            parts.append(f"The information of {f} is largely available through the other features.")
-    if "sage_conditional" in high and any(m in ("pfi", "sage_marginal") for m in low):
-        parts.append(f"{f} carries information about the target that the model takes from correlated features: "
-                     f"conditional SAGE credits information (question 2), while PFI and marginal SAGE show that the "
-                     f"model itself barely uses {f} (question 1).")
-    h = None if h_overall is None else h_overall.get(f)
-    if h is not None and np.isfinite(h) and h > H_INTERACTION and "pfi" in high:
-        parts.append(f"{f} interacts with other features (overall H² = {h:.2f}): PFI credits each feature of an "
-                     f"interaction with its full effect, SAGE splits it among the players.")
-    refit_low = any(m in ("loco", "lofo") for m in low)
-    if refit_low and any(m in ("pfi", "cfi", "sage_marginal") for m in high):
-        parts.append("LOCO refits the learner without the feature, and the refitted model can compensate for it; "
-                     "PFI, CFI and SAGE judge the fitted model, which cannot.")
-    if not parts:
-        parts.append("The methods answer different questions (see the table above); the difference is not "
-                     "explained by linear dependence or a strong interaction.")
-    return " ".join(parts)
+def _reasons(f, high, low, r2, h_overall, X):
+    """The claims that explain why methods disagree about ``f`` (each from its numbers)."""
+    out = []
+    dep = np.nan if r2 is None else float(r2.get(f, np.nan))
+    h = np.nan if h_overall is None or h_overall.get(f) is None else float(h_overall[f])
+    sides = {"high": tuple(high), "low": tuple(low)}
+    if np.isfinite(dep) and dep >= cl.R2_STRONG:
+        partner = _partner(X, f)
+        nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
+        if partner:
+            nums.update(partner=partner[0], partner_r=partner[1])
+        out.append(cl.Claim("dependence", (f,), numbers=nums))
+    elif np.isfinite(dep) and dep >= cl.R2_WEAK:
+        out.append(cl.Claim("moderate_dependence", (f,), numbers=dict(r2=dep, weak=cl.R2_WEAK, strong=cl.R2_STRONG)))
+    marginal_low = tuple(m for m in low if m in cl.MARGINAL)
+    # "the model barely uses f" only when no method of question 1 finds it important
+    if "sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL):
+        out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low)))
+    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high:
+        out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), h2=h, threshold=cl.H_INTERACTION)))
+    refit_low = tuple(m for m in low if m in cl.REFIT)
+    judged_high = tuple(m for m in high if m not in cl.REFIT)
+    if refit_low and judged_high:
+        out.append(cl.Claim("refit", (f,), numbers=dict(high=judged_high, low=refit_low)))
+    if not out and np.isfinite(dep) and dep < cl.R2_WEAK:
+        nums = dict(r2=dep, threshold=cl.R2_WEAK)
+        if np.isfinite(h) and h <= cl.H_INTERACTION:
+            nums.update(h2=h, h_threshold=cl.H_INTERACTION)
+        out.append(cl.Claim("not_dependence", (f,), numbers=nums))
+    return out
 
 
-def _no_better_block(ctx):
+def _disagreement_claims(ev, r2=None, h_overall=None, X=None):
+    """``[(disagreement claim, [reason claims])]``: important for one method, negligible or below 0 for another."""
+    out = []
+    features = list(dict.fromkeys(f for e in ev.values() for f in e))
+    for f in features:
+        high = [m for m, e in ev.items() if f in e and e[f].important()]
+        low = [m for m, e in ev.items() if f in e and m not in high and (e[f].negligible() or e[f].below_null())]
+        if not high or not low:
+            continue
+        claim = cl.Claim("disagreement", (f,), methods=tuple(high), low=tuple(low),
+                         evidence=tuple(ev[m][f] for m in high + low))
+        out.append((claim, _reasons(f, high, low, r2, h_overall, X)))
+    return out
+
+
+def disagreements(results, r2=None, h_overall=None, X=None):
+    """Features that one method finds important and another negligible or below 0 -- by their uncertainty.
+
+    Importances are compared relative to each method's largest value (methods have different
+    units); the rules are those of :mod:`imlkit.report._claims`. Returns a list of dicts:
+    feature, high (methods), low (methods), reason (the explaining sentences).
+    """
+    found = _disagreement_claims(_evidence_by_method(results), r2, h_overall, X)
+    return [{"feature": c.features[0], "high": list(c.methods), "low": list(c.low),
+             "reason": " ".join(r.text() for r in reasons)} for c, reasons in found]
+
+
+def _top_of(e, k=TOP):
+    return sorted((x for x in e.values() if x.rank <= k and np.isfinite(x.estimate)), key=lambda x: x.rank)
+
+
+def unsettled(results):
+    """Features among a method's top 5, at least 10% of its largest, whose interval (or test) includes 0.
+
+    Returns ``{method: [features]}``: the data do not say whether they matter for that method.
+    """
+    out = {}
+    for m, e in _evidence_by_method(results).items():
+        vague = [x.feature for x in _top_of(e) if _is_unsettled(x)]
+        if vague:
+            out[m] = vague
+    return out
+
+
+def _is_unsettled(x):
+    return x.share >= cl.IMPORTANT_SHARE and not x.above_null() and not x.below_null()
+
+
+def _pimp_resolution(r):
+    """PIMP's ``to_frame()`` (input order) with ``p_floor`` and ``n_null_needed`` for every feature.
+
+    ``p_floor`` is the smallest adjusted p-value a feature's null could give; ``n_null_needed``
+    the fewest null refits that bring it to alpha (:class:`~imlkit.importance.PimpResult`'s
+    columns). A result without them (an ImportanceResult of method "pimp" built elsewhere) gets
+    them from the same :func:`imlkit.importance._pimp.resolution`.
+    """
+    frame = r.to_frame(sort=False)
+    if "p_floor" not in frame or "n_null_needed" not in frame:
+        from ..importance._pimp import resolution
+
+        dist = r.extra.get("distribution", ("empirical",) * len(frame))
+        frame["p_floor"], frame["n_null_needed"] = resolution(
+            r.p_value, dist, int(r.params.get("n_null", 0)), r.params.get("p_adjust"),
+            float(r.params.get("alpha", 0.05)))
+    return frame
+
+
+def _pimp_claims(pimp):
+    if pimp is None or pimp.p_adjusted is None:
+        return []
+    frame = _pimp_resolution(pimp).sort_values("importance", ascending=False, kind="stable")
+    alpha = float(pimp.params.get("alpha", 0.05))
+    n_null = int(pimp.params.get("n_null", 0))
+    p, floor = frame["p_adjusted"].to_numpy(float), frame["p_floor"].to_numpy(float)
+    null = pimp.extra.get("null")
+    # how many null importances lie below the observed one: "above all 60" is worth saying
+    below = pd.Series(np.sum(np.asarray(null) < pimp.importance[:, None], axis=1) if null is not None
+                      else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
+    # a p-value below what the null refits can resolve (a parametric tail) does not make a feature matter
+    groups = {"pimp_matters": (p <= alpha) & (floor <= alpha), "pimp_cannot_tell": floor > alpha,
+              "pimp_no_evidence": (p > alpha) & (floor <= alpha)}
+    out = []
+    for kind, mask in groups.items():
+        if not mask.any():
+            continue
+        sub = frame[mask]
+        nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
+                    p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
+        if kind == "pimp_cannot_tell":
+            nums["needed"] = int(np.nanmax(sub["n_null_needed"].to_numpy(float)))
+        out.append(cl.Claim(kind, tuple(str(f) for f in sub.index), methods=("pimp",), numbers=nums))
+    return out
+
+
+def _top_claim(ev):
+    firsts = tuple(next(x for x in e.values() if x.rank == 1) for e in ev.values())
+    return cl.Claim("top", tuple(dict.fromkeys(x.feature for x in firsts)), methods=tuple(ev), evidence=firsts)
+
+
+def _per_method(ev, kind, keep, top_only=True):
+    out = []
+    for m, e in ev.items():
+        # by rank: the largest first (the most negative last)
+        chosen = [x for x in (_top_of(e) if top_only else sorted(e.values(), key=lambda x: x.rank)) if keep(x)]
+        if kind == "below_zero":
+            chosen = chosen[::-1]  # the most negative first
+        if chosen:
+            out.append(cl.Claim(kind, tuple(x.feature for x in chosen), methods=(m,), evidence=tuple(chosen),
+                                numbers=dict(share=cl.IMPORTANT_SHARE, loss_share=cl.LOSS_SHARE)))
+    return out
+
+
+def reading_claims(ctx):
+    """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
+    results = ctx.importance.compared()
+    out = []
     nb = ctx.model_check.no_better_than
-    if not nb:
-        return None
-    return text(f"Read this with care: the model is no better than {nb} on the test data, so the importances "
-                f"below describe noise (how the model reacts to features that do not help it predict), not "
-                f"structure in the data.")
-
-
-def _fmt_interval(r, f):
-    j = list(r.feature_names).index(f)
-    lo, hi = r.ci_low[j], r.ci_high[j]
-    return f"[{lo:.3g}, {hi:.3g}]" if np.isfinite(lo) and np.isfinite(hi) else "no interval"
+    if nb:
+        out.append(Paragraph(((cl.Claim("no_better", numbers=dict(baseline=nb)),),)))
+    ev = _evidence_by_method(results)
+    if ev:
+        rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
+                     loss_share=cl.LOSS_SHARE)
+        out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
+        out.append(Paragraph(((_top_claim(ev),),)))
+        h = ctx.effects.h_overall
+        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test)
+        if found:
+            out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
+                                 title="Where the methods disagree (important for one method, negligible or below 0 "
+                                       "for another; the numbers: estimate, interval, adjusted p-value when tested, "
+                                       "share of the method's largest, share of the model's loss)"))
+        elif len(ev) > 1:
+            out.append(Paragraph(((cl.Claim("no_disagreement", methods=tuple(ev), numbers=dict(n_found=0)),),)))
+        vague = _per_method(ev, "unsettled", _is_unsettled)
+        if vague:
+            out.append(Paragraph(tuple((c,) for c in vague),
+                                 title=f"Among a method's {TOP} largest and at least {cl.pct(cl.IMPORTANT_SHARE)} of "
+                                       f"it, but the interval (or adjusted p-value) includes 0: the data do not "
+                                       f"settle these"))
+        small = _per_method(ev, "small", lambda x: x.above_null() and x.loss_share < cl.LOSS_SHARE)
+        if small:
+            out.append(Paragraph(tuple((c,) for c in small), title=f"Above 0 but too small to matter (among a "
+                                                                   f"method's {TOP} largest)"))
+        in_disagreement = {c.features[0] for c, _ in found}
+        below = _per_method(ev, "below_zero", lambda x: x.below_null() and x.feature not in in_disagreement,
+                            top_only=False)
+        if below:
+            out.append(Paragraph(tuple((c,) for c in below), title="Below 0"))
+        if h is not None:
+            strong = sorted(((f, v) for f, v in h.items() if np.isfinite(v) and v > cl.H_INTERACTION),
+                            key=lambda kv: -kv[1])
+            if strong:
+                out.append(Paragraph(((cl.Claim("interactions", tuple(f for f, _ in strong),
+                                                numbers=dict(h2=tuple(v for _, v in strong),
+                                                             threshold=cl.H_INTERACTION)),),)))
+    pimp = _pimp_claims(ctx.importance.pimp)
+    if pimp:
+        out.append(Paragraph(tuple((c,) for c in pimp)))
+    return out
 
 
 def reading_blocks(ctx):
-    """Plain-language blocks: agreement on the top features, disagreements with reasons, PIMP.
+    """Plain-language blocks: the rules, agreement on the top features, disagreements with reasons, PIMP.
 
-    Every statement that a feature is important or negligible for a method rests on that
-    method's interval or adjusted p-value, not on its point estimate alone.
+    Every sentence is a claim written from its numbers (see :func:`reading_claims`).
     """
-    results = ctx.importance.compared()
-    nb = _no_better_block(ctx)
-    if not results:
-        return [heading("Automatic reading")] + ([nb] if nb else [])
     blocks = [heading("Automatic reading")]
-    if nb:
-        blocks.append(nb)
-    cls = _classify(results)
-    tops = {k: r.feature_names[int(np.nanargmax(r.importance))] for k, r in results.items()
-            if len(r.importance) and np.isfinite(r.importance).any()}
-    settled = {k: f for k, f in tops.items() if k in cls and bool(cls[k].at[f, "significant"])}
-
-    def label(k):
-        return METHOD_LABELS.get(k, k)
-
-    if len(set(tops.values())) == 1 and len(settled) == len(tops):
-        blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, and for each its "
-                           f"interval (or adjusted p-value) excludes 0."))
-    elif len(set(tops.values())) == 1:
-        vague = [label(k) for k in tops if k not in settled]
-        blocks.append(text(f"All {len(tops)} methods rank {next(iter(tops.values()))} first, but for "
-                           f"{', '.join(vague)} its interval does not exclude 0."))
-    else:
-        parts = [f"{label(k)}: {f}" + ("" if k in settled else " (interval includes 0)") for k, f in tops.items()]
-        blocks.append(text("The most important feature differs between methods: " + "; ".join(parts) + "."))
-    h = ctx.effects.h_overall
-    found = disagreements(results, ctx.data_outputs.dependence_r2, h, ctx.X_test)
-    if found:
-        items = []
-        for d in found:
-            hi = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["high"])
-            lo = ", ".join(f"{label(m)} {_fmt_interval(results[m], d['feature'])}" for m in d["low"])
-            items.append(f"{d['feature']}: important for {hi}, but negligible (relative to the method's largest) "
-                         f"for {lo}. {d['reason']}")
-        blocks.append(bullets(items, title="Where the methods disagree (a feature whose interval excludes 0 in one "
-                                           "method's top 5, while another method's whole interval lies below 10% "
-                                           "of its largest importance)"))
-    else:
-        blocks.append(text("No disagreement the intervals support: no feature is clearly important for one method "
-                           "and clearly negligible for another."))
-    vague = unsettled(results)
-    if vague:
-        items = [f"{label(m)}: {', '.join(fs)}" for m, fs in vague.items()]
-        blocks.append(bullets(items, title="Among a method's largest, but not distinguishable from 0 (its interval or "
-                                           "adjusted p-value includes no effect): the data do not settle these"))
-    if h is not None:
-        strong = [f"{f} (H² = {v:.2f})" for f, v in sorted(h.items(), key=lambda kv: -kv[1]) if v > H_INTERACTION]
-        if strong:
-            blocks.append(text("Features with strong interactions: " + ", ".join(strong) + ". Their PD curves "
-                               "average over heterogeneous ICE curves (section 4-5)."))
-    pimp = ctx.importance.pimp
-    if pimp is not None and pimp.p_adjusted is not None:
-        alpha = pimp.params.get("alpha", 0.05)
-        not_sig = [f for f, p in zip(pimp.feature_names, pimp.p_adjusted) if not p <= alpha]
-        if not_sig:
-            blocks.append(text(f"PIMP finds no evidence (adjusted p > {alpha}) that these features matter more than "
-                               f"under a target unrelated to the features: {', '.join(not_sig)}."))
+    for para in reading_claims(ctx):
+        sentences = [" ".join(c.text() for c in item) for item in para.items]
+        if para.title:
+            blocks.append(bullets(sentences, title=para.title))
+        else:
+            blocks += [text(s) for s in sentences]
     return blocks

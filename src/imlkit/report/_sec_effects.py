@@ -195,13 +195,14 @@ def _hstat_blocks(ctx, output):
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
                    f"interaction. Computed on {len(X_h)} test rows."),
-              frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)")]
+              frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
     pairs = h.to_frame("pairwise")
     if len(pairs):
         pairs = pairs.rename(columns={"feature_1": "feature", "feature_2": "feature ", "h2": "H²", "h": "H"})
-        blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False))
+        blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
+                                  snap=True))
     blocks += ctx.guard("figure: H-statistic", lambda: _hstat_figure(h, pairs), kind="figure")
     if len(h.pairwise):
         blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output))

@@ -6,10 +6,11 @@ import re
 import numpy as np
 
 from .. import importance as imp
+from .._display import snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
-__all__ = ["section_importance", "compute_importance", "METHOD_LABELS"]
+__all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats"]
 
 METHOD_LABELS = {
     "pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
@@ -93,7 +94,9 @@ def compute_importance(ctx, method):
     if method in _REFIT:
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
-    with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=ctx.loss, random_state=ctx.seed,
+    # the loss this method uses (LOCO/LOFO choose their own): section 7 shows the same label as section 3
+    loss = _refit_loss(ctx, method) if method in ("loco", "lofo") else ctx.loss
+    with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
     for key, r in results.items():
@@ -108,11 +111,29 @@ def _run(ctx, method):
     return []
 
 
-def _interval(r, j):
-    lo, hi = r.ci_low[j], r.ci_high[j]
+def _interval(lo, hi):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return ""
-    return f"[{lo:.3g}, {hi:.3g}]"
+    return f"[{_num3(lo)}, {_num3(hi)}]"
+
+
+def _num3(v):
+    s = f"{v:.3g}"
+    return "0" if s == "-0" else s
+
+
+def _snapped(r):
+    """Importance, ci_low, ci_high of ``r`` with rounding noise shown as 0.
+
+    The scale is the method's largest |value| or the model's loss, whichever is larger: a LOCO
+    median of 1e-15 beside a loss of 0.05 is a difference of two equal losses, not a number.
+    """
+    arrays = [np.asarray(a, dtype=float) for a in (r.importance, r.ci_low, r.ci_high)]
+    finite = np.concatenate([a[np.isfinite(a)] for a in arrays])
+    scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if r.baseline_loss is not None and np.isfinite(r.baseline_loss):
+        scale = max(scale, abs(float(r.baseline_loss)))
+    return [snap_zero(a, scale) for a in arrays]
 
 
 def _question_table(methods, pimp_base=None):
@@ -142,12 +163,16 @@ def side_by_side_rows(results):
             adj = r.params.get("p_adjust_applied") or r.params.get("p_adjust", "adj.")
             cols.append(f"{METHOD_LABELS.get(key, key)} p ({adj})")
     rows = []
+    snapped = {key: _snapped(r) for key, r in results.items()}
     for f in order:
         row = [f]
-        for r in results.values():
+        for key, r in results.items():
             if f in r.feature_names:
                 j = list(r.feature_names).index(f)
-                row.append(f"{fmt(r.importance[j])} {_interval(r, j)}".strip())
+                value, low, high = (a[j] for a in snapped[key])
+                # the value above its interval: the template shows these cells as preformatted lines,
+                # so a number never breaks (a browser breaks "1.46e-07" after its "-")
+                row.append(f"{fmt(value)}\n{_interval(low, high)}".strip())
                 if r.p_adjusted is not None:
                     row.append(r.p_adjusted[j])
             else:
@@ -195,7 +220,7 @@ def section_importance(ctx):
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
-        blocks.append(table(cols, rows, caption=_side_by_side_caption(results)))
+        blocks.append(table(cols, rows, caption=_side_by_side_caption(results), css="wide"))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if pimp is not None:
         blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(pimp), kind="part")
@@ -210,10 +235,54 @@ def section_importance(ctx):
             if key.startswith("sage") and "did not converge" in w:
                 continue  # said above, with the command-line option that changes it
             by_text.setdefault(cli_advice(w), []).append(METHOD_LABELS.get(key, key))
-    caveats += [f"{', '.join(ms)}: {w}" for w, ms in by_text.items()]
+    caveats += group_caveats(by_text)
     if caveats:
         blocks.append(bullets(caveats, title="Caveats found while computing"))
     return Section("importance", "3. Feature importance", blocks)
+
+
+#: A feature name quoted in a method's warning, and the numbers in it (what varies between features).
+_QUOTED = re.compile(r"'([^']+)'")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
+#: Features listed in a grouped caveat before "and N others".
+CAVEAT_LIST = 10
+
+
+def group_caveats(by_text):
+    """One line per kind of caveat: the messages that differ only in the feature they name (and its numbers).
+
+    ``by_text`` maps a message to the methods that raised it. Messages with the same methods that
+    become equal once their first quoted name and their numbers are blanked are one kind; the line
+    keeps the message once (the name and the varying numbers shown as "…") and lists the features
+    with their numbers, e.g. ``PFI, PIMP (3 features): Feature '…' is strongly dependent (R² = …)…:
+    weight (0.92), displacement (0.96), …``.
+    """
+    kinds = {}
+    for message, methods in by_text.items():
+        named = _QUOTED.search(message)
+        if named is None:
+            kinds.setdefault((message, tuple(methods)), []).append((None, message))
+            continue
+        blank = message[:named.start()] + "'…'" + message[named.end():]
+        kinds.setdefault((_NUMBER.sub("#", blank), tuple(methods)), []).append((named.group(1), blank))
+    out = []
+    for (_, methods), members in kinds.items():
+        who = ", ".join(methods)
+        if len(members) == 1:
+            name, blank = members[0]
+            out.append(f"{who}: {blank.replace(chr(39) + '…' + chr(39), repr(name)) if name else blank}")
+            continue
+        numbers = [_NUMBER.findall(blank) for _, blank in members]
+        varying = [i for i in range(len(numbers[0])) if len({tuple(n)[i] for n in numbers}) > 1]
+        shown = members[0][1]
+        for i in sorted(varying, reverse=True):  # blank the numbers that differ, from the end
+            match = list(_NUMBER.finditer(shown))[i]
+            shown = shown[:match.start()] + "…" + shown[match.end():]
+        names = [name + (f" ({', '.join(n[i] for i in varying)})" if varying else "")
+                 for (name, _), n in zip(members, numbers)]
+        more = f" and {len(names) - CAVEAT_LIST} others" if len(names) > CAVEAT_LIST else ""
+        out.append(f"{who} ({len(members)} features): {shown} -- {', '.join(names[:CAVEAT_LIST])}{more}.")
+    return out
 
 
 def _comparison_figure(results):
@@ -317,15 +386,19 @@ _CLI_ADVICE = (
 def cli_advice(message):
     """A method's warning rewritten for the report: only command-line options that exist.
 
-    The API's advice (``n_refits``, ``max_permutations``) becomes the report's options
-    (``--n-refits``, ``--sage-orderings``); advice about parameters the command line does
-    not expose (PIMP's ``n_null``, samplers) is pointed at the Python API instead.
+    The API's advice (``n_refits``, ``max_permutations``, PIMP's ``n_null``) becomes the
+    report's options (``--n-refits``, ``--sage-orderings``, ``--n-null``); a Python list of more
+    than 10 feature names is shortened to its first 10 "and N others".
     """
     for api, cli in _CLI_ADVICE:
         message = message.replace(api, cli)
     # LOCO's note about an explicit test: the estimand it reports is the useful part
     message = re.sub(r"; use test='auto' for the [a-z-]+\.", ".", message)
-    cut = message.find("Use n_null >= ")
-    if cut >= 0:
-        message = message[:cut] + "In Python, imlkit.pimp(..., n_null=...) or a parametric null avoids this."
-    return message
+    message = re.sub(r"Use n_null >= (\d+)(, or a parametric null \(.*?\))?\.", r"Rerun the report with --n-null \1.",
+                     message)
+    return re.sub(r"\[('[^']*'(?:, '[^']*'){10,})\]", _shorten_names, message)
+
+
+def _shorten_names(match):
+    names = re.findall(r"'([^']*)'", match.group(1))
+    return f"{', '.join(names[:10])} and {len(names) - 10} others"

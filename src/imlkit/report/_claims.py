@@ -1,0 +1,601 @@
+"""The automatic reading as claims: each sentence is written from the numbers it carries, and checks them.
+
+A :class:`Claim` is one sentence of the reading (one kind, the features and methods it is about,
+and every number that justifies it). :func:`render` writes the sentence *from those numbers* (so
+the reader sees them) and :func:`check` verifies the claim against them with the rules below; the
+tests walk the reading of every corpus table and check each claim. One method's numbers about one
+feature are an :class:`Evidence`.
+
+The rules (stated in the report, above the claims):
+
+- *important* for a method: the interval lies above the null value (or, for a method with a test,
+  the adjusted p-value is <= its alpha), the estimate is at least ``IMPORTANT_SHARE`` of the
+  method's largest, and at least ``LOSS_SHARE`` of the model's loss when the result records it
+  (a LOCO median of 1e-7 is not important, however small its p-value);
+- *negligible*: the whole interval lies at or below ``NEGLIGIBLE_SHARE`` of the method's largest
+  and its upper end is not below the null value;
+- *below 0*: the whole interval lies below the null value -- the loss is lower without the
+  feature (the model does worse with it, in that method's sense), never called negligible;
+- "not explained by linear dependence" only when the feature's R² on the others is below
+  ``R2_WEAK``; a dependence story only when it is at least ``R2_STRONG``;
+- PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
+  sampling of the data; SAGE's cover the sampling of orderings; LOCO/LOFO's are tests over the
+  test rows (given the refitted models).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._display import snap_zero
+from ._sec_importance import METHOD_LABELS
+
+__all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
+           "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION"]
+
+#: Important: estimate >= this share of the method's largest (and the interval excludes the null).
+IMPORTANT_SHARE = 0.10
+#: Negligible: the interval's upper end <= this share of the method's largest.
+NEGLIGIBLE_SHARE = 0.05
+#: Important also needs an estimate >= this share of the model's loss (when the result records it).
+LOSS_SHARE = 0.01
+#: R² of a feature on the others at or above which the reading tells a dependence story.
+R2_STRONG = 0.5
+#: R² below which the reading may say a difference is "not explained by linear dependence".
+R2_WEAK = 0.25
+#: Overall H² above which a feature is said to interact.
+H_INTERACTION = 0.1
+#: Losses whose baseline (the model's risk) is a loss the importance can be a share of.
+POINTWISE_LOSSES = ("squared_error", "absolute_error", "log_loss", "brier", "zero_one")
+#: Features named in a list before "and N others".
+LIST_MAX = 8
+
+LABELS = METHOD_LABELS
+MARGINAL = ("pfi", "sage_marginal")
+CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
+REFIT = ("loco", "lofo")
+#: What each method's interval covers (how the sentence names it).
+INTERVAL_WORDS = {"pfi": "permutation spread", "cfi": "permutation spread", "sage_marginal": "Monte-Carlo interval",
+                  "sage_conditional": "Monte-Carlo interval"}
+
+
+def label(method):
+    return LABELS.get(method, str(method))
+
+
+def num(v):
+    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``)."""
+    v = float(v)
+    if not np.isfinite(v):
+        return "–" if np.isnan(v) else str(v)
+    s = f"{v:.3g}"
+    return "0" if s in ("-0", "0") else s
+
+
+def pct(share):
+    """A share as a percentage (``0.4312`` -> ``43%``; small ones keep two significant digits)."""
+    p = 100 * float(share)
+    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
+
+
+def name_list(names, k=LIST_MAX):
+    """``a, b and c``; beyond ``k``: the first ``k`` "and N others" (the list keeps the caller's order)."""
+    names = [str(n) for n in names]
+    if len(names) > k:
+        return f"{', '.join(names[:k])} and {len(names) - k} others"
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+# --------------------------------------------------------------------------- evidence
+@dataclass(frozen=True)
+class Evidence:
+    """One method's numbers about one feature, measured from the method's null value (0; 1 for a ratio).
+
+    ``estimate``, ``low``, ``high``: importance and interval minus the null value (NaN: no
+    interval); ``largest``: the method's largest |estimate|; ``loss``: the model's loss the
+    result records (1 for a ratio, which is relative already; NaN for a score or an unknown loss);
+    ``p_adjusted`` (NaN without a test) and ``alpha``; ``rank``: 1 = the method's largest.
+    """
+
+    method: str
+    feature: str
+    estimate: float
+    low: float
+    high: float
+    largest: float
+    null: float = 0.0
+    loss: float = math.nan
+    p_adjusted: float = math.nan
+    alpha: float = 0.05
+    rank: int = 0
+
+    @property
+    def share(self):
+        """Estimate / the method's largest."""
+        return self.estimate / self.largest if self.largest > 0 else math.nan
+
+    @property
+    def loss_share(self):
+        return self.estimate / self.loss if self.loss > 0 else math.nan
+
+    @property
+    def has_interval(self):
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+    @property
+    def tested(self):
+        return math.isfinite(self.p_adjusted)
+
+    def above_null(self):
+        """The method's uncertainty says the importance is above its null value."""
+        if self.tested:
+            return self.p_adjusted <= self.alpha and self.estimate > 0
+        return self.has_interval and self.low > 0
+
+    def below_null(self):
+        """The whole interval lies below the null value (the loss is lower without the feature)."""
+        return self.has_interval and self.high < 0
+
+    def practical(self):
+        """Large enough to matter: a share of the method's largest and of the model's loss."""
+        big = self.share >= IMPORTANT_SHARE
+        return big and (not math.isfinite(self.loss_share) or self.loss_share >= LOSS_SHARE)
+
+    def important(self):
+        return self.above_null() and self.practical()
+
+    def negligible(self):
+        return (self.has_interval and self.largest > 0 and 0 <= self.high
+                and self.high <= NEGLIGIBLE_SHARE * self.largest)
+
+    def words(self):
+        """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
+        shift = self.null
+        out = [num(self.estimate + shift)]
+        if self.has_interval:
+            out.append(f"{INTERVAL_WORDS.get(self.method, 'interval')} [{num(self.low + shift)}, "
+                       f"{num(self.high + shift)}]")
+        else:
+            out.append("no interval")
+        if self.tested:
+            out.append(f"adjusted p = {num(self.p_adjusted)}")
+        if math.isfinite(self.share):
+            out.append(f"{pct(self.share)} of its largest")
+        if math.isfinite(self.loss_share):
+            out.append(f"{pct(self.loss_share)} of the model's loss")
+        return ", ".join(out)
+
+
+def evidence(result):
+    """``{feature: Evidence}`` of one ImportanceResult (empty when it has no finite, non-zero value)."""
+    null = 1.0 if result.params.get("relation") == "ratio" else 0.0
+    eff = np.asarray(result.importance, dtype=float) - null
+    low = np.asarray(result.ci_low, dtype=float) - null
+    high = np.asarray(result.ci_high, dtype=float) - null
+    # rounding noise (a LOCO median of 1e-13 beside a loss of 0.05) is 0, as in the table
+    finite = np.concatenate([a[np.isfinite(a)] for a in (eff, low, high)])
+    scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+    base = result.baseline_loss
+    if null == 0.0 and base is not None and np.isfinite(base):
+        scale = max(scale, abs(float(base)))
+    eff, low, high = (snap_zero(a, scale) for a in (eff, low, high))
+    if not eff.size or not np.isfinite(eff).any():
+        return {}
+    largest = float(np.nanmax(np.abs(eff)))
+    if not largest > 0:
+        return {}
+    p = (np.full(eff.shape, np.nan) if result.p_adjusted is None
+         else np.asarray(result.p_adjusted, dtype=float))
+    if result.loss not in POINTWISE_LOSSES:
+        loss = math.nan  # a score or a custom loss: its baseline is no loss to take a share of
+    elif null == 1.0:
+        loss = 1.0  # a ratio L_without / L_model: ratio - 1 is already the share of the model's loss
+    else:
+        loss = float(base) if base is not None and np.isfinite(base) and base > 0 else math.nan
+    order = np.argsort(-np.where(np.isfinite(eff), eff, -np.inf), kind="stable")
+    rank = np.empty(len(eff), dtype=int)
+    rank[order] = np.arange(1, len(eff) + 1)
+    alpha = float(result.params.get("alpha", 0.05))
+    return {str(f): Evidence(method=result.method if result.method in LABELS else str(result.method),
+                             feature=str(f), estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
+                             largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
+                             rank=int(rank[j]))
+            for j, f in enumerate(result.feature_names)}
+
+
+# --------------------------------------------------------------------------- claims
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of the reading and the numbers that justify it.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+    features : tuple of str
+    methods : tuple of str
+        The methods the sentence speaks for (for ``disagreement``: the methods that find the
+        feature important; ``low`` holds the others).
+    evidence : tuple of Evidence
+        The methods' numbers the sentence shows (``disagreement``: of ``methods`` then ``low``).
+    low : tuple of str
+        ``disagreement``: the methods for which the feature is negligible or below 0.
+    numbers : dict
+        Other numbers (R², H², |r|, thresholds, PIMP's p-values and floors, ...).
+    """
+
+    kind: str
+    features: tuple = ()
+    methods: tuple = ()
+    evidence: tuple = ()
+    low: tuple = ()
+    numbers: dict = field(default_factory=dict)
+
+    def text(self):
+        return render(self)
+
+    def check(self):
+        return check(self)
+
+    def verdicts(self):
+        """``{(feature, method): verdict}`` this claim asserts; two claims in a paragraph must agree."""
+        out = {}
+        if self.kind == "disagreement":
+            out.update({(e.feature, e.method): "important" if e.method in self.methods else "not important"
+                        for e in self.evidence})
+        elif self.kind in ("unsettled", "small", "below_zero"):
+            out.update({(e.feature, e.method): "not important" if self.kind == "below_zero" else self.kind
+                        for e in self.evidence})
+        elif self.features:  # the reasons name the methods on each side in their numbers
+            for side, verdict in (("high", "important"), ("low", "not important")):
+                out.update({(self.features[0], m): verdict for m in self.numbers.get(side, ())})
+        return out
+
+
+def _ev(claim, method=None, feature=None):
+    return [e for e in claim.evidence if (method is None or e.method == method)
+            and (feature is None or e.feature == feature)]
+
+
+# ----- rendering
+def _r_rules(c):
+    n, present = c.numbers, set(c.methods)
+    covers = []
+    perm = [label(m) for m in ("pfi", "cfi") if m in present]
+    if perm:
+        covers.append(f"{' and '.join(perm)} intervals are the spread over permutations: they cover permutation "
+                      f"noise only, not the sampling of the data.")
+    if present & {"sage_marginal", "sage_conditional"}:
+        covers.append("SAGE's intervals cover the sampling of feature orderings only.")
+    refit = [label(m) for m in REFIT if m in present]
+    if refit:
+        covers.append(f"{' and '.join(refit)} intervals come from a test over the test rows.")
+    return (f"How to read this: a feature is called important for a method when the method's interval (or "
+            f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
+            f"value and at least {pct(n['loss_share'])} of the model's loss; negligible when its whole interval "
+            f"lies between 0 and {pct(n['negligible_share'])} of the method's largest. " + " ".join(covers))
+
+
+def _r_no_better(c):
+    return (f"Read this with care: the model is no better than {c.numbers['baseline']} on the test data, so the "
+            f"importances below describe noise (how the model reacts to features that do not help it predict), not "
+            f"structure in the data.")
+
+
+def _r_top(c):
+    firsts = {e.method: e.feature for e in c.evidence}
+    vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    if len(firsts) == 1:
+        e = c.evidence[0]
+        verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
+        return f"{label(e.method)} ranks {e.feature} first, and {verdict}."
+    if len(set(firsts.values())) == 1:
+        f = c.features[0]
+        if not vague:
+            return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
+                    f"puts it above 0.")
+        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0."
+    groups = {}
+    for e in c.evidence:
+        groups.setdefault(e.feature, []).append(label(e.method))
+    parts = "; ".join(f"{f} for {name_list(ms)}" for f, ms in groups.items())
+    tail = f" (for {name_list(vague)} the first feature's interval includes 0)" if vague else ""
+    return f"The first feature differs between methods: {parts}{tail}."
+
+
+def _r_disagreement(c):
+    f = c.features[0]
+    hi = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.methods]
+    below = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.below_null()]
+    negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and not e.below_null()]
+    low = []
+    if negl:
+        low.append(f"negligible for {'; '.join(negl)}")
+    if below:
+        low.append(f"entirely below 0 for {'; '.join(below)} -- the loss is lower without {f}: the model does worse "
+                   f"with it in that method's sense")
+    return f"{f}: important for {'; '.join(hi)}, but {', and '.join(low)}."
+
+
+def _r_dependence(c):
+    f, n = c.features[0], c.numbers
+    with_ = f", most with {n['partner']} (|r| = {num(n['partner_r'])})" if n.get("partner") else ""
+    head = (f"{f} is strongly dependent on the other features (R² = {num(n['r2'])} >= {n['threshold']}{with_})")
+    marginal = [label(m) for m in n.get("high", ()) if m in MARGINAL]
+    conditional = [label(m) for m in n.get("low", ()) if m in CONDITIONAL]
+    if marginal and conditional:
+        return (f"{head}: its information is largely available through them, so {name_list(conditional)} "
+                f"{'finds' if len(conditional) == 1 else 'find'} little unique contribution, while "
+                f"{name_list(marginal)} also {'counts' if len(marginal) == 1 else 'count'} the model's behaviour on "
+                f"unrealistic, extrapolated points.")
+    return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting without "
+            f"it) decides how much credit it gets, so methods that remove it differently can rank it differently.")
+
+
+def _r_moderate(c):
+    n = c.numbers
+    return (f"{c.features[0]} is moderately dependent on the other features (R² = {num(n['r2'])}, between "
+            f"{n['weak']} and {n['strong']}): dependence may explain part of the difference.")
+
+
+def _r_independent(c):
+    n = c.numbers
+    s = (f"The methods answer different questions (see the table above); for {c.features[0]} the difference is not "
+         f"explained by linear dependence (R² = {num(n['r2'])} < {n['threshold']})")
+    if "h2" in n:
+        s += f" or a strong interaction (overall H² = {num(n['h2'])} <= {n['h_threshold']})"
+    return s + "."
+
+
+def _r_info_vs_use(c):
+    f = c.features[0]
+    low = name_list([label(m) for m in c.numbers["low"]])
+    verb = "shows" if len(c.numbers["low"]) == 1 else "show"
+    return (f"{f} carries information about the target that the model takes from correlated features: conditional "
+            f"SAGE credits information (question 2), while {low} {verb} that the model itself barely uses {f} "
+            f"(question 1).")
+
+
+def _r_interaction(c):
+    n = c.numbers
+    return (f"{c.features[0]} interacts with other features (overall H² = {num(n['h2'])} > {n['threshold']}): PFI "
+            f"credits each feature of an interaction with its full effect, SAGE splits it among the players.")
+
+
+def _r_refit(c):
+    low, high = c.numbers["low"], c.numbers["high"]
+    refit = "refits" if len(low) == 1 else "refit"
+    judge = "judges" if len(high) == 1 else "judge"
+    return (f"{name_list([label(m) for m in low])} {refit} the learner without the feature, and the refitted model "
+            f"can compensate for it; {name_list([label(m) for m in high])} {judge} the fitted model, which cannot.")
+
+
+def _r_no_disagreement(c):
+    return (f"No disagreement the intervals support: no feature is important for one of the {len(c.methods)} methods "
+            f"and negligible or below 0 for another.")
+
+
+def _items(c):
+    """Each feature with its numbers; beyond ``LIST_MAX``, "and N others" (their numbers are in the table)."""
+    items = [f"{e.feature} ({e.words()})" for e in c.evidence[:LIST_MAX]]
+    rest = len(c.evidence) - LIST_MAX
+    return "; ".join(items) + (f"; and {rest} others (see the table above)" if rest > 0 else "")
+
+
+def _r_unsettled(c):
+    return f"{label(c.methods[0])}: {_items(c)}."
+
+
+def _r_small(c):
+    return (f"{label(c.methods[0])}: above 0, but less than {pct(c.numbers['loss_share'])} of the model's loss, so "
+            f"not called important: {_items(c)}.")
+
+
+def _r_below_zero(c):
+    return (f"{label(c.methods[0])}: the whole interval lies below 0 -- the loss is lower without these features, so "
+            f"the model does worse with them in that method's sense: {_items(c)}.")
+
+
+def _r_interactions(c):
+    items = [f"{f} (H² = {num(h)})" for f, h in zip(c.features, c.numbers["h2"])]
+    return (f"Features with strong interactions (overall H² > {c.numbers['threshold']}): {name_list(items)}. Their PD "
+            f"curves average over heterogeneous ICE curves (sections 4-5).")
+
+
+def _pimp_items(c):
+    n = c.numbers
+    below = n.get("n_below", (-1,) * len(c.features))
+    out = []
+    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
+        s = f"{f} (adjusted p = {num(p)}"
+        if p < floor:
+            s += f" from a fitted tail, finer than {n['n_null']} null values resolve"
+        out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
+    return out
+
+
+def _r_pimp_matters(c):
+    n = c.numbers
+    return (f"PIMP: these features matter more than under a target unrelated to the features (adjusted p <= "
+            f"{n['alpha']}): {name_list(_pimp_items(c))}.")
+
+
+def _r_pimp_cannot_tell(c):
+    n = c.numbers
+    one = len(c.features) == 1
+    floor = f"is {num(n['p_floor'][0])}" if one else f"is at least {num(min(n['p_floor']))}"
+    return (f"PIMP cannot tell with {n['n_null']} null refits (at least {n['needed']} are needed): for "
+            f"{name_list(_pimp_items(c))}, the smallest adjusted p-value {'its null' if one else 'their nulls'} "
+            f"could give {floor} > {n['alpha']}, so not rejecting says nothing about {'it' if one else 'them'}.")
+
+
+def _r_pimp_no_evidence(c):
+    n = c.numbers
+    floor = max(n["p_floor"])
+    reach = f"; adjusted p-values down to {num(floor)} were reachable" if floor > 0 else ""
+    return (f"PIMP finds no evidence that these features matter more than under a target unrelated to the features "
+            f"(adjusted p > {n['alpha']}{reach}): {name_list(_pimp_items(c))}.")
+
+
+_RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
+           "dependence": _r_dependence, "moderate_dependence": _r_moderate, "not_dependence": _r_independent,
+           "info_vs_use": _r_info_vs_use, "interaction": _r_interaction, "refit": _r_refit,
+           "no_disagreement": _r_no_disagreement, "unsettled": _r_unsettled, "small": _r_small,
+           "below_zero": _r_below_zero, "interactions": _r_interactions, "pimp_matters": _r_pimp_matters,
+           "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence}
+KINDS = tuple(_RENDER)
+
+
+def render(claim):
+    """The sentence of ``claim``, written from its numbers."""
+    if claim.kind not in _RENDER:
+        raise ValueError(f"'kind' must be one of {', '.join(KINDS)}; got {claim.kind!r}.")
+    return _RENDER[claim.kind](claim)
+
+
+# ----- checking
+def _c_rules(c):
+    n = c.numbers
+    want = {"important_share": IMPORTANT_SHARE, "negligible_share": NEGLIGIBLE_SHARE, "loss_share": LOSS_SHARE}
+    return [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+
+
+def _c_no_better(c):
+    return [] if c.numbers.get("baseline") else ["no baseline named"]
+
+
+def _c_top(c):
+    bad = [f"{e.feature} is not {label(e.method)}'s largest (rank {e.rank})" for e in c.evidence if e.rank != 1]
+    same = len({e.feature for e in c.evidence}) == 1
+    if same != (len(c.features) == 1):
+        bad.append("'all rank X first' said of different features" if same else "one feature for different firsts")
+    return bad
+
+
+def _c_disagreement(c):
+    bad = []
+    if set(c.methods) & set(c.low):
+        bad.append(f"{set(c.methods) & set(c.low)} both important and not")
+    if not c.methods or not c.low:
+        bad.append("a disagreement needs both sides")
+    for e in c.evidence:
+        if e.method in c.methods and not e.important():
+            bad.append(f"{e.feature} called important for {label(e.method)}: {e.words()}")
+        if e.method in c.low and not (e.negligible() or e.below_null()):
+            bad.append(f"{e.feature} called negligible/below 0 for {label(e.method)}: {e.words()}")
+        if e.method not in c.methods and e.method not in c.low:
+            bad.append(f"evidence of {e.method} is on neither side")
+    return bad
+
+
+def _c_dependence(c):
+    n = c.numbers
+    bad = [] if n["r2"] >= n["threshold"] == R2_STRONG else [f"R² {n['r2']} below {R2_STRONG}"]
+    if n.get("partner") and not 0 <= n["partner_r"] <= 1 + 1e-12:
+        bad.append(f"|r| = {n['partner_r']}")
+    return bad
+
+
+def _c_moderate(c):
+    n = c.numbers
+    return [] if R2_WEAK <= n["r2"] < R2_STRONG and (n["weak"], n["strong"]) == (R2_WEAK, R2_STRONG) else [
+        f"R² {n['r2']} is not moderate"]
+
+
+def _c_independent(c):
+    n = c.numbers
+    bad = [] if n["r2"] < n["threshold"] == R2_WEAK else [f"'not explained by linear dependence' with R² {n['r2']}"]
+    if "h2" in n and not n["h2"] <= n["h_threshold"] == H_INTERACTION:
+        bad.append(f"'no strong interaction' with H² {n['h2']}")
+    return bad
+
+
+def _c_info_vs_use(c):
+    low, high = set(c.numbers["low"]), set(c.numbers["high"])
+    bad = [] if "sage_conditional" in high else ["conditional SAGE does not find it important"]
+    if high & set(MARGINAL):
+        bad.append(f"'the model barely uses it' while {high & set(MARGINAL)} find it important")
+    if not low or not low <= set(MARGINAL):
+        bad.append(f"'barely uses' said for {low}")
+    return bad
+
+
+def _c_interaction(c):
+    n = c.numbers
+    bad = [] if n["h2"] > n["threshold"] == H_INTERACTION else [f"H² {n['h2']} is not strong"]
+    return bad + ([] if "pfi" in n["high"] else ["PFI does not find it important"])
+
+
+def _c_refit(c):
+    n = c.numbers
+    ok = set(n["low"]) <= set(REFIT) and n["low"] and n["high"] and not set(n["high"]) & set(REFIT)
+    return [] if ok else [f"refit sentence with low {n['low']} and high {n['high']}"]
+
+
+def _c_no_disagreement(c):
+    return [] if c.numbers.get("n_found") == 0 else ["disagreements were found"]
+
+
+def _c_unsettled(c):
+    return [f"{e.feature} is settled for {label(e.method)}: {e.words()}" for e in c.evidence
+            if e.above_null() or e.below_null() or e.share < IMPORTANT_SHARE]
+
+
+def _c_small(c):
+    return [f"{e.feature} is not small-but-above-0 for {label(e.method)}: {e.words()}" for e in c.evidence
+            if not (e.above_null() and e.loss_share < c.numbers["loss_share"] == LOSS_SHARE)]
+
+
+def _c_below_zero(c):
+    return [f"{e.feature} is not below 0 for {label(e.method)}: {e.words()}" for e in c.evidence if not e.below_null()]
+
+
+def _c_interactions(c):
+    n = c.numbers
+    return [f"{f}: H² {h} not above {H_INTERACTION}" for f, h in zip(c.features, n["h2"])
+            if not (h > n["threshold"] == H_INTERACTION)]
+
+
+def _c_pimp(c):
+    n, bad = c.numbers, []
+    for f, p, floor in zip(c.features, n["p_adjusted"], n["p_floor"]):
+        if c.kind == "pimp_matters" and not (p <= n["alpha"] and floor <= n["alpha"]):
+            bad.append(f"{f}: adjusted p {p} (floor {floor}) but said to matter")
+        if c.kind == "pimp_no_evidence" and not p > n["alpha"]:
+            bad.append(f"{f}: adjusted p {p} <= alpha but 'no evidence'")
+        if c.kind == "pimp_cannot_tell" and not floor > n["alpha"]:
+            bad.append(f"{f}: floor {floor} <= alpha, so the refits could tell")
+        if c.kind == "pimp_no_evidence" and not floor <= n["alpha"]:
+            bad.append(f"{f}: floor {floor} > alpha, 'no evidence' would be false")
+    if c.kind == "pimp_cannot_tell" and not n["needed"] > n["n_null"]:
+        bad.append(f"{n['needed']} refits needed but {n['n_null']} were run")
+    return bad
+
+
+_CHECK = {"rules": _c_rules, "no_better": _c_no_better, "top": _c_top, "disagreement": _c_disagreement,
+          "dependence": _c_dependence, "moderate_dependence": _c_moderate, "not_dependence": _c_independent,
+          "info_vs_use": _c_info_vs_use, "interaction": _c_interaction, "refit": _c_refit,
+          "no_disagreement": _c_no_disagreement, "unsettled": _c_unsettled, "small": _c_small,
+          "below_zero": _c_below_zero, "interactions": _c_interactions, "pimp_matters": _c_pimp,
+          "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp}
+
+
+def check(claim):
+    """What is wrong with ``claim`` given its own numbers: a list of reasons (empty: it holds)."""
+    if claim.kind not in _CHECK:
+        raise ValueError(f"'kind' must be one of {', '.join(KINDS)}; got {claim.kind!r}.")
+    return _CHECK[claim.kind](claim)
+
+
+def consistent(paragraph):
+    """Contradictions inside one paragraph (a list of claims): a feature given two verdicts for one method."""
+    seen, bad = {}, []
+    for claim in paragraph:
+        for key, verdict in claim.verdicts().items():
+            if seen.setdefault(key, verdict) != verdict:
+                bad.append(f"{key[0]} is {seen[key]} and {verdict} for {label(key[1])}")
+    return bad
