@@ -296,7 +296,8 @@ def test_pimp_reading_knows_its_resolution():
     assert claims["pimp_no_evidence"].features == tuple(f"x{j}" for j in range(2, 10))
     text = _all_text(reading_blocks(ctx))
     assert "PIMP cannot tell with 60 null refits (at least 179 are needed): for x1 (adjusted p = 0.148" in text
-    assert "x1" not in text.split("PIMP finds no evidence")[1]
+    assert "x1" not in text.split("PIMP could not show")[1]
+    assert "no evidence" not in text.lower()
     assert "x2, x3, x4, x5, x6, x7, x8 and x9" not in text  # each listed with its p-value
     assert "and x9 (adjusted p = 1; observed above 0 of 60 null values)." in text
 
@@ -430,3 +431,16 @@ def test_importance_table_fits_its_column_in_chromium(tmp_path):
         assert n_lines == len(content.split("\n")), (content, n_lines)  # as written: no break inside
     assert ["1.12e-06\n[1.46e-07, 3.37e-06]", 3] not in facts["lines"]
     assert any(c == "0\n[0, 0]" for c, _ in facts["lines"])  # 1e-17 beside 0.04 is rounding noise
+
+
+def test_side_by_side_caption_says_what_holm_significance_means():
+    from types import SimpleNamespace
+
+    from imlkit.report._sec_importance import _side_by_side_caption
+
+    holm = _side_by_side_caption({"loco": SimpleNamespace(params={"p_adjust_applied": "holm"})})
+    bonf = _side_by_side_caption({"loco": SimpleNamespace(params={"p_adjust_applied": "bonferroni"})})
+    none = _side_by_side_caption({"pfi": SimpleNamespace(params={})})
+    assert "Holm-adjusted" in holm and "may still include 0" in holm and "agrees with" not in holm
+    assert "agrees with the interval excluding 0" in bonf and "Holm" not in bonf
+    assert "simultaneous" not in none

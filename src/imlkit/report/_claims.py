@@ -434,11 +434,15 @@ def _r_pimp_cannot_tell(c):
 
 
 def _r_pimp_no_evidence(c):
+    # Not "no evidence": a feature can fail the corrected test and still be the model's most important
+    # one by PFI (a near-copy takes its place under the null refits). The sentence says what the test
+    # could not show, with its numbers, and that not rejecting is not a finding of no effect.
     n = c.numbers
     floor = max(n["p_floor"])
     reach = f"; adjusted p-values down to {num(floor)} were reachable" if floor > 0 else ""
-    return (f"PIMP finds no evidence that these features matter more than under a target unrelated to the features "
-            f"(adjusted p > {n['alpha']}{reach}): {name_list(_pimp_items(c))}.")
+    return (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
+            f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
+            f"{name_list(_pimp_items(c))}. Not rejecting is not evidence that they do not matter.")
 
 
 _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
