@@ -23,7 +23,7 @@ from corpus_tables import BY_NAME, TABLES, split_test_rows
 from imlkit.cli import main
 from imlkit.report import _claims, _reading
 
-SECTION_IDS = ["data", "model", "importance", "effects", "regional", "alternatives", "provenance"]
+SECTION_IDS = ["data", "model", "importance", "effects", "regional", "local", "alternatives", "provenance"]
 _RUNS = {}
 #: The automatic reading of each run, as the claims it was written from (key as in _RUNS).
 _READINGS = {}

@@ -183,11 +183,15 @@ def side_by_side_rows(results):
 
 def _side_by_side_caption(results):
     """The caption says which intervals are simultaneous (LOCO/LOFO with a correction: Bonferroni level)."""
-    simultaneous = [METHOD_LABELS.get(k, k) for k, r in results.items() if r.params.get("p_adjust_applied")]
+    simultaneous = {METHOD_LABELS.get(k, k): r.params["p_adjust_applied"] for k, r in results.items()
+                    if r.params.get("p_adjust_applied")}
     text_ = "Importance side by side (each in its own units; intervals at the 95% level"
-    if simultaneous:
-        text_ += (f"; {', '.join(simultaneous)}: simultaneous over features (Bonferroni), so 'significant' "
-                  f"agrees with the interval excluding 0")
+    for label, how in simultaneous.items():
+        text_ += f"; {label}: intervals simultaneous over features (Bonferroni level)"
+        # Holm rejects whatever Bonferroni rejects and possibly more, and has no simultaneous intervals
+        # of its own: a Holm-significant feature's interval may hold 0 (the caveats name it).
+        text_ += (", p-values Holm-adjusted, so a significant feature's interval may still include 0 (named in the "
+                  "caveats)" if how == "holm" else ", so 'significant' agrees with the interval excluding 0")
     return text_ + ")"
 
 
