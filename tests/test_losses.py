@@ -144,7 +144,10 @@ def test_loco_with_integer_labels_is_not_zero(binary):
 def test_pointwise_methods_refuse_scorers(binary):
     X, y, m = binary
     with pytest.raises(ValidationError, match="LOCO with aggregate='median' needs a pointwise loss.*'brier'"):
-        ik.loco(LogisticRegression(), X[:300], y[:300], X[300:], y[300:], loss="roc_auc")
+        ik.loco(LogisticRegression(), X[:300], y[:300], X[300:], y[300:], loss="roc_auc", aggregate="median")
+    # LOCO's default for an aggregate-only score is the mean difference of the score (no pointwise loss needed)
+    r = ik.loco(LogisticRegression(), X[:300], y[:300], X[300:], y[300:], loss="roc_auc", random_state=0)
+    assert r.params["aggregate"] == "mean" and np.isfinite(r.importance).all()
     with pytest.raises(ValidationError, match="SAGE needs a pointwise loss.*'log_loss'"):
         ik.sage(m, X, y, loss="roc_auc")
     # LOFO averages: a scorer is fine

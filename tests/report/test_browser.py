@@ -18,7 +18,7 @@ from imlkit.cli import main
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 HEADINGS = ["1. Data", "2. Model and baselines", "3. Feature importance", "4. Feature effects",
-            "5. Regional effects", "6. Interpretable alternatives", "7. How it was made"]
+            "5. Regional effects", "5b. Individual predictions", "6. Interpretable alternatives", "7. How it was made"]
 MALICIOUS = "<script>alert(1)</script>"
 
 

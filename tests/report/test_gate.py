@@ -21,7 +21,7 @@ from imlkit.report._sec_model import _verdict
 
 
 def _ctx(label="model"):
-    return SimpleNamespace(model_label=label, model_check=ModelCheck(), alerts=[])
+    return SimpleNamespace(model_label=label, model_check=ModelCheck(), alerts=[], eval_rows="test rows")
 
 
 def _verdict_of(outputs, y, task, has_proba=True, seed=0):

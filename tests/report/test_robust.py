@@ -103,7 +103,7 @@ def test_a_failing_section_costs_only_that_section(tables, tmp_path, monkeypatch
     assert "imlkit: section '4. Feature effects' failed: KeyError: 'missing column'" in err
     with open(path, encoding="utf-8") as fh:
         doc = fh.read()
-    assert len(re.findall(r"<section id=", doc)) == 7
+    assert len(re.findall(r"<section id=", doc)) == 8  # sections 1-5, 5b (SHAP), 6, 7
 
 
 # --------------------------------------------------------------------------- is the model worth explaining
