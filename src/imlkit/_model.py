@@ -215,7 +215,7 @@ class Predictor:
 
     # ------------------------------------------------------------------ the engine
 
-    def use_engine(self, X, engine="auto"):
+    def use_engine(self, X, engine="auto", features=None):
         """Choose how the perturbed predictions of X are computed; returns the params to record.
 
         Parameters
@@ -224,8 +224,11 @@ class Predictor:
             The data the method will perturb (a few of its rows check the tree engine).
         engine : {"auto", "trees", "predict"}
             ``"auto"``: the tree engine when it supports the model and passes its check against
-            the model's own predictions, else stacked predict; ``"trees"``: the tree engine or
-            an error; ``"predict"``: always stacked predict.
+            the model's own predictions (on rows of X as they are and with each feature replaced
+            by other rows' values), else stacked predict; ``"trees"``: the tree engine or an
+            error; ``"predict"``: always stacked predict.
+        features : list of str, optional
+            The columns the method will replace (the check replaces these; default all).
 
         Returns
         -------
@@ -233,7 +236,7 @@ class Predictor:
             ``{"engine": "trees" | "predict"}``, with ``"engine_note"`` saying why a tree model
             was not evaluated by its trees.
         """
-        self._trees, params = _trees.choose(self, X, engine)
+        self._trees, params = _trees.choose(self, X, engine, features)
         return params
 
     @property

@@ -8,9 +8,18 @@ H-statistic's pairs) the grid points reaching a node form a rectangle of index r
 leaf adds its value to a 2-D difference array. Supported: scikit-learn's
 HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
 LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of
-them as the last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
-SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
-the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
+them as the last step of a Pipeline whose earlier steps act column by column (scikit-learn's
+OrdinalEncoder, scalers, SimpleImputer without missing-value indicators, passthrough, inside
+ColumnTransformers: the list in ``_adapters._COLUMNWISE`` says why each is one-to-one);
+classifiers give probabilities through the model's link (sum of raw scores, then
+sigmoid/softmax; a forest averages leaf proportions). Early-stopped XGBoost and LightGBM models
+are read up to the iteration they predict with.
+
+The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
+rows with NaN or infinite values) and with each feature the method will replace set to other
+rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
+or when the model's own predict fails on those rows, the method predicts, and
+``params["engine_note"]`` says why.
 
 How it is used: the methods never call it. :class:`imlkit._model.Predictor` does:
 
@@ -182,15 +191,24 @@ class TreeEngine:
         return pd_average(self, X, features, grids, weights, column)
 
 
-def choose(predictor, X, engine="auto"):
+def choose(predictor, X, engine="auto", features=None):
     """Choose the engine for ``predictor`` on data ``X``.
+
+    The engine proves itself first: on a few rows of X (spread over X, plus rows holding NaN,
+    infinite or float32-overflowing values) its predictions must equal the model's own, and
+    again with each feature in ``features`` replaced by other rows' values (quantiles of the
+    column, its missing value, its levels): what the methods will ask. Any disagreement, or a
+    model whose own predict fails on those rows, leaves the method to predict (a note in the
+    params says why), so that the two engines never give two answers.
 
     Parameters
     ----------
     predictor : imlkit._model.Predictor
     X : DataFrame, shape (n, p)
-        The data the method will perturb (a few of its rows are used for the check).
+        The data the method will perturb.
     engine : {"auto", "trees", "predict"}
+    features : list of str, optional
+        The columns the method will replace (default: all columns of X).
 
     Returns
     -------
@@ -203,7 +221,7 @@ def choose(predictor, X, engine="auto"):
     check_engine(engine)
     if engine == "predict" or len(X) == 0:
         return None, {"engine": "predict"}
-    rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
+    rows = _check_rows(X)
     sub = X.iloc[rows]
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
@@ -219,16 +237,146 @@ def choose(predictor, X, engine="auto"):
             return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
                           {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
         if theirs is None:
-            theirs = np.asarray(predictor.predict(sub, context="the rows checking the tree engine"),
-                                dtype=np.float64)
+            try:
+                theirs = np.asarray(predictor.predict(sub, context="the rows of X checking the tree engine"),
+                                    dtype=np.float64)
+            except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
+                return _refused(engine, exc)
         if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
-            return TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows), {"engine": "trees"}
-    diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
-    note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
-            f"(max abs difference {diff})")
+            eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+            try:
+                note = _check_perturbed(predictor, eng, X, features)
+            except ModelError as exc:
+                return _refused(engine, exc)
+            if note is None:
+                return eng, {"engine": "trees"}
+            break
+        diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
+        note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
+                f"(max abs difference {diff})")
     if engine == "trees":
         raise ModelError(f"engine='trees': {note}.")
     return None, {"engine": "predict", "engine_note": note}
+
+
+def _refused(engine, exc):
+    """The model's own predict failed on rows the engine would answer: never answer where it does not."""
+    if engine == "trees":
+        raise exc
+    return None, {"engine": "predict", "engine_note": f"tree engine not used: the model's own predict failed on "
+                                                      f"rows of X ({exc})"}
+
+
+#: Rows holding NaN or infinite values that the check adds to its spread rows (each kind).
+N_ODD_ROWS = 8
+#: Rows (spread over X) whose features are replaced in the perturbed check, and values per feature.
+N_PERTURBED_ROWS = 6
+N_CHECK_VALUES = 5
+N_CHECK_LEVELS = 8
+#: Cells (rows x columns) of one predict call of the perturbed check (16 MB of doubles).
+CHECK_CELLS = 1 << 21
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _odd_rows(X):
+    """Rows of X with an infinite (or float32-overflowing) value, and rows with a missing value."""
+    inf = np.zeros(len(X), dtype=bool)
+    nan = np.zeros(len(X), dtype=bool)
+    for c in X.columns:
+        s = X[c]
+        if s.dtype.kind == "f":
+            v = s.to_numpy()
+            nan |= np.isnan(v)
+            inf |= np.isinf(v) | (np.abs(np.nan_to_num(v)) > _F32_MAX)
+        elif s.dtype.kind == "O" or isinstance(s.dtype, pd.CategoricalDtype):
+            nan |= s.isna().to_numpy()
+    return np.flatnonzero(inf)[:N_ODD_ROWS], np.flatnonzero(nan)[:N_ODD_ROWS]
+
+
+def _check_rows(X):
+    """Rows of the unperturbed check: spread over X, and those holding infinite or missing values."""
+    spread = np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int)
+    return np.unique(np.concatenate([spread, *_odd_rows(X)]))
+
+
+def _value_rows(s):
+    """Rows of column ``s`` whose values replace it in the check: its levels, or the quantiles of its
+    values (infinite ones included), and one missing value if it has any."""
+    isna = s.isna().to_numpy()
+    ok = np.flatnonzero(~isna)
+    if len(ok) == 0:
+        out = []
+    elif isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind not in "biuf":
+        _, first = np.unique(pd.factorize(s.iloc[ok])[0], return_index=True)
+        out = ok[np.sort(first)[:N_CHECK_LEVELS]].tolist()
+    else:
+        order = ok[np.argsort(s.to_numpy()[ok], kind="stable")]
+        out = order[np.unique(np.linspace(0, len(order) - 1, N_CHECK_VALUES).astype(int))].tolist()
+    if isna.any():
+        out.append(int(np.flatnonzero(isna)[0]))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _check_perturbed(predictor, eng, X, features):
+    """The engine against the model's predict with each feature replaced by other rows' values.
+
+    A few rows of X (spread over it, plus a row with a missing value) get, feature by feature,
+    the values of :func:`_value_rows`; the copies are predicted by the engine (as PFI asks it)
+    and by the model, in calls of at most ``CHECK_CELLS`` cells.
+
+    Returns
+    -------
+    None when they agree, else the note saying where they did not. Raises ModelError when the
+    model's own predict fails on the copies.
+    """
+    tm = eng.tm
+    cols = list(X.columns) if features is None else [c for c in dict.fromkeys(features) if c in X.columns]
+    # the full X first: a Pipeline's column probe (cached per column) then sees all of X's values
+    cols = [c for c in cols if _column(eng, tm, X, c) is not None]
+    if not cols:
+        return None
+    base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
+    base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
+    nb = len(base)
+    Xb = X.iloc[base]
+    values = {c: _value_rows(X[c]) for c in cols}
+    cols = [c for c in cols if len(values[c])]
+    budget = max(1, CHECK_CELLS // max(X.shape[1], 1))
+    start = 0
+    while start < len(cols):
+        chunk, rows = [], 0
+        while start < len(cols) and (not chunk or rows + len(values[cols[start]]) * nb <= budget):
+            chunk.append(cols[start])
+            rows += len(values[cols[start]]) * nb
+            start += 1
+        # Column c of the copies: the base rows' own values, except in c's own block of copies.
+        take = np.tile(base, rows // nb)
+        index = {c: take for c in X.columns}
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            own = take.copy()
+            own[offset:offset + k] = np.repeat(values[c], nb)
+            index[c] = own
+            offset += k
+        copies = pd.DataFrame({c: X[c].iloc[index[c]].reset_index(drop=True) for c in X.columns})
+        theirs = np.asarray(predictor.predict(copies, context="the rows of X checking the tree engine, with "
+                                                              "features replaced by other rows' values"),
+                            dtype=np.float64)
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            replacement = pd.DataFrame({c: X[c].iloc[np.repeat(values[c], nb)].reset_index(drop=True)})
+            mine = eng.perturbed(Xb, [c], replacement, len(values[c]))
+            want = theirs[offset:offset + k]
+            offset += k
+            if mine is None:
+                continue
+            if mine.shape != want.shape or not np.allclose(mine, want, rtol=tm.rtol, atol=tm.atol):
+                diff = np.max(np.abs(mine - want)) if mine.shape == want.shape else "shape"
+                return (f"tree engine not used: with feature {c!r} replaced by other rows' values it disagreed "
+                        f"with the model's own predictions (max abs difference {diff})")
+    return None
 
 
 def _looks_like_trees(model):

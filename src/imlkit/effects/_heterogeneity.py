@@ -207,7 +207,7 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
                   grid=grid, grid_type=grid_type, n_samples=n_samples, output=output, max_rows=max_rows,
                   n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
-    params.update(predictor.use_engine(Xs, engine))
+    params.update(predictor.use_engine(Xs, engine, feats))
 
     grids, constant = {}, []
     for f in feats:

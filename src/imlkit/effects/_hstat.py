@@ -153,7 +153,8 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
-    engine_params = predictor.use_engine(Xs, engine)  # the 1-D and pairwise PDs may walk the trees
+    checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
+    engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
     params = dict(**engine_params, features=features,
                   pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
                   n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,

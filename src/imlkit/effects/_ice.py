@@ -211,7 +211,7 @@ def _effect(model, X, feats, options):
     Xs = X.iloc[rows].reset_index(drop=True)
     params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
-    params.update(predictor.use_engine(Xs, options.engine))
+    params.update(predictor.use_engine(Xs, options.engine, names))
     weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
     with Timer() as timer:
         if len(names) == 1:

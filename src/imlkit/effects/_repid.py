@@ -331,7 +331,7 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
                   min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
                   max_rows=max_rows, n_samples=n_samples, n_rows=len(X),
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  **predictor.use_engine(X, engine))
+                  **predictor.use_engine(X, engine, [name]))
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])

@@ -224,7 +224,8 @@ def _perturbation_importance(model, X, y, options):
         fit_frame, _ = check_X(options.X_fit, "X_fit")
         check_same_columns(X, fit_frame, "X", "X_fit")
     sampler_obj = make_sampler(options.sampler, fit_frame)
-    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine))
+    perturbed = [c for cols in groups.values() for c in cols]
+    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine, perturbed))
 
     with Timer() as timer:
         base_pred = predictor.predict(X, context="the unperturbed data")
