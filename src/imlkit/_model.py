@@ -129,14 +129,19 @@ class Predictor:
         Pass DataFrames to the model (True) or numpy arrays (False, a model fitted on arrays).
     max_rows : int or None
         At most this many rows per model call (None: ``DEFAULT_MAX_ROWS``).
+    numeric : bool, optional
+        Whether ``predict`` must return numbers (default: unless the model is a classifier,
+        whose labels a label loss compares). Any other shape or dtype than the methods compute
+        with is a :class:`ModelError` naming the model.
     """
 
-    def __init__(self, model, output="predict", as_frame=True, max_rows=None):
+    def __init__(self, model, output="predict", as_frame=True, max_rows=None, numeric=None):
         if output not in ("predict", "proba"):
             raise ValidationError(f"'output' must be one of 'predict', 'proba'; got {output!r}.")
         self.model = model
         self.output = output
         self.as_frame = as_frame
+        self.numeric = (not is_classifier_model(model)) if numeric is None else bool(numeric)
         self.max_rows = check_int("max_rows", max_rows, min_value=1, allow_none=True) or DEFAULT_MAX_ROWS
         self._fn = self._resolve(model, output)
         self._trees = None  # a _trees.TreeEngine once use_engine chose the trees
@@ -206,12 +211,53 @@ class Predictor:
         out = np.asarray(out)
         if out.ndim == 2 and out.shape[1] == 1 and self.output == "predict":
             out = out[:, 0]
-        if out.shape[0] != len(X):
-            raise ModelError(f"The model returned {out.shape[0]} predictions for {len(X)} rows "
-                             f"while predicting {context}.")
+        if out.ndim == 0 or out.shape[0] != len(X):
+            got = "a scalar" if out.ndim == 0 else f"{out.shape[0]} predictions"
+            raise ModelError(f"The model ({self.name}) returned {got} for {len(X)} rows while predicting {context}.")
+        self._check_output(out, context)
         if out.dtype.kind in "fc" and not np.isfinite(out).all():
             raise ModelError(f"The model returned NaN or infinite predictions while predicting {context}.")
         return out
+
+    @property
+    def name(self):
+        """The model's name in messages: its class, or the function's name."""
+        if not hasattr(self.model, "predict") and hasattr(self.model, "__name__"):
+            return f"function {self.model.__name__}"
+        return type(self.model).__name__
+
+    def _check_output(self, out, context):
+        """Raise ModelError unless ``out`` has the shape and dtype the methods compute with.
+
+        ``predict``: one value per row, shape (n,) (numbers unless ``numeric`` is False: class
+        labels for a label loss). ``predict_proba``: numbers of shape (n, n_classes) for a model
+        with ``classes_``; (n,) (P(positive class)) or (n, k >= 2) for a plain function.
+        """
+        name, n = self.name, out.shape[0]
+        if self.output == "predict":
+            if out.ndim != 1:
+                raise ModelError(
+                    f"The model ({name}) returned predictions of shape {out.shape} while predicting {context}; "
+                    f"imlkit needs one number per row, shape ({n},). Give a classifier with predict_proba and "
+                    f"classes_ (effects then pick a class with 'output'), or a function that returns one "
+                    f"column, e.g. lambda X: f(X)[:, k].")
+            if self.numeric and out.dtype.kind not in "biuf":
+                raise ModelError(
+                    f"The model ({name}) returned predictions that are not numeric (dtype {out.dtype}) while "
+                    f"predicting {context}; this needs numbers. Class labels need a classifier and a label loss "
+                    f"('zero_one', 'accuracy'); effects take a classifier's predict_proba with 'output' to pick "
+                    f"a class.")
+            return
+        k = None if self.classes is None else len(self.classes)
+        if out.dtype.kind not in "biuf":
+            raise ModelError(f"The model ({name}) returned probabilities of dtype {out.dtype} while predicting "
+                             f"{context}; they must be numbers.")
+        if k is not None and (out.ndim != 2 or out.shape[1] != k):
+            raise ModelError(f"The model ({name}) returned predict_proba of shape {out.shape} while predicting "
+                             f"{context}; with {k} classes in classes_ it must have shape ({n}, {k}).")
+        if out.ndim > 2 or (out.ndim == 2 and out.shape[1] < 2):
+            raise ModelError(f"The model ({name}) returned probabilities of shape {out.shape} while predicting "
+                             f"{context}; they must have shape ({n}, n_classes) or ({n},) for P(positive class).")
 
     # ------------------------------------------------------------------ the engine
 
@@ -463,8 +509,9 @@ def bind_model(model, loss, y, *, as_frame=True, max_rows=None):
     predictor : Predictor
     y_encoded : ndarray, shape (n,)
     """
+    # a label loss compares class labels; every other loss computes with numbers
     predictor = Predictor(model, output="proba" if loss.needs_proba else "predict",
-                          as_frame=as_frame, max_rows=max_rows)
+                          as_frame=as_frame, max_rows=max_rows, numeric=not loss.needs_labels)
     y_enc = predictor.encode_y(y) if loss.needs_proba else np.asarray(y)
     if not loss.needs_proba and not loss.needs_labels and y_enc.dtype.kind not in "biuf":
         raise ValidationError(f"loss {loss.name!r} needs a numeric target; y has dtype {y_enc.dtype}. "

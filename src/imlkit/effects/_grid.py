@@ -140,7 +140,7 @@ def resolve_output(model, output, allow_all=True):
 
 def make_predictor(model, kind, was_frame, max_rows):
     """A Predictor for the effect's output; an unfitted estimator raises ModelError."""
-    return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows)
+    return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows, numeric=True)
 
 
 def check_model_first(model):

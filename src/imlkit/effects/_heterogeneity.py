@@ -188,6 +188,9 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     (True, 0.0)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("ice_heterogeneity needs at least 2 rows of X: one centred ICE curve differs from "
+                              "their mean by 0; got 1 row.")
     feats = list(resolve_features(features, X.columns, allow_groups=False))
     if not feats:
         raise ValidationError("'features' must name at least one feature; got an empty list.")

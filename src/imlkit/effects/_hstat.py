@@ -142,6 +142,9 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     (['x0', 'x1'], 0.0)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("h_statistic needs at least 2 rows of X: with 1 row every partial dependence is that "
+                              "row's prediction and H is 0/0; got 1 row.")
     feats = list(resolve_features(features, X.columns, allow_groups=False))
     n_samples = check_int("n_samples", n_samples, min_value=2)
     n_top = check_int("n_top", n_top, min_value=2)

@@ -301,6 +301,8 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
     ('x3', 2)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("repid needs at least 2 rows of X to split into regions; got 1 row.")
     name = resolve_feature(feature, X.columns)
     if split_features is None:
         splits = [c for c in X.columns if c != name]

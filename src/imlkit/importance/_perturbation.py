@@ -217,6 +217,11 @@ def _perturbation_importance(model, X, y, options):
     params = options.params()
     seed = options.seed
     X, y, loss_obj, predictor = prepare(model, X, y, options.loss, options.max_rows)
+    if len(X) < 2 and (method == "pfi" or options.X_fit is None):
+        # one row: a permutation (or a draw from X itself) puts every value back where it was
+        raise ValidationError(f"{method.upper()} needs at least 2 rows of X: with 1 row every feature keeps its own "
+                              f"value and every importance would be 0; got 1 row."
+                              + (" (CFI can draw from a larger X_fit.)" if method == "cfi" else ""))
     groups = resolve_features(options.features, X.columns)
     if options.X_fit is None:
         fit_frame = X
