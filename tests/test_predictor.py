@@ -152,3 +152,16 @@ def test_one_row_is_refused_where_nothing_can_move(data):
     # CFI of one row with the values drawn from a larger X_fit moves the row: not all zero
     r = ik.cfi(rf, X1, y1, X_fit=X, n_repeats=5, random_state=0)
     assert np.abs(r.importance).max() > 0
+
+
+def test_engine_refuses_data_narrower_than_the_trees(data):
+    # The kernels index a row by the model's feature numbers: X with fewer columns than the
+    # trees read must never reach them (it would read past the row).
+    X, y, _ = data
+    with threadpool_limits(1):
+        rf = RandomForestRegressor(5, max_depth=3, random_state=0).fit(X.to_numpy(), y)
+    narrow = X[["a", "b"]]
+    p = Predictor(rf, as_frame=False)
+    with pytest.raises(ValidationError, match="X has 2 columns in the model's encoding; the model's trees read 3"):
+        p.use_engine(narrow, "trees")
+    assert p.use_engine(X, "trees") == {"engine": "trees"}

@@ -126,6 +126,10 @@ def _finish(tm, raw, output):
 def predict_rows(tm, data, output):
     """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
     Xe = tm.encode(data)
+    if Xe.ndim != 2 or Xe.shape[1] <= int(tm.forest.feature.max(initial=0)):
+        # the kernels index rows by the model's feature numbers, without bounds checks
+        raise Unsupported(f"X has {Xe.shape[-1]} columns in the model's encoding; the model's trees read "
+                          f"{int(tm.forest.feature.max(initial=0)) + 1}")
     if tm.base is None:
         _calibrate(tm, data, Xe)
     raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
@@ -270,11 +274,12 @@ def _refused(engine, exc):
 #: Rows holding NaN or infinite values that the check adds to its spread rows (each kind).
 N_ODD_ROWS = 8
 #: Rows (spread over X) whose features are replaced in the perturbed check, and values per feature.
-N_PERTURBED_ROWS = 6
-N_CHECK_VALUES = 5
+N_PERTURBED_ROWS = 4
+N_CHECK_VALUES = 4
 N_CHECK_LEVELS = 8
-#: Cells (rows x columns) of one predict call of the perturbed check (16 MB of doubles).
-CHECK_CELLS = 1 << 21
+#: Cells (rows x columns) of one predict call of the perturbed check (64 MB of doubles): few calls
+#: even for wide data (2308 columns: 20 s with 2 MB calls, most of it per-call overhead).
+CHECK_CELLS = 1 << 23
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -349,17 +354,14 @@ def _check_perturbed(predictor, eng, X, features):
             chunk.append(cols[start])
             rows += len(values[cols[start]]) * nb
             start += 1
-        # Column c of the copies: the base rows' own values, except in c's own block of copies.
-        take = np.tile(base, rows // nb)
-        index = {c: take for c in X.columns}
+        # The base rows once per value of each feature of the chunk (one take of the whole frame,
+        # fast for wide data); then each feature's own block of copies gets its values.
+        copies = X.iloc[np.tile(base, rows // nb)].reset_index(drop=True)
         offset = 0
         for c in chunk:
             k = len(values[c]) * nb
-            own = take.copy()
-            own[offset:offset + k] = np.repeat(values[c], nb)
-            index[c] = own
+            copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
             offset += k
-        copies = pd.DataFrame({c: X[c].iloc[index[c]].reset_index(drop=True) for c in X.columns})
         theirs = np.asarray(predictor.predict(copies, context="the rows of X checking the tree engine, with "
                                                               "features replaced by other rows' values"),
                             dtype=np.float64)

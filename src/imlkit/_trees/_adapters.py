@@ -712,16 +712,18 @@ def _pipeline(model):
         if not (_same(E[0][:, others], E0[:, others]).all() and _same(E[0][:, j], E[0][0, j]).all()):
             return None
 
+        first = X.iloc[:1]  # the mapping is cached with the model: keep one row, not the data
+
         def enc(values):
             values = np.asarray(values, dtype=object) if np.asarray(values).dtype.kind not in "biuf" \
                 else np.asarray(values)
             codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
             out = np.full(len(values), np.nan)
             if len(uniq):
-                col = encode(as_frame_rows(X, key, list(uniq)))[:, j]
+                col = encode(as_frame_rows(first, key, list(uniq)))[:, j]
                 out[codes >= 0] = col[codes[codes >= 0]]
             if (codes < 0).any():  # missing values: what the pipeline makes of NaN
-                out[codes < 0] = encode(as_frame_rows(X, key, [np.nan]))[0, j]
+                out[codes < 0] = encode(as_frame_rows(first, key, [np.nan]))[0, j]
             return out
 
         mapping[cache_key] = (j, enc)
