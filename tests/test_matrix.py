@@ -144,7 +144,7 @@ def run(method, model, task):
 
 
 _NOT_A_LEARNER = (TypeError, "must be an unfitted estimator with a fit method")
-_ONE_COLUMN = (ValidationError, "effects need one number per row")
+_ONE_COLUMN = (ModelError, r"returned predictions of shape \(\d+, 3\) .*one number per row")
 _NAN_SPLIT = (ValidationError, "Split feature 'x2' has .* missing value.*drop the rows with missing 'x2', impute it")
 
 #: Cells that must fail, with imlkit's message (every other cell must work).

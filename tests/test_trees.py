@@ -175,8 +175,8 @@ def test_grids_with_missing_unseen_and_repeated_values(fitted):
     for feature, grid in (("temp", np.array([np.nan, 0.1, 0.1, 0.9, -5.0, np.nan])),
                           ("mnth", np.array(["never", levels[0], levels[-1], levels[0]], dtype=object))):
         fast = Predictor(model)
-        assert _trees.attach(fast, X2) == {"engine": "trees"}
-        got = _trees.ice(fast, X2, feature, grid)
+        assert fast.use_engine(X2) == {"engine": "trees"}
+        got = fast.ice(X2, feature, grid)
         expected = ice_matrix(Predictor(model), X2, feature, grid)
         assert_allclose(got, expected, rtol=1e-10)
 
@@ -349,8 +349,8 @@ def test_pairwise_h_and_pd_2d_equal_brute_force(fitted, case_id):
     va, vb = Xs["temp"].to_numpy()[:40], Xs["mnth"].to_numpy()[:40]
     column = None if not hasattr(model, "predict_proba") else "all"
     pred = Predictor(model, output="proba" if column else "predict")
-    assert _trees.attach(pred, Xs) == {"engine": "trees"}
-    got = _trees.pair_means(pred, Xs, ("temp", "mnth"), (va, vb), column)
+    assert pred.use_engine(Xs) == {"engine": "trees"}
+    got = pred.pair_means(Xs, ("temp", "mnth"), (va, vb), column)
     n = len(Xs)
     expected = predict_replaced(Predictor(model, output=pred.output), Xs,
                                 {"temp": np.repeat(va[:, None], n, axis=1), "mnth": np.repeat(vb[:, None], n, axis=1)},
@@ -397,8 +397,8 @@ def test_large_pair_grids_fall_back_to_predict(fitted, monkeypatch):
     from imlkit._model import Predictor
 
     pred = Predictor(model)
-    _trees.attach(pred, X)
-    assert _trees.pair_means(pred, X, ("temp", "hr"), (X["temp"].to_numpy(), X["hr"].to_numpy())) is None
+    assert pred.use_engine(X) == {"engine": "trees"}
+    assert pred._trees.pair_means(X, ("temp", "hr"), (X["temp"].to_numpy(), X["hr"].to_numpy())) is None
     slow = ik.h_statistic(model, X, **kw)  # the pairs went through predict
     assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8)
     pd_fast = ik.partial_dependence(model, X, ("temp", "hr"), grid=5)

@@ -8,7 +8,7 @@ from numpy.testing import assert_allclose
 from sklearn.linear_model import LogisticRegression
 
 import imlkit as ik
-from imlkit._validation import ValidationError
+from imlkit._validation import ModelError, ValidationError
 from imlkit.effects._grid import make_predictor
 from imlkit.effects._hstat import _feature_task
 
@@ -59,7 +59,7 @@ def test_h_on_the_probability_vector(multiclass):
 
 def test_output_predict_and_errors(multiclass):
     X, m = multiclass
-    with pytest.raises(ValidationError, match="not numeric"):
+    with pytest.raises(ModelError, match=r"\(LogisticRegression\) returned predictions that are not numeric"):
         ik.partial_dependence(m, X, "a", output="predict")
     with pytest.raises(ValidationError, match=r"one of the classes \['high', 'low', 'mid'\]; got 'max'"):
         ik.ale(m, X, "a", output="max")

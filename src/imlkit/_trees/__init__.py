@@ -8,19 +8,28 @@ H-statistic's pairs) the grid points reaching a node form a rectangle of index r
 leaf adds its value to a 2-D difference array. Supported: scikit-learn's
 HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
 LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of
-them as the last step of a Pipeline whose earlier steps act column by column (OrdinalEncoder, scalers,
-SimpleImputer, passthrough, inside ColumnTransformers); classifiers give probabilities through
-the model's link (sum of raw scores, then sigmoid/softmax; a forest averages leaf proportions).
+them as the last step of a Pipeline whose earlier steps act column by column (scikit-learn's
+OrdinalEncoder, scalers, SimpleImputer without missing-value indicators, passthrough, inside
+ColumnTransformers: the list in ``_adapters._COLUMNWISE`` says why each is one-to-one);
+classifiers give probabilities through the model's link (sum of raw scores, then
+sigmoid/softmax; a forest averages leaf proportions). Early-stopped XGBoost and LightGBM models
+are read up to the iteration they predict with.
 
-How a method uses it (the method never needs to know which engine ran):
+The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
+rows with NaN or infinite values) and with each feature the method will replace set to other
+rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
+or when the model's own predict fails on those rows, the method predicts, and
+``params["engine_note"]`` says why.
 
-1. ``info = attach(predictor, X, engine)`` at the entry point; it adapts the model (cached per
-   model object), checks the engine against the model's own predictions on a few rows of X,
-   and returns ``{"engine": "trees" | "predict", ["engine_note": why not]}`` for the params.
-2. ``ice(predictor, X, feature, grid, column)`` (one feature or a pair), ``perturbed(predictor,
-   X, cols, values, n_repeats)``, ``pair_means(predictor, X, (a, b), (va, vb), column)`` and
-   ``pd_average(...)`` return the predictions (or their means over the rows), or None when the
-   predictor is not attached (then the caller predicts stacked rows as before).
+How it is used: the methods never call it. :class:`imlkit._model.Predictor` does:
+
+1. ``predictor.use_engine(X, engine)`` at a method's entry point calls :func:`choose`, which
+   adapts the model (cached per model object), checks the engine against the model's own
+   predictions on a few rows of X, and returns a :class:`TreeEngine` (or None) and
+   ``{"engine": "trees" | "predict", ["engine_note": why not]}`` for the params.
+2. The predictor's ``ice``, ``predict_perturbed``, ``pair_means`` and ``pd_average`` ask the
+   :class:`TreeEngine` (its methods of the same names return the predictions, or None when a
+   feature is not one it can free) and predict the stacked rows otherwise.
 
 ``engine="auto"`` uses the trees when the model is supported and passes the check,
 ``"trees"`` insists (an error otherwise), ``"predict"`` never uses them.
@@ -35,8 +44,8 @@ import pandas as pd
 from .._validation import ModelError, ValidationError, check_choice
 from ._adapters import TreeModel, Unsupported, adapt
 
-__all__ = ["ENGINES", "TreeModel", "Unsupported", "attach", "check_engine", "ice", "pair_means", "pd_average",
-           "perturbed", "predict_rows", "tree_model"]
+__all__ = ["ENGINES", "TreeEngine", "TreeModel", "Unsupported", "check_engine", "choose", "predict_rows",
+           "tree_model"]
 
 ENGINES = ("auto", "trees", "predict")
 
@@ -117,6 +126,10 @@ def _finish(tm, raw, output):
 def predict_rows(tm, data, output):
     """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
     Xe = tm.encode(data)
+    if Xe.ndim != 2 or Xe.shape[1] <= int(tm.forest.feature.max(initial=0)):
+        # the kernels index rows by the model's feature numbers, without bounds checks
+        raise Unsupported(f"X has {Xe.shape[-1]} columns in the model's encoding; the model's trees read "
+                          f"{int(tm.forest.feature.max(initial=0)) + 1}")
     if tm.base is None:
         _calibrate(tm, data, Xe)
     raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
@@ -132,27 +145,87 @@ def _calibrate(tm, data, Xe):
     tm.base = np.median(margin - trees, axis=0)
 
 
-def attach(predictor, X, engine="auto"):
-    """Choose the engine for ``predictor`` on data ``X``; returns the params to record.
+class TreeEngine:
+    """A model read by the tree engine, bound to what a :class:`~imlkit._model.Predictor` asks.
+
+    Built by :func:`choose` once the model passed its check. Each method returns what the
+    predictor's stacked predict would give, or None when it cannot (a feature the engine
+    cannot free, a grid too large), and the predictor then predicts the stacked rows.
+
+    Attributes
+    ----------
+    tm : TreeModel
+    output : {"predict", "proba"}
+    as_frame : bool
+        The model reads DataFrames (else numpy arrays).
+    max_rows : int
+        Rows (times grid points) per block of the kernels.
+    """
+
+    def __init__(self, tm, output, as_frame, max_rows):
+        self.tm = tm
+        self.output = output
+        self.as_frame = as_frame
+        self.max_rows = max_rows
+        self._encoded = None  # (X, its encoding): the same frame is perturbed feature after feature
+
+    def encoded(self, X):
+        """The model's encoding of X, kept while the same frame is perturbed feature after feature."""
+        cached = self._encoded
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        Xe = self.tm.encode(X if self.as_frame else X.to_numpy())
+        self._encoded = (X, Xe)
+        return Xe
+
+    def ice(self, X, feature, grid, column=None):
+        """See :func:`ice`."""
+        return ice(self, X, feature, grid, column)
+
+    def perturbed(self, X, cols, replacement, n_repeats):
+        """See :func:`perturbed`."""
+        return perturbed(self, X, cols, replacement, n_repeats)
+
+    def pair_means(self, X, features, values, column=None):
+        """See :func:`pair_means`."""
+        return pair_means(self, X, features, values, column)
+
+    def pd_average(self, X, features, grids, weights, column=None):
+        """See :func:`pd_average`."""
+        return pd_average(self, X, features, grids, weights, column)
+
+
+def choose(predictor, X, engine="auto", features=None):
+    """Choose the engine for ``predictor`` on data ``X``.
+
+    The engine proves itself first: on a few rows of X (spread over X, plus rows holding NaN,
+    infinite or float32-overflowing values) its predictions must equal the model's own, and
+    again with each feature in ``features`` replaced by other rows' values (quantiles of the
+    column, its missing value, its levels): what the methods will ask. Any disagreement, or a
+    model whose own predict fails on those rows, leaves the method to predict (a note in the
+    params says why), so that the two engines never give two answers.
 
     Parameters
     ----------
     predictor : imlkit._model.Predictor
     X : DataFrame, shape (n, p)
-        The data the method will perturb (a few of its rows are used for the check).
+        The data the method will perturb.
     engine : {"auto", "trees", "predict"}
+    features : list of str, optional
+        The columns the method will replace (default: all columns of X).
 
     Returns
     -------
-    dict
+    tree_engine : TreeEngine or None
+        None: predict the stacked rows.
+    params : dict
         ``{"engine": "trees"}`` or ``{"engine": "predict"}``, with ``"engine_note"`` saying why
         a tree model was not evaluated by the engine.
     """
     check_engine(engine)
-    predictor.tree_engine = None
     if engine == "predict" or len(X) == 0:
-        return {"engine": "predict"}
-    rows = np.unique(np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int))
+        return None, {"engine": "predict"}
+    rows = _check_rows(X)
     sub = X.iloc[rows]
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
@@ -165,44 +238,161 @@ def attach(predictor, X, engine="auto"):
             if engine == "trees":
                 raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
                                       f"Use engine='auto' or 'predict'.") from None
-            return {"engine": "predict"} if not _looks_like_trees(predictor.model) else \
-                {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
+            return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
+                          {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
         if theirs is None:
-            theirs = np.asarray(predictor.predict(sub, context="the rows checking the tree engine"),
-                                dtype=np.float64)
+            try:
+                theirs = np.asarray(predictor.predict(sub, context="the rows of X checking the tree engine"),
+                                    dtype=np.float64)
+            except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
+                return _refused(engine, exc)
         if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
-            predictor.tree_engine = tm
-            return {"engine": "trees"}
-    diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
-    note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
-            f"(max abs difference {diff})")
+            eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+            try:
+                note = _check_perturbed(predictor, eng, X, features)
+            except ModelError as exc:
+                return _refused(engine, exc)
+            if note is None:
+                return eng, {"engine": "trees"}
+            break
+        diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
+        note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
+                f"(max abs difference {diff})")
     if engine == "trees":
         raise ModelError(f"engine='trees': {note}.")
-    return {"engine": "predict", "engine_note": note}
+    return None, {"engine": "predict", "engine_note": note}
+
+
+def _refused(engine, exc):
+    """The model's own predict failed on rows the engine would answer: never answer where it does not."""
+    if engine == "trees":
+        raise exc
+    return None, {"engine": "predict", "engine_note": f"tree engine not used: the model's own predict failed on "
+                                                      f"rows of X ({exc})"}
+
+
+#: Rows holding NaN or infinite values that the check adds to its spread rows (each kind).
+N_ODD_ROWS = 8
+#: Rows (spread over X) whose features are replaced in the perturbed check, and values per feature.
+N_PERTURBED_ROWS = 4
+N_CHECK_VALUES = 4
+N_CHECK_LEVELS = 8
+#: Cells (rows x columns) of one predict call of the perturbed check (64 MB of doubles): few calls
+#: even for wide data (2308 columns: 20 s with 2 MB calls, most of it per-call overhead).
+CHECK_CELLS = 1 << 23
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _odd_rows(X):
+    """Rows of X with an infinite (or float32-overflowing) value, and rows with a missing value."""
+    inf = np.zeros(len(X), dtype=bool)
+    nan = np.zeros(len(X), dtype=bool)
+    for c in X.columns:
+        s = X[c]
+        if s.dtype.kind == "f":
+            v = s.to_numpy()
+            nan |= np.isnan(v)
+            inf |= np.isinf(v) | (np.abs(np.nan_to_num(v)) > _F32_MAX)
+        elif s.dtype.kind == "O" or isinstance(s.dtype, pd.CategoricalDtype):
+            nan |= s.isna().to_numpy()
+    return np.flatnonzero(inf)[:N_ODD_ROWS], np.flatnonzero(nan)[:N_ODD_ROWS]
+
+
+def _check_rows(X):
+    """Rows of the unperturbed check: spread over X, and those holding infinite or missing values."""
+    spread = np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int)
+    return np.unique(np.concatenate([spread, *_odd_rows(X)]))
+
+
+def _value_rows(s):
+    """Rows of column ``s`` whose values replace it in the check: its levels, or the quantiles of its
+    values (infinite ones included), and one missing value if it has any."""
+    isna = s.isna().to_numpy()
+    ok = np.flatnonzero(~isna)
+    if len(ok) == 0:
+        out = []
+    elif isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind not in "biuf":
+        _, first = np.unique(pd.factorize(s.iloc[ok])[0], return_index=True)
+        out = ok[np.sort(first)[:N_CHECK_LEVELS]].tolist()
+    else:
+        order = ok[np.argsort(s.to_numpy()[ok], kind="stable")]
+        out = order[np.unique(np.linspace(0, len(order) - 1, N_CHECK_VALUES).astype(int))].tolist()
+    if isna.any():
+        out.append(int(np.flatnonzero(isna)[0]))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _check_perturbed(predictor, eng, X, features):
+    """The engine against the model's predict with each feature replaced by other rows' values.
+
+    A few rows of X (spread over it, plus a row with a missing value) get, feature by feature,
+    the values of :func:`_value_rows`; the copies are predicted by the engine (as PFI asks it)
+    and by the model, in calls of at most ``CHECK_CELLS`` cells.
+
+    Returns
+    -------
+    None when they agree, else the note saying where they did not. Raises ModelError when the
+    model's own predict fails on the copies.
+    """
+    tm = eng.tm
+    cols = list(X.columns) if features is None else [c for c in dict.fromkeys(features) if c in X.columns]
+    # the full X first: a Pipeline's column probe (cached per column) then sees all of X's values
+    cols = [c for c in cols if _column(eng, tm, X, c) is not None]
+    if not cols:
+        return None
+    base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
+    base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
+    nb = len(base)
+    Xb = X.iloc[base]
+    values = {c: _value_rows(X[c]) for c in cols}
+    cols = [c for c in cols if len(values[c])]
+    budget = max(1, CHECK_CELLS // max(X.shape[1], 1))
+    start = 0
+    while start < len(cols):
+        chunk, rows = [], 0
+        while start < len(cols) and (not chunk or rows + len(values[cols[start]]) * nb <= budget):
+            chunk.append(cols[start])
+            rows += len(values[cols[start]]) * nb
+            start += 1
+        # The base rows once per value of each feature of the chunk (one take of the whole frame,
+        # fast for wide data); then each feature's own block of copies gets its values.
+        copies = X.iloc[np.tile(base, rows // nb)].reset_index(drop=True)
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
+            offset += k
+        theirs = np.asarray(predictor.predict(copies, context="the rows of X checking the tree engine, with "
+                                                              "features replaced by other rows' values"),
+                            dtype=np.float64)
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            replacement = pd.DataFrame({c: X[c].iloc[np.repeat(values[c], nb)].reset_index(drop=True)})
+            mine = eng.perturbed(Xb, [c], replacement, len(values[c]))
+            want = theirs[offset:offset + k]
+            offset += k
+            if mine is None:
+                continue
+            if mine.shape != want.shape or not np.allclose(mine, want, rtol=tm.rtol, atol=tm.atol):
+                diff = np.max(np.abs(mine - want)) if mine.shape == want.shape else "shape"
+                return (f"tree engine not used: with feature {c!r} replaced by other rows' values it disagreed "
+                        f"with the model's own predictions (max abs difference {diff})")
+    return None
 
 
 def _looks_like_trees(model):
     if hasattr(model, "steps"):  # a Pipeline: its last step
         return _looks_like_trees(model.steps[-1][1])
-    return any(hasattr(model, a) for a in ("_predictors", "estimators_", "tree_", "booster_", "get_booster"))
+    return any(hasattr(model, a) for a in ("_engs", "estimators_", "tree_", "booster_", "get_booster"))
 
 
-def _column(predictor, tm, X, name):
-    data_key = name if predictor.as_frame else list(X.columns).index(name)
+def _column(eng, tm, X, name):
+    data_key = name if eng.as_frame else list(X.columns).index(name)
     col = tm.column(data_key, X)
-    if col is None and predictor.as_frame:
+    if col is None and eng.as_frame:
         col = tm.column(list(X.columns).index(name), X)
     return col
-
-
-def _encoded(predictor, tm, X):
-    """The model's encoding of X, kept while the same frame is perturbed feature after feature."""
-    cached = getattr(predictor, "_tree_encoded", None)
-    if cached is not None and cached[0] is X:
-        return cached[1]
-    Xe = tm.encode(X if predictor.as_frame else X.to_numpy())
-    predictor._tree_encoded = (X, Xe)
-    return Xe
 
 
 def _grid_values(values):
@@ -210,12 +400,12 @@ def _grid_values(values):
         pd.api.types.is_numeric_dtype(values.dtype) else np.asarray(values)
 
 
-def _curves(predictor, tm, Xe, j, G):
+def _curves(eng, tm, Xe, j, G):
     """Predictions (n, m[, k]) with column j set to G[i, q] (G shared when it has one row)."""
     order = np.argsort(G, axis=1, kind="stable")  # NaN last
     Gs = np.take_along_axis(G, order, axis=1)
     cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
-    pred = _finish(tm, _raw(tm, Xe, j, Gs, cnt, predictor.max_rows), predictor.output)
+    pred = _finish(tm, _raw(tm, Xe, j, Gs, cnt, eng.max_rows), eng.output)
     out = np.empty_like(pred)
     if G.shape[0] == 1:
         out[:, order[0]] = pred
@@ -224,32 +414,30 @@ def _curves(predictor, tm, Xe, j, G):
     return out
 
 
-def ice(predictor, X, feature, grid, column=None):
-    """The ICE matrix of :func:`imlkit.effects._grid.ice_matrix` from the trees, or None.
+def ice(eng, X, feature, grid, column=None):
+    """The ICE matrix of :meth:`imlkit._model.Predictor.ice` from the trees, or None.
 
     Returns
     -------
-    ndarray (n, m) (or (n, m, n_classes) for ``column="all"``), or None when the predictor is
-    not attached to the engine or the feature is unknown to it.
+    ndarray (n, m) (or (n, m, n_classes) for ``column="all"``), or None when a feature is not
+    one the engine can free (or a pair's grid is too large).
     """
-    tm = getattr(predictor, "tree_engine", None)
-    if tm is None:
-        return None
-    Xe = _encoded(predictor, tm, X)
+    tm = eng.tm
+    Xe = eng.encoded(X)
     if isinstance(feature, str):
-        col = _column(predictor, tm, X, feature)
+        col = _column(eng, tm, X, feature)
         if col is None:
             return None
         j, enc = col
-        pred = _curves(predictor, tm, Xe, j, enc(_grid_values(grid)).reshape(1, -1))
+        pred = _curves(eng, tm, Xe, j, enc(_grid_values(grid)).reshape(1, -1))
     else:
         (f1, f2), (g1, g2) = feature, grid
-        c1, c2 = _column(predictor, tm, X, f1), _column(predictor, tm, X, f2)
+        c1, c2 = _column(eng, tm, X, f1), _column(eng, tm, X, f2)
         if c1 is None or c2 is None:
             return None
         v1, v2 = c1[1](_grid_values(g1)), c2[1](_grid_values(g2))
         # all m1·m2 combinations, the first feature varying slowest
-        pred = _free2(predictor, tm, Xe, c1[0], np.repeat(v1, len(v2)), c2[0], np.tile(v2, len(v1)))
+        pred = _free2(eng, tm, Xe, c1[0], np.repeat(v1, len(v2)), c2[0], np.tile(v2, len(v1)))
         if pred is None:
             return None
     return _select(pred, column)
@@ -277,7 +465,7 @@ def _axis(values):
     return np.ascontiguousarray(grid, dtype=np.float64), pos
 
 
-def _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=None):
+def _free2(eng, tm, Xe, j1, v1, j2, v2, weights=None):
     """Predictions at the points (v1[q], v2[q]) in the model's encoding of columns j1, j2.
 
     Without ``weights``: every row's predictions, (n, u[, k]). With ``weights`` (summing to 1,
@@ -296,30 +484,30 @@ def _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=None):
         raw = kernel(Xe, int(j1), G1, int(j2), G2, Q1, Q2, np.ascontiguousarray(weights, dtype=np.float64),
                      *tm.kernel_args)[0]
         raw += tm.base
-        return np.asarray(tm.finish(raw, predictor.output), dtype=np.float64)
+        return np.asarray(tm.finish(raw, eng.output), dtype=np.float64)
     n, u = Xe.shape[0], len(Q1)
     budget = min(BLOCK_DOUBLES, max(1 << 15, len(tm.forest.feature)))
-    step = max(1, min(n, budget // cells, predictor.max_rows // max(u, 1)))
+    step = max(1, min(n, budget // cells, eng.max_rows // max(u, 1)))
     parts = [kernel(np.ascontiguousarray(Xe[s:s + step]), int(j1), G1, int(j2), G2, Q1, Q2, np.empty(0),
                     *tm.kernel_args) for s in range(0, n, step)]
     raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     raw += tm.base
-    return _finish(tm, raw, predictor.output)
+    return _finish(tm, raw, eng.output)
 
 
-def _pair_setup(predictor, tm, X, features, values):
+def _pair_setup(eng, tm, X, features, values):
     """The encoded rows and, per free feature, its column in them and its encoded values.
 
     Returns ``(Xe, (j1, v1), (j2, v2))``, or None when a feature is not one the engine can free.
     """
-    c1, c2 = (_column(predictor, tm, X, f) for f in features)
+    c1, c2 = (_column(eng, tm, X, f) for f in features)
     if c1 is None or c2 is None:
         return None
-    Xe = _encoded(predictor, tm, X)
+    Xe = eng.encoded(X)
     return Xe, (c1[0], c1[1](_grid_values(values[0]))), (c2[0], c2[1](_grid_values(values[1])))
 
 
-def pd_average(predictor, X, features, grids, weights, column=None):
+def pd_average(eng, X, features, grids, weights, column=None):
     """Weighted 2-D partial dependence on the product grid for a model with an affine link, or None.
 
     Parameters
@@ -332,19 +520,19 @@ def pd_average(predictor, X, features, grids, weights, column=None):
     Returns
     -------
     ndarray, shape (m1 * m2,), the first feature varying slowest: what
-    ``np.tensordot(weights, ice(...), axes=(0, 0))`` gives; None when the predictor is not
-    attached, its link is not affine (then every row is evaluated, see :func:`ice`), or the
+    ``np.tensordot(weights, ice(...), axes=(0, 0))`` gives; None when its link is not
+    affine (then every row is evaluated, see :func:`ice`), or the
     grid is too large.
     """
-    tm = getattr(predictor, "tree_engine", None)
-    if tm is None or not tm.linear or column == "all":
+    tm = eng.tm
+    if not tm.linear or column == "all":
         return None
-    setup = _pair_setup(predictor, tm, X, features, grids)
+    setup = _pair_setup(eng, tm, X, features, grids)
     if setup is None:
         return None
     Xe, (j1, v1), (j2, v2) = setup
     w = np.asarray(weights, dtype=np.float64)
-    pred = _free2(predictor, tm, Xe, j1, np.repeat(v1, len(v2)), j2, np.tile(v2, len(v1)), weights=w / w.sum())
+    pred = _free2(eng, tm, Xe, j1, np.repeat(v1, len(v2)), j2, np.tile(v2, len(v1)), weights=w / w.sum())
     if pred is None:
         return None
     if column is None:
@@ -352,7 +540,7 @@ def pd_average(predictor, X, features, grids, weights, column=None):
     return pred[:, column]
 
 
-def pair_means(predictor, X, features, values, column=None):
+def pair_means(eng, X, features, values, column=None):
     """Mean over the rows of X of the predictions with two features set to given pairs, or None.
 
     Parameters
@@ -365,21 +553,19 @@ def pair_means(predictor, X, features, values, column=None):
     Returns
     -------
     ndarray, shape (u,) (or (u, n_classes) for ``column="all"``): what
-    ``predict_replaced(...).mean(axis=1)`` gives, or None when the predictor is not attached.
+    ``predict_replaced(...).mean(axis=1)`` gives, or None when a feature is not one the engine can free.
     Models with an affine link average their raw scores in one difference array; the others
     are evaluated row by row, then averaged.
     """
-    tm = getattr(predictor, "tree_engine", None)
-    if tm is None:
-        return None
-    setup = _pair_setup(predictor, tm, X, features, values)
+    tm = eng.tm
+    setup = _pair_setup(eng, tm, X, features, values)
     if setup is None:
         return None
     Xe, (j1, v1), (j2, v2) = setup
     if tm.linear:
-        pred = _free2(predictor, tm, Xe, j1, v1, j2, v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
+        pred = _free2(eng, tm, Xe, j1, v1, j2, v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
     else:
-        pred = _free2(predictor, tm, Xe, j1, v1, j2, v2)
+        pred = _free2(eng, tm, Xe, j1, v1, j2, v2)
         pred = None if pred is None else pred.mean(axis=0)
     if pred is None:
         return None
@@ -396,8 +582,8 @@ def _select(pred, column):
     return pred[:, :, column]
 
 
-def perturbed(predictor, X, cols, replacement, n_repeats):
-    """Predictions of ``n_repeats`` copies of X with column ``cols[0]`` replaced, or None.
+def perturbed(eng, X, cols, replacement, n_repeats):
+    """Predictions of ``n_repeats`` copies of X with the columns ``cols`` replaced, or None.
 
     Parameters
     ----------
@@ -410,26 +596,24 @@ def perturbed(predictor, X, cols, replacement, n_repeats):
     Returns
     -------
     ndarray, shape (n_repeats * n,) or (n_repeats * n, k): as the model's predict of the
-    stacked copies would.
+    stacked copies would; None when a column is not one the engine can free.
     """
-    tm = getattr(predictor, "tree_engine", None)
-    if tm is None:
-        return None
-    found = [_column(predictor, tm, X, c) for c in cols]
+    tm = eng.tm
+    found = [_column(eng, tm, X, c) for c in cols]
     if any(col is None for col in found):
         return None
     n = len(X)
-    Xe = _encoded(predictor, tm, X)
+    Xe = eng.encoded(X)
     if len(cols) > 1:
         # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
         Xs = np.tile(Xe, (n_repeats, 1))
         for c, (j, enc) in zip(cols, found):
             Xs[:, j] = enc(_grid_values(replacement[c]))
-        raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), predictor.max_rows)
-        return _finish(tm, raw, predictor.output)[:, 0]
+        raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), eng.max_rows)
+        return _finish(tm, raw, eng.output)[:, 0]
     j, enc = found[0]
     values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n).T
-    pred = _curves(predictor, tm, Xe, j, np.ascontiguousarray(values))
+    pred = _curves(eng, tm, Xe, j, np.ascontiguousarray(values))
     pred = np.moveaxis(pred, 1, 0)  # (r, n[, k])
     return pred.reshape((n_repeats * n,) + pred.shape[2:])
 

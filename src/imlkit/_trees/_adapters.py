@@ -574,8 +574,16 @@ def _xgboost(model):
     # The intercept (base_score through the objective's link) is read off the model itself:
     # the margin minus the sum of the trees on the check rows (imlkit._trees._calibrate).
     linear = objective in ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
+    if hasattr(model, "get_booster"):
+        # The scikit-learn wrapper predicts with the trees up to best_iteration after early
+        # stopping: its own margin uses the same trees as the dump above.
+        def margin(X):
+            return model.predict(X, output_margin=True)
+    else:
+        def margin(X):
+            return booster.predict(_xgb_matrix(X), output_margin=True)
     return TreeModel(forest, None, encode, columns, finish, type(model).__name__, rtol=2e-5, atol=2e-5,
-                     margin=lambda X: booster.predict(_xgb_matrix(X), output_margin=True), linear=linear)
+                     margin=margin, linear=linear)
 
 
 def _xgb_categories(booster):
@@ -604,24 +612,50 @@ def _xgb_matrix(X):
 
 # --------------------------------------------------------------------------- Pipeline
 
-#: Transformers that map each input column to one output column, value by value.
-_COLUMNWISE = {"OrdinalEncoder", "StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler",
-               "SimpleImputer"}
+#: Pipeline steps the engine sees through: each output column depends on exactly one input
+#: column, value by value, and each input column reaches at most one output column. Freeing an
+#: input column is then freeing its one encoded column, with the encoding of each grid value
+#: read off the step itself. Only scikit-learn's own classes (a class of the same name from
+#: elsewhere may do anything), each with the reason its mapping is one-to-one:
+_COLUMNWISE = {
+    # every column coded by its own category list (unknown, infrequent and missing values get a
+    # code of their own in the same column)
+    "OrdinalEncoder": "one code column per input column",
+    # (x - center_j) / scale_j with statistics fitted per column; MinMaxScaler's clip is per value
+    "StandardScaler": "one affine map per column",
+    "MinMaxScaler": "one affine map per column (clipped per value)",
+    "MaxAbsScaler": "one scale per column",
+    "RobustScaler": "one affine map per column",
+    # a missing value becomes the column's statistic; without add_indicator nothing else is
+    # added (a column that was all-missing at fit is dropped: it reaches no output column, and the
+    # engine leaves that feature to predict)
+    "SimpleImputer": "missing values replaced by a per-column statistic",
+}
 
 
 def _check_columnwise(step):
+    """Raise :class:`Unsupported` unless ``step`` maps each column to at most one column, value by value."""
     if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
         return
     name = type(step).__name__
-    if name in _COLUMNWISE:
+    sklearn_class = type(step).__module__.startswith("sklearn.")
+    if sklearn_class and name in _COLUMNWISE:
+        if name == "SimpleImputer" and getattr(step, "add_indicator", False):
+            # x -> (imputed x, 1[x missing]): one column to two; freeing the first alone would
+            # leave the indicator at the row's own value.
+            raise Unsupported("a Pipeline step SimpleImputer(add_indicator=True) maps a column to two "
+                              "(its value and its missing-value indicator)")
         return
-    if name == "FunctionTransformer" and step.func is None:  # identity (ColumnTransformer's passthrough)
-        return
-    if name == "Pipeline":
+    if sklearn_class and name == "FunctionTransformer" and step.func is None:  # identity (ColumnTransformer's
+        return  # passthrough)
+    if sklearn_class and name == "Pipeline":  # a composition of column-wise maps is column-wise
         for _, sub in step.steps:
             _check_columnwise(sub)
         return
-    if name == "ColumnTransformer":
+    if sklearn_class and name == "ColumnTransformer":
+        # Its parts side by side (remainder included): column-wise if every part is. A column given
+        # to two parts reaches two output columns; the engine's column probe sees both move and
+        # leaves that feature to predict.
         for _, trans, _ in step.transformers_:
             _check_columnwise(trans)
         return
@@ -654,9 +688,12 @@ def _pipeline(model):
         # setting the column to two different values and seeing which encoded column moves.
         if not isinstance(key, str) or not isinstance(X, pd.DataFrame) or key not in X.columns:
             return None
-        if key in mapping:
-            return mapping[key]
-        mapping[key] = None
+        # The encoder below builds rows with the column's dtype: another frame whose column has
+        # another dtype (other categories) gets its own mapping.
+        cache_key = (key, X[key].dtype)
+        if cache_key in mapping:
+            return mapping[cache_key]
+        mapping[cache_key] = None
         vals = pd.unique(X[key].dropna())
         if len(vals) < 2:
             return None
@@ -675,20 +712,22 @@ def _pipeline(model):
         if not (_same(E[0][:, others], E0[:, others]).all() and _same(E[0][:, j], E[0][0, j]).all()):
             return None
 
+        first = X.iloc[:1]  # the mapping is cached with the model: keep one row, not the data
+
         def enc(values):
             values = np.asarray(values, dtype=object) if np.asarray(values).dtype.kind not in "biuf" \
                 else np.asarray(values)
             codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
             out = np.full(len(values), np.nan)
             if len(uniq):
-                col = encode(as_frame_rows(X, key, list(uniq)))[:, j]
+                col = encode(as_frame_rows(first, key, list(uniq)))[:, j]
                 out[codes >= 0] = col[codes[codes >= 0]]
             if (codes < 0).any():  # missing values: what the pipeline makes of NaN
-                out[codes < 0] = encode(as_frame_rows(X, key, [np.nan]))[0, j]
+                out[codes < 0] = encode(as_frame_rows(first, key, [np.nan]))[0, j]
             return out
 
-        mapping[key] = (j, enc)
-        return mapping[key]
+        mapping[cache_key] = (j, enc)
+        return mapping[cache_key]
 
     margin = None if inner.margin is None else (lambda X: inner.margin(pre.transform(X)))
     return TreeModel(inner.forest, inner.base, encode, column, inner.finish, f"Pipeline({inner.name})",

@@ -1,9 +1,9 @@
 """Shared machinery of the effect methods: grids, the model's output, and the ICE matrix.
 
 Every effect (ICE, PD, ALE, H-statistic, REPID) evaluates the model on copies of X in which
-one or two columns are set to other values. This module builds those copies with
-:func:`imlkit._model.stack_frame` and predicts them with one :class:`Predictor` pass
-(in chunks of whole copies bounded by ``max_rows``), so each method is written once on top of
+one or two columns are set to other values. The :class:`Predictor` evaluates them (from the
+trees of a tree ensemble, or by stacking the copies and predicting them in chunks of whole
+copies bounded by ``max_rows``), so each method is written once on top of
 :func:`predict_replaced` / :func:`ice_matrix`.
 """
 from __future__ import annotations
@@ -13,10 +13,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .. import _trees
 from .._dtypes import has_levels
-from .._model import DEFAULT_MAX_ROWS, Predictor, check_fitted, stack_frame
-from .._parallel import progress_bar
+from .._model import Predictor, check_fitted
 from .._validation import ValidationError, check_choice, check_int
 
 __all__ = ["observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
@@ -170,7 +168,7 @@ def resolve_output(model, output, allow_all=True):
 
 def make_predictor(model, kind, was_frame, max_rows):
     """A Predictor for the effect's output; an unfitted estimator raises ModelError."""
-    return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows)
+    return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows, numeric=True)
 
 
 def check_model_first(model):
@@ -178,102 +176,26 @@ def check_model_first(model):
     check_fitted(model)
 
 
-def _replacement(s, values):
-    """A column of new values with ``s``'s dtype (categoricals stay categoricals)."""
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        return pd.Categorical(values, dtype=s.dtype)
-    if has_levels(s):
-        return pd.Series(np.asarray(values, dtype=object), dtype=s.dtype)
-    values = np.asarray(values)
-    if s.dtype.kind in "iu" and values.dtype.kind == "f" and np.all(values == np.round(values)):
-        return values.astype(s.dtype)
-    return values
-
-
 def predict_replaced(predictor, X, values, column=None, context="the data", progress=False):
-    """Predict ``k`` copies of X with some columns replaced copy by copy.
-
-    Parameters
-    ----------
-    predictor : Predictor
-    X : DataFrame, shape (n, p)
-    values : dict {column name: array of shape (k, n)}
-        ``values[c][r, i]`` is the value of column ``c`` in copy ``r`` of row ``i``.
-    column : int, "all" or None
-        Output column for ``predict_proba`` models.
+    """Predict ``k`` copies of X with some columns replaced copy by copy: see
+    :meth:`imlkit._model.Predictor.predict_replaced`.
 
     Returns
     -------
     ndarray, shape (k, n) (or (k, n, n_classes) for ``column="all"``)
-
-    Notes
-    -----
-    The copies are stacked with :func:`stack_frame` and predicted together; to bound memory
-    the stack is built in chunks of whole copies of at most ``max_rows`` rows, so with the
-    default ``max_rows`` the model is called once.
     """
-    n = len(X)
-    k = next(iter(values.values())).shape[0]
-    max_rows = predictor.max_rows or DEFAULT_MAX_ROWS
-    per_chunk = max(1, max_rows // max(n, 1))
-    starts = list(range(0, k, per_chunk))
-    parts = []
-    with progress_bar(len(starts), "predict", progress and len(starts) > 1) as bar:
-        for s0 in starts:
-            s1 = min(k, s0 + per_chunk)
-            repl = pd.DataFrame({c: _replacement(X[c], v[s0:s1].ravel()) for c, v in values.items()})
-            pred = predictor.predict(stack_frame(X, s1 - s0, repl), context=context)
-            parts.append(_select(pred, column).reshape((s1 - s0, n) + pred.shape[1:] if column == "all"
-                                                       else (s1 - s0, n)))
-            bar.update(1)
-    out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-    return out.astype(float, copy=False)
-
-
-def _select(pred, column):
-    pred = np.asarray(pred)
-    if column is None:
-        if pred.ndim != 1:
-            raise ValidationError(f"The model returned predictions of shape {pred.shape}; effects need one "
-                                  f"number per row. Give a classifier with predict_proba and classes_ (then "
-                                  f"output=<class label> picks a class, output=None takes all), or a function "
-                                  f"that returns one column, e.g. lambda X: f(X)[:, k].")
-        if pred.dtype.kind not in "biuf":
-            raise ValidationError("The model's predictions are not numeric (class labels?); effects need "
-                                  "numbers. Use a model with predict_proba and 'output' to pick a class.")
-        return pred
-    if column == "all":
-        return pred
-    return pred[:, column]
+    return predictor.predict_replaced(X, values, column=column, context=context, progress=progress)
 
 
 def ice_matrix(predictor, X, feature, grid, column=None, context=None, progress=False):
-    """The n x m ICE matrix ``M[i, k] = f(x_feature = grid[k], x_{i,-feature})``.
-
-    ``feature`` may be one column name with ``grid`` of shape (m,), or a pair of names with
-    ``grid`` a pair of arrays (all m1·m2 combinations, first feature varying slowest).
+    """The n x m ICE matrix ``M[i, k] = f(x_feature = grid[k], x_{i,-feature})``: see
+    :meth:`imlkit._model.Predictor.ice` (which evaluates it from the trees or by stacked predict).
 
     Returns
     -------
     ndarray, shape (n, m) (or (n, m, n_classes) for ``column="all"``)
     """
-    M = _trees.ice(predictor, X, feature, grid, column)  # a tree model attached to the engine
-    if M is not None:
-        return M
-    n = len(X)
-    if isinstance(feature, str):
-        g = np.asarray(grid, dtype=object if has_levels(X[feature]) else float)
-        values = {feature: np.repeat(g[:, None], n, axis=1)}
-        context = context or f"the grid of feature {feature!r}"
-    else:
-        f1, f2 = feature
-        g1, g2 = (np.asarray(g, dtype=object if has_levels(X[f]) else float) for f, g in zip(feature, grid))
-        a = np.repeat(g1, len(g2))
-        b = np.tile(g2, len(g1))
-        values = {f1: np.repeat(a[:, None], n, axis=1), f2: np.repeat(b[:, None], n, axis=1)}
-        context = context or f"the grid of features {f1!r} and {f2!r}"
-    out = predict_replaced(predictor, X, values, column=column, context=context, progress=progress)
-    return np.moveaxis(out, 0, 1)
+    return predictor.ice(X, feature, grid, column=column, context=context, progress=progress)
 
 
 def check_sample_weight(sample_weight, n):

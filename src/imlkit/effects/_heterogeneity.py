@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import _trees
 from .._display import ResultDisplay
 from .._dtypes import has_levels
 from .._parallel import parallel_map, rng_of
@@ -189,6 +188,9 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     (True, 0.0)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("ice_heterogeneity needs at least 2 rows of X: one centred ICE curve differs from "
+                              "their mean by 0; got 1 row.")
     feats = list(resolve_features(features, X.columns, allow_groups=False))
     if not feats:
         raise ValidationError("'features' must name at least one feature; got an empty list.")
@@ -208,7 +210,7 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
                   grid=grid, grid_type=grid_type, n_samples=n_samples, output=output, max_rows=max_rows,
                   n_jobs=n_jobs,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
-    params.update(_trees.attach(predictor, Xs, engine))
+    params.update(predictor.use_engine(Xs, engine, feats))
 
     grids, constant = {}, []
     for f in feats:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import _trees
 from .._parallel import parallel_map, rng_of
 from .._timing import Timer
 from .._validation import (
@@ -20,7 +19,7 @@ from .._validation import (
     resolve_feature,
     resolve_features,
 )
-from ._grid import ice_matrix, make_predictor, predict_replaced, resolve_output, subsample_rows
+from ._grid import ice_matrix, make_predictor, resolve_output, subsample_rows
 
 __all__ = ["h_statistic", "HStatisticResult"]
 
@@ -143,6 +142,9 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     (['x0', 'x1'], 0.0)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("h_statistic needs at least 2 rows of X: with 1 row every partial dependence is that "
+                              "row's prediction and H is 0/0; got 1 row.")
     feats = list(resolve_features(features, X.columns, allow_groups=False))
     n_samples = check_int("n_samples", n_samples, min_value=2)
     n_top = check_int("n_top", n_top, min_value=2)
@@ -154,7 +156,8 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
-    engine_params = _trees.attach(predictor, Xs, engine)  # the 1-D and pairwise partial dependences walk the trees
+    checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
+    engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
     params = dict(**engine_params, features=features,
                   pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
                   n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,
@@ -243,14 +246,9 @@ def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column):
     cb, ub = pd.factorize(Xs[b], sort=False, use_na_sentinel=False)
     codes, pair_ids = pd.factorize(ca.astype(np.int64) * (len(ub) + 1) + cb, sort=False)
     first = _first_positions(codes, len(pair_ids))
-    n = len(Xs)
     va = Xs[a].to_numpy()[first]
     vb = Xs[b].to_numpy()[first]
-    means = _trees.pair_means(predictor, Xs, (a, b), (va, vb), column)  # a tree model: both features free
-    if means is None:
-        means = predict_replaced(predictor, Xs, {a: np.repeat(va[:, None], n, axis=1),
-                                                 b: np.repeat(vb[:, None], n, axis=1)},
-                                 column=column, context=f"the grid of features {a!r} and {b!r}").mean(axis=1)
+    means = predictor.pair_means(Xs, (a, b), (va, vb), column)
     pd_ab = means[codes]
     pdab_c = _centre(pd_ab)
     return _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)

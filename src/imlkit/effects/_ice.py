@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import _trees
 from .._parallel import rng_of
 from .._timing import Timer
 from .._validation import (
@@ -212,17 +211,15 @@ def _effect(model, X, feats, options):
     Xs = X.iloc[rows].reset_index(drop=True)
     params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
-    params.update(_trees.attach(predictor, Xs, options.engine))
+    params.update(predictor.use_engine(Xs, options.engine, names))
     weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
     with Timer() as timer:
         if len(names) == 1:
             M = ice_matrix(predictor, Xs, names[0], made[0][0], column=column, progress=progress)
-        else:  # a tree model with an affine link averages in the trees; else the ICE matrix
-            avg = _trees.pd_average(predictor, Xs, names, [g for g, _ in made], weights, column)
-            M = None if avg is not None else ice_matrix(predictor, Xs, names, [g for g, _ in made], column=column,
-                                                        progress=progress)
+            avg = np.tensordot(weights, M, axes=(0, 0))
+        else:
+            avg = predictor.pd_average(Xs, names, [g for g, _ in made], weights, column=column, progress=progress)
     params["seconds"] = timer.seconds
-    avg = np.tensordot(weights, M, axes=(0, 0)) if M is not None else avg
     extra = {} if classes is None or column != "all" else {"classes": classes}
     if len(names) == 2:
         m1, m2 = len(made[0][0]), len(made[1][0])

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import _trees
 from .._dtypes import has_levels
 from .._parallel import rng_of
 from .._timing import Timer
@@ -302,6 +301,8 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
     ('x3', 2)
     """
     X, was_frame = check_X(X)
+    if len(X) < 2:
+        raise ValidationError("repid needs at least 2 rows of X to split into regions; got 1 row.")
     name = resolve_feature(feature, X.columns)
     if split_features is None:
         splits = [c for c in X.columns if c != name]
@@ -332,7 +333,7 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
                   min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
                   max_rows=max_rows, n_samples=n_samples, n_rows=len(X),
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  **_trees.attach(predictor, X, engine))  # ICE from the trees
+                  **predictor.use_engine(X, engine, [name]))
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])

@@ -17,11 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from .. import _trees
 from .._dependence import dependence_r2
-from .._model import stack_frame
 from .._parallel import parallel_map, spawn
 from .._timing import Timer
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
@@ -220,6 +217,11 @@ def _perturbation_importance(model, X, y, options):
     params = options.params()
     seed = options.seed
     X, y, loss_obj, predictor = prepare(model, X, y, options.loss, options.max_rows)
+    if len(X) < 2 and (method == "pfi" or options.X_fit is None):
+        # one row: a permutation (or a draw from X itself) puts every value back where it was
+        raise ValidationError(f"{method.upper()} needs at least 2 rows of X: with 1 row every feature keeps its own "
+                              f"value and every importance would be 0; got 1 row."
+                              + (" (CFI can draw from a larger X_fit.)" if method == "cfi" else ""))
     groups = resolve_features(options.features, X.columns)
     if options.X_fit is None:
         fit_frame = X
@@ -227,7 +229,8 @@ def _perturbation_importance(model, X, y, options):
         fit_frame, _ = check_X(options.X_fit, "X_fit")
         check_same_columns(X, fit_frame, "X", "X_fit")
     sampler_obj = make_sampler(options.sampler, fit_frame)
-    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_trees.attach(predictor, X, options.engine))
+    perturbed = [c for cols in groups.values() for c in cols]
+    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine, perturbed))
 
     with Timer() as timer:
         base_pred = predictor.predict(X, context="the unperturbed data")
@@ -294,45 +297,18 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     # Whole features share one call when all their stacked rows fit (the per-call overhead is
     # what separates PFI from one predict over all rows); else each feature runs alone.
     if len(drawn) > 1 and len(drawn) * n_repeats * n <= predictor.max_rows:
-        return _reduce_blocks(_predict_together(predictor, X, drawn, n_repeats), y, loss, base_point)
+        return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
     out = []
     for name, cols, replacement in drawn:
-        # A single column on the tree engine costs O(n·r) memory whatever p is: no blocks.
-        pred = _trees.perturbed(predictor, X, cols, replacement, n_repeats) if len(cols) == 1 else None
-        if pred is not None:
-            out.extend(_reduce_blocks([pred], y, loss, base_point))
-            continue
-        per_block = max(1, predictor.max_rows // max(n, 1))
         risks, total = [], None
-        for r0 in range(0, n_repeats, per_block):
-            r1 = min(n_repeats, r0 + per_block)
-            part = replacement.iloc[r0 * n:r1 * n]
-            pred = _trees.perturbed(predictor, X, cols, part, r1 - r0)
-            if pred is None:
-                pred = predictor.predict(stack_frame(X, r1 - r0, part),
-                                         context=f"the data with feature(s) {name!r} perturbed")
-            block = pred.reshape((r1 - r0, n) + pred.shape[1:])
+        for pred in predictor.perturbed_blocks(X, cols, replacement, n_repeats,
+                                               context=f"the data with feature(s) {name!r} perturbed"):
+            block = pred.reshape((-1, n) + pred.shape[1:])
             risks.append(loss.aggregate_rows(y, block))
             if base_point is not None:
                 total = _add_rows(total, loss.pointwise_blocks(y, block))
         out.append((np.concatenate(risks), None if base_point is None else total / n_repeats - base_point))
     return out
-
-
-def _predict_together(predictor, X, drawn, n_repeats):
-    """Predictions of every feature's stacked copies, from one call for those the tree engine skips."""
-    preds, frames = [], []
-    for _name, cols, replacement in drawn:
-        preds.append(_trees.perturbed(predictor, X, cols, replacement, n_repeats))  # None: not a tree engine
-        if preds[-1] is None:
-            frames.append(stack_frame(X, n_repeats, replacement))
-    if frames:
-        stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-        names = ", ".join(repr(d[0]) for d, p in zip(drawn, preds) if p is None)
-        slow = iter(np.split(predictor.predict(stacked, context=f"the data with feature(s) {names} perturbed"),
-                             len(frames)))
-        preds = [next(slow) if p is None else p for p in preds]
-    return preds
 
 
 def _reduce_blocks(preds, y, loss, base_point):
