@@ -290,6 +290,12 @@ class Predictor:
         """``"trees"`` when the tree engine answers, else ``"predict"``."""
         return "predict" if self._trees is None else "trees"
 
+    @property
+    def tree_model(self):
+        """The checked :class:`~imlkit._trees.TreeModel` when the tree engine answers, else None
+        (for kernels beyond the predictor's own methods, such as TreeSHAP)."""
+        return None if self._trees is None else self._trees.tm
+
     def predict_perturbed(self, X, cols, replacement, n_repeats, context="the perturbed data"):
         """Predictions of ``n_repeats`` copies of X with the columns ``cols`` replaced.
 

@@ -8,9 +8,9 @@ because Shapley values are linear. Whether it is affine is measured, not assumed
 output is evaluated at random raw scores and compared with its affine fit. Other outputs
 (the probability of a boosted model) are left to the model-agnostic estimators.
 
-Names used from the tree engine: ``imlkit._trees.attach`` (which sets ``predictor.tree_engine``
-to a ``TreeModel``) and ``check_engine``; ``TreeModel.encode``, ``.column``, ``.finish``,
-``.base``, ``.linear``, ``.kernel_args`` (in the order of ``_kernels.as_kernel_args``),
+Names used from the tree engine: ``Predictor.use_engine`` (which checks the model against its
+own predictions) and ``Predictor.tree_model`` (the checked ``TreeModel``); ``TreeModel.encode``,
+``.column``, ``.finish``, ``.base``, ``.linear``, ``.kernel_args`` (in the order of ``_kernels.as_kernel_args``),
 ``.forest.max_depth``, ``.atol``; and ``imlkit._trees._kernels._go_left`` (in the kernels).
 """
 from __future__ import annotations
@@ -139,7 +139,6 @@ def tree_values(model, fn, game, engine, n_jobs):
 
     Returns ``(values or None, note or None)``; None values mean "use the model's predictions".
     """
-    from .._trees import attach
     from .._validation import ModelError, ValidationError
 
     if engine == "predict":
@@ -147,8 +146,8 @@ def tree_values(model, fn, game, engine, n_jobs):
     kind = "proba" if fn.column is not None else "predict"
     as_frame = game.predictor.as_frame
     predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
-    info = attach(predictor, game.X, engine)
-    tm = getattr(predictor, "tree_engine", None)
+    info = predictor.use_engine(game.X, engine)
+    tm = predictor.tree_model
     if tm is None:
         return None, info.get("engine_note")
 
@@ -248,18 +247,16 @@ def tree_game(model, game, engine):
     Returns ``(game, note or None)``. The trees' f_S is checked against the game's own (stacked
     predictions) on a few (row, coalition) pairs first.
     """
-    from .._trees import attach
-
     if engine == "predict" or game.vote:
         return game, None
     kind = game.predictor.output
     as_frame = game.predictor.as_frame
     predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
     try:
-        info = attach(predictor, game.X, "auto")
+        info = predictor.use_engine(game.X, "auto")
     except Exception as exc:  # the output the loss needs is one the engine cannot give
         return game, f"tree engine not used: {exc}"
-    tm = getattr(predictor, "tree_engine", None)
+    tm = predictor.tree_model
     if tm is None:
         return game, info.get("engine_note")
     if not tm.linear:
