@@ -38,11 +38,12 @@ PUBLIC_MODULES = ("imlkit", "imlkit.importance", "imlkit.effects", "imlkit.model
 #: The API page of each public module (docs/api/<page>.rst).
 API_PAGES = {"imlkit": "imlkit", "imlkit.importance": "importance", "imlkit.effects": "effects",
              "imlkit.models": "models", "imlkit.samplers": "samplers", "imlkit.plotting": "plotting",
-             "imlkit.datasets": "datasets", "imlkit.report": "report"}
+             "imlkit.datasets": "datasets", "imlkit.report": "report", "imlkit.local": "local"}
 
 #: Row labels of the three-questions table (the keys of INTERPRETATION_TABLE).
 METHOD_LABELS = {"pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO",
-                 "sage_marginal": "marginal SAGE", "sage_conditional": "conditional SAGE", "pimp": "PIMP"}
+                 "sage_marginal": "marginal SAGE", "sage_conditional": "conditional SAGE", "pimp": "PIMP",
+                 "shap_mean_abs": "SHAP importance", "shap_loss_mean": "loss SHAP"}
 
 
 # a word ending in "_" followed by "-" (x_-j, PD_-j, f_-j): reST's "reference_" syntax
