@@ -29,6 +29,9 @@ class Table:
     methods: str = "pfi,effects"  # the reduced set of the test run
     args: tuple = ()
     info: dict = field(default_factory=dict)
+    #: callable(directory, data path) -> more argv, for tables that come with files of their own
+    #: (a user's fitted model and held-out rows)
+    files: object = None
 
     def write(self, directory):
         path = os.path.join(str(directory), f"{self.name}.csv")
@@ -37,8 +40,10 @@ class Table:
         return path
 
     def argv(self, directory, out, methods=None, quick=True):
-        argv = ["report", "--data", self.write(directory), "--target", self.target, "--out", str(out),
-                "--seed", str(SEED), "--methods", methods or self.methods, *self.args]
+        data = self.write(directory)
+        more = list(self.files(directory, data)) if self.files is not None else []
+        argv = ["report", "--data", data, "--target", self.target, "--out", str(out),
+                "--seed", str(SEED), "--methods", methods or self.methods, *self.args, *more]
         return argv + (["--quick"] if quick else [])
 
 
@@ -177,6 +182,48 @@ def diabetes_near_collinear():
     return frame
 
 
+def iris_one_row_class():
+    """One row relabelled to a class of its own ("rare"): too rare for both splits, set aside (not a crash)."""
+    frame = _sklearn("iris")
+    frame.loc[7, "target"] = "rare"
+    return frame
+
+
+def diabetes_user_split():
+    """The training 75% of diabetes under a user's own split (seed 11); its other rows are written by
+    ``user_model_files`` as the held-out table, beside a model the user fitted on these rows."""
+    frame = _sklearn("diabetes")
+    return frame.loc[_user_rows(len(frame))[0]].reset_index(drop=True)
+
+
+def _user_rows(n):
+    order = np.random.default_rng(11).permutation(n)
+    cut = int(0.75 * n)
+    return np.sort(order[:cut]), np.sort(order[cut:])
+
+
+def user_model_files(directory, data):
+    """A Ridge pipeline fitted by the user on their own training rows (pickled), and their held-out rows:
+    ``--model-file M --trust-model-file --test-data T``. The report must score on T only."""
+    import pickle
+
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    frame = _sklearn("diabetes")
+    test_path = os.path.join(str(directory), "diabetes_user_test.csv")
+    model_path = os.path.join(str(directory), "diabetes_user_model.pkl")
+    if not os.path.exists(model_path):
+        train_rows, test_rows = _user_rows(len(frame))
+        train = frame.loc[train_rows]
+        frame.loc[test_rows].to_csv(test_path, index=False)
+        model = make_pipeline(StandardScaler(), Ridge(alpha=1.0)).fit(train.drop(columns="target"), train["target"])
+        with open(model_path, "wb") as fh:
+            pickle.dump(model, fh)
+    return ["--model-file", model_path, "--trust-model-file", "--test-data", test_path]
+
+
 TABLES = [
     Table("diabetes", "target", lambda: _sklearn("diabetes")),
     Table("breast_cancer", "target", lambda: _sklearn("breast_cancer"), methods="pfi"),
@@ -200,5 +247,7 @@ TABLES = [
     # the quick PIMP (10 null refits, Holm over 10 features): an empirical null cannot reach 0.05, so
     # the strongest feature sits at its floor unless a parametric null is fitted to its 10 values
     Table("diabetes_pimp_floor", "target", lambda: _sklearn("diabetes"), methods="pfi,pimp"),
+    Table("iris_one_row_class", "target", iris_one_row_class, methods="pfi,cfi,loco,sage,pimp"),
+    Table("diabetes_user_split", "target", diabetes_user_split, methods="pfi,loco", files=user_model_files),
 ]
 BY_NAME = {t.name: t for t in TABLES}

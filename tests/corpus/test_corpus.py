@@ -271,3 +271,43 @@ def test_strongest_feature_at_the_pimp_floor_is_never_no_evidence(corpus_dir, ca
     assert top not in getattr(pimp.get("pimp_no_evidence"), "features", ())
     assert top in pimp["pimp_cannot_tell"].features + getattr(pimp.get("pimp_matters"), "features", ())
     assert "PIMP cannot tell with 10 null refits (at least 199 are needed)" in " ".join(text.split())
+
+
+def test_confident_miss_raises_no_false_alarm(corpus_dir, capsys):
+    # One confident miss makes the log loss heavy-tailed; Brier, AUC and balanced accuracy still beat the
+    # majority class, so the report must not call the model "no better than" it.
+    code, doc, err = run("breast_cancer_confident_miss", corpus_dir, capsys)
+    assert code == 0, err
+    assert "no better than" not in plain(doc)
+
+
+def test_one_row_class_is_set_aside_and_every_method_runs(corpus_dir, capsys):
+    code, doc, err = run("iris_one_row_class", corpus_dir, capsys)
+    assert code == 0, err
+    secs = sections(doc)
+    data = plain(secs["data"])
+    assert "'rare'" in data and "set aside" in data
+    imp = plain(secs["importance"])
+    for label in ("PFI", "CFI", "LOCO", "SAGE", "PIMP"):
+        assert label in imp, label
+    assert "failed" not in imp and " failed: " not in err
+
+
+def test_user_model_is_scored_on_the_users_held_out_rows(corpus_dir, capsys):
+    import pickle
+
+    from sklearn.metrics import r2_score
+
+    code, doc, err = run("diabetes_user_split", corpus_dir, capsys)
+    assert code == 0, err
+    test = pd.read_csv(corpus_dir / "diabetes_user_test.csv")
+    with open(corpus_dir / "diabetes_user_model.pkl", "rb") as fh:
+        model = pickle.load(fh)
+    expected = r2_score(test["target"], model.predict(test.drop(columns="target")))
+    model_sec = " ".join(plain(sections(doc)["model"]).split())
+    # the model's row of the scores table: RMSE [interval] MAE [interval] R² [interval]
+    shown = re.search(r"Pipeline \(loaded from diabetes_user_model\.pkl\) \S+ \[[^\]]*\] \S+ \[[^\]]*\] (-?\d+\.\d+)",
+                      model_sec)
+    assert shown is not None, model_sec[:600]
+    np.testing.assert_allclose(float(shown.group(1)), expected, atol=5e-5)  # printed to 4 digits
+    assert f"{len(test):,}" in model_sec
