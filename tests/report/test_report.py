@@ -5,6 +5,7 @@ browser test, because it is the slowest thing here (~30-60 s on 2 cores).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import os
 import re
@@ -150,7 +151,7 @@ def test_section_data_alone(small_ctx):
 def test_section_importance_alone(small_ctx):
     from imlkit.report._sec_importance import section_importance
 
-    small_ctx.config.methods = ("pfi", "cfi")
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("pfi", "cfi"))
     small_ctx.importance = ImportanceOutputs()
     s = section_importance(small_ctx)
     assert set(small_ctx.importance.results()) == {"pfi", "cfi"}
@@ -166,7 +167,7 @@ def test_section_importance_alone(small_ctx):
 def test_section_regional_alone_finds_the_planted_interaction(small_ctx):
     from imlkit.report._sec_effects import section_regional
 
-    small_ctx.config.methods = ("repid",)
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("repid",))
     # Force the candidate: the effect of x3 flips sign with g, so REPID must split on g.
     small_ctx.importance = ImportanceOutputs(pfi=_fake("pfi", ["x3", "x1", "x2", "g"], [3.0, 2.0, 1.0, 0.5]))
     s = section_regional(small_ctx)
@@ -287,18 +288,18 @@ def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx, capsys)
                                                        reason="LinAlgError: leading minor not positive definite")]
     assert capsys.readouterr().err == ("imlkit: method 'GAM' failed: LinAlgError: leading minor not positive "
                                        "definite\n")
-    small_ctx.config.strict = True
+    small_ctx.config = dataclasses.replace(small_ctx.config, strict=True)
     try:
         with pytest.raises(np.linalg.LinAlgError):  # --strict: every failure is fatal
             _guarded(small_ctx, "GAM", singular)
     finally:
-        small_ctx.config.strict = False
+        small_ctx.config = dataclasses.replace(small_ctx.config, strict=False)
 
 
 def test_section_alternatives_alone_on_a_regression(small_ctx):
     from imlkit.report._sec_alternatives import section_alternatives
 
-    small_ctx.config.methods = ("models",)
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("models",))
     assert set(small_ctx.model_check.performance) == {"RMSE", "MAE", "R²"}  # set by prepare_context
     s = section_alternatives(small_ctx)
     headings = [b["text"] for b in s["blocks"] if b["kind"] == "heading"]

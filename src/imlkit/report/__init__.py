@@ -13,7 +13,7 @@ part that fails becomes a warning box in the report (``strict=True`` raises inst
 ``run_importance(config, method="pfi")`` runs the same data preparation, split and model with a
 single importance method and returns its result (``imlkit importance`` on the command line).
 """
-from ._build import build_report, check_methods, connect_scheduler, prepare_context, run_importance
+from ._build import build_report, connect_scheduler, prepare_context, run_importance
 from ._config import (
     ALL_METHODS,
     DEFAULT_METHODS,
@@ -23,6 +23,7 @@ from ._config import (
     TASKS,
     ReportConfig,
     check_features,
+    check_methods,
     check_seed,
     input_paths,
     method_params,
