@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import imlkit as ik
+import imlkit.report as report
 from imlkit.cli import main
 from imlkit.report import ReportConfig, ReportInputError, build_report
 from imlkit.report._config import option_flag
@@ -126,3 +127,12 @@ def test_the_config_is_frozen_and_replace_checks_again():
     assert dataclasses.replace(cfg, seed=5).seed == 5 and cfg.seed == 4
     with pytest.raises(ReportInputError, match="^'n_refits' must be an int >= 1; got 0.$"):
         dataclasses.replace(cfg, n_refits=0)
+
+
+def test_report_all_holds_what_a_user_calls():
+    assert {"build_report", "ReportConfig", "run_importance", "ReportInputError", "method_params"} <= \
+        set(report.__all__)
+    plumbing = {"connect_scheduler", "check_methods", "TASKS", "MIN_MAX_ROWS", "check_seed", "check_features",
+                "input_paths", "check_row_options"}
+    assert not plumbing & set(report.__all__)
+    assert all(hasattr(report, name) for name in report.__all__)
