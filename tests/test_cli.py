@@ -191,7 +191,7 @@ def test_n_jobs_does_not_change_the_numbers(files, capsys):
 
 def test_the_command_runs_the_report_through_its_public_door():
     # The CLI is part of the package: it may read plumbing constants from the report's private
-    # config (TASKS), but it runs a report only as a user does -- a ReportConfig, build_report,
+    # config (TASKS, DATASETS), but it runs a report only as a user does -- a ReportConfig, build_report,
     # run_importance: every name it takes from imlkit.report is public, and it checks no option
     # itself (the config does). Its method lists come from the config's constants (a method
     # added there shows up in --help).
@@ -206,7 +206,7 @@ def test_the_command_runs_the_report_through_its_public_door():
     public = {a.name for n in imports if n.module == "report" for a in n.names}
     assert public and public <= set(report.__all__)
     private = {(n.module, a.name) for n in imports if n.module and n.module.startswith("report._") for a in n.names}
-    assert private == {("report._config", "TASKS")}
+    assert private == {("report._config", "TASKS"), ("report._config", "DATASETS")}
     assert not [name for name in vars(cli) if name.startswith("_check")]
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command").choices

@@ -31,7 +31,7 @@ from .report import (
     build_report,
     run_importance,
 )
-from .report._config import TASKS
+from .report._config import DATASETS, TASKS
 
 __all__ = ["main", "build_parser"]
 
@@ -62,7 +62,7 @@ def _add_data_options(p):
                         "the training rows (without it a --model-file model is scored on every row of --data)")
     g.add_argument("--no-prepare", action="store_true",
                    help="turn column preparation off: every column used as given (nothing set aside or lumped)")
-    g.add_argument("--dataset", default="bike", choices=["bike", "wage", "penguins"],
+    g.add_argument("--dataset", default="bike", choices=list(DATASETS),
                    help="shipped data set used without --data (default: bike)")
     g.add_argument("--target", help="column to predict (required with --data)")
     g.add_argument("--task", default="auto", choices=list(TASKS))

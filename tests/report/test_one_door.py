@@ -32,6 +32,8 @@ BAD = [
     ("scheduler_timeout", 0.0, r"must be a number > 0; got 0\.0\."),
     ("scheduler", "localhost:8786", r"must look like tcp://HOST:PORT"),
     ("task", "ranking", r"must be one of 'auto', 'regression', 'classification'; got 'ranking'\."),
+    ("dataset", "iris", r"must be one of 'bike', 'wage', 'penguins'; got 'iris'\."),
+    ("target", 5, r"must be a column name \(text\) or None; got 5\."),
     ("model", "xgb", r"must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit' or an estimator"),
     ("prepare", "no", r"must be True or False; got 'no'\."),
     ("full", 1, r"must be True or False; got 1\."),
@@ -61,7 +63,7 @@ def test_the_python_door_names_the_option_before_any_work(option, bad, message, 
     out = tmp_path / "out"
     start = time.perf_counter()
     with pytest.raises(ik.ValidationError, match=rf"^'{option}' {message}") as caught:
-        build_report(data=str(path), target="y", out=str(out), **{option: bad})
+        build_report(**{"data": str(path), "target": "y", "out": str(out), option: bad})
     assert time.perf_counter() - start < 5  # refused at once: nothing fitted
     assert isinstance(caught.value, ReportInputError)
     assert reads == [] and not out.exists()  # no data read, no directory created
@@ -82,7 +84,8 @@ def test_flags_are_the_command_lines():
     flags = {s for name in ("report", "importance") for a in sub[name]._actions for s in a.option_strings}
     checked = {"seed", "n_refits", "test_size", "max_rows", "n_null", "sage_orderings", "n_jobs", "scheduler",
                "scheduler_timeout", "task", "model", "features", "full", "target_class", "data", "test_data",
-               "model_file", "trust_model_file", "methods", "out", "prepare", "sage_removals", "quick", "strict"}
+               "model_file", "trust_model_file", "methods", "out", "prepare", "sage_removals", "quick", "strict",
+               "dataset", "target"}
     assert {option_flag(o) for o in checked} <= flags
     assert option_flag("target_class") == "--class" and option_flag("prepare") == "--no-prepare"
 

@@ -14,9 +14,10 @@ import numpy as np
 
 from ._data import ReportInputError
 
-__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
-           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed", "check_features",
-           "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag", "input_paths"]
+__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS",
+           "method_params", "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed",
+           "check_features", "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag",
+           "input_paths"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -26,6 +27,8 @@ ALL_METHODS = IMPORTANCE_METHODS + ("effects", "hstat", "repid", "shap", "models
 DEFAULT_METHODS = ("pfi", "cfi", "loco", "sage", "pimp", "effects", "hstat", "repid", "shap", "models")
 MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
 TASKS = ("auto", "regression", "classification")
+#: The shipped data sets a report runs on without ``data`` (``--dataset``).
+DATASETS = ("bike", "wage", "penguins")
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -199,10 +202,10 @@ def _path_or_none(value, option):
     raise ReportInputError(f"'{option}' must be a file path or None; got {value!r}.")
 
 
-def _text(value, option):
-    if not isinstance(value, str) or not value:
-        raise ReportInputError(f"'{option}' must be a non-empty string; got {value!r}.")
-    return value
+def _name_or_none(value, option):
+    if value is None or (isinstance(value, str) and value):
+        return value
+    raise ReportInputError(f"'{option}' must be a column name (text) or None; got {value!r}.")
 
 
 def _model(value, option):
@@ -389,7 +392,8 @@ _CHECKS = {
     "data": _table,
     "test_data": _table,
     "prepare": _flag,
-    "dataset": _text,
+    "dataset": _one_of(DATASETS),
+    "target": _name_or_none,
     "task": _one_of(TASKS),
     "model": _model,
     "model_file": _path_or_none,
