@@ -128,6 +128,7 @@ def _loco_json(capsys, extra):
     return data
 
 
+@pytest.mark.slow
 def test_scheduler_gives_the_same_numbers_as_a_local_run(capsys):
     distributed = pytest.importorskip("distributed")
     local = _loco_json(capsys, [])
@@ -177,6 +178,7 @@ def test_model_file_is_used_when_trusted(files, capsys, tmp_path):
     assert 0.3 * expected < got < 3 * expected
 
 
+@pytest.mark.slow
 def test_n_jobs_does_not_change_the_numbers(files, capsys):
     def run(n_jobs):
         code, out, err = _run(["importance", "--method", "cfi", "--data", files["good"], "--target", "y",

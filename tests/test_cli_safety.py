@@ -232,6 +232,7 @@ def _alive(pid):
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc") or sys.platform != "linux", reason="reads /proc")
 def test_sigterm_mid_run_stops_the_workers_and_exits_143(tmp_path):
     data = tmp_path / "d.csv"

@@ -55,6 +55,7 @@ def bike_html(tmp_path_factory):
     return quick_bike_report(tmp_path_factory).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     secs = _sections(bike_html)
     assert list(secs) == list(SECTIONS)
@@ -75,6 +76,7 @@ def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     assert "Seed 0" in prov and "scikit-learn" in prov and "seconds" in prov
 
 
+@pytest.mark.slow
 def test_quick_bike_report_numbers_make_sense(bike_html):
     secs = _sections(bike_html)
     # The black box beats the mean baseline on test RMSE (the bike signal is strong: R² > 0.8).
@@ -93,6 +95,7 @@ def test_quick_bike_report_numbers_make_sense(bike_html):
     assert "hr" in secs["regional"] and "workingday" in secs["regional"]
 
 
+@pytest.mark.slow
 def test_report_is_self_contained(bike_html):
     assert "<script" not in bike_html.lower()
     assert not re.search(r'(src|href)="(https?:)?//', bike_html)
@@ -101,6 +104,7 @@ def test_report_is_self_contained(bike_html):
     assert "Content-Security-Policy" in bike_html
 
 
+@pytest.mark.slow
 def test_penguins_csv_classification_report(tmp_path):
     X, y = ik.datasets.load_penguins(dropna=False)
     frame = pd.concat([X, y], axis=1)
