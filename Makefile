@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PY) -c "import hashlib,sys;print(hashlib.md5(open('pyproject.toml','rb').read()).hexdigest()[:10])")
 
-.PHONY: report lint test bench corpus clean
+.PHONY: report lint test test-fast bench corpus clean
 
 $(VPY):
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,12 @@ test: lint
 	bash scripts/setup_test_env.sh
 	$(VPY) -m pytest -q
 	$(MAKE) docs
+
+# The inner loop: every test but those marked @pytest.mark.slow (whole reports, many refits);
+# `make test` (CI) still runs everything.
+test-fast: lint
+	bash scripts/setup_test_env.sh
+	$(VPY) -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(VPY) -m pip install -q -e ".[test,bench]"

@@ -71,7 +71,8 @@ def test_data_file_named_like_the_report_is_never_overwritten(tmp_path, capsys):
 
 
 def test_model_file_and_test_data_are_inputs_too(tmp_path):
-    from imlkit.report import ReportConfig, input_paths
+    from imlkit.report import ReportConfig
+    from imlkit.report._config import input_paths
 
     model = tmp_path / "report.html"
     model.write_bytes(b"not a model")
@@ -81,7 +82,8 @@ def test_model_file_and_test_data_are_inputs_too(tmp_path):
         build_report(cfg)
     assert model.read_bytes() == b"not a model"
 
-    assert ("test data file", str(model)) in input_paths(ReportConfig(test_data=str(model)))
+    held_out = ReportConfig(data=str(tmp_path / "d.csv"), test_data=str(model))  # test_data needs data
+    assert ("test data file", str(model)) in input_paths(held_out)
 
 
 def test_out_under_a_file_is_refused_before_any_work(tmp_path, capsys):
@@ -230,6 +232,7 @@ def _alive(pid):
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc") or sys.platform != "linux", reason="reads /proc")
 def test_sigterm_mid_run_stops_the_workers_and_exits_143(tmp_path):
     data = tmp_path / "d.csv"

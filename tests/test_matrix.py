@@ -8,7 +8,7 @@ codes 0..k-1). Data: y depends strongly on ``x1``, weakly on ``x2`` and the cate
 ``x3`` is noise. Each cell checks something that can fail: finite importances of the right
 length with ``x1`` first, or a property of the effect (monotone in x1, class probabilities
 summing to 1, class ALEs summing to 0), or imlkit's clear error (``pytest.raises(match=)``).
-The outcome table is written out in notes/README-api.md.
+The outcome table is README.md's "Which models work".
 """
 from __future__ import annotations
 
@@ -265,7 +265,7 @@ def test_unfitted_models_fail_first():
 
 
 def outcome(method, model, task):
-    """"works" or the error's type and message (the table in notes/README-api.md)."""
+    """"works" or the error's type and message (the table in README.md, "Which models work")."""
     try:
         run(method, model, task)
     except Exception as exc:  # noqa: BLE001 - recorded for the table

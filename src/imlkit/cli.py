@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import signal
 import sys
@@ -26,18 +25,13 @@ from .report import (
     ALL_METHODS,
     DEFAULT_METHODS,
     IMPORTANCE_METHODS,
-    MIN_MAX_ROWS,
     MODEL_NAMES,
-    TASKS,
     ReportConfig,
     ReportInputError,
     build_report,
-    check_features,
-    check_methods,
-    check_seed,
-    input_paths,
     run_importance,
 )
+from .report._config import DATASETS, TASKS
 
 __all__ = ["main", "build_parser"]
 
@@ -68,7 +62,7 @@ def _add_data_options(p):
                         "the training rows (without it a --model-file model is scored on every row of --data)")
     g.add_argument("--no-prepare", action="store_true",
                    help="turn column preparation off: every column used as given (nothing set aside or lumped)")
-    g.add_argument("--dataset", default="bike", choices=["bike", "wage", "penguins"],
+    g.add_argument("--dataset", default="bike", choices=list(DATASETS),
                    help="shipped data set used without --data (default: bike)")
     g.add_argument("--target", help="column to predict (required with --data)")
     g.add_argument("--task", default="auto", choices=list(TASKS))
@@ -150,7 +144,9 @@ def _split_list(text, option):
     return tuple(items)
 
 
-def _config(args, command_line):
+def _config(args, command_line, **more):
+    """The arguments as a :class:`ReportConfig`: it checks every option itself (naming the flags,
+    because ``command`` holds the command line) -- the command line only maps its arguments."""
     methods = getattr(args, "methods", None)
     return ReportConfig(
         data=args.data, dataset=args.dataset, target=args.target, task=args.task, model=args.model,
@@ -162,50 +158,21 @@ def _config(args, command_line):
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
         n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
         full=args.full, test_data=args.test_data, prepare=not args.no_prepare,
-        command=command_line)
-
-
-def _check_common(args):
-    check_seed(args.seed, "--seed")
-    check_features(_split_list(args.features, "--features"), "--features")
-    if args.n_jobs == 0:
-        raise ReportInputError("'--n-jobs' must be -1 or an int >= 1; got 0.")
-    if args.n_refits is not None and args.n_refits < 1:
-        raise ReportInputError(f"'--n-refits' must be an int >= 1; got {args.n_refits}.")
-    if args.n_null is not None and args.n_null < 1:
-        raise ReportInputError(f"'--n-null' must be an int >= 1; got {args.n_null}.")
-    if args.sage_orderings is not None and args.sage_orderings < 4:
-        raise ReportInputError(f"'--sage-orderings' must be an int >= 4; got {args.sage_orderings}.")
-    if args.max_rows is not None and args.full:
-        raise ReportInputError("'--max-rows' and '--full' cannot be used together: '--full' uses every row, "
-                               "'--max-rows' caps them; choose one.")
-    if args.max_rows is not None and args.max_rows < MIN_MAX_ROWS:
-        raise ReportInputError(f"'--max-rows' must be an int >= {MIN_MAX_ROWS}; got {args.max_rows}.")
-    if not args.scheduler_timeout > 0:
-        raise ReportInputError(f"'--scheduler-timeout' must be a number > 0; got {args.scheduler_timeout}.")
-    if args.model_file and not args.trust_model_file:
-        raise ReportInputError(f"Refusing to load {args.model_file!r}: unpickling a model file runs arbitrary code. "
-                               f"Pass '--trust-model-file' if you trust its origin.")
+        command=command_line, **more)
 
 
 def _run_report(args, command_line):
-    _check_common(args)
-    cfg = _config(args, command_line)
-    _check_inputs_exist(cfg)
-    if args.methods is not None:
-        cfg = dataclasses.replace(cfg, methods=check_methods(args.methods))
-    path = build_report(cfg)
+    path = build_report(_config(args, command_line))
     print(path)
     return 0
 
 
 def _run_importance(args, command_line):
-    _check_common(args)
+    cfg = _config(args, command_line, sage_removals=(args.removal,))
     method = args.method.lower()
     if method not in IMPORTANCE_METHODS:
         raise ReportInputError(f"Unknown method {args.method!r} in '--method'; choose from "
                                f"{', '.join(IMPORTANCE_METHODS)}.")
-    cfg = dataclasses.replace(_config(args, command_line), sage_removals=(args.removal,))
     result = run_importance(cfg, method=method)
     frame = result.to_frame()
     if args.json:
@@ -240,15 +207,6 @@ def _one_line(exc):
     """The exception as one terminal-safe line (its control characters escaped)."""
     msg = " ".join(str(exc).split())
     return terminal_safe(msg or type(exc).__name__)
-
-
-def _check_inputs_exist(config):
-    """Every input file of the run exists (checked before --out is created)."""
-    import os
-
-    for what, path in input_paths(config):
-        if not os.path.exists(path):
-            raise ReportInputError(f"The {what} {path!r} does not exist.")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -23,6 +23,10 @@ from corpus_tables import BY_NAME, TABLES, split_test_rows
 from imlkit.cli import main
 from imlkit.report import _claims, _reading
 
+# Every table writes a whole report (about 3 minutes together): the module is left out of
+# `make test-fast`; `make test` and CI run it.
+pytestmark = pytest.mark.slow
+
 SECTION_IDS = ["data", "model", "importance", "effects", "regional", "local", "alternatives", "provenance"]
 _RUNS = {}
 #: The automatic reading of each run, as the claims it was written from (key as in _RUNS).

@@ -83,6 +83,7 @@ def test_equals_brute_force_formulas():
         assert_allclose(table[(f"x{j}", f"x{k}")], v, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_invariances(X):
     df = pd.DataFrame(X, columns=["a", "b", "c"])
     a = ik.h_statistic(inter, X, n_samples=80, random_state=3, n_jobs=1)

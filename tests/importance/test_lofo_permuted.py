@@ -88,6 +88,7 @@ def test_the_permutation_is_another_source_of_randomness(copy_data):
     assert any("one permutation" in w and "n_refits" in w for w in one.warnings)
 
 
+@pytest.mark.slow
 def test_n_jobs_and_cv_do_not_change_the_numbers(copy_data):
     Xtr, ytr, _, _ = copy_data
     kw = dict(variant="permuted_copy", cv=3, n_refits=2, random_state=4)

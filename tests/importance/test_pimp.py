@@ -171,6 +171,7 @@ def _twelve(seed=0, n=300):
     return X[:200], y[:200], X[200:], y[200:]
 
 
+@pytest.mark.slow
 def test_defaults_can_reject_an_overwhelming_feature_among_twelve():
     Xtr, ytr, Xte, yte = _twelve()
     with warnings.catch_warnings():

@@ -39,6 +39,7 @@ def _pimp(data, **kw):
                    n_repeats=2, random_state=0, **kw)
 
 
+@pytest.mark.slow
 def test_loco_and_pimp_identical_on_dask(client, data):
     ref_loco, ref_pimp = _loco(data, n_jobs=1), _pimp(data, n_jobs=1)
     with joblib.parallel_config(backend="dask"):

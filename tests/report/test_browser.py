@@ -76,6 +76,7 @@ def bike_report(tmp_path_factory):
     return quick_bike_report(tmp_path_factory)
 
 
+@pytest.mark.slow
 def test_report_renders_in_chromium(bike_report, tmp_path):
     shot = tmp_path / "report.png"
     console, errors, dialogs, facts = _open(bike_report, shot)

@@ -5,6 +5,7 @@ browser test, because it is the slowest thing here (~30-60 s on 2 cores).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import os
 import re
@@ -54,6 +55,7 @@ def bike_html(tmp_path_factory):
     return quick_bike_report(tmp_path_factory).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     secs = _sections(bike_html)
     assert list(secs) == list(SECTIONS)
@@ -74,6 +76,7 @@ def test_quick_bike_report_has_every_section_with_numbers(bike_html):
     assert "Seed 0" in prov and "scikit-learn" in prov and "seconds" in prov
 
 
+@pytest.mark.slow
 def test_quick_bike_report_numbers_make_sense(bike_html):
     secs = _sections(bike_html)
     # The black box beats the mean baseline on test RMSE (the bike signal is strong: R² > 0.8).
@@ -92,6 +95,7 @@ def test_quick_bike_report_numbers_make_sense(bike_html):
     assert "hr" in secs["regional"] and "workingday" in secs["regional"]
 
 
+@pytest.mark.slow
 def test_report_is_self_contained(bike_html):
     assert "<script" not in bike_html.lower()
     assert not re.search(r'(src|href)="(https?:)?//', bike_html)
@@ -100,6 +104,7 @@ def test_report_is_self_contained(bike_html):
     assert "Content-Security-Policy" in bike_html
 
 
+@pytest.mark.slow
 def test_penguins_csv_classification_report(tmp_path):
     X, y = ik.datasets.load_penguins(dropna=False)
     frame = pd.concat([X, y], axis=1)
@@ -150,7 +155,7 @@ def test_section_data_alone(small_ctx):
 def test_section_importance_alone(small_ctx):
     from imlkit.report._sec_importance import section_importance
 
-    small_ctx.config.methods = ("pfi", "cfi")
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("pfi", "cfi"))
     small_ctx.importance = ImportanceOutputs()
     s = section_importance(small_ctx)
     assert set(small_ctx.importance.results()) == {"pfi", "cfi"}
@@ -166,7 +171,7 @@ def test_section_importance_alone(small_ctx):
 def test_section_regional_alone_finds_the_planted_interaction(small_ctx):
     from imlkit.report._sec_effects import section_regional
 
-    small_ctx.config.methods = ("repid",)
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("repid",))
     # Force the candidate: the effect of x3 flips sign with g, so REPID must split on g.
     small_ctx.importance = ImportanceOutputs(pfi=_fake("pfi", ["x3", "x1", "x2", "g"], [3.0, 2.0, 1.0, 0.5]))
     s = section_regional(small_ctx)
@@ -287,18 +292,18 @@ def test_a_model_that_fails_on_the_data_is_reported_not_fatal(small_ctx, capsys)
                                                        reason="LinAlgError: leading minor not positive definite")]
     assert capsys.readouterr().err == ("imlkit: method 'GAM' failed: LinAlgError: leading minor not positive "
                                        "definite\n")
-    small_ctx.config.strict = True
+    small_ctx.config = dataclasses.replace(small_ctx.config, strict=True)
     try:
         with pytest.raises(np.linalg.LinAlgError):  # --strict: every failure is fatal
             _guarded(small_ctx, "GAM", singular)
     finally:
-        small_ctx.config.strict = False
+        small_ctx.config = dataclasses.replace(small_ctx.config, strict=False)
 
 
 def test_section_alternatives_alone_on_a_regression(small_ctx):
     from imlkit.report._sec_alternatives import section_alternatives
 
-    small_ctx.config.methods = ("models",)
+    small_ctx.config = dataclasses.replace(small_ctx.config, methods=("models",))
     assert set(small_ctx.model_check.performance) == {"RMSE", "MAE", "R²"}  # set by prepare_context
     s = section_alternatives(small_ctx)
     headings = [b["text"] for b in s["blocks"] if b["kind"] == "heading"]

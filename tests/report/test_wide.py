@@ -1,5 +1,5 @@
 """Section 1 on a wide table (more feature columns than rows, as gene expression): bounded chart,
-a bounded list, and the ridge R² stated (design §6: the report scales in columns)."""
+a bounded list, and the ridge R² stated (the report scales in columns)."""
 import re
 import time
 

@@ -374,10 +374,13 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
     """The engine of LOCO and LOFO: the learner, its train/test data and a :class:`RefitOptions`."""
     params = dict(options.recorded)
     loss = options.loss
+    # The learner checked once: every check below, and the problem's leave-out mode, read this
+    # one unfitted instance (a factory learner is then called once more per fit, never per check).
+    template = check_learner(learner)
     if loss is None:  # by task: see imlkit._losses.DEFAULT_LOSSES
-        loss = default_loss(check_learner(learner), options.method)
+        loss = default_loss(template, options.method)
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
-        learner, X_train, y_train, X_test, y_test, loss, options.max_rows, allow_cv=True, cv=options.cv)
+        template, X_train, y_train, X_test, y_test, loss, options.max_rows, allow_cv=True, cv=options.cv)
     if options.aggregate == "auto":
         options = replace(options, aggregate=_auto_aggregate(template, loss_obj))
         params.update(aggregate=options.aggregate, aggregate_requested="auto")
@@ -398,7 +401,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         permuted = options.variant == "permuted_copy"
         problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
                                as_frame=as_frame, max_rows=options.max_rows, folds=folds, reseed=n_refits > 1,
-                               leave_out="permute" if permuted else "auto")
+                               leave_out="permute" if permuted else "auto", template=template)
         names = list(groups)
         # One permutation seed per (refit, fold, feature), from a third child of the root
         # (the first two, and so the drop variant's numbers, are unchanged).

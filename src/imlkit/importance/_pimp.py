@@ -149,10 +149,11 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
     check_choice("distribution", distribution, DISTRIBUTIONS)
     check_choice("p_adjust", p_adjust, P_ADJUST)
     alpha = check_probability("alpha", alpha)
+    template = check_learner(learner)  # once: a factory learner is otherwise called only for its fits
     if loss is None:
-        loss = default_loss(check_learner(learner), "loco" if importance == "loco" else "pimp")
+        loss = default_loss(template, "loco" if importance == "loco" else "pimp")
     template, Xtr, ytr, Xte, yte, loss_obj, as_frame = check_refit_data(
-        learner, X_train, y_train, X_test, y_test, loss, max_rows)
+        template, X_train, y_train, X_test, y_test, loss, max_rows)
     groups = resolve_features(features, Xtr.columns)
     if importance == "loco":
         check_groups(groups, Xtr.columns)
@@ -161,7 +162,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
 
     with Timer() as timer:
         problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
-                               as_frame=as_frame, max_rows=max_rows)
+                               as_frame=as_frame, max_rows=max_rows, template=template)
         seeds = seed.spawn(n_null + 1)
         observed_eval = _Evaluator(importance=importance, groups=groups, loss=loss_obj, n_repeats=n_repeats,
                                    sampler=sampler, confidence_level=confidence_level, keep_result=True)

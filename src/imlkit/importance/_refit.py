@@ -49,7 +49,7 @@ from __future__ import annotations
 import pickle
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any
 
 import numpy as np
@@ -301,7 +301,13 @@ class RefitProblem:
     leave_out : {"auto", "drop", "neutralise", "permute"}
         How a job's columns are left out (see the module docstring); "auto" neutralises for
         learners that select columns by name or position, and drops otherwise; "permute"
-        permutes them with the job's ``permute_seed``.
+        permutes them with the job's ``permute_seed``. "auto" is resolved once, here, at
+        construction (:func:`leave_out_mode`): the problem holds "drop", "neutralise" or
+        "permute", and no refit task inspects the learner again.
+    template : estimator, optional (construction only, not kept)
+        An unfitted instance of the learner that the caller already has (from
+        :func:`check_learner`): "auto" is resolved on it, so that a factory learner is not
+        called once more for it. Without it a factory is called once here, when needed.
     """
 
     learner: Any
@@ -315,6 +321,16 @@ class RefitProblem:
     folds: list | None = None
     reseed: bool = False
     leave_out: str = "auto"
+    template: InitVar[Any] = None
+
+    def __post_init__(self, template):
+        if self.leave_out not in LEAVE_OUT_MODES:
+            raise ValidationError(f"'leave_out' must be one of {', '.join(map(repr, LEAVE_OUT_MODES))}; "
+                                  f"got {self.leave_out!r}.")
+        if self.leave_out == "auto":
+            # once per problem, not per refit task: a factory learner is called for its fits only
+            mode = leave_out_mode(self.learner if template is None else template)
+            object.__setattr__(self, "leave_out", mode)
 
     def __sizeof__(self):
         size = 0
@@ -407,9 +423,7 @@ def refit_task(problem, job):
     try:
         X_tr, y_tr, X_te, y_te = problem.split(job.fold)
         if job.drop:
-            mode = problem.leave_out
-            if mode == "auto":
-                mode = leave_out_mode(problem.learner)
+            mode = problem.leave_out  # resolved at the problem's construction
             if mode == "neutralise":
                 X_tr, X_te = neutralise(X_tr, X_te, job.drop)
             elif mode == "permute":

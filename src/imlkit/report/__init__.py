@@ -13,23 +13,11 @@ part that fails becomes a warning box in the report (``strict=True`` raises inst
 ``run_importance(config, method="pfi")`` runs the same data preparation, split and model with a
 single importance method and returns its result (``imlkit importance`` on the command line).
 """
-from ._build import build_report, check_methods, connect_scheduler, prepare_context, run_importance
-from ._config import (
-    ALL_METHODS,
-    DEFAULT_METHODS,
-    IMPORTANCE_METHODS,
-    MIN_MAX_ROWS,
-    MODEL_NAMES,
-    TASKS,
-    ReportConfig,
-    check_features,
-    check_seed,
-    input_paths,
-    method_params,
-)
+from ._build import build_report, prepare_context, run_importance
+from ._config import ALL_METHODS, DEFAULT_METHODS, IMPORTANCE_METHODS, MODEL_NAMES, ReportConfig, method_params
 from ._data import ReportInputError, load_dataset, read_table
 
-__all__ = ["build_report", "ReportConfig", "ReportInputError", "method_params", "load_dataset", "read_table",
-           "prepare_context", "check_methods", "connect_scheduler", "ALL_METHODS", "DEFAULT_METHODS",
-           "IMPORTANCE_METHODS", "run_importance", "MODEL_NAMES", "TASKS", "MIN_MAX_ROWS", "check_seed",
-           "check_features", "input_paths"]
+# What a user calls. The command line's plumbing (option checks, the scheduler's connection, the
+# task names, input paths) lives in the private modules: imlkit.cli imports it from there.
+__all__ = ["build_report", "ReportConfig", "ReportInputError", "run_importance", "prepare_context", "method_params",
+           "load_dataset", "read_table", "ALL_METHODS", "DEFAULT_METHODS", "IMPORTANCE_METHODS", "MODEL_NAMES"]

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ._blocks import Section, text
-from ._config import ALL_METHODS, IMPORTANCE_METHODS, ReportConfig, method_params
+from ._config import IMPORTANCE_METHODS, ReportConfig, check_scheduler, input_paths, method_params
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._fit import (
@@ -26,45 +26,20 @@ from ._fit import (
 )
 from ._render import render_html, write_atomic
 
-__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_methods", "planned_steps",
-           "check_row_options", "subsample_sentence", "layout"]
+__all__ = ["build_report", "run_importance", "prepare_context", "connect_scheduler", "check_inputs_exist",
+           "planned_steps", "subsample_sentence", "layout"]
 
 
-def check_methods(methods):
-    """``--methods`` as a tuple of known names (comma-separated text or a sequence).
-
-    Examples
-    --------
-    >>> check_methods("pfi, CFI,repid")
-    ('pfi', 'cfi', 'repid')
-    """
-    if isinstance(methods, str):
-        methods = [m.strip() for m in methods.split(",") if m.strip()]
-    methods = tuple(m.lower() for m in methods)
-    if not methods:
-        raise ReportInputError(f"'--methods' is empty; choose from {', '.join(ALL_METHODS)}.")
-    for m in methods:
-        if m not in ALL_METHODS:
-            raise ReportInputError(f"Unknown method {m!r} in '--methods'; choose from {', '.join(ALL_METHODS)}.")
-    return methods
-
-
-def check_row_options(config):
-    """``max_rows`` / ``full`` checked (one clear error; both together is an error)."""
-    from ._config import row_budgets
-
-    if not isinstance(config.full, (bool, np.bool_)):
-        raise ReportInputError(f"'full' must be True or False; got {config.full!r}.")
-    try:
-        row_budgets(config.quick, max_rows=config.max_rows, full=config.full)
-    except ValueError as exc:
-        raise ReportInputError(str(exc)) from None
+def check_inputs_exist(config):
+    """Every input file of the run exists (checked before the output directory is created)."""
+    for what, path in input_paths(config):
+        if not os.path.exists(path):
+            raise ReportInputError(f"The {what} {path!r} does not exist.")
 
 
 def connect_scheduler(address, *, timeout=10.0):
     """A ``distributed.Client`` for ``tcp://HOST:PORT``; one clear error when it does not answer."""
-    if not isinstance(address, str) or "://" not in address:
-        raise ReportInputError(f"'--scheduler' must look like tcp://HOST:PORT; got {address!r}.")
+    address = check_scheduler(address)
     try:
         from distributed import Client
     except ImportError:
@@ -117,10 +92,6 @@ def _load(config, model_cols=None):
                                    f"{'; ' if lacking and extra else ''}"
                                    f"{'the model does not take ' + str(extra) if extra else ''}.")
         features = tuple(model_cols)
-    if config.test_data is not None and config.data is None:
-        raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
-    if not isinstance(config.prepare, (bool, np.bool_)):
-        raise ReportInputError(f"'prepare' must be True or False; got {config.prepare!r}.")
     # load_dataset copies a DataFrame: the caller's frame is never modified
     ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task, features=features,
                       test=config.test_data, as_given=model_cols or (), prepare=config.prepare)
@@ -171,11 +142,7 @@ def _resolve_model(config):
         return load_model_file(config.model_file, config.trust_model_file), True
     if isinstance(config.model, str):
         return None, False
-    est = config.model
-    if not hasattr(est, "predict"):
-        raise ReportInputError(f"'model' must be one of 'gbm', 'rf', 'glm', 'gam', 'rulefit' or an estimator "
-                               f"with a predict method; got a {type(est).__name__}.")
-    return est, _is_fitted(est)
+    return config.model, _is_fitted(config.model)  # the config checked it has a predict method
 
 
 def _align_classes(ctx):
@@ -333,7 +300,6 @@ def run_importance(config, *, method):
         raise ReportInputError(f"'method' must be one of {', '.join(repr(m) for m in IMPORTANCE_METHODS)}; "
                                f"got {method!r}.")
     config = dataclasses.replace(config, methods=(method,))
-    check_row_options(config)
     progress = Progress(resolve_mode(config.progress))
     try:
         with _runtime(config), _quiet_warnings():
@@ -555,29 +521,21 @@ def build_report(config=None, **options):
     """
     from .. import __version__
     from .._names import short_name
-    from .._validation import ValidationError
-    from ._config import check_features, check_seed, input_paths
     from ._progress import Progress, resolve_mode
     from ._render import prepare_output
     from ._sec_provenance import section_provenance
 
+    # One door: the config checks every option as it is made (ReportConfig.__post_init__), so a
+    # bad option raises here, before any file is read or created.
     if config is None:
         config = ReportConfig(**options)
-    else:
-        if not isinstance(config, ReportConfig):
-            raise TypeError(f"'config' must be a ReportConfig; got {type(config).__name__}.")
-        config = dataclasses.replace(config, **options)
-    config.extra = copy.deepcopy(config.extra)
-    config.methods = check_methods(config.methods)
-    check_row_options(config)
-    try:  # the checks both doors share (the command line runs them first, naming its options)
-        config.seed = check_seed(config.seed, "seed")
-        config.features = check_features(config.features, "features")
-    except ValidationError as exc:
-        raise ReportInputError(str(exc)) from None
-    # Before any work: the report must never overwrite an input, and its directory must be writable.
-    plan = prepare_output(config.out, config.filename, input_paths(config),
-                          option="--out" if config.command.startswith("imlkit") else "out")
+    elif not isinstance(config, ReportConfig):
+        raise TypeError(f"'config' must be a ReportConfig; got {type(config).__name__}.")
+    # the run's own copy (frozen; ``extra`` copied too: the caller's dict is never shared)
+    config = dataclasses.replace(config, **{**options, "extra": copy.deepcopy(options.get("extra", config.extra))})
+    # Before any work: every input exists, the report never overwrites one, and its directory is writable.
+    check_inputs_exist(config)
+    plan = prepare_output(config.out, config.filename, input_paths(config), option=config.option("out"))
     start = time.perf_counter()
     progress = Progress(resolve_mode(config.progress), total=3)
     try:

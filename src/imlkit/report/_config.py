@@ -6,12 +6,17 @@ within one minute; every value is written into the report's "How it was made" se
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import numbers
+import os
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
-           "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed", "check_features",
+from ._data import ReportInputError
+
+__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS",
+           "method_params", "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed",
+           "check_features", "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag",
            "input_paths"]
 
 #: Importance methods of section 3, in the order they are shown.
@@ -22,11 +27,20 @@ ALL_METHODS = IMPORTANCE_METHODS + ("effects", "hstat", "repid", "shap", "models
 DEFAULT_METHODS = ("pfi", "cfi", "loco", "sage", "pimp", "effects", "hstat", "repid", "shap", "models")
 MODEL_NAMES = ("gbm", "rf", "glm", "gam", "rulefit")
 TASKS = ("auto", "regression", "classification")
+#: The shipped data sets a report runs on without ``data`` (``--dataset``).
+DATASETS = ("bike", "wage", "penguins")
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, frozen=True)
 class ReportConfig:
     """Options of one report run (the command line's options, as Python values).
+
+    The config checks itself when it is made (every option, before any data are read) and is
+    frozen: change a value with ``dataclasses.replace(config, seed=1)``, which checks again. A
+    bad value raises :class:`~imlkit.report.ReportInputError` (an :class:`imlkit.ValidationError`)
+    naming the option: ``'seed'`` from Python, ``'--seed'`` when ``command`` holds an ``imlkit``
+    command line (the command line's options are then named as typed). ``methods`` may be given
+    as text (``"pfi, CFI"``), ``sage_removals`` as one name; they are kept as tuples.
 
     ``data`` is a path to a CSV/Parquet file, a pandas DataFrame, or None for the shipped data
     set ``dataset``. ``model`` is a name (gbm, rf, glm, gam, rulefit) or a scikit-learn style
@@ -51,6 +65,11 @@ class ReportConfig:
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
     model itself is always fitted on all training rows.
+
+    Examples
+    --------
+    >>> ReportConfig(methods="PFI, loco").methods
+    ('pfi', 'loco')
     """
 
     data: object = None
@@ -82,29 +101,146 @@ class ReportConfig:
     sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
     full: bool = False
+    #: The command line that made the run ("imlkit report ..."; "" from Python): shown in the
+    #: report, and errors then name the command line's options.
     command: str = ""
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.command, str):
+            raise ReportInputError(f"'command' must be a string; got {type(self.command).__name__}.")
+        for f in fields(self):
+            check = _CHECKS.get(f.name)
+            if check is not None:
+                # frozen: the checked (normalised) value is set the way dataclasses set it
+                object.__setattr__(self, f.name, check(getattr(self, f.name), self.option(f.name)))
+        _check_together(self)
+
+    @property
+    def from_command_line(self):
+        """Whether an ``imlkit`` command line made this config (its errors name the flags)."""
+        return self.command.startswith("imlkit")
+
+    def option(self, name):
+        """How a message names option ``name``: ``'seed'`` from Python, ``'--seed'`` from the command line.
+
+        Examples
+        --------
+        >>> ReportConfig().option("max_rows"), ReportConfig(command="imlkit report").option("max_rows")
+        ('max_rows', '--max-rows')
+        """
+        return option_flag(name) if self.from_command_line else name
+
+
+#: The command-line flag of the options whose flag is not ``--`` and the name with dashes.
+_FLAGS = {"target_class": "--class", "prepare": "--no-prepare", "progress": "--quiet",
+          "sage_removals": "--removal"}
+
+
+def option_flag(name):
+    """The command-line flag of the config's option ``name`` (``"max_rows"`` -> ``"--max-rows"``)."""
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+# --------------------------------------------------------------------------- the option checks
+# One function per kind of value; each takes the value and the option's name as a message shows
+# it ('seed' or '--seed') and returns the value to keep. ``_CHECKS`` maps every option to its
+# check: a new option is one more line there.
 
 #: The largest seed: scikit-learn's ``random_state`` (numpy's legacy RandomState) takes
 #: 0 <= seed < 2**32, and one seed drives the split, the model and every method.
 MAX_SEED = 2**32 - 1
 
 
-def check_seed(seed, option="--seed"):
-    """``seed`` as an int in ``[0, MAX_SEED]``; one clear error otherwise.
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _int_at_least(low):
+    """A check for None or an int >= ``low`` (``n_refits``, ``n_null``, ``sage_orderings``)."""
+
+    def check(value, option):
+        if value is None:
+            return None
+        if not _is_int(value) or value < low:
+            raise ReportInputError(f"'{option}' must be an int >= {low}; got {value!r}.")
+        return int(value)
+
+    return check
+
+
+def _flag(value, option):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ReportInputError(f"'{option}' must be True or False; got {value!r}.")
+    return bool(value)
+
+
+def _one_of(allowed):
+    def check(value, option):
+        if not isinstance(value, str) or value not in allowed:
+            raise ReportInputError(f"'{option}' must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}.")
+        return value
+
+    return check
+
+
+def _table(value, option):
+    """A CSV/Parquet path, a DataFrame or None (the message of ``load_dataset``)."""
+    import pandas as pd
+
+    if value is None or isinstance(value, pd.DataFrame):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    raise ReportInputError(f"'{option}' must be a CSV/Parquet path, a pandas DataFrame or None; got "
+                           f"{type(value).__name__}.")
+
+
+def _path_or_none(value, option):
+    if value is None or (isinstance(value, (str, os.PathLike)) and os.fspath(value)):
+        return value
+    raise ReportInputError(f"'{option}' must be a file path or None; got {value!r}.")
+
+
+def _name_or_none(value, option):
+    if value is None or (isinstance(value, str) and value):
+        return value
+    raise ReportInputError(f"'{option}' must be a column name (text) or None; got {value!r}.")
+
+
+def _model(value, option):
+    if isinstance(value, str):
+        if value not in MODEL_NAMES:
+            raise ReportInputError(f"'{option}' must be one of {', '.join(repr(m) for m in MODEL_NAMES)} or an "
+                                   f"estimator with a predict method; got {value!r}.")
+        return value
+    if not hasattr(value, "predict"):
+        raise ReportInputError(f"'{option}' must be one of {', '.join(repr(m) for m in MODEL_NAMES)} or an "
+                               f"estimator with a predict method; got a {type(value).__name__}.")
+    return value
+
+
+def check_methods(methods, option="--methods"):
+    """``methods`` as a tuple of known names (comma-separated text or a sequence).
 
     Examples
     --------
-    >>> check_seed(7)
-    7
+    >>> check_methods("pfi, CFI,repid")
+    ('pfi', 'cfi', 'repid')
     """
-    from .._validation import ValidationError
-
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
-        raise ValidationError(f"'{option}' must be an int in [0, {MAX_SEED}] (numpy's and scikit-learn's seed "
-                              f"range); got {seed!r}.")
-    return int(seed)
+    if isinstance(methods, str):
+        methods = [m.strip() for m in methods.split(",") if m.strip()]
+    try:
+        methods = tuple(m.lower() for m in methods)
+    except (TypeError, AttributeError):
+        raise ReportInputError(f"'{option}' must be method names (text or a sequence of strings); "
+                               f"got {methods!r}.") from None
+    if not methods:
+        raise ReportInputError(f"'{option}' is empty; choose from {', '.join(ALL_METHODS)}.")
+    for m in methods:
+        if m not in ALL_METHODS:
+            raise ReportInputError(f"Unknown method {m!r} in '{option}'; choose from {', '.join(ALL_METHODS)}.")
+    return methods
 
 
 def check_features(features, option="--features"):
@@ -118,22 +254,171 @@ def check_features(features, option="--features"):
     >>> check_features(("a", "b"))
     ('a', 'b')
     """
-    from .._validation import ValidationError
-
     if features is None:
         return None
     if isinstance(features, str):
-        raise ValidationError(f"'{option}' must be a sequence of column names, not one string; got {features!r}.")
-    names = [str(f) for f in features]
+        raise ReportInputError(f"'{option}' must be a sequence of column names, not one string; got {features!r}.")
+    try:
+        names = [str(f) for f in features]
+    except TypeError:
+        raise ReportInputError(f"'{option}' must be a sequence of column names; got {features!r}.") from None
     seen, repeated = set(), []
     for n in names:
         if n in seen and n not in repeated:
             repeated.append(n)
         seen.add(n)
     if repeated:
-        raise ValidationError(f"'{option}' names {', '.join(repr(r) for r in repeated)} more than once; "
-                              f"give each column once.")
+        raise ReportInputError(f"'{option}' names {', '.join(repr(r) for r in repeated)} more than once; "
+                               f"give each column once.")
     return tuple(features)
+
+
+def _test_size(value, option):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ReportInputError(f"'{option}' must be a number > 0 and < 1; got {value!r}.")
+    return float(value)
+
+
+def check_seed(seed, option="--seed"):
+    """``seed`` as an int in ``[0, MAX_SEED]``; one clear error otherwise.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    """
+    if not _is_int(seed) or not 0 <= int(seed) <= MAX_SEED:
+        raise ReportInputError(f"'{option}' must be an int in [0, {MAX_SEED}] (numpy's and scikit-learn's seed "
+                               f"range); got {seed!r}.")
+    return int(seed)
+
+
+def _n_jobs(value, option):
+    # joblib's meaning: None one job (or the backend's), -1 every core, -2 all but one, ...; 0 is nothing
+    if value is None:
+        return None
+    if not _is_int(value) or value == 0:
+        raise ReportInputError(f"'{option}' must be -1 or an int >= 1; got {value!r}.")
+    return int(value)
+
+
+def check_scheduler(address, option="--scheduler"):
+    """``tcp://HOST:PORT`` (or None): the address of a Dask scheduler, checked by its form only."""
+    if address is None:
+        return None
+    if not isinstance(address, str) or "://" not in address:
+        raise ReportInputError(f"'{option}' must look like tcp://HOST:PORT; got {address!r}.")
+    return address
+
+
+def _positive(value, option):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ReportInputError(f"'{option}' must be a number > 0; got {value!r}.")
+    return value
+
+
+def _directory(value, option):
+    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise ReportInputError(f"'{option}' must be a directory path; got {value!r}.")
+    return value
+
+
+def _file_name(value, option):
+    if not isinstance(value, str) or not value or value in (".", "..") or os.sep in value or (
+            os.altsep and os.altsep in value):
+        raise ReportInputError(f"'{option}' must be a plain file name (no directories); got {value!r}.")
+    return value
+
+
+def _progress(value, option):
+    if value is None or isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, str) and value in ("auto", "bar", "lines", "off")):
+        return value
+    raise ReportInputError(f"'{option}' must be True, False, 'auto', 'bar', 'lines' or 'off'; got {value!r}.")
+
+
+def _removals(value, option):
+    removals = (value,) if isinstance(value, str) else value
+    try:
+        removals = tuple(removals)
+    except TypeError:
+        removals = ()
+    if not removals or any(r not in ("marginal", "conditional") for r in removals):
+        raise ReportInputError(f"'{option}' must be 'marginal', 'conditional' or both; got {value!r}.")
+    return removals
+
+
+def check_max_rows(value, option="max_rows"):
+    """None or a whole number >= ``MIN_MAX_ROWS`` (an int; a float such as 1e5 is taken when whole)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or value != int(value) \
+            or value < MIN_MAX_ROWS:
+        raise ReportInputError(f"'{option}' must be an int >= {MIN_MAX_ROWS}; got {value!r}.")
+    return value
+
+
+def _dict(value, option):
+    if not isinstance(value, dict):
+        raise ReportInputError(f"'{option}' must be a dict; got {type(value).__name__}.")
+    return value
+
+
+def _any(value, option):
+    return value
+
+
+def _check_together(config):
+    """The checks that read two options."""
+    opt = config.option
+    check_rows_together(config.max_rows, config.full, opt("max_rows"), opt("full"))
+    if config.test_data is not None and config.data is None:
+        raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
+    if config.model_file and not config.trust_model_file:
+        trust = opt("trust_model_file") + ("" if config.from_command_line else "=True")
+        raise ReportInputError(f"Refusing to load {config.model_file!r}: unpickling a model file runs arbitrary "
+                               f"code. Pass '{trust}' if you trust its origin.")
+
+
+def check_rows_together(max_rows, full, max_rows_option="max_rows", full_option="full"):
+    """``max_rows`` and ``full`` are never both given (one caps the rows, the other lifts every cap)."""
+    if full and max_rows is not None:
+        raise ReportInputError(f"'{max_rows_option}' and '{full_option}' cannot be used together: '{full_option}' "
+                               f"uses every row, '{max_rows_option}' caps them; choose one.")
+
+
+#: Every option's check, in the order of the fields (options without a line take any value).
+_CHECKS = {
+    "data": _table,
+    "test_data": _table,
+    "prepare": _flag,
+    "dataset": _one_of(DATASETS),
+    "target": _name_or_none,
+    "task": _one_of(TASKS),
+    "model": _model,
+    "model_file": _path_or_none,
+    "trust_model_file": _flag,
+    "methods": check_methods,
+    "features": check_features,
+    "test_size": _test_size,
+    "seed": check_seed,
+    "n_jobs": _n_jobs,
+    "scheduler": check_scheduler,
+    "scheduler_timeout": _positive,
+    "out": _directory,
+    "filename": _file_name,
+    "quick": _flag,
+    "progress": _progress,
+    "strict": _flag,
+    "target_class": _any,  # checked against the target's classes once the data are read
+    "n_refits": _int_at_least(1),
+    "sage_orderings": _int_at_least(4),
+    "n_null": _int_at_least(1),
+    "sage_removals": _removals,
+    "max_rows": check_max_rows,
+    "full": _flag,
+    "extra": _dict,
+}
 
 
 def input_paths(config):
@@ -142,8 +427,6 @@ def input_paths(config):
     The report's output is checked against these so that it can never overwrite an input.
     ``test_data`` is read when the config has it (a path; a DataFrame is no file).
     """
-    import os
-
     out = []
     for what, value in (("data file", config.data), ("test data file", getattr(config, "test_data", None)),
                         ("model file", config.model_file)):
@@ -222,14 +505,8 @@ def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
     >>> row_budgets(max_rows=1000)["loco"], row_budgets(full=True)["pfi"]
     ({'train': 500, 'test': 1000}, {'test': None})
     """
-    from .._validation import ValidationError
-
-    if full and max_rows is not None:
-        raise ValidationError("'max_rows' and 'full' cannot be used together: 'full' uses every row, "
-                              "'max_rows' caps them; choose one.")
-    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, (int, float))
-                                 or max_rows != int(max_rows) or max_rows < MIN_MAX_ROWS):
-        raise ValidationError(f"'max_rows' must be an int >= {MIN_MAX_ROWS}; got {max_rows!r}.")
+    check_rows_together(max_rows, full)
+    max_rows = check_max_rows(max_rows)
     ref = REFERENCE_ROWS["quick" if quick else "full"]
     factor = 1.0 if max_rows is None else int(max_rows) / ref
     out = {}
@@ -269,16 +546,12 @@ def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, f
     params["hstat"]["n_samples"] = params["rows"]["hstat"]["test"]
     params["repid"]["rows"] = params["rows"]["repid"]["test"]
     if n_refits is not None:
-        params["loco"]["n_refits"] = int(n_refits)
+        params["loco"]["n_refits"] = _int_at_least(1)(n_refits, "n_refits")
     if sage_orderings is not None:
         for removal in ("marginal", "conditional"):
-            params["sage"][removal]["max_permutations"] = int(sage_orderings)
+            params["sage"][removal]["max_permutations"] = _int_at_least(4)(sage_orderings, "sage_orderings")
     if n_null is not None:
-        from .._validation import ValidationError
-
-        if isinstance(n_null, bool) or not isinstance(n_null, (int, np.integer)) or n_null < 1:
-            raise ValidationError(f"'n_null' must be an int >= 1; got {n_null!r}.")
-        params["pimp"]["n_null"] = int(n_null)
+        params["pimp"]["n_null"] = _int_at_least(1)(n_null, "n_null")
     return params
 
 

@@ -372,7 +372,7 @@ class ReportContext:
     def guard(self, what, build, *, kind="method", heading=None):
         """Run ``build()`` and return its blocks; a failure becomes a warning box in their place.
 
-        This is the report's one failure-isolation mechanism (DESIGN.md §6): every section and
+        This is the report's one failure-isolation mechanism (docs/design.md §2, "Report"): every section and
         every method or figure inside a section runs through it, so an exception in one part
         (a baseline, the GAM, a LOCO learner, a plot) costs only that part. The failure is
         recorded in ``failures`` (listed at the top of the report and in its notes) and written
