@@ -106,6 +106,21 @@ def test_the_heartbeat_thread_prints_during_a_silent_step():
     assert np.all(np.diff(times) >= 0.05 - 0.05)  # printed at 0.1 s resolution: non-decreasing
 
 
+def test_the_heartbeat_thread_ends_on_close_and_with_an_unclosed_progress():
+    import gc
+
+    closed = Progress("lines", stream=io.StringIO(), interval=0.04)
+    closed.close()
+    closed._thread.join(timeout=2)
+    assert not closed._thread.is_alive()
+    forgotten = Progress("lines", stream=io.StringIO(), interval=0.04)
+    thread = forgotten._thread
+    del forgotten
+    gc.collect()
+    thread.join(timeout=2)
+    assert not thread.is_alive()
+
+
 def test_names_in_the_lines_are_terminal_safe():
     clock, stream = FakeClock(), io.StringIO()
     p = Progress("lines", stream=stream, interval=1, clock=clock, heartbeat=False)

@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 
 __all__ = ["Progress", "resolve_mode", "progress_interval"]
 
@@ -131,7 +132,7 @@ class Progress:
         self._last_line = None    # when the last line of the running step was printed
         self._last_draw = 0.0
         self._imlkit_active_bar = None  # set by imlkit._parallel's bars (the outermost one open)
-        self._stop = None
+        self._stop = self._thread = None
         self._bar = None
         if mode == "bar":
             from tqdm.auto import tqdm
@@ -141,7 +142,10 @@ class Progress:
                              bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
         elif mode == "lines" and heartbeat:
             self._stop = threading.Event()
-            threading.Thread(target=self._beat, name="imlkit-progress", daemon=True).start()
+            # the thread holds a weak reference: a Progress nobody closed still goes away (and its thread ends)
+            self._thread = threading.Thread(target=_beat, name="imlkit-progress", daemon=True,
+                                            args=(weakref.ref(self), self._stop, min(1.0, self.interval / 4)))
+            self._thread.start()
 
     def _stream(self):
         return sys.stderr if self.stream is None else self.stream
@@ -150,11 +154,6 @@ class Progress:
         stream = self._stream()
         stream.write(line + "\n")  # one write: a line from the heartbeat thread is never cut by another
         stream.flush()
-
-    def _beat(self):
-        wait = min(1.0, self.interval / 4)
-        while not self._stop.wait(wait):
-            self.tick()
 
     def set_total(self, total):
         """The number of steps now expected (the bar's ETA is based on it)."""
@@ -265,6 +264,16 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+def _beat(ref, stop, wait):
+    """The heartbeat: every ``wait`` seconds, let the Progress print its running step's line if due."""
+    while not stop.wait(wait):
+        progress = ref()
+        if progress is None:
+            return
+        progress.tick()
+        del progress
 
 
 def _count(done, total):
