@@ -47,6 +47,10 @@ def test_design_columns_are_counted_as_the_glm_builds_them():
     # a, b, b (missing), flag: 4; colour: 2 dummies; size: 3 dummies
     assert alt.design_columns(X) == 4 + 2 + 3
     assert alt.design_columns(X) == len(glm.coef_) - 1  # without the intercept
+    kinds = alt._kinds(X.assign(gap=pd.to_timedelta(rng.integers(0, 5, size=n), unit="s")))
+    assert [k[2] for k in kinds] == X.isna().any().tolist() + [False]
+    assert [k[3] for k in kinds] == X.nunique().tolist() + [5]
+    assert [k[1] for k in kinds] == [True, True, False, False, True, True]
     need = dict(alt.gam_min_coefficients(X))
     assert need == {"a": 3, "b": 4, "colour": 2, "size": 3, "flag": 1}
 
