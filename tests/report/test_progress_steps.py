@@ -86,8 +86,18 @@ def test_a_step_without_counted_units_still_prints_lines_and_a_failed_step_print
     lines = stream.getvalue().splitlines()
     assert [float(RUNNING.match(ln).group(8)) for ln in lines] == [15.0, 30.0, 45.0]
     assert all("dependence overview ... running (" in ln for ln in lines)
+    # work between two steps is not silent either: one line per interval, naming the last step
+    for _ in range(40):  # 20 s
+        clock.now += 0.5
+        p.tick()
+    after = stream.getvalue().splitlines()[3:]
+    assert after == [f"[{65.0:7.1f} s] after dependence overview ... running (15.0 s)"]
+    p.close()
     clock.now += 100
-    assert p.tick() is None  # no step runs: nothing to say
+    assert p.tick() is None  # closed: nothing to say
+    fresh = Progress("lines", stream=io.StringIO(), interval=1, clock=clock, heartbeat=False)
+    clock.now += 10
+    assert fresh.tick() is None  # before the first step: nothing to say
 
 
 def test_the_heartbeat_thread_prints_during_a_silent_step():

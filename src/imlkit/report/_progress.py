@@ -13,7 +13,8 @@ While a step runs, :meth:`ReportContext.step` makes this object the sink of thos
 (default 15, environment variable ``IMLKIT_PROGRESS_INTERVAL``) while a step runs, and never
 more often: ``[  45.2 s] SAGE ... running, SAGE 30/100, about 35 s left (30.1 s)`` -- the step,
 the units done of the total where the method knows it, a rough ETA of those units, and the
-step's seconds so far. A step with no counted units (one long fit) still gets its line.
+step's seconds so far. A step with no counted units (one long fit) still gets its line, and so
+does work between two timed steps (``after PFI ... running (16.0 s)``).
 
 Step names hold column names ("ALE: <name>"): their control characters are escaped and long
 names shortened (:mod:`imlkit._names`), so a name cannot retitle or recolour the user's terminal.
@@ -130,6 +131,7 @@ class Progress:
         self._steps = []          # the running steps, innermost last: [name, start, fraction]
         self._units = None        # the outermost counted loop: [desc, done, total, start]
         self._last_line = None    # when the last line of the running step was printed
+        self._after = None        # (the last finished step, when): for lines between two steps
         self._last_draw = 0.0
         self._imlkit_active_bar = None  # set by imlkit._parallel's bars (the outermost one open)
         self._stop = self._thread = None
@@ -210,21 +212,27 @@ class Progress:
             self._bar.set_postfix_str(f"{_safe(u[0])} {_count(u[1], u[2])}", refresh=True)
 
     def tick(self, now=None):
-        """Print the running step's line if ``interval`` seconds passed since its last one ("lines" mode).
+        """Print the running step's line if ``interval`` seconds passed since the last line ("lines" mode);
+        between two steps, a line naming the last finished one.
 
         Returns the line printed, or None.
         """
         if self.mode != "lines":
             return None
         with self._lock:
-            if not self._steps:
-                return None
+            if not self._steps and self._after is None:
+                return None  # before the first step
             now = self._clock() if now is None else now
             if now - self._last_line < self.interval:
                 return None
             self._last_line = now
-            name, start, _ = self._steps[-1]
-            line = f"[{now - self.start_time:7.1f} s] {name} ... running{self._unit_text(now)} ({now - start:.1f} s)"
+            if self._steps:
+                name, start, _ = self._steps[-1]
+                line = (f"[{now - self.start_time:7.1f} s] {name} ... running{self._unit_text(now)} "
+                        f"({now - start:.1f} s)")
+            else:  # work between two timed steps (a section's text, a figure): not silent either
+                name, start = self._after
+                line = f"[{now - self.start_time:7.1f} s] after {name} ... running ({now - start:.1f} s)"
         self._write(line)
         return line
 
@@ -246,6 +254,7 @@ class Progress:
                 self._steps.pop()
             self._units = None
             self._last_line = self._clock()
+            self._after = (name, self._last_line)
             self.finished += 1
         if self.mode == "lines":
             if failed:  # the guard (or the command's error) prints the failure's own line
@@ -259,6 +268,8 @@ class Progress:
             self._bar.set_postfix_str("", refresh=True)
 
     def close(self):
+        with self._lock:
+            self._after = None
         if self._stop is not None:
             self._stop.set()
         if self._bar is not None:
