@@ -356,7 +356,7 @@ class ReportContext:
         from .._parallel import progress_sink
 
         hook = self.progress_hook
-        live = hook is not None and getattr(hook, "mode", "off") != "off"
+        live = hasattr(hook, "units") and getattr(hook, "mode", "off") != "off"  # a Progress that prints
         if hook is not None:
             hook.start(name)
         start = time.perf_counter()
