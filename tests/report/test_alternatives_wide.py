@@ -60,7 +60,7 @@ def test_wide_regression_gets_a_ridge_glm_and_a_reduced_gam_in_seconds():
     start = time.perf_counter()
     sec = alt.section_alternatives(ctx)
     seconds = time.perf_counter() - start
-    assert seconds < 60, seconds
+    assert seconds < 30, seconds  # about 5 s here on a shared 2-core machine
     assert [f.part for f in ctx.failures if f.part in ("GLM", "GAM")] == []
     warnings = _texts(sec, "warning")
     ridge = [w for w in warnings if w.startswith("Ridge-penalised GLM")]
@@ -84,11 +84,14 @@ def test_wide_regression_gets_a_ridge_glm_and_a_reduced_gam_in_seconds():
 
 def test_wide_multiclass_fits_a_ridge_logistic_glm_one_class_against_the_rest():
     ctx = _ctx(_wide(n=60, p=80, seed=2, classes=3), classification=True)
-    sec = alt.section_alternatives(ctx)
-    assert [f.part for f in ctx.failures if f.part in ("GLM", "GAM")] == []
+    tg, perf = alt._Target(ctx), {}
+    assert tg.one_vs_rest
+    sec = {"blocks": alt._glm_blocks(ctx, tg, perf) + alt._gam_blocks(ctx, tg, perf)}  # RuleFit etc. are not at issue
     headings = _texts(sec, "heading")
-    assert any(h.startswith("GLM (binomial family, logit link, ridge penalty)") for h in headings)
+    assert headings[0] == "GLM (binomial family, logit link, ridge penalty)"
     assert any(w.startswith("GAM of the") for w in _texts(sec, "warning"))
+    assert set(perf) == {"GLM (binomial, ridge)", "GAM (binomial, reduced)"}
+    assert all(0 <= m["accuracy"] <= 1 and np.isfinite(m["log loss"]) for m in perf.values())
 
 
 def test_a_design_too_wide_for_the_ridge_fit_is_skipped_in_milliseconds(monkeypatch):
