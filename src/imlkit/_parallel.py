@@ -19,7 +19,10 @@ alone: the model may use every core, and the user can still wrap the call in
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import threading
 from contextlib import nullcontext
 
 import numpy as np
@@ -27,7 +30,10 @@ from joblib import Parallel, delayed
 
 from ._validation import check_n_jobs
 
-__all__ = ["spawn", "parallel_map", "progress_bar", "thread_budget", "limit_threads"]
+__all__ = ["spawn", "parallel_map", "progress_bar", "progress_sink", "thread_budget", "limit_threads"]
+
+#: The receiver of unit counts set by :func:`progress_sink` (the report's progress), or None.
+_SINK = contextvars.ContextVar("imlkit_progress_sink", default=None)
 
 
 def thread_budget(n_jobs):
@@ -65,12 +71,73 @@ def rng_of(seed):
 
 
 def progress_bar(total, desc, enabled):
-    """A tqdm bar when ``enabled`` (imported lazily), else a do-nothing stand-in."""
+    """A tqdm bar when ``enabled`` (imported lazily), else a do-nothing stand-in.
+
+    Every method's ``progress=`` goes through here, so this is also the one place where a
+    caller that shows progress itself (the report) hears of the units of a long computation:
+    inside :func:`progress_sink` the bar draws nothing and passes ``done/total`` on to the sink
+    instead, whatever ``enabled`` says.
+    """
+    sink = _SINK.get()
+    if sink is not None:
+        return _SinkBar(sink, total, desc)
     if not enabled:
         return _NoBar()
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, leave=False)
+
+
+@contextlib.contextmanager
+def progress_sink(sink):
+    """Send the unit counts of every :func:`progress_bar` opened inside to ``sink``.
+
+    ``sink`` has ``units(desc, done, total)`` (called on each update of the outermost open bar)
+    and ``units_end()`` (when that bar closes). Bars nested in the outermost one (the predictions
+    of one refit inside LOCO's bar over refits) stay silent: the step's coarse count is what a
+    reader can follow. Bars in other processes (loky workers) never see the sink; the caller's
+    bar over their results does.
+    """
+    token = _SINK.set(sink)
+    try:
+        yield sink
+    finally:
+        _SINK.reset(token)
+
+
+_ACTIVE_LOCK = threading.Lock()
+
+
+class _SinkBar:
+    """A bar that forwards its counts to a sink when it is the outermost one open."""
+
+    def __init__(self, sink, total, desc):
+        self.sink, self.total, self.desc, self.done, self.live = sink, total, desc, 0, False
+
+    def __enter__(self):
+        with _ACTIVE_LOCK:  # the sink's slot is shared by threads (threading-backend workers)
+            if getattr(self.sink, "_imlkit_active_bar", None) is None:
+                self.sink._imlkit_active_bar = self
+                self.live = True
+        if self.live:
+            self.sink.units(self.desc, 0, self.total)
+        return self
+
+    def update(self, n=1):
+        if self.live:
+            self.done += n
+            self.sink.units(self.desc, self.done, self.total)
+
+    def close(self):
+        if self.live:
+            self.live = False
+            with _ACTIVE_LOCK:
+                self.sink._imlkit_active_bar = None
+            self.sink.units_end()
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
 
 class _NoBar:

@@ -252,9 +252,9 @@ class ReportContext:
 
     @property
     def progress(self):
-        """Whether the methods draw their own bars (only under the report's terminal bar)."""
-        hook = self.progress_hook
-        return bool(getattr(hook, "mode", None) == "bar")
+        """Whether the methods draw their own bars: never. Within :meth:`step` their units reach the
+        report's own progress (its bar, or its lines) through :func:`imlkit._parallel.progress_sink`."""
+        return False
 
     def methods(self, *names):
         """Whether any of the method names was selected with ``--methods``."""
@@ -350,9 +350,13 @@ class ReportContext:
         """Time a step and record it (with its parameters) for the "How it was made" section.
 
         A step that raises is recorded as failed (with the seconds it ran) and the exception
-        goes on to the guard around it.
+        goes on to the guard around it. While it runs, the units the methods count (their
+        ``progress`` bars) feed the report's progress: a moving bar, or a line every ~15 s.
         """
+        from .._parallel import progress_sink
+
         hook = self.progress_hook
+        live = hasattr(hook, "units") and getattr(hook, "mode", "off") != "off"  # a Progress that prints
         if hook is not None:
             hook.start(name)
         start = time.perf_counter()
@@ -360,7 +364,8 @@ class ReportContext:
         self.log.append(entry)
         failed = True
         try:
-            yield entry
+            with progress_sink(hook) if live else contextlib.nullcontext():
+                yield entry
             failed = False
         finally:
             entry.seconds = time.perf_counter() - start

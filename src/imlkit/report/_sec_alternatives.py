@@ -85,14 +85,135 @@ def _fit(estimator, X, y):
     return pipe, pipe[-1]
 
 
+#: Above this many design columns a GLM with more columns than rows is skipped: its ridge fit solves a
+#: p x p system per IRLS step (p = 1,000: ~3 s, p = 2,300: ~60 s on one core for 44 rows).
+MAX_PENALISED_COLUMNS = 500
+#: The ridge strengths (on standardised columns, relative to the target's variance for the gaussian
+#: family) tried by 3-fold cross-validation when the GLM needs a penalty.
+ALPHA_GRID = (0.01, 0.1, 1.0, 10.0)
+#: At most this many features in a GAM reduced to the most important ones (more terms than rows).
+MAX_REDUCED_GAM_TERMS = 10
+
+
+def _kinds(X):
+    """Per column: (numeric?, has NaN?, distinct values) from whole-frame calls (a wide table has thousands of
+    columns; one pandas call per column costs a second). Numeric as :func:`imlkit._dtypes.is_numeric` decides:
+    integer, float or timedelta, not bool or categorical."""
+    import pandas as pd
+
+    def numeric(dt):
+        return (not isinstance(dt, pd.CategoricalDtype) and not pd.api.types.is_bool_dtype(dt)
+                and (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt)))
+
+    is_num = np.array([numeric(dt) for dt in X.dtypes], dtype=bool)
+    na = np.zeros(X.shape[1], dtype=bool)
+    distinct = np.zeros(X.shape[1], dtype=int)
+    if is_num.any():
+        part = X if is_num.all() else X.loc[:, is_num]  # selecting all columns of a wide frame costs 0.1 s
+        try:  # distinct values of every numeric column from one sort (DataFrame.nunique loops over columns)
+            A = np.sort(part.to_numpy(dtype=float, na_value=np.nan), axis=0)  # NaN sorts last
+            na[is_num] = np.isnan(A[-1:]).ravel()
+            steps = (np.diff(A, axis=0) != 0) & np.isfinite(A[1:])
+            distinct[is_num] = steps.sum(axis=0) + np.isfinite(A[:1]).astype(int).ravel()
+        except (TypeError, ValueError):  # timedelta columns: the slower per-column count
+            na[is_num] = part.isna().any().to_numpy()
+            distinct[is_num] = part.nunique().to_numpy()
+    if (~is_num).any():
+        part = X.loc[:, ~is_num]
+        na[~is_num] = part.isna().any().to_numpy()
+        distinct[~is_num] = part.nunique().to_numpy()
+    return [(c, bool(u), bool(m), int(k)) for c, u, m, k in zip(X.columns, is_num, na, distinct)]
+
+
+def design_columns(X):
+    """How many columns the GLM's design of ``X`` has, without building it (milliseconds for wide tables).
+
+    One per numeric column, one 0/1 missing indicator per numeric column with a NaN
+    (:class:`imlkit._columns.MissingImputer`), and levels - 1 dummies per categorical column
+    (a missing level counted as one more level), as :func:`imlkit.models._design.fit_design`
+    codes them after imputation. The intercept is not counted.
+    """
+    return sum(1 + na if num else max(k + na - 1, 0) for _, num, na, k in _kinds(X))
+
+
+def gam_min_coefficients(X):
+    """The fewest coefficients a ``terms="auto"`` GAM of each column needs: (column, coefficients) pairs.
+
+    A numeric column with >= 4 distinct values is a spline of at least 4 B-splines under a
+    sum-to-zero constraint (3 coefficients), plus its missing indicator (a linear term); other
+    numeric columns are linear (1); a categorical column has levels - 1 dummies. A GAM needs
+    ``2 * (1 + sum) <= n`` rows (:meth:`imlkit.models.GAM._basis_sizes`).
+    """
+    return [(c, (3 if k >= 4 else 1) + na if num else max(k + na - 1, 0)) for c, num, na, k in _kinds(X)]
+
+
+def _cv_alpha(fam, X, y, seed):
+    """The ridge strength of :data:`ALPHA_GRID` with the lowest 3-fold cross-validated deviance-type loss."""
+    from sklearn import metrics
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    yv = np.asarray(y)
+    scale = float(np.var(yv.astype(float))) if fam == "gaussian" else 1.0
+    scale = scale if scale > 0 else 1.0
+    stratify = fam == "binomial" and np.bincount(yv.astype(int)).min() >= 3
+    folds = (StratifiedKFold(3, shuffle=True, random_state=seed) if stratify
+             else KFold(3, shuffle=True, random_state=seed))
+    losses = []
+    for a in ALPHA_GRID:
+        loss = 0.0
+        for tr, te in folds.split(X, yv):
+            try:  # a fold with one class (a rare one-vs-rest class) cannot be fitted: that grid point loses
+                pipe = guarded_pipeline(models.GLM(family=fam, alpha=a * scale)).fit(X.iloc[tr], y.iloc[tr])
+                if fam == "binomial":
+                    proba = np.clip(np.asarray(pipe.predict_proba(X.iloc[te]))[:, 1], 1e-15, 1 - 1e-15)
+                    loss += metrics.log_loss(yv[te], proba, labels=[0, 1])
+                else:
+                    loss += metrics.mean_squared_error(yv[te], pipe.predict(X.iloc[te]))
+            except Exception:  # noqa: BLE001 - any failure of a fold only rules out this strength
+                loss = np.inf
+                break
+        losses.append(loss)
+    if not np.isfinite(np.min(losses)):
+        return scale  # no grid point could be scored: the middle of the grid
+    return ALPHA_GRID[int(np.argmin(losses))] * scale
+
+
+def _glm_plan(ctx, X):
+    """None for the ordinary GLM, ("ridge", text) when the design has as many columns as rows or more,
+    ("skip", text) when such a design is too wide even for the ridge fit."""
+    n, p = len(X), design_columns(X)
+    if p + 1 < n:
+        return None
+    why = f"its design has {p:,} columns (numeric features, dummies and missing indicators) for {n:,} training rows"
+    if p > MAX_PENALISED_COLUMNS:
+        return "skip", (f"GLM skipped: {why}, so the ordinary fit is not defined, and the ridge fit is limited to "
+                        f"{MAX_PENALISED_COLUMNS:,} columns (its cost grows with the cube of the columns: a minute "
+                        f"for 2,300); see the importance sections instead.")
+    return "ridge", (f"Ridge-penalised GLM: {why}, so the ordinary maximum-likelihood fit is not defined; the "
+                     f"penalty (chosen by 3-fold cross-validation) makes the weights finite, at the price of "
+                     f"shrinking them and of having no intervals.")
+
+
 def _glm_blocks(ctx, tg, perf):
     fam = tg.family
-    with ctx.step("GLM", family=fam):
-        X, y = tg.train(ctx, "glm")
-        pipe, glm = _fit(models.GLM(family=fam), X, y)
-        perf[f"GLM ({fam})"] = tg.score(ctx, pipe)
-    blocks = [heading(f"GLM ({fam} family, {glm.link_} link)"),
-              frame_table(glm.summary(), caption="Coefficients with 95% Wald intervals")]
+    X, y = tg.train(ctx, "glm")
+    plan = _glm_plan(ctx, X)
+    if plan is not None and plan[0] == "skip":
+        ctx.notes.append(plan[1])
+        return [heading(f"GLM ({fam} family)"), warning(plan[1])]
+    alpha = 0.0
+    with ctx.step("GLM", family=fam, **({"alpha": "3-fold CV"} if plan else {})) as entry:
+        if plan is not None:
+            alpha = _cv_alpha(fam, X, y, ctx.seed)
+            entry.parameters["alpha"] = float(alpha)
+        pipe, glm = _fit(models.GLM(family=fam, alpha=alpha), X, y)
+        perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
+    caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
+               else "Coefficients with 95% Wald intervals")
+    blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
+    if plan is not None:
+        blocks.append(warning(plan[1]))
+    blocks.append(frame_table(glm.summary(), caption=caption))
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
     sentences = []
@@ -103,12 +224,61 @@ def _glm_blocks(ctx, tg, perf):
     return blocks
 
 
+def _columns(X, names):
+    """The named columns of X (the first step of a reduced GAM's pipeline; module level so it pickles)."""
+    return X[names]
+
+
+def _gam_plan(ctx, X):
+    """The GAM's terms: ("auto", None) when every feature fits, ({column: kind}, text) for a GAM reduced
+    to the most important features when all of them need more coefficients than the rows carry, or
+    (None, text) when not even one fits. Decided by counting, before any fit."""
+    n = len(X)
+    need = gam_min_coefficients(X)
+    total = 1 + sum(k for _, k in need)
+    if 2 * total <= n:
+        return "auto", None
+    why = (f"all {X.shape[1]:,} features would need at least {total:,} coefficients, and {n:,} training rows "
+           f"carry at most {n // 2:,} (2 rows per coefficient)")
+    cost = dict(need)
+    chosen, used = [], 1
+    for f in top_features(ctx, X.shape[1]):
+        if f not in cost or cost[f] == 0:
+            continue
+        if 2 * (used + cost[f]) > n or len(chosen) >= MAX_REDUCED_GAM_TERMS:
+            break
+        chosen.append(f)
+        used += cost[f]
+    if not chosen:
+        return None, f"GAM skipped: {why}, and not even the most important feature fits."
+    from .._dtypes import is_numeric
+
+    terms = {f: ("spline" if is_numeric(X[f]) and X[f].nunique() >= 4 else
+                 "linear" if is_numeric(X[f]) else "factor") for f in chosen}
+    return terms, (f"GAM of the {len(chosen)} most important feature{'s' if len(chosen) > 1 else ''} only: {why}.")
+
+
 def _gam_blocks(ctx, tg, perf):
     fam = tg.family
-    with ctx.step("GAM", family=fam, terms="auto"):
-        pipe, gam = _fit(models.GAM(family=fam), *tg.train(ctx, "gam"))
-        perf[f"GAM ({fam})"] = tg.score(ctx, pipe)
+    X, y = tg.train(ctx, "gam")
+    terms, why = _gam_plan(ctx, X)
+    if terms is None:
+        ctx.notes.append(why)
+        return [heading(f"GAM ({fam} family)"), warning(why)]
+    with ctx.step("GAM", family=fam, terms="auto" if terms == "auto" else f"{len(terms)} most important features"):
+        if terms == "auto":
+            pipe, gam = _fit(models.GAM(family=fam), X, y)
+        else:  # only the chosen columns go through imputation and the level guard (a wide table costs seconds)
+            from sklearn.preprocessing import FunctionTransformer
+
+            pipe = guarded_pipeline(models.GAM(family=fam, terms=terms))
+            pipe.steps.insert(0, ("columns", FunctionTransformer(_columns, kw_args={"names": list(terms)})))
+            pipe.fit(X, y)
+            gam = pipe[-1]
+        perf[f"GAM ({fam}{', reduced' if why else ''})"] = tg.score(ctx, pipe)
     blocks = [heading(f"GAM ({fam} family)")]
+    if why:
+        blocks.append(warning(why))
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
         blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
