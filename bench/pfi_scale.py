@@ -4,7 +4,7 @@
    (``threadpool_limits(1)``; run with ``OMP_NUM_THREADS=1``), n_repeats=5, numba warm, calls
    interleaved (imlkit, scikit-learn, imlkit, ...), the median of each. The engine's hit rate
    (the share of (feature, tree) walks skipped because the tree never splits on the feature) is
-   read from ``result.params["engine_trees_skipped"]``. The importances are compared with
+   read from the engine (``TreeEngine.skipped_share``). The importances are compared with
    ``engine="predict"`` (same seed, so they must agree to float rounding).
 2. Memory (``--memory``): peak traced memory (tracemalloc) above the start of the call, at
    1e6 rows, of ``ik.partial_dependence`` (20 points, every row) and of ``ik.pfi`` vs
@@ -72,9 +72,20 @@ def timing(n=100_000):
     return dict(n=n, imlkit_median_s=float(np.median(t_ik)), sklearn_median_s=float(np.median(t_sk)),
                 ratio_of_medians=float(np.median(t_ik) / np.median(t_sk)),
                 pair_ratios=", ".join(f"{r:.3f}" for r in ratios),
-                skipped=r_ik.params.get("engine_trees_skipped"), engine=r_ik.params["engine"],
+                skipped=skipped_share(model, X), engine=r_ik.params["engine"],
                 rel_diff_vs_predict=rel, rel_diff_vs_sklearn=float(
                     np.max(np.abs(r_ik.importance - r_sk.importances_mean)) / np.max(np.abs(r_sk.importances_mean))))
+
+
+def skipped_share(model, X):
+    """Share of the (feature, tree) walks the engine skips in PFI of every feature, and per feature."""
+    from imlkit._model import Predictor
+
+    p = Predictor(model)
+    p.use_engine(X.iloc[:2000])
+    per = {c: p._trees.skipped_share(X, [c]) for c in X.columns}
+    each = ", ".join(f"{c} {v:.2f}" for c, v in per.items())
+    return f"{p._trees.skipped_share(X, list(X.columns)):.3f} ({each})"
 
 
 def peak(fn):
@@ -94,14 +105,18 @@ def memory(n=1_000_000):
     small = X.iloc[:2000]
     ik.partial_dependence(model, small, "x0")  # warm
     ik.pfi(model, small, y[:2000], loss="squared_error", n_repeats=2, n_jobs=1)
-    rows = [dict(what="1-D PD of x0, 20 points, 1e6 rows (n_samples=1e6), imlkit",
-                 peak_mb=peak(lambda: ik.partial_dependence(model, X, "x0", n_samples=n)))]
-    rows.append(dict(what=f"PFI, n_repeats={N_REPEATS}, 1e6 rows, imlkit",
-                     peak_mb=peak(lambda: ik.pfi(model, X, y, loss="squared_error", n_repeats=N_REPEATS,
-                                                 n_jobs=1, random_state=0))))
-    rows.append(dict(what=f"permutation_importance, n_repeats={N_REPEATS}, 1e6 rows, scikit-learn",
-                     peak_mb=peak(lambda: permutation_importance(model, X, y, scoring="neg_mean_squared_error",
-                                                                 n_repeats=N_REPEATS, n_jobs=1, random_state=0))))
+    calls = [("1-D PD of x0, 20 points, 1e6 rows (n_samples=1e6), imlkit",
+              lambda: ik.partial_dependence(model, X, "x0", n_samples=n)),
+             (f"PFI, n_repeats={N_REPEATS}, 1e6 rows, imlkit",
+              lambda: ik.pfi(model, X, y, loss="squared_error", n_repeats=N_REPEATS, n_jobs=1, random_state=0)),
+             (f"permutation_importance, n_repeats={N_REPEATS}, 1e6 rows, scikit-learn",
+              lambda: permutation_importance(model, X, y, scoring="neg_mean_squared_error", n_repeats=N_REPEATS,
+                                             n_jobs=1, random_state=0))]
+    rows = []
+    for what, fn in calls:
+        t0 = time.perf_counter()
+        rows.append(dict(what=what, peak_mb=peak(fn), seconds=time.perf_counter() - t0))
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -113,7 +128,7 @@ def main():
             rows = memory()
             print(pd.DataFrame(rows).to_string(), flush=True)
             text = "\n## Memory at 1e6 rows (tracemalloc peak above the call's start)\n\n" + "\n".join(
-                f"- {r['what']}: {r['peak_mb']:.0f} MB" for r in rows) + "\n"
+                f"- {r['what']}: {r['peak_mb']:.0f} MB ({r['seconds']:.0f} s traced)" for r in rows) + "\n"
             with out.open("a") as fh:
                 fh.write(text)
             return

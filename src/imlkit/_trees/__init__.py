@@ -209,15 +209,31 @@ class TreeEngine:
         self._encoded = (X, Xe)
         return Xe
 
-    def plain_raw(self, X, Xe):
+    def encoded_rows(self, X, start, stop):
+        """Rows start..stop of X in the model's encoding (C order, float64): from the kept encoding
+        of X when there is one, else encoded on their own (so that X's whole encoding -- 96 MB for
+        1e6 rows of 12 columns -- is never held for a method that goes block by block)."""
+        cached = self._encoded
+        if cached is not None and cached[0] is X:
+            Xb = cached[1][start:stop]
+        elif X.shape[0] * X.shape[1] <= KEEP_ENCODED_CELLS:  # small: encode once, keep for the next feature
+            Xb = self.encoded(X)[start:stop]
+        else:
+            Xb = self.tm.encode(X.iloc[start:stop] if self.as_frame else X.iloc[start:stop].to_numpy())
+        return np.ascontiguousarray(Xb, dtype=np.float64)
+
+    def plain_raw(self, X):
         """Every row's raw score (n, n_out) from all trees, without the intercept; kept for the
         frame X while it is perturbed feature after feature."""
         cached = self._plain
         if cached is not None and cached[0] is X:
             return cached[1]
         tm = self.tm
-        raw = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
-                                           _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
+        parts = [_kernel_module().free_kernel(self.encoded_rows(X, s, s + PERTURBED_BLOCK), -1, np.zeros((1, 1)),
+                                              np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
+                                              *tm.kernel_args)[:, 0, :]
+                 for s in range(0, len(X), PERTURBED_BLOCK)]
+        raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
         self._plain = (X, raw)
         return raw
 
@@ -635,13 +651,10 @@ def pd_mean(eng, X, feature, grid, weights, column=None):
     Gs = np.ascontiguousarray(np.take_along_axis(G, order, axis=1))
     cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
     w = np.asarray(weights, dtype=np.float64)
-    data = X if eng.as_frame else X.to_numpy()
     acc = None
     for s in range(0, len(X), PD_BLOCK):
         e = min(len(X), s + PD_BLOCK)
-        cached = eng._encoded
-        Xb = cached[1][s:e] if cached is not None and cached[0] is X else tm.encode(data[s:e])
-        Xb = np.ascontiguousarray(Xb, dtype=np.float64)
+        Xb = eng.encoded_rows(X, s, e)
         if tm.linear:
             part = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, _all_trees(tm), np.ascontiguousarray(w[s:e]),
                                                 _block(tm, Gs.shape[1]), *tm.kernel_args)[0]  # (m, n_out)
@@ -721,8 +734,8 @@ def perturbed(eng, X, cols, replacement, n_repeats):
     if any(col is None for col in found):
         return None
     n = len(X)
-    Xe = eng.encoded(X)
     if len(cols) > 1:
+        Xe = eng.encoded(X)
         # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
         Xs = np.tile(Xe, (n_repeats, 1))
         for c, (j, enc) in zip(cols, found):
@@ -736,23 +749,28 @@ def perturbed(eng, X, cols, replacement, n_repeats):
     for s in range(0, n, PERTURBED_BLOCK):
         e = min(n, s + PERTURBED_BLOCK)
         G = np.ascontiguousarray(values[:, s:e].T)  # (b, r): row i's values in copies 0..r-1
+        Xb = eng.encoded_rows(X, s, e)
         if len(skipped) == 0:
-            pred = _curves(eng, tm, Xe[s:e], j, G)
+            pred = _curves(eng, tm, Xb, j, G)
         else:
-            pred = _finish(tm, _skip_raw(eng, tm, X, Xe, j, G, s, e, using), eng.output)
+            pred = _finish(tm, _skip_raw(eng, tm, X, Xb, j, G, s, e, using), eng.output)
         if out is None:
             out = np.empty((n_repeats, n) + pred.shape[2:])
         out[:, s:e] = np.moveaxis(pred, 1, 0)
     return out.reshape((n_repeats * n,) + out.shape[2:])
 
 
+#: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of
+#: doubles); a larger X is encoded block by block for each feature (at 1e6 rows × 12 columns
+#: that costs ~1 % of PFI's time and saves 96 MB).
+KEEP_ENCODED_CELLS = 1 << 22
 #: Rows per block of :func:`perturbed`: its temporary arrays (grids, their order, the kernel's
 #: difference arrays) are a few times rows × (n_repeats + 2) doubles, 2**16 rows keep them small
 #: at any n (1e6 rows would otherwise hold several 50 MB arrays at once).
 PERTURBED_BLOCK = 1 << 16
 
 
-def _skip_raw(eng, tm, X, Xe, j, G, s, e, using):
+def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
     """Raw scores (b, r, n_out) of rows s..e with column j set to G[i, q], walking only the trees
     that split on j.
 
@@ -763,7 +781,6 @@ def _skip_raw(eng, tm, X, Xe, j, G, s, e, using):
     float rounding (one subtraction of sums of the same trees' values).
     """
     b, r = G.shape
-    Xb = np.ascontiguousarray(Xe[s:e])
     Gx = np.concatenate([G, Xb[:, j:j + 1]], axis=1)  # the row's own value last
     order = np.argsort(Gx, axis=1, kind="stable")  # NaN last
     Gs = np.ascontiguousarray(np.take_along_axis(Gx, order, axis=1))
@@ -772,7 +789,7 @@ def _skip_raw(eng, tm, X, Xe, j, G, s, e, using):
     raw = np.empty_like(sub)
     raw[np.arange(b)[:, None], order] = sub
     own = raw[:, r, :]
-    rest = eng.plain_raw(X, Xe)[s:e] - own  # the other trees' sum, per row
+    rest = eng.plain_raw(X)[s:e] - own  # the other trees' sum, per row
     out = raw[:, :r, :]
     out += rest[:, None, :]
     out += tm.base
