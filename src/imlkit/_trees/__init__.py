@@ -15,6 +15,12 @@ classifiers give probabilities through the model's link (sum of raw scores, then
 sigmoid/softmax; a forest averages leaf proportions). Early-stopped XGBoost and LightGBM models
 are read up to the iteration they predict with.
 
+PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
+permuted feature: the others give every copy the row's own value, so their sum is the row's whole
+raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
+rides along as one more grid point (:func:`_skip_raw`). 1-D PD averages block by block
+(:func:`pd_mean`), never holding all rows' curves.
+
 The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
 rows with NaN or infinite values) and with each feature the method will replace set to other
 rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
