@@ -449,6 +449,38 @@ class Predictor:
             return avg
         return np.tensordot(weights, self.ice(X, features, grids, column=column, progress=progress), axes=(0, 0))
 
+    def pd_mean(self, X, feature, grid, weights, column=None, progress=False):
+        """Weighted 1-D partial dependence, without keeping every row's curve.
+
+        Parameters
+        ----------
+        feature : str
+        grid : array (m,)
+        weights : ndarray (n,)
+            Row weights summing to 1.
+
+        Returns
+        -------
+        ndarray, shape (m,) (or (m, n_classes) for ``column="all"``):
+        ``Σ_i weights[i] · f(x_feature = grid[q], x_{i,-feature})``, what
+        ``np.tensordot(weights, ice(...), axes=(0, 0))`` gives. The tree engine walks the rows in
+        blocks (an affine link sums the weighted leaf values into one array); the stacked predict
+        takes blocks of at most ``max_rows`` modified rows and adds each block's weighted curves.
+        """
+        avg = None if self._trees is None else self._trees.pd_mean(X, feature, grid, weights, column)
+        if avg is not None:
+            return avg
+        n, m = len(X), max(len(grid), 1)
+        step = max(1, self.max_rows // m)
+        if step >= n:
+            return np.tensordot(weights, self.ice(X, feature, grid, column=column, progress=progress), axes=(0, 0))
+        total = None
+        for s in range(0, n, step):
+            part = np.tensordot(weights[s:s + step], self.ice(X.iloc[s:s + step], feature, grid, column=column),
+                                axes=(0, 0))
+            total = part if total is None else total + part
+        return total
+
     def pair_means(self, X, features, values, column=None):
         """Mean over the rows of X of the predictions with two features set to given pairs.
 

@@ -15,6 +15,12 @@ classifiers give probabilities through the model's link (sum of raw scores, then
 sigmoid/softmax; a forest averages leaf proportions). Early-stopped XGBoost and LightGBM models
 are read up to the iteration they predict with.
 
+PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
+permuted feature: the others give every copy the row's own value, so their sum is the row's whole
+raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
+rides along as one more grid point (:func:`_skip_raw`). 1-D PD averages block by block
+(:func:`pd_mean`), never holding all rows' curves.
+
 The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
 rows with NaN or infinite values) and with each feature the method will replace set to other
 rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
@@ -111,10 +117,39 @@ def _raw(tm, Xe, j, G, cnt, max_rows=None):
         cb = cnt if G.shape[0] == 1 else cnt[s:s + step]
         parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j),
                                                   np.ascontiguousarray(Gb), np.ascontiguousarray(cb, dtype=np.int64),
+                                                  _all_trees(tm), _NO_WEIGHTS, _block(tm, Gb.shape[1]),
                                                   *tm.kernel_args))
     raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     raw += tm.base
     return raw
+
+
+_NO_WEIGHTS = np.empty(0)
+
+
+def _all_trees(tm):
+    """The numbers of all trees of ``tm`` (what the kernels walk when none can be skipped)."""
+    return np.arange(len(tm.forest.roots), dtype=np.int64)
+
+
+def _block(tm, m):
+    """Rows per block inside the kernel: all of them (blocks of 64..4096 rows measured no faster on
+    HGB and up to 3x slower on a deep forest, whose trees then leave the cache block after block)."""
+    return 1 << 62
+
+
+def _tree_split(tm, j):
+    """(trees that split on model column j, trees that do not), as int64 arrays; cached on ``tm``."""
+    cache = tm.__dict__.setdefault("_tree_split_cache", {})
+    hit = cache.get(j)
+    if hit is None:
+        f = tm.forest
+        n_nodes = len(f.feature)
+        tree_of = np.repeat(np.arange(len(f.roots), dtype=np.int64), np.diff(np.append(f.roots, n_nodes)))
+        uses = np.zeros(len(f.roots), dtype=bool)
+        uses[tree_of[(np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)]] = True
+        hit = cache[j] = (np.flatnonzero(uses).astype(np.int64), np.flatnonzero(~uses).astype(np.int64))
+    return hit
 
 
 def _finish(tm, raw, output):
@@ -138,7 +173,8 @@ def predict_rows(tm, data, output):
 
 def _calibrate(tm, data, Xe):
     """Intercept = the model's margin minus the trees' sum (XGBoost's base_score through its link)."""
-    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), *tm.kernel_args)[:, 0, :]
+    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
+                                         _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
     margin = np.asarray(tm.margin(data), dtype=np.float64).reshape(len(Xe), -1)
     if margin.shape[1] != trees.shape[1]:
         raise Unsupported("the margin has an unexpected shape")
@@ -168,6 +204,7 @@ class TreeEngine:
         self.as_frame = as_frame
         self.max_rows = max_rows
         self._encoded = None  # (X, its encoding): the same frame is perturbed feature after feature
+        self._plain = None  # (X, every row's raw score from all trees)
 
     def encoded(self, X):
         """The model's encoding of X, kept while the same frame is perturbed feature after feature."""
@@ -177,6 +214,47 @@ class TreeEngine:
         Xe = self.tm.encode(X if self.as_frame else X.to_numpy())
         self._encoded = (X, Xe)
         return Xe
+
+    def encoded_rows(self, X, start, stop):
+        """Rows start..stop of X in the model's encoding (C order, float64): from the kept encoding
+        of X when there is one, else encoded on their own (so that X's whole encoding -- 96 MB for
+        1e6 rows of 12 columns -- is never held for a method that goes block by block)."""
+        cached = self._encoded
+        if cached is not None and cached[0] is X:
+            Xb = cached[1][start:stop]
+        elif X.shape[0] * X.shape[1] <= KEEP_ENCODED_CELLS:  # small: encode once, keep for the next feature
+            Xb = self.encoded(X)[start:stop]
+        else:
+            Xb = self.tm.encode(X.iloc[start:stop] if self.as_frame else X.iloc[start:stop].to_numpy())
+        return np.ascontiguousarray(Xb, dtype=np.float64)
+
+    def plain_raw(self, X):
+        """Every row's raw score (n, n_out) from all trees, without the intercept; kept for the
+        frame X while it is perturbed feature after feature."""
+        cached = self._plain
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        tm = self.tm
+        parts = [_kernel_module().free_kernel(self.encoded_rows(X, s, s + PERTURBED_BLOCK), -1, np.zeros((1, 1)),
+                                              np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
+                                              *tm.kernel_args)[:, 0, :]
+                 for s in range(0, len(X), PERTURBED_BLOCK)]
+        raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        self._plain = (X, raw)
+        return raw
+
+    def skipped_share(self, X, features):
+        """Share of the (feature, tree) walks PFI/CFI skip on X: trees that never split on the
+        permuted feature (features the engine cannot free count as not skipped)."""
+        tm = self.tm
+        n_trees = len(tm.forest.roots)
+        skipped = total = 0
+        for c in features:
+            col = _column(self, tm, X, c)
+            total += n_trees
+            if col is not None:
+                skipped += len(_tree_split(tm, col[0])[1])
+        return skipped / total if total else 0.0
 
     def ice(self, X, feature, grid, column=None):
         """See :func:`ice`."""
@@ -193,6 +271,10 @@ class TreeEngine:
     def pd_average(self, X, features, grids, weights, column=None):
         """See :func:`pd_average`."""
         return pd_average(self, X, features, grids, weights, column)
+
+    def pd_mean(self, X, feature, grid, weights, column=None):
+        """See :func:`pd_mean`."""
+        return pd_mean(self, X, feature, grid, weights, column)
 
 
 def choose(predictor, X, engine="auto", features=None):
@@ -540,6 +622,61 @@ def pd_average(eng, X, features, grids, weights, column=None):
     return pred[:, column]
 
 
+#: Rows per block of :func:`pd_mean`: each block is encoded and walked on its own, so a PD of
+#: 1e6 rows holds a block's encoding and curves (a few MB), never all rows' (418 MB at 1e6 rows).
+PD_BLOCK = 1 << 15
+
+
+def pd_mean(eng, X, feature, grid, weights, column=None):
+    """Weighted 1-D partial dependence ``Σ_i weights[i] · f(x_feature = grid[q], x_{i,-feature})``, or None.
+
+    The rows go in blocks of ``PD_BLOCK``, each encoded on its own (X's whole encoding is never
+    held). A model whose ``finish`` is affine adds the weighted leaf values of a block into one
+    difference array over the grid (the weighted mean raw score, then the link); the others
+    evaluate a block's curves, then add their weighted sum.
+
+    Parameters
+    ----------
+    feature : str
+    grid : array (m,)
+    weights : ndarray (n,)
+        Row weights summing to 1.
+
+    Returns
+    -------
+    ndarray, shape (m,) (or (m, n_classes) for ``column="all"``); None when the feature is not
+    one the engine can free.
+    """
+    tm = eng.tm
+    col = _column(eng, tm, X, feature)
+    if col is None:
+        return None
+    j, enc = col
+    G = enc(_grid_values(grid)).reshape(1, -1)
+    order = np.argsort(G, axis=1, kind="stable")
+    Gs = np.ascontiguousarray(np.take_along_axis(G, order, axis=1))
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    w = np.asarray(weights, dtype=np.float64)
+    acc = None
+    for s in range(0, len(X), PD_BLOCK):
+        e = min(len(X), s + PD_BLOCK)
+        Xb = eng.encoded_rows(X, s, e)
+        if tm.linear:
+            part = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, _all_trees(tm), np.ascontiguousarray(w[s:e]),
+                                                _block(tm, Gs.shape[1]), *tm.kernel_args)[0]  # (m, n_out)
+        else:
+            pred = _finish(tm, _raw(tm, Xb, j, Gs, cnt), eng.output)  # (b, m[, k])
+            part = np.tensordot(w[s:e], pred, axes=(0, 0))
+        acc = part if acc is None else acc + part
+    if tm.linear:
+        acc = np.asarray(tm.finish(acc + tm.base, eng.output), dtype=np.float64)  # (m[, k])
+    out = np.empty_like(acc)
+    out[order[0]] = acc
+    if column is None:
+        return out if out.ndim == 1 else None
+    return out if column == "all" else out[:, column]
+
+
 def pair_means(eng, X, features, values, column=None):
     """Mean over the rows of X of the predictions with two features set to given pairs, or None.
 
@@ -603,8 +740,8 @@ def perturbed(eng, X, cols, replacement, n_repeats):
     if any(col is None for col in found):
         return None
     n = len(X)
-    Xe = eng.encoded(X)
     if len(cols) > 1:
+        Xe = eng.encoded(X)
         # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
         Xs = np.tile(Xe, (n_repeats, 1))
         for c, (j, enc) in zip(cols, found):
@@ -612,9 +749,56 @@ def perturbed(eng, X, cols, replacement, n_repeats):
         raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), eng.max_rows)
         return _finish(tm, raw, eng.output)[:, 0]
     j, enc = found[0]
-    values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n).T
-    pred = _curves(eng, tm, Xe, j, np.ascontiguousarray(values))
-    pred = np.moveaxis(pred, 1, 0)  # (r, n[, k])
-    return pred.reshape((n_repeats * n,) + pred.shape[2:])
+    values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n)
+    using, skipped = _tree_split(tm, j)
+    out = None
+    for s in range(0, n, PERTURBED_BLOCK):
+        e = min(n, s + PERTURBED_BLOCK)
+        G = np.ascontiguousarray(values[:, s:e].T)  # (b, r): row i's values in copies 0..r-1
+        Xb = eng.encoded_rows(X, s, e)
+        if len(skipped) == 0:
+            pred = _curves(eng, tm, Xb, j, G)
+        else:
+            pred = _finish(tm, _skip_raw(eng, tm, X, Xb, j, G, s, e, using), eng.output)
+        if out is None:
+            out = np.empty((n_repeats, n) + pred.shape[2:])
+        out[:, s:e] = np.moveaxis(pred, 1, 0)
+    return out.reshape((n_repeats * n,) + out.shape[2:])
+
+
+#: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of
+#: doubles); a larger X is encoded block by block for each feature (at 1e6 rows × 12 columns
+#: that costs ~1 % of PFI's time and saves 96 MB).
+KEEP_ENCODED_CELLS = 1 << 22
+#: Rows per block of :func:`perturbed`: its temporary arrays (grids, their order, the kernel's
+#: difference arrays) are a few times rows × (n_repeats + 2) doubles, 2**16 rows keep them small
+#: at any n (1e6 rows would otherwise hold several 50 MB arrays at once).
+PERTURBED_BLOCK = 1 << 16
+
+
+def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
+    """Raw scores (b, r, n_out) of rows s..e with column j set to G[i, q], walking only the trees
+    that split on j.
+
+    A tree that never splits on j gives the row's own leaf value in every copy, so the sum over
+    those trees is the row's whole raw score (all trees, computed once per X, see
+    :meth:`TreeEngine.plain_raw`) minus the splitting trees' sum at the row's own value; that
+    value rides along as one more grid point of the walk. Equal to walking every tree up to
+    float rounding (one subtraction of sums of the same trees' values).
+    """
+    b, r = G.shape
+    Gx = np.concatenate([G, Xb[:, j:j + 1]], axis=1)  # the row's own value last
+    order = np.argsort(Gx, axis=1, kind="stable")  # NaN last
+    Gs = np.ascontiguousarray(np.take_along_axis(Gx, order, axis=1))
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    sub = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, using, _NO_WEIGHTS, _block(tm, r + 1), *tm.kernel_args)
+    raw = np.empty_like(sub)
+    raw[np.arange(b)[:, None], order] = sub
+    own = raw[:, r, :]
+    rest = eng.plain_raw(X)[s:e] - own  # the other trees' sum, per row
+    out = raw[:, :r, :]
+    out += rest[:, None, :]
+    out += tm.base
+    return out
 
 

@@ -64,8 +64,8 @@ def _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
 
 
 @njit(cache=True, nogil=True)
-def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
-                bitsets, value, tree_out, n_out, max_depth):
+def free_kernel(X, j, G, cnt, trees, w, block, roots, feature, kind, thr, left, right, missing_left, cat_left,
+                cat_known, bitsets, value, tree_out, n_out, max_depth):
     """Sum of the trees' leaf values for every row and grid point.
 
     Parameters
@@ -78,6 +78,14 @@ def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_le
         Grid per row (n_g = n) or shared (n_g = 1), ascending with NaN last.
     cnt : int64 (n_g,)
         Number of non-NaN values in each grid row.
+    trees : int64 (T',)
+        The trees to walk (their numbers, ascending): the others add nothing.
+    w : float64 (n,) or (0,)
+        Row weights: the result is the weighted sum over the rows, shape (1, m, n_out) (a shared
+        grid only); an empty array gives every row's scores.
+    block : int
+        Rows per block: all trees walk one block of rows before the next, so that the block's
+        rows, grids and difference arrays stay in cache while the trees pass over them.
     roots : int64 (T,)
         First node of each tree in the flat node arrays.
     value : float64 (N, V)
@@ -86,113 +94,120 @@ def free_kernel(X, j, G, cnt, roots, feature, kind, thr, left, right, missing_le
 
     Returns
     -------
-    float64 (n, m, n_out)
+    float64 (n, m, n_out), or (1, m, n_out) with weights
         Raw scores without the model's intercept and link.
     """
     n = X.shape[0]
     m = G.shape[1]
     shared = G.shape[0] == 1
-    diff = np.zeros((n, m + 1, n_out))
-    nan_acc = np.zeros((n, n_out))
+    mean = w.shape[0] > 0
+    n_acc = 1 if mean else n
+    diff = np.zeros((n_acc, m + 1, n_out))
+    nan_acc = np.zeros((n_acc, n_out))
     cap = (max_depth + 2) * (m + 2)
     s_node = np.empty(cap, dtype=np.int64)
     s_lo = np.empty(cap, dtype=np.int64)
     s_hi = np.empty(cap, dtype=np.int64)
     s_nan = np.empty(cap, dtype=np.uint8)
-    for t in range(roots.shape[0]):
-        out_col = tree_out[t]
-        for i in range(n):
-            gi = 0 if shared else i
-            c = cnt[gi]
-            top = 0
-            s_node[0] = roots[t]
-            s_lo[0] = 0
-            s_hi[0] = c
-            s_nan[0] = 1 if c < m else 0
-            top = 1
-            while top > 0:
-                top -= 1
-                nd = s_node[top]
-                lo = s_lo[top]
-                hi = s_hi[top]
-                has_nan = s_nan[top]
-                while True:
-                    kd = kind[nd]
-                    if kd < 0:
-                        if out_col >= 0:
-                            v = value[nd, 0]
-                            diff[i, lo, out_col] += v
-                            diff[i, hi, out_col] -= v
-                            if has_nan:
-                                nan_acc[i, out_col] += v
-                        else:
-                            for k in range(n_out):
-                                v = value[nd, k]
-                                diff[i, lo, k] += v
-                                diff[i, hi, k] -= v
+    for b0 in range(0, n, max(block, 1)):
+        b1 = min(n, b0 + max(block, 1))
+        for ti in range(trees.shape[0]):
+            t = trees[ti]
+            out_col = tree_out[t]
+            for i in range(b0, b1):
+                gi = 0 if shared else i
+                r = 0 if mean else i
+                wi = w[i] if mean else 1.0
+                c = cnt[gi]
+                top = 0
+                s_node[0] = roots[t]
+                s_lo[0] = 0
+                s_hi[0] = c
+                s_nan[0] = 1 if c < m else 0
+                top = 1
+                while top > 0:
+                    top -= 1
+                    nd = s_node[top]
+                    lo = s_lo[top]
+                    hi = s_hi[top]
+                    has_nan = s_nan[top]
+                    while True:
+                        kd = kind[nd]
+                        if kd < 0:
+                            if out_col >= 0:
+                                v = wi * value[nd, 0]
+                                diff[r, lo, out_col] += v
+                                diff[r, hi, out_col] -= v
                                 if has_nan:
-                                    nan_acc[i, k] += v
-                        break
-                    f = feature[nd]
-                    if f != j:
-                        x = X[i, f]
-                        if kd == 0:  # the common case, inlined
-                            if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nan_acc[r, out_col] += v
+                            else:
+                                for k in range(n_out):
+                                    v = wi * value[nd, k]
+                                    diff[r, lo, k] += v
+                                    diff[r, hi, k] -= v
+                                    if has_nan:
+                                        nan_acc[r, k] += v
+                            break
+                        f = feature[nd]
+                        if f != j:
+                            x = X[i, f]
+                            if kd == 0:  # the common case, inlined
+                                if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nd = left[nd]
+                                else:
+                                    nd = right[nd]
+                            elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
                                 nd = left[nd]
                             else:
                                 nd = right[nd]
-                        elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
-                            nd = left[nd]
-                        else:
-                            nd = right[nd]
-                        continue
-                    # A split on the free feature: divide the set of grid points.
-                    nan_left = missing_left[nd] != 0
-                    if kd == 0:
-                        s = thr[nd]
-                        k = lo
-                        while k < hi and G[gi, k] <= s:
-                            k += 1
-                        # left gets [lo, k), right [k, hi); the NaN point follows missing_left
-                        l_any = k > lo or (has_nan and nan_left)
-                        r_any = hi > k or (has_nan and not nan_left)
-                        if l_any and r_any:
-                            s_node[top] = right[nd]
-                            s_lo[top] = k
-                            s_hi[top] = hi
-                            s_nan[top] = 1 if (has_nan and not nan_left) else 0
+                            continue
+                        # A split on the free feature: divide the set of grid points.
+                        nan_left = missing_left[nd] != 0
+                        if kd == 0:
+                            s = thr[nd]
+                            k = lo
+                            while k < hi and G[gi, k] <= s:
+                                k += 1
+                            # left gets [lo, k), right [k, hi); the NaN point follows missing_left
+                            l_any = k > lo or (has_nan and nan_left)
+                            r_any = hi > k or (has_nan and not nan_left)
+                            if l_any and r_any:
+                                s_node[top] = right[nd]
+                                s_lo[top] = k
+                                s_hi[top] = hi
+                                s_nan[top] = 1 if (has_nan and not nan_left) else 0
+                                top += 1
+                                hi = k
+                                has_nan = 1 if (has_nan and nan_left) else 0
+                                nd = left[nd]
+                            elif l_any:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                            continue
+                        # Any other split: each point its own way, runs of equal direction together.
+                        if has_nan:
+                            s_node[top] = left[nd] if nan_left else right[nd]
+                            s_lo[top] = 0
+                            s_hi[top] = 0
+                            s_nan[top] = 1
                             top += 1
-                            hi = k
-                            has_nan = 1 if (has_nan and nan_left) else 0
-                            nd = left[nd]
-                        elif l_any:
-                            nd = left[nd]
-                        else:
-                            nd = right[nd]
-                        continue
-                    # Any other split: each point its own way, runs of equal direction together.
-                    if has_nan:
-                        s_node[top] = left[nd] if nan_left else right[nd]
-                        s_lo[top] = 0
-                        s_hi[top] = 0
-                        s_nan[top] = 1
-                        top += 1
-                    k = lo
-                    while k < hi:
-                        d = _go_left(G[gi, k], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                        e = k + 1
-                        while e < hi and _go_left(G[gi, e], nd, kind, thr, missing_left, cat_left,
-                                                  cat_known, bitsets) == d:
-                            e += 1
-                        s_node[top] = left[nd] if d else right[nd]
-                        s_lo[top] = k
-                        s_hi[top] = e
-                        s_nan[top] = 0
-                        top += 1
-                        k = e
-                    break
-    out = np.empty((n, m, n_out))
-    for i in range(n):
+                        k = lo
+                        while k < hi:
+                            d = _go_left(G[gi, k], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                            e = k + 1
+                            while e < hi and _go_left(G[gi, e], nd, kind, thr, missing_left, cat_left,
+                                                      cat_known, bitsets) == d:
+                                e += 1
+                            s_node[top] = left[nd] if d else right[nd]
+                            s_lo[top] = k
+                            s_hi[top] = e
+                            s_nan[top] = 0
+                            top += 1
+                            k = e
+                        break
+    out = np.empty((n_acc, m, n_out))
+    for i in range(n_acc):
         gi = 0 if shared else i
         c = cnt[gi]
         for k in range(n_out):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._parallel import rng_of
 from .._timing import Timer
@@ -208,13 +209,18 @@ def _effect(model, X, feats, options):
 
     n_samples = options.n_samples
     rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(options.seed))
-    Xs = X.iloc[rows].reset_index(drop=True)
+    # every row in order (n_samples >= n): X itself, not a copy (1e6 rows: 100 MB saved)
+    whole = len(rows) == len(X) and isinstance(X.index, pd.RangeIndex) and X.index.start == 0 \
+        and X.index.step == 1
+    Xs = X if whole else X.iloc[rows].reset_index(drop=True)
     params["n_rows"] = len(Xs)
     ws = None if w is None else w[rows]
     params.update(predictor.use_engine(Xs, options.engine, names))
     weights = np.full(len(Xs), 1.0 / len(Xs)) if ws is None else ws / ws.sum()
     with Timer() as timer:
-        if len(names) == 1:
+        if len(names) == 1 and method == "pd":  # the average only: no n x m matrix of curves
+            avg = predictor.pd_mean(Xs, names[0], made[0][0], weights, column=column, progress=progress)
+        elif len(names) == 1:
             M = ice_matrix(predictor, Xs, names[0], made[0][0], column=column, progress=progress)
             avg = np.tensordot(weights, M, axes=(0, 0))
         else:
