@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "method_params",
            "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed", "check_features",
-           "input_paths"]
+           "input_paths", "feature_budget", "MAX_FEATURES"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -81,6 +81,9 @@ class ReportConfig:
     n_null: int | None = None
     sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
+    #: ``--max-features``: the feature budget of SAGE, LOCO/LOFO, PIMP and the H-statistic (see
+    #: :func:`feature_budget`); ``full`` lifts it too.
+    max_features: int | None = None
     full: bool = False
     command: str = ""
     extra: dict = field(default_factory=dict)
@@ -248,6 +251,32 @@ def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
                     n *= SCHEDULER_FACTOR
                 out[step][split] = n
     return out
+
+
+#: The feature budget of the methods whose cost grows with the number of features (SAGE, LOCO/LOFO,
+#: PIMP, the H-statistic): above it they run on the top features of a PFI screen plus one group of
+#: all the others. (full report, quick report)
+MAX_FEATURES = (30, 15)
+
+
+def feature_budget(quick=False, max_features=None, full=False):
+    """The feature budget of a run: an int, or None (every feature; ``full``).
+
+    Examples
+    --------
+    >>> feature_budget(), feature_budget(True), feature_budget(max_features=8), feature_budget(full=True)
+    (30, 15, 8, None)
+    """
+    from .._validation import ValidationError
+
+    if max_features is None:
+        return None if full else MAX_FEATURES[1 if quick else 0]
+    if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)) or max_features < 1:
+        raise ValidationError(f"'max_features' must be an int >= 1; got {max_features!r}.")
+    if full:
+        raise ValidationError("'max_features' and 'full' cannot be used together: 'full' gives every method every "
+                              "feature, 'max_features' caps them; choose one.")
+    return int(max_features)
 
 
 def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False,

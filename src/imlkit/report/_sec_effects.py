@@ -7,6 +7,7 @@ import pandas as pd
 from .. import effects as eff
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
+from ._sec_importance import screen_ranking
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature"]
 
@@ -186,15 +187,23 @@ def _hstat_blocks(ctx, output):
     p = ctx.params["hstat"]
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output)):
-        h = eff.h_statistic(ctx.model, X_h, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"], output=output,
-                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+    # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
+    # only the features with the largest PFI are scored (said in the text).
+    budget = ctx.params.get("max_features")
+    p_all = len(X_h.columns)
+    features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output),
+                  **({"features": f"the {budget} with the largest PFI"} if features else {})):
+        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"],
+                            output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
-                   f"interaction. Computed on {len(X_h)} test rows."),
+                   f"interaction. Computed on {len(X_h)} test rows"
+                   + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
+                      f"--max-features N or --full changes it)." if features else ".")),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
