@@ -73,3 +73,19 @@ def test_budgeted_methods_have_eleven_entries():
         assert len(r.feature_names) == 11
         assert r.feature_names[-1] == OTHERS
         assert np.isfinite(np.asarray(r.importance, dtype=float)).all()
+
+
+def test_importance_table_shows_the_top_rows_and_collapses_the_rest(tmp_path):
+    df = _table(p=60)
+    path = build_report(ReportConfig(data=df, target="y", quick=True, model=Ridge(), methods=("pfi",), strict=True,
+                                     out=str(tmp_path)))
+    html = open(path, encoding="utf-8").read()
+    start = html.find("Importance side by side")
+    open_part, _, rest = html[start:].partition("</table>")
+    assert open_part.count("<tr>") == 1 + 20  # the header and the top 20 features
+    assert "<details><summary>Show the other 40 features (ranked below the top 20)</summary>" in rest
+    hidden = rest.split("</details>")[0]
+    assert hidden.count("<tr>") == 1 + 40
+    # the top rows are the largest PFI: the three real signals lead
+    first = re.findall(r"<tr><td>([^<]+)</td>", open_part)[:3]
+    assert sorted(first) == ["f11", "f3", "f7"]

@@ -250,6 +250,24 @@ def side_by_side_rows(results):
     return cols, rows
 
 
+#: Rows of the side-by-side table shown open; the others sit in an expandable ``<details>`` below it.
+TABLE_TOP = 20
+
+
+def _collapsed(block, top=TABLE_TOP):
+    """A table block showing its first ``top`` rows (ranked by the first method), the rest behind a summary line.
+
+    The report has no scripts: the template renders ``block["more"]`` as a second table inside
+    ``<details>`` ("the other N features"), which a browser expands on a click.
+    """
+    rows = block["rows"]
+    if len(rows) <= top + 5:  # collapsing a handful of rows hides more than it saves
+        return block
+    block["rows"], block["more"] = rows[:top], rows[top:]
+    block["more_label"] = f"Show the other {len(rows) - top:,} features (ranked below the top {top})"
+    return block
+
+
 def _side_by_side_caption(results):
     """The caption says which intervals are simultaneous (LOCO/LOFO with a correction: Bonferroni level)."""
     simultaneous = {METHOD_LABELS.get(k, k): r.params["p_adjust_applied"] for k, r in results.items()
@@ -296,7 +314,7 @@ def section_importance(ctx):
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
-        blocks.append(table(cols, rows, caption=_side_by_side_caption(results), css="wide"))
+        blocks.append(_collapsed(table(cols, rows, caption=_side_by_side_caption(results), css="wide")))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if pimp is not None:
         blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(pimp), kind="part")
