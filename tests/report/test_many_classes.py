@@ -10,6 +10,13 @@ from imlkit.importance import loco
 from imlkit.importance._common import UnseenClasses, with_test_classes
 from imlkit.report import ReportConfig, build_report
 from imlkit.report._build import prepare_context
+from imlkit.report._sec_effects import (
+    MAX_CLASS_PANELS,
+    OTHER_CLASSES,
+    TopClassesAndOther,
+    effect_classes,
+    section_effects,
+)
 
 
 def _many_classes(k=60, n=400, seed=0):
@@ -67,3 +74,31 @@ def test_sixty_classes_with_classes_absent_from_refit_rows_give_every_method(tmp
     assert "failed" not in html
     for name in ("PFI", "CFI", "LOCO", "LOFO", "SAGE", "PIMP"):
         assert f">{name}" in html
+
+
+def test_top_classes_and_other_sum_to_one():
+    df = _many_classes(k=12, n=300)
+    X, y = df.drop(columns="y"), df.y
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    top = list(y.value_counts().index[:5])
+    view = TopClassesAndOther(model, top)
+    full, p = model.predict_proba(X), view.predict_proba(X)
+    cols = [list(model.classes_).index(c) for c in top]
+    assert view.classes_.tolist() == top + [OTHER_CLASSES]
+    assert_allclose(p[:, :5], full[:, cols])
+    assert_allclose(p[:, 5], np.delete(full, cols, axis=1).sum(axis=1), atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_effects_of_many_classes_show_the_frequent_ones_and_the_others():
+    df = _many_classes(k=12, n=300)
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, methods=("effects",),
+                                       model=RandomForestClassifier(n_estimators=10, random_state=0), strict=True))
+    outputs = effect_classes(ctx)
+    counts = ctx.y_train.value_counts()
+    assert outputs[:-1] == list(counts.index[:MAX_CLASS_PANELS - 1]) and outputs[-1] == OTHER_CLASSES
+    sec = section_effects(ctx)
+    words = " ".join(str(b.get("text", "")) + str(b.get("caption", "")) for b in sec["blocks"])
+    assert f"each of the {MAX_CLASS_PANELS - 1} most frequent of the 12 classes" in words
+    assert f"any of the other {12 - MAX_CLASS_PANELS + 1} classes" in words
+    assert "most frequent classes and all other classes" in words
