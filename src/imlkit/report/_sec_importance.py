@@ -86,8 +86,9 @@ def _budget_note(ctx, computed):
             if k.split("_")[0] in BUDGETED and OTHERS in r.feature_names]
     if budget is None or p <= budget or not used:
         return None
-    top = screen_ranking(ctx)[:budget]
-    shown = ", ".join(top)
+    from ._claims import name_list  # (_claims imports this module)
+
+    shown = name_list(screen_ranking(ctx)[:budget])
     who = used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]
     return (f"Feature budget: the cost of {who} grows with the number of features, so with {p:,} features "
             f"they ran on the {budget} with the largest PFI (a cheap screen of every feature: {shown}) and one group, "
@@ -424,8 +425,10 @@ def _pimp_blocks(r):
                          + ("; smallest reachable p: the adjusted p-value the feature would get had its observed "
                             "importance beaten every null refit (its resolution)" if has_floor else ""))]
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
+    from ._claims import name_list  # (_claims imports this module)
+
     out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
-                    f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
+                    f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
     # What the refits cannot resolve: nothing rejectable at all, or features at the floor of their null.
     said = []
     if hasattr(r, "cannot_tell"):
