@@ -86,7 +86,10 @@ def _add_data_options(p):
                         "proportion (default 50,000; --quick 20,000); larger data are subsampled with the seed "
                         "(stratified for classification); the model is always fitted on every training row")
     g.add_argument("--full", action="store_true",
-                   help="use every row in every step (no row budgets; slow on large data)")
+                   help="use every row and every feature in every step (no row or feature budgets; slow on large data)")
+    g.add_argument("--max-features", type=int, default=None, metavar="N",
+                   help="SAGE, LOCO/LOFO, PIMP, H-statistic: above N features, the N with the largest PFI and one "
+                        "group of all others (default 30; --quick 15; --full: every feature)")
     g.add_argument("--n-refits", type=int, default=None, metavar="N",
                    help="LOCO: refits per feature (default 1); more show the spread of refit-based importance")
     g.add_argument("--sage-orderings", type=int, default=None, metavar="N",
@@ -157,8 +160,8 @@ def _config(args, command_line, **more):
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
         n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
-        full=args.full, test_data=args.test_data, prepare=not args.no_prepare,
-        command=command_line, **more)
+        full=args.full, max_features=getattr(args, "max_features", None), test_data=args.test_data,
+        prepare=not args.no_prepare, command=command_line, **more)
 
 
 def _run_report(args, command_line):

@@ -1,6 +1,9 @@
 """Entry-point preparation shared by the model-based importance methods (PFI, CFI, SAGE)."""
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
 from .._validation import (
@@ -13,7 +16,7 @@ from .._validation import (
     check_X_y,
 )
 
-__all__ = ["prepare", "RELATIONS", "check_common"]
+__all__ = ["prepare", "RELATIONS", "check_common", "UnseenClasses", "with_test_classes"]
 
 RELATIONS = ("difference", "ratio")
 
@@ -50,3 +53,51 @@ def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs
     check_n_jobs(n_jobs)
     check_bool("progress", progress)
     return as_seed_sequence(random_state)
+
+
+class UnseenClasses:
+    """A fitted classifier that also lists classes its training rows lacked, with probability 0.
+
+    A refit (LOCO, LOFO, PIMP's null models) fitted on a subsample or a fold may not have seen
+    every class of the test rows; its ``predict_proba`` has no column for them and a loss could
+    not score those rows. This view appends the missing labels to ``classes_`` and a zero column
+    per missing label to ``predict_proba``: a model never predicts a class it never saw, so its
+    probability is 0 (log loss then charges the clipped ``-log(1e-15)``, Brier 1 + sum p_j^2, 0-1
+    loss 1). Every refit fitted on the same rows lacks the same classes, so these rows add the
+    same loss to both sides of a LOCO/LOFO difference (exactly for log loss and 0-1 loss) and
+    nothing to a permutation's change in loss.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``classes_`` and ``predict_proba``
+    missing : sequence -- labels of the test rows not in ``model.classes_``, in the order appended
+    """
+
+    def __init__(self, model, missing):
+        self.model = model
+        self.missing = list(missing)
+        self.classes_ = np.concatenate([np.asarray(model.classes_, dtype=object),
+                                        np.asarray(self.missing, dtype=object)])
+
+    def predict(self, X):
+        return self.model.predict(X)
+
+    def predict_proba(self, X):
+        p = np.asarray(self.model.predict_proba(X), dtype=float)
+        return np.hstack([p, np.zeros((p.shape[0], len(self.missing)))])
+
+    def __repr__(self):
+        return f"{self.model!r} (+ {len(self.missing)} unseen class(es) at probability 0)"
+
+
+def with_test_classes(model, y_test):
+    """``model``, or an :class:`UnseenClasses` view when ``y_test`` has labels ``model.classes_`` lacks.
+
+    Models without ``classes_`` or ``predict_proba`` (regressors, plain functions) are returned as they are.
+    """
+    classes = getattr(model, "classes_", None)
+    if classes is None or y_test is None or not hasattr(model, "predict_proba"):
+        return model
+    known = set(np.asarray(classes).tolist())
+    missing = [v for v in pd.unique(np.asarray(y_test, dtype=object)) if v not in known]
+    return UnseenClasses(model, missing) if missing else model

@@ -60,6 +60,7 @@ from .._losses import get_loss
 from .._model import Predictor
 from .._parallel import parallel_map
 from .._validation import ModelError, ValidationError, check_same_columns, check_X_y
+from ._common import with_test_classes
 
 __all__ = ["RefitProblem", "RefitJob", "check_learner", "check_refit_data", "check_groups", "make_folds", "run_refits",
            "refit_task", "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
@@ -439,6 +440,7 @@ def refit_task(problem, job):
             learner_seed = job.seed
         model = fresh_learner(problem.learner, learner_seed, problem.reseed)
         model.fit(_data(X_tr, problem.as_frame), y_tr)
+        model = with_test_classes(model, y_te)  # a class the refit's rows lacked: probability 0, not a failure
         evaluate = job.evaluate or evaluate_loss
         return evaluate(model, X_tr, y_tr, X_te, y_te, problem, learner_seed)
     except Exception as exc:  # reported with the job's label by run_refits

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ._blocks import Section, text
-from ._config import IMPORTANCE_METHODS, ReportConfig, check_scheduler, input_paths, method_params
+from ._config import IMPORTANCE_METHODS, ReportConfig, check_scheduler, feature_budget, input_paths, method_params
 from ._context import ReportContext
 from ._data import ReportInputError, load_dataset
 from ._fit import (
@@ -205,6 +205,7 @@ def prepare_context(config, *, progress=None):
                                                             n_null=config.n_null,
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
+    ctx.params["max_features"] = feature_budget(config.quick, getattr(config, "max_features", None), config.full)
     ctx.progress_hook = progress
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):

@@ -17,7 +17,7 @@ from ._data import ReportInputError
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS",
            "method_params", "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed",
            "check_features", "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag",
-           "input_paths"]
+           "input_paths", "feature_budget", "MAX_FEATURES"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -100,6 +100,9 @@ class ReportConfig:
     n_null: int | None = None
     sage_removals: tuple = ("marginal", "conditional")
     max_rows: int | None = None
+    #: ``--max-features``: the feature budget of SAGE, LOCO/LOFO, PIMP and the H-statistic (see
+    #: :func:`feature_budget`); ``full`` lifts it too.
+    max_features: int | None = None
     full: bool = False
     #: The command line that made the run ("imlkit report ..."; "" from Python): shown in the
     #: report, and errors then name the command line's options.
@@ -372,6 +375,10 @@ def _check_together(config):
     """The checks that read two options."""
     opt = config.option
     check_rows_together(config.max_rows, config.full, opt("max_rows"), opt("full"))
+    if config.full and config.max_features is not None:
+        raise ReportInputError(f"'{opt('max_features')}' and '{opt('full')}' cannot be used together: "
+                               f"'{opt('full')}' gives every method every feature, '{opt('max_features')}' caps "
+                               f"them; choose one.")
     if config.test_data is not None and config.data is None:
         raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
     if config.model_file and not config.trust_model_file:
@@ -416,6 +423,7 @@ _CHECKS = {
     "n_null": _int_at_least(1),
     "sage_removals": _removals,
     "max_rows": check_max_rows,
+    "max_features": _int_at_least(1),
     "full": _flag,
     "extra": _dict,
 }
@@ -525,6 +533,32 @@ def row_budgets(quick=False, *, max_rows=None, full=False, scheduler=False):
                     n *= SCHEDULER_FACTOR
                 out[step][split] = n
     return out
+
+
+#: The feature budget of the methods whose cost grows with the number of features (SAGE, LOCO/LOFO,
+#: PIMP, the H-statistic): above it they run on the top features of a PFI screen plus one group of
+#: all the others. (full report, quick report)
+MAX_FEATURES = (30, 15)
+
+
+def feature_budget(quick=False, max_features=None, full=False):
+    """The feature budget of a run: an int, or None (every feature; ``full``).
+
+    Examples
+    --------
+    >>> feature_budget(), feature_budget(True), feature_budget(max_features=8), feature_budget(full=True)
+    (30, 15, 8, None)
+    """
+    from .._validation import ValidationError
+
+    if max_features is None:
+        return None if full else MAX_FEATURES[1 if quick else 0]
+    if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)) or max_features < 1:
+        raise ValidationError(f"'max_features' must be an int >= 1; got {max_features!r}.")
+    if full:
+        raise ValidationError("'max_features' and 'full' cannot be used together: 'full' gives every method every "
+                              "feature, 'max_features' caps them; choose one.")
+    return int(max_features)
 
 
 def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False,

@@ -7,8 +7,10 @@ import pandas as pd
 from .. import effects as eff
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
+from ._sec_importance import screen_ranking
 
-__all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature"]
+__all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
+           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
 
 
 def top_features(ctx, k):
@@ -64,14 +66,54 @@ def most_frequent_class(ctx):
     return classes[0]
 
 
+#: The panel of the classes beyond the most frequent ones: P(any of them) = 1 - sum of the shown classes.
+OTHER_CLASSES = "all other classes"
+
+
+class TopClassesAndOther:
+    """A multi-class model seen as its ``top`` classes and one more class, "all other classes".
+
+    ``predict_proba`` gives the top classes' probabilities and, last, one minus their sum (the
+    probability of any other class), so ICE/PD/ALE of that column are the effects on "not one of
+    the top classes". The model itself is unchanged; ``classes_`` lists ``top`` + the other class.
+    """
+
+    def __init__(self, model, top):
+        self.model = model
+        known = list(getattr(model, "classes_", []))
+        self.columns_ = [known.index(c) for c in top]
+        self.classes_ = np.array(list(top) + [OTHER_CLASSES], dtype=object)
+
+    def predict_proba(self, X):
+        p = np.asarray(self.model.predict_proba(X), dtype=float)
+        shown = p[:, self.columns_]
+        return np.column_stack([shown, np.clip(1.0 - shown.sum(axis=1), 0.0, 1.0)])
+
+    def predict(self, X):
+        return self.model.predict(X)
+
+
+def frequent_classes(ctx, k):
+    """The model's ``k`` classes with the most training rows, most frequent first."""
+    classes = list(getattr(ctx.model, "classes_", []))
+    by_key = {str(c): c for c in classes}
+    counts = ctx.y_train.astype(str).value_counts()
+    ranked = [by_key[c] for c in counts.index if c in by_key]
+    ranked += [c for c in classes if c not in ranked]
+    return ranked[:k]
+
+
 def effect_classes(ctx):
     """The outputs the ICE/PD/ALE figures show: every class of a multi-class model (up to
-    ``MAX_CLASS_PANELS``), else the single output of :func:`effect_output`."""
+    ``MAX_CLASS_PANELS``), the ``MAX_CLASS_PANELS - 1`` most frequent classes and
+    :data:`OTHER_CLASSES` above that, else the single output of :func:`effect_output`."""
     if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba") or ctx.target_class is not None:
         return [effect_output(ctx)]
     classes = list(getattr(ctx.model, "classes_", []))
     if 2 < len(classes) <= MAX_CLASS_PANELS:
         return classes
+    if len(classes) > MAX_CLASS_PANELS:
+        return frequent_classes(ctx, MAX_CLASS_PANELS - 1) + [OTHER_CLASSES]
     return [effect_output(ctx)]
 
 
@@ -118,7 +160,13 @@ def section_effects(ctx):
     outputs = effect_classes(ctx)
     feats = top_features(ctx, p["n_features"])
     X_ice, _ = ctx.rows("ice")
-    if len(outputs) > 1:
+    n_classes = len(getattr(ctx.model, "classes_", []))
+    if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
+        what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
+                f"classes ({', '.join(str(c) for c in outputs[:-1])}) and of any of the other "
+                f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}': one minus the shown classes' "
+                f"probabilities); one column each; choose one class with --class")
+    elif len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
                 f"({', '.join(str(c) for c in outputs)}; one column per class)")
     else:
@@ -152,14 +200,17 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
     """One figure per feature: ICE + PD (top row) and ALE (bottom row), one column per class shown."""
     p = ctx.params["effects"]
     ices, ales = [], []
+    model = ctx.model
+    if outputs and outputs[-1] is OTHER_CLASSES:
+        model = TopClassesAndOther(ctx.model, outputs[:-1])
     for out in outputs:
         with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p["grid"], rows=len(X_ice),
                       output=str(out)):
-            ices.append(eff.ice(ctx.model, X_ice, f, grid=p["grid"], output=out))
+            ices.append(eff.ice(model, X_ice, f, grid=p["grid"], output=out))
         if X_ale is not None:
             with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p["ale_bins"],
                           rows=len(X_ale), output=str(out)):
-                ales.append(eff.ale(ctx.model, X_ale, f, bins=p["ale_bins"], output=out))
+                ales.append(eff.ale(model, X_ale, f, bins=p["ale_bins"], output=out))
     k = len(outputs)
     with report_style():
         if k == 1:
@@ -178,7 +229,8 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
             else:
                 a_ale.set_axis_off()
         cap = (f"ICE ({len(X_ice):,} rows) with PD" + (f", and ALE ({len(X_ale):,} rows)," if ales else ",")
-               + f" of feature {f}" + (f" for each of the {k} classes" if k > 1 else ""))
+               + f" of feature {f}" + (f" for each of the {k} classes" if k > 1 and model is ctx.model else
+                                f" for the {k - 1} most frequent classes and all other classes" if k > 1 else ""))
         return [figure_block(fig, cap, caption=cap)]
 
 
@@ -186,15 +238,23 @@ def _hstat_blocks(ctx, output):
     p = ctx.params["hstat"]
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output)):
-        h = eff.h_statistic(ctx.model, X_h, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"], output=output,
-                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+    # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
+    # only the features with the largest PFI are scored (said in the text).
+    budget = ctx.params.get("max_features")
+    p_all = len(X_h.columns)
+    features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output),
+                  **({"features": f"the {budget} with the largest PFI"} if features else {})):
+        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"],
+                            output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
-                   f"interaction. Computed on {len(X_h)} test rows."),
+                   f"interaction. Computed on {len(X_h)} test rows"
+                   + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
+                      f"--max-features N or --full changes it)." if features else ".")),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))

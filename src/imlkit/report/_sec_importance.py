@@ -10,7 +10,8 @@ from .._display import snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 
-__all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats"]
+__all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
+           "screen_ranking", "OTHERS"]
 
 METHOD_LABELS = {
     "pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
@@ -33,6 +34,68 @@ def _cfi(ctx):
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
+#: The group of the features beyond the feature budget (SAGE, LOCO/LOFO and PIMP score it as one).
+OTHERS = "all other features"
+#: The methods whose cost grows with the number of features, under the feature budget.
+BUDGETED = ("loco", "lofo", "sage", "pimp")
+
+
+def screen_ranking(ctx):
+    """The model's features, most important first by the cheap screen: PFI (section 3's, else one repeat).
+
+    PFI costs one prediction pass per feature and repeat, so it ranks every feature before the
+    methods whose cost grows faster with p (SAGE's orderings, one refit per feature) are budgeted.
+    """
+    cached = ctx.__dict__.get("_screen")
+    if cached is not None:
+        return cached
+    r = ctx.importance.pfi
+    if r is None:
+        X, y = ctx.rows("pfi")
+        r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs, random_state=ctx.seed)
+    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
+    order = np.argsort(-value, kind="stable")
+    ranking = [r.feature_names[i] for i in order]
+    ctx.__dict__["_screen"] = ranking
+    return ranking
+
+
+def budgeted_features(ctx):
+    """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
+
+    With more features than ``ctx.params["max_features"]`` the method runs on that many features
+    with the largest PFI, one by one, and one group of every other feature (left out, permuted
+    or played together), so its cost stays that of budget + 1 features. None when within budget.
+    """
+    budget = ctx.params.get("max_features")
+    names = [str(c) for c in ctx.X_test.columns]
+    if budget is None or len(names) <= budget:
+        return None
+    top = screen_ranking(ctx)[:budget]
+    chosen = set(top)
+    groups = {f: [f] for f in top}
+    groups[OTHERS] = [f for f in names if f not in chosen]
+    return groups
+
+
+def _budget_note(ctx, computed):
+    """The sentence that says which methods ran on a feature budget, on which features and why (or None)."""
+    budget = ctx.params.get("max_features")
+    p = len(ctx.X_test.columns)
+    used = [METHOD_LABELS.get(k, k) for k, r in computed.items()
+            if k.split("_")[0] in BUDGETED and OTHERS in r.feature_names]
+    if budget is None or p <= budget or not used:
+        return None
+    from ._claims import name_list  # (_claims imports this module)
+
+    shown = name_list(screen_ranking(ctx)[:budget])
+    who = used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]
+    return (f"Feature budget: the cost of {who} grows with the number of features, so with {p:,} features "
+            f"they ran on the {budget} with the largest PFI (a cheap screen of every feature: {shown}) and one group, "
+            f"'{OTHERS}', holding the other {p - budget:,} features together ({budget + 1} entries each). PFI and "
+            f"CFI cover every feature. Rerun with --max-features N to change the budget or --full for every feature.")
+
+
 def _refit_loss(ctx, method):
     # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et al.'s
     # absolute error for regression (median + sign test), and a classifier's LOCO takes the
@@ -50,7 +113,8 @@ def _loco(ctx):
     p = ctx.params["loco"]
     with ctx.refit_backend():
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"), loss=_refit_loss(ctx, "loco"),
-                     test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"], n_jobs=ctx.n_jobs,
+                     features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
+                     n_jobs=ctx.n_jobs,
                      random_state=ctx.seed, progress=ctx.progress)
     return {"loco": r}
 
@@ -59,16 +123,25 @@ def _lofo(ctx):
     p = ctx.params["lofo"]
     with ctx.refit_backend():
         r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"), loss=_refit_loss(ctx, "lofo"),
-                     relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
+                     features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
+                     progress=ctx.progress)
     return {"lofo": r}
+
+
+#: Cells (rows x columns) of the hybrid rows SAGE builds per model call in the report (~64 MB of float64).
+SAGE_CHUNK_CELLS = 1 << 23
 
 
 def _sage(ctx):
     p = ctx.params["sage"]
     X, y = ctx.rows("sage")
+    # SAGE stacks up to 2**19 hybrid rows per call whatever the width; on 2,308 columns that peaked at
+    # 3.4 GB (0.96 GB with this bound, the same time). Bound the call by cells (no change up to 16 columns).
+    chunk = int(min(1 << 19, max(4096, SAGE_CHUNK_CELLS // max(1, X.shape[1]))))
     out = {}
     for removal in ctx.config.sage_removals:
         out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
+                                          features=budgeted_features(ctx), max_rows=chunk,
                                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return out
 
@@ -78,7 +151,8 @@ def _pimp(ctx):
     p = ctx.params["pimp"]
     with ctx.refit_backend():
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
-                     n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], distribution=p["distribution"],
+                     n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], features=budgeted_features(ctx),
+                     distribution=p["distribution"],
                      p_adjust=p["p_adjust"],
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"pimp": r}
@@ -91,6 +165,9 @@ _REFIT = ("loco", "lofo", "pimp")
 def compute_importance(ctx, method):
     """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
     params = dict(ctx.params[method])
+    budget = ctx.params.get("max_features")
+    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget:
+        params["features"] = f"the {budget} with the largest PFI + '{OTHERS}'"
     if method in _REFIT:
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
@@ -181,6 +258,24 @@ def side_by_side_rows(results):
     return cols, rows
 
 
+#: Rows of the side-by-side table shown open; the others sit in an expandable ``<details>`` below it.
+TABLE_TOP = 20
+
+
+def _collapsed(block, top=TABLE_TOP):
+    """A table block showing its first ``top`` rows (ranked by the first method), the rest behind a summary line.
+
+    The report has no scripts: the template renders ``block["more"]`` as a second table inside
+    ``<details>`` ("the other N features"), which a browser expands on a click.
+    """
+    rows = block["rows"]
+    if len(rows) <= top + 5:  # collapsing a handful of rows hides more than it saves
+        return block
+    block["rows"], block["more"] = rows[:top], rows[top:]
+    block["more_label"] = f"Show the other {len(rows) - top:,} features (ranked below the top {top})"
+    return block
+
+
 def _side_by_side_caption(results):
     """The caption says which intervals are simultaneous (LOCO/LOFO with a correction: Bonferroni level)."""
     simultaneous = {METHOD_LABELS.get(k, k): r.params["p_adjust_applied"] for k, r in results.items()
@@ -219,12 +314,15 @@ def section_importance(ctx):
         if not failed:
             blocks.append(text("No importance method was selected."))
         return Section("importance", "3. Feature importance", blocks)
+    note = _budget_note(ctx, computed)
+    if note:
+        blocks.append(text(note))
     losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in computed.items())
     blocks.append(text(f"Losses: {losses}. PFI, CFI and SAGE explain the fitted model on test data; LOCO, "
                        f"LOFO and PIMP refit the learner on the training data."))
     if results:
         cols, rows = side_by_side_rows(results)
-        blocks.append(table(cols, rows, caption=_side_by_side_caption(results), css="wide"))
+        blocks.append(_collapsed(table(cols, rows, caption=_side_by_side_caption(results), css="wide")))
         blocks += ctx.guard("figure: importance side by side", lambda: _comparison_figure(results), kind="figure")
     if pimp is not None:
         blocks += ctx.guard("PIMP tables and figure", lambda: _pimp_blocks(pimp), kind="part")
@@ -334,8 +432,10 @@ def _pimp_blocks(r):
                          + ("; smallest reachable p: the adjusted p-value the feature would get had its observed "
                             "importance beaten every null refit (its resolution)" if has_floor else ""))]
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
+    from ._claims import name_list  # (_claims imports this module)
+
     out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
-                    f"significantly important at level {alpha}" + (f": {', '.join(sig)}." if sig else ".")))
+                    f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
     # What the refits cannot resolve: nothing rejectable at all, or features at the floor of their null.
     said = []
     if hasattr(r, "cannot_tell"):
