@@ -27,6 +27,7 @@ BAD = [
     ("test_size", 1.5, r"must be a number > 0 and < 1; got 1\.5\."),
     ("max_rows", -1, r"must be an int >= 100; got -1\."),
     ("n_null", 0, r"must be an int >= 1; got 0\."),
+    ("max_features", 0, r"must be an int >= 1; got 0\."),
     ("sage_orderings", 2, r"must be an int >= 4; got 2\."),
     ("n_jobs", 0, r"must be -1 or an int >= 1; got 0\."),
     ("scheduler_timeout", 0.0, r"must be a number > 0; got 0\.0\."),
@@ -85,7 +86,7 @@ def test_flags_are_the_command_lines():
     checked = {"seed", "n_refits", "test_size", "max_rows", "n_null", "sage_orderings", "n_jobs", "scheduler",
                "scheduler_timeout", "task", "model", "features", "full", "target_class", "data", "test_data",
                "model_file", "trust_model_file", "methods", "out", "prepare", "sage_removals", "quick", "strict",
-               "dataset", "target"}
+               "dataset", "target", "max_features"}
     assert {option_flag(o) for o in checked} <= flags
     assert option_flag("target_class") == "--class" and option_flag("prepare") == "--no-prepare"
 
@@ -100,6 +101,8 @@ def test_flags_are_the_command_lines():
     (["--scheduler-timeout", "0"], "'--scheduler-timeout' must be a number > 0; got 0.0."),
     (["--methods", "pfi,magic"], "Unknown method 'magic' in '--methods'"),
     (["--max-rows", "1000", "--full"], "'--max-rows' and '--full' cannot be used together: '--full' uses every row"),
+    (["--max-features", "0"], "'--max-features' must be an int >= 1; got 0."),
+    (["--max-features", "5", "--full"], "'--max-features' and '--full' cannot be used together"),
 ])
 def test_the_command_line_says_what_it_said(argv, message, data_file, tmp_path, capsys):
     path, reads = data_file
