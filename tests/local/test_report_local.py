@@ -50,3 +50,19 @@ def test_binary_boosted_classifier_is_explained_on_the_log_odds(tmp_path):
     start = html.index("Individual predictions</h2")
     section = html[start:html.index("<h2", start)]
     assert "the log-odds of P(y = " in section and "TreeSHAP" in section
+
+
+def test_model_agnostic_shap_beyond_the_feature_budget_says_so(tmp_path):
+    # A GLM has no trees: its SHAP needs the permutation estimator, whose cost grows with p. Above the
+    # report's feature budget the section says why it was not computed (a wide table took hours).
+    rng = np.random.default_rng(2)
+    n, p = 120, 12
+    df = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"x{j}" for j in range(p)])
+    df["y"] = df["x0"] + 0.1 * rng.normal(size=n)
+    path = build_report(data=df, target="y", model="glm", quick=True, methods=("shap",), out=str(tmp_path),
+                        max_features=5, strict=True)
+    html = open(path, encoding="utf-8").read()
+    start = html.index("Individual predictions</h2")
+    section = html[start:html.index("<h2", start)]
+    assert "Not computed" in section and "feature budget of 5" in section and "12 features" in section
+    assert "data:image/png" not in section

@@ -85,6 +85,16 @@ def section_local(ctx):
                 what = f"the log-odds of {what}"
                 pred = np.log(np.clip(pred, 1e-12, 1)) - np.log(np.clip(1 - pred, 1e-12, 1))
         else:
+            budget = ctx.params.get("max_features")
+            if budget is not None and X.shape[1] > budget:
+                # The permutation estimator evaluates every prefix of every ordering: its cost grows with p
+                # (2,308 genes: hours). Beyond the feature budget the section says so instead.
+                return Section("local", TITLE, [text(
+                    f"Not computed: this model's SHAP values need the permutation estimator (no exact TreeSHAP for "
+                    f"its output), whose cost grows with the number of features, and the table has "
+                    f"{X.shape[1]:,} features, more than the report's feature budget of {budget}. Use --full "
+                    f"(or --max-features {X.shape[1]}) to compute it anyway, or imlkit.shap(...) with fewer "
+                    f"features.")])
             Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
             opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "predict"}
             first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
