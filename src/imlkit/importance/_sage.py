@@ -20,10 +20,10 @@ from scipy import stats
 
 from .._parallel import parallel_map, progress_bar
 from .._timing import Timer
-from .._validation import ValidationError, check_bool, check_float, check_int, resolve_features
+from .._validation import ValidationError, check_bool, check_float, check_int
 from ._common import check_common
 from ._result import ImportanceResult
-from ._sage_value import GameOptions, build_game, sage_value
+from ._sage_value import GameOptions, build_game, players_of_features, sage_value
 
 __all__ = ["sage", "sage_value", "RunningMoments"]
 
@@ -291,19 +291,7 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     max_permutations = check_int("max_permutations", max_permutations, min_value=2 * unit, allow_none=True)
     bg_seed, draw_seed, batch_root = seed.spawn(3)
 
-    def players_of(columns):
-        named = resolve_features(features, columns)
-        used = [c for cols in named.values() for c in cols]
-        dup = sorted({c for c in used if used.count(c) > 1})
-        if dup:
-            raise ValidationError(f"'features' puts column(s) {dup} in more than one player; players must not overlap.")
-        rest = [c for c in columns if c not in used]
-        clash = [c for c in rest if c in named]
-        if clash:
-            raise ValidationError(f"'features' names a group {clash[0]!r} like a column that is not in it; "
-                                  "rename the group.")
-        named.update({c: [c] for c in rest})
-        return named
+    players_of = players_of_features(features)
 
     with Timer() as timer:
         game_options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,

@@ -32,11 +32,12 @@ from .._validation import (
     check_same_columns,
     check_X,
     resolve_feature,
+    resolve_features,
 )
 from ..samplers import make_sampler
 from ._common import check_common, prepare
 
-__all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game"]
+__all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game", "players_of_features"]
 
 REMOVALS = ("marginal", "conditional")
 
@@ -322,6 +323,29 @@ class GameOptions:
     n_background: int
     background: Any
     max_rows: int | None
+
+
+def players_of_features(features):
+    """``players_of(columns)`` for :func:`build_game`: the players named by ``features`` (names,
+    indices or groups ``{name: [columns]}``), every other column a player of its own.
+
+    Players must not overlap, and a group may not take the name of a column outside it.
+    """
+    def players_of(columns):
+        named = resolve_features(features, columns)
+        used = [c for cols in named.values() for c in cols]
+        dup = sorted({c for c in used if used.count(c) > 1})
+        if dup:
+            raise ValidationError(f"'features' puts column(s) {dup} in more than one player; players must not overlap.")
+        rest = [c for c in columns if c not in used]
+        clash = [c for c in rest if c in named]
+        if clash:
+            raise ValidationError(f"'features' names a group {clash[0]!r} like a column that is not in it; "
+                                  "rename the group.")
+        named.update({c: [c] for c in rest})
+        return named
+
+    return players_of
 
 
 def build_game(model, X, y, players_of, options, bg_seed):

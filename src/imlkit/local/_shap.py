@@ -36,10 +36,9 @@ from .._validation import (
     check_n_jobs,
     check_X,
     check_y,
-    resolve_features,
 )
 from ..importance._sage import RunOptions, _estimate
-from ..importance._sage_value import GameOptions, build_game
+from ..importance._sage_value import GameOptions, build_game, players_of_features
 from ._result import ShapResult
 
 __all__ = ["shap", "MAX_AUTO_EXACT", "MAX_EXACT"]
@@ -103,21 +102,6 @@ def _resolve_class(model, class_):
     return int(hit[0]), f"P(class={class_})", classes
 
 
-def _players_of(features):
-    def players(columns):
-        named = resolve_features(features, columns)
-        used = [c for cols in named.values() for c in cols]
-        dup = sorted({c for c in used if used.count(c) > 1})
-        if dup:
-            raise ValidationError(f"'features' puts column(s) {dup} in more than one player; players must not overlap.")
-        rest = [c for c in columns if c not in used]
-        clash = [c for c in rest if c in named]
-        if clash:
-            raise ValidationError(f"'features' names a group {clash[0]!r} like a column that is not in it; "
-                                  "rename the group.")
-        named.update({c: [c] for c in rest})
-        return named
-    return players
 
 
 # ---------------------------------------------------------------------- payoffs of one game
@@ -342,7 +326,7 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
         options = GameOptions(loss=game_loss, removal="marginal", sampler=None, n_background=n_background,
                               background=background, max_rows=max_rows)
         game, players = build_game(game_model, frame if was_frame else frame.to_numpy(), game_y,
-                                   _players_of(features), options, bg_seed)
+                                   players_of_features(features), options, bg_seed)
         if output == "loss":
             label = f"loss {game.loss.name}"
         m = len(players)
