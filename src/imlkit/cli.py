@@ -160,7 +160,7 @@ def _config(args, command_line, **more):
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),
         n_refits=args.n_refits, sage_orderings=args.sage_orderings, n_null=args.n_null, max_rows=args.max_rows,
-        full=args.full, max_features=getattr(args, "max_features", None), test_data=args.test_data,
+        full=args.full, max_features=args.max_features, test_data=args.test_data,
         prepare=not args.no_prepare, command=command_line, **more)
 
 

@@ -205,7 +205,7 @@ def prepare_context(config, *, progress=None):
                                                             n_null=config.n_null,
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
-    ctx.params["max_features"] = feature_budget(config.quick, getattr(config, "max_features", None), config.full)
+    ctx.params["max_features"] = feature_budget(config.quick, config.max_features, config.full)
     ctx.progress_hook = progress
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):

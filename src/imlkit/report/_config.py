@@ -436,7 +436,7 @@ def input_paths(config):
     ``test_data`` is read when the config has it (a path; a DataFrame is no file).
     """
     out = []
-    for what, value in (("data file", config.data), ("test data file", getattr(config, "test_data", None)),
+    for what, value in (("data file", config.data), ("test data file", config.test_data),
                         ("model file", config.model_file)):
         if isinstance(value, (str, os.PathLike)) and os.fspath(value):
             out.append((what, os.fspath(value)))
