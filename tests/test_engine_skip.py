@@ -19,7 +19,7 @@ from sklearn.ensemble import (
 from threadpoolctl import threadpool_limits
 
 import imlkit as ik
-import imlkit._trees as trees
+import imlkit._trees._engine as trees
 from imlkit._model import Predictor
 
 

@@ -23,7 +23,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from threadpoolctl import threadpool_limits
 
 import imlkit as ik
-from imlkit import _trees
+from imlkit._trees import _engine as _trees
 from imlkit._validation import ModelError, ValidationError
 
 SK_TOL = dict(rtol=1e-10, atol=1e-10)

@@ -572,7 +572,7 @@ def _xgboost(model):
     else:
         raise Unsupported(f"XGBoost objective {objective!r}")
     # The intercept (base_score through the objective's link) is read off the model itself:
-    # the margin minus the sum of the trees on the check rows (imlkit._trees._calibrate).
+    # the margin minus the sum of the trees on the check rows (imlkit._trees._engine._calibrate).
     linear = objective in ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
     if hasattr(model, "get_booster"):
         # The scikit-learn wrapper predicts with the trees up to best_iteration after early

@@ -1,0 +1,804 @@
+"""Tree engine: ICE/PD, H-statistic and PFI of tree ensembles without predicting every modified row.
+
+A perturbation method evaluates ``f(x_j = v, x_{i,-j})`` for many values ``v`` per row.
+For a tree ensemble the engine walks each tree once per row with ``x_j`` left *free*: the grid
+values reaching a node form a range, split at each threshold on ``j``, and leaf values are
+added to the whole range at once (see :mod:`._kernels`). With two free features (2-D PD, the
+H-statistic's pairs) the grid points reaching a node form a rectangle of index ranges, and a
+leaf adds its value to a 2-D difference array. Supported: scikit-learn's
+HistGradientBoosting, RandomForest, ExtraTrees and GradientBoosting regressors and classifiers,
+LightGBM and XGBoost (gbtree; numeric and category splits), single decision trees, and any of
+them as the last step of a Pipeline whose earlier steps act column by column (scikit-learn's
+OrdinalEncoder, scalers, SimpleImputer without missing-value indicators, passthrough, inside
+ColumnTransformers: the list in ``_adapters._COLUMNWISE`` says why each is one-to-one);
+classifiers give probabilities through the model's link (sum of raw scores, then
+sigmoid/softmax; a forest averages leaf proportions). Early-stopped XGBoost and LightGBM models
+are read up to the iteration they predict with.
+
+PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
+permuted feature: the others give every copy the row's own value, so their sum is the row's whole
+raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
+rides along as one more grid point (:func:`_skip_raw`). 1-D PD averages block by block
+(:func:`pd_mean`), never holding all rows' curves.
+
+The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
+rows with NaN or infinite values) and with each feature the method will replace set to other
+rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
+or when the model's own predict fails on those rows, the method predicts, and
+``params["engine_note"]`` says why.
+
+How it is used: the methods never call it. :class:`imlkit._model.Predictor` does:
+
+1. ``predictor.use_engine(X, engine)`` at a method's entry point calls :func:`choose`, which
+   adapts the model (cached per model object), checks the engine against the model's own
+   predictions on a few rows of X, and returns a :class:`TreeEngine` (or None) and
+   ``{"engine": "trees" | "predict", ["engine_note": why not]}`` for the params.
+2. The predictor's ``ice``, ``predict_perturbed``, ``pair_means`` and ``pd_average`` ask the
+   :class:`TreeEngine` (its methods of the same names return the predictions, or None when a
+   feature is not one it can free) and predict the stacked rows otherwise.
+
+``engine="auto"`` uses the trees when the model is supported and passes the check,
+``"trees"`` insists (an error otherwise), ``"predict"`` never uses them.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pandas as pd
+
+from .._validation import ModelError, ValidationError, check_choice
+from ._adapters import TreeModel, Unsupported, adapt
+
+__all__ = ["ENGINES", "TreeEngine", "TreeModel", "Unsupported", "check_engine", "choose", "predict_rows",
+           "tree_model"]
+
+ENGINES = ("auto", "trees", "predict")
+
+#: Rows of X on which a model is checked against its own predictions at first use.
+N_CHECK_ROWS = 64
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def _kernel_module():
+    # numba is imported on first use, so `import imlkit` stays fast for models without trees.
+    from . import _kernels as k
+
+    return k
+
+
+def check_engine(engine):
+    """Validate the ``engine`` keyword."""
+    return check_choice("engine", engine, ENGINES)
+
+
+def tree_model(model, fresh=False):
+    """The (cached) :class:`TreeModel` of ``model``; raises :class:`Unsupported`.
+
+    ``fresh=True`` reads the model again (it may have been refitted since it was cached).
+    """
+    try:
+        hit = None if fresh else _CACHE.get(model)
+    except TypeError:  # not weak-referenceable: adapt without caching
+        hit = None
+    if hit is not None:
+        if isinstance(hit, Unsupported):
+            raise hit
+        return hit
+    try:
+        tm = adapt(model)
+        tm.kernel_args = _kernel_module().as_kernel_args(tm.forest)
+    except Unsupported as exc:
+        _remember(model, exc)
+        raise
+    except Exception as exc:  # a library changed its internals: treat as unsupported
+        err = Unsupported(f"the model could not be read ({type(exc).__name__}: {exc})")
+        _remember(model, err)
+        raise err from exc
+    _remember(model, tm)
+    return tm
+
+
+def _remember(model, value):
+    try:
+        _CACHE[model] = value
+    except TypeError:
+        pass
+
+
+def _raw(tm, Xe, j, G, cnt, max_rows=None):
+    """Raw scores (n, m, n_out) including the intercept; rows in blocks of <= max_rows·m values."""
+    n, m = Xe.shape[0], G.shape[1]
+    step = n if max_rows is None else max(1, int(max_rows) // max(m, 1))
+    parts = []
+    for s in range(0, n, step):
+        Gb = G if G.shape[0] == 1 else G[s:s + step]
+        cb = cnt if G.shape[0] == 1 else cnt[s:s + step]
+        parts.append(_kernel_module().free_kernel(np.ascontiguousarray(Xe[s:s + step]), int(j),
+                                                  np.ascontiguousarray(Gb), np.ascontiguousarray(cb, dtype=np.int64),
+                                                  _all_trees(tm), _NO_WEIGHTS, _block(tm, Gb.shape[1]),
+                                                  *tm.kernel_args))
+    raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    raw += tm.base
+    return raw
+
+
+_NO_WEIGHTS = np.empty(0)
+
+
+def _all_trees(tm):
+    """The numbers of all trees of ``tm`` (what the kernels walk when none can be skipped)."""
+    return np.arange(len(tm.forest.roots), dtype=np.int64)
+
+
+def _block(tm, m):
+    """Rows per block inside the kernel: all of them (blocks of 64..4096 rows measured no faster on
+    HGB and up to 3x slower on a deep forest, whose trees then leave the cache block after block)."""
+    return 1 << 62
+
+
+def _tree_split(tm, j):
+    """(trees that split on model column j, trees that do not), as int64 arrays; cached on ``tm``."""
+    cache = tm.__dict__.setdefault("_tree_split_cache", {})
+    hit = cache.get(j)
+    if hit is None:
+        f = tm.forest
+        n_nodes = len(f.feature)
+        tree_of = np.repeat(np.arange(len(f.roots), dtype=np.int64), np.diff(np.append(f.roots, n_nodes)))
+        uses = np.zeros(len(f.roots), dtype=bool)
+        uses[tree_of[(np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)]] = True
+        hit = cache[j] = (np.flatnonzero(uses).astype(np.int64), np.flatnonzero(~uses).astype(np.int64))
+    return hit
+
+
+def _finish(tm, raw, output):
+    n, m, k = raw.shape
+    pred = np.asarray(tm.finish(raw.reshape(n * m, k), output), dtype=np.float64)
+    return pred.reshape((n, m) + pred.shape[1:])
+
+
+def predict_rows(tm, data, output):
+    """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
+    Xe = tm.encode(data)
+    if Xe.ndim != 2 or Xe.shape[1] <= int(tm.forest.feature.max(initial=0)):
+        # the kernels index rows by the model's feature numbers, without bounds checks
+        raise Unsupported(f"X has {Xe.shape[-1]} columns in the model's encoding; the model's trees read "
+                          f"{int(tm.forest.feature.max(initial=0)) + 1}")
+    if tm.base is None:
+        _calibrate(tm, data, Xe)
+    raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
+    return _finish(tm, raw, output)[:, 0]
+
+
+def _calibrate(tm, data, Xe):
+    """Intercept = the model's margin minus the trees' sum (XGBoost's base_score through its link)."""
+    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
+                                         _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
+    margin = np.asarray(tm.margin(data), dtype=np.float64).reshape(len(Xe), -1)
+    if margin.shape[1] != trees.shape[1]:
+        raise Unsupported("the margin has an unexpected shape")
+    tm.base = np.median(margin - trees, axis=0)
+
+
+class TreeEngine:
+    """A model read by the tree engine, bound to what a :class:`~imlkit._model.Predictor` asks.
+
+    Built by :func:`choose` once the model passed its check. Each method returns what the
+    predictor's stacked predict would give, or None when it cannot (a feature the engine
+    cannot free, a grid too large), and the predictor then predicts the stacked rows.
+
+    Attributes
+    ----------
+    tm : TreeModel
+    output : {"predict", "proba"}
+    as_frame : bool
+        The model reads DataFrames (else numpy arrays).
+    max_rows : int
+        Rows (times grid points) per block of the kernels.
+    """
+
+    def __init__(self, tm, output, as_frame, max_rows):
+        self.tm = tm
+        self.output = output
+        self.as_frame = as_frame
+        self.max_rows = max_rows
+        self._encoded = None  # (X, its encoding): the same frame is perturbed feature after feature
+        self._plain = None  # (X, every row's raw score from all trees)
+
+    def encoded(self, X):
+        """The model's encoding of X, kept while the same frame is perturbed feature after feature."""
+        cached = self._encoded
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        Xe = self.tm.encode(X if self.as_frame else X.to_numpy())
+        self._encoded = (X, Xe)
+        return Xe
+
+    def encoded_rows(self, X, start, stop):
+        """Rows start..stop of X in the model's encoding (C order, float64): from the kept encoding
+        of X when there is one, else encoded on their own (so that X's whole encoding -- 96 MB for
+        1e6 rows of 12 columns -- is never held for a method that goes block by block)."""
+        cached = self._encoded
+        if cached is not None and cached[0] is X:
+            Xb = cached[1][start:stop]
+        elif X.shape[0] * X.shape[1] <= KEEP_ENCODED_CELLS:  # small: encode once, keep for the next feature
+            Xb = self.encoded(X)[start:stop]
+        else:
+            Xb = self.tm.encode(X.iloc[start:stop] if self.as_frame else X.iloc[start:stop].to_numpy())
+        return np.ascontiguousarray(Xb, dtype=np.float64)
+
+    def plain_raw(self, X):
+        """Every row's raw score (n, n_out) from all trees, without the intercept; kept for the
+        frame X while it is perturbed feature after feature."""
+        cached = self._plain
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        tm = self.tm
+        parts = [_kernel_module().free_kernel(self.encoded_rows(X, s, s + PERTURBED_BLOCK), -1, np.zeros((1, 1)),
+                                              np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
+                                              *tm.kernel_args)[:, 0, :]
+                 for s in range(0, len(X), PERTURBED_BLOCK)]
+        raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        self._plain = (X, raw)
+        return raw
+
+    def skipped_share(self, X, features):
+        """Share of the (feature, tree) walks PFI/CFI skip on X: trees that never split on the
+        permuted feature (features the engine cannot free count as not skipped)."""
+        tm = self.tm
+        n_trees = len(tm.forest.roots)
+        skipped = total = 0
+        for c in features:
+            col = _column(self, tm, X, c)
+            total += n_trees
+            if col is not None:
+                skipped += len(_tree_split(tm, col[0])[1])
+        return skipped / total if total else 0.0
+
+    def ice(self, X, feature, grid, column=None):
+        """See :func:`ice`."""
+        return ice(self, X, feature, grid, column)
+
+    def perturbed(self, X, cols, replacement, n_repeats):
+        """See :func:`perturbed`."""
+        return perturbed(self, X, cols, replacement, n_repeats)
+
+    def pair_means(self, X, features, values, column=None):
+        """See :func:`pair_means`."""
+        return pair_means(self, X, features, values, column)
+
+    def pd_average(self, X, features, grids, weights, column=None):
+        """See :func:`pd_average`."""
+        return pd_average(self, X, features, grids, weights, column)
+
+    def pd_mean(self, X, feature, grid, weights, column=None):
+        """See :func:`pd_mean`."""
+        return pd_mean(self, X, feature, grid, weights, column)
+
+
+def choose(predictor, X, engine="auto", features=None):
+    """Choose the engine for ``predictor`` on data ``X``.
+
+    The engine proves itself first: on a few rows of X (spread over X, plus rows holding NaN,
+    infinite or float32-overflowing values) its predictions must equal the model's own, and
+    again with each feature in ``features`` replaced by other rows' values (quantiles of the
+    column, its missing value, its levels): what the methods will ask. Any disagreement, or a
+    model whose own predict fails on those rows, leaves the method to predict (a note in the
+    params says why), so that the two engines never give two answers.
+
+    Parameters
+    ----------
+    predictor : imlkit._model.Predictor
+    X : DataFrame, shape (n, p)
+        The data the method will perturb.
+    engine : {"auto", "trees", "predict"}
+    features : list of str, optional
+        The columns the method will replace (default: all columns of X).
+
+    Returns
+    -------
+    tree_engine : TreeEngine or None
+        None: predict the stacked rows.
+    params : dict
+        ``{"engine": "trees"}`` or ``{"engine": "predict"}``, with ``"engine_note"`` saying why
+        a tree model was not evaluated by the engine.
+    """
+    check_engine(engine)
+    if engine == "predict" or len(X) == 0:
+        return None, {"engine": "predict"}
+    rows = _check_rows(X)
+    sub = X.iloc[rows]
+    theirs = None
+    for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
+        try:
+            tm = tree_model(predictor.model, fresh=fresh)
+            if tm.name.startswith("Pipeline") and not predictor.as_frame:
+                raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
+            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+        except Exception as exc:  # Unsupported, or a library's internals changed
+            if engine == "trees":
+                raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
+                                      f"Use engine='auto' or 'predict'.") from None
+            return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
+                          {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
+        if theirs is None:
+            try:
+                theirs = np.asarray(predictor.predict(sub, context="the rows of X checking the tree engine"),
+                                    dtype=np.float64)
+            except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
+                return _refused(engine, exc)
+        if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
+            eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+            try:
+                note = _check_perturbed(predictor, eng, X, features)
+            except ModelError as exc:
+                return _refused(engine, exc)
+            if note is None:
+                return eng, {"engine": "trees"}
+            break
+        diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
+        note = (f"tree engine not used: it disagreed with the model's own predictions on {len(rows)} rows "
+                f"(max abs difference {diff})")
+    if engine == "trees":
+        raise ModelError(f"engine='trees': {note}.")
+    return None, {"engine": "predict", "engine_note": note}
+
+
+def _refused(engine, exc):
+    """The model's own predict failed on rows the engine would answer: never answer where it does not."""
+    if engine == "trees":
+        raise exc
+    return None, {"engine": "predict", "engine_note": f"tree engine not used: the model's own predict failed on "
+                                                      f"rows of X ({exc})"}
+
+
+#: Rows holding NaN or infinite values that the check adds to its spread rows (each kind).
+N_ODD_ROWS = 8
+#: Rows (spread over X) whose features are replaced in the perturbed check, and values per feature.
+N_PERTURBED_ROWS = 4
+N_CHECK_VALUES = 4
+N_CHECK_LEVELS = 8
+#: Cells (rows x columns) of one predict call of the perturbed check (64 MB of doubles): few calls
+#: even for wide data (2308 columns: 20 s with 2 MB calls, most of it per-call overhead).
+CHECK_CELLS = 1 << 23
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _odd_rows(X):
+    """Rows of X with an infinite (or float32-overflowing) value, and rows with a missing value."""
+    inf = np.zeros(len(X), dtype=bool)
+    nan = np.zeros(len(X), dtype=bool)
+    for c in X.columns:
+        s = X[c]
+        if s.dtype.kind == "f":
+            v = s.to_numpy()
+            nan |= np.isnan(v)
+            inf |= np.isinf(v) | (np.abs(np.nan_to_num(v)) > _F32_MAX)
+        elif s.dtype.kind == "O" or isinstance(s.dtype, pd.CategoricalDtype):
+            nan |= s.isna().to_numpy()
+    return np.flatnonzero(inf)[:N_ODD_ROWS], np.flatnonzero(nan)[:N_ODD_ROWS]
+
+
+def _check_rows(X):
+    """Rows of the unperturbed check: spread over X, and those holding infinite or missing values."""
+    spread = np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int)
+    return np.unique(np.concatenate([spread, *_odd_rows(X)]))
+
+
+def _value_rows(s):
+    """Rows of column ``s`` whose values replace it in the check: its levels, or the quantiles of its
+    values (infinite ones included), and one missing value if it has any."""
+    isna = s.isna().to_numpy()
+    ok = np.flatnonzero(~isna)
+    if len(ok) == 0:
+        out = []
+    elif isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind not in "biuf":
+        _, first = np.unique(pd.factorize(s.iloc[ok])[0], return_index=True)
+        out = ok[np.sort(first)[:N_CHECK_LEVELS]].tolist()
+    else:
+        order = ok[np.argsort(s.to_numpy()[ok], kind="stable")]
+        out = order[np.unique(np.linspace(0, len(order) - 1, N_CHECK_VALUES).astype(int))].tolist()
+    if isna.any():
+        out.append(int(np.flatnonzero(isna)[0]))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _check_perturbed(predictor, eng, X, features):
+    """The engine against the model's predict with each feature replaced by other rows' values.
+
+    A few rows of X (spread over it, plus a row with a missing value) get, feature by feature,
+    the values of :func:`_value_rows`; the copies are predicted by the engine (as PFI asks it)
+    and by the model, in calls of at most ``CHECK_CELLS`` cells.
+
+    Returns
+    -------
+    None when they agree, else the note saying where they did not. Raises ModelError when the
+    model's own predict fails on the copies.
+    """
+    tm = eng.tm
+    cols = list(X.columns) if features is None else [c for c in dict.fromkeys(features) if c in X.columns]
+    # the full X first: a Pipeline's column probe (cached per column) then sees all of X's values
+    cols = [c for c in cols if _column(eng, tm, X, c) is not None]
+    if not cols:
+        return None
+    base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
+    base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
+    nb = len(base)
+    Xb = X.iloc[base]
+    values = {c: _value_rows(X[c]) for c in cols}
+    cols = [c for c in cols if len(values[c])]
+    budget = max(1, CHECK_CELLS // max(X.shape[1], 1))
+    start = 0
+    while start < len(cols):
+        chunk, rows = [], 0
+        while start < len(cols) and (not chunk or rows + len(values[cols[start]]) * nb <= budget):
+            chunk.append(cols[start])
+            rows += len(values[cols[start]]) * nb
+            start += 1
+        # The base rows once per value of each feature of the chunk (one take of the whole frame,
+        # fast for wide data); then each feature's own block of copies gets its values.
+        copies = X.iloc[np.tile(base, rows // nb)].reset_index(drop=True)
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
+            offset += k
+        theirs = np.asarray(predictor.predict(copies, context="the rows of X checking the tree engine, with "
+                                                              "features replaced by other rows' values"),
+                            dtype=np.float64)
+        offset = 0
+        for c in chunk:
+            k = len(values[c]) * nb
+            replacement = pd.DataFrame({c: X[c].iloc[np.repeat(values[c], nb)].reset_index(drop=True)})
+            mine = eng.perturbed(Xb, [c], replacement, len(values[c]))
+            want = theirs[offset:offset + k]
+            offset += k
+            if mine is None:
+                continue
+            if mine.shape != want.shape or not np.allclose(mine, want, rtol=tm.rtol, atol=tm.atol):
+                diff = np.max(np.abs(mine - want)) if mine.shape == want.shape else "shape"
+                return (f"tree engine not used: with feature {c!r} replaced by other rows' values it disagreed "
+                        f"with the model's own predictions (max abs difference {diff})")
+    return None
+
+
+def _looks_like_trees(model):
+    if hasattr(model, "steps"):  # a Pipeline: its last step
+        return _looks_like_trees(model.steps[-1][1])
+    return any(hasattr(model, a) for a in ("_engs", "estimators_", "tree_", "booster_", "get_booster"))
+
+
+def _column(eng, tm, X, name):
+    data_key = name if eng.as_frame else list(X.columns).index(name)
+    col = tm.column(data_key, X)
+    if col is None and eng.as_frame:
+        col = tm.column(list(X.columns).index(name), X)
+    return col
+
+
+def _grid_values(values):
+    return values.to_numpy(dtype=object) if isinstance(values, pd.Series) and not \
+        pd.api.types.is_numeric_dtype(values.dtype) else np.asarray(values)
+
+
+def _curves(eng, tm, Xe, j, G):
+    """Predictions (n, m[, k]) with column j set to G[i, q] (G shared when it has one row)."""
+    order = np.argsort(G, axis=1, kind="stable")  # NaN last
+    Gs = np.take_along_axis(G, order, axis=1)
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    pred = _finish(tm, _raw(tm, Xe, j, Gs, cnt, eng.max_rows), eng.output)
+    out = np.empty_like(pred)
+    if G.shape[0] == 1:
+        out[:, order[0]] = pred
+    else:
+        out[np.arange(len(pred))[:, None], order] = pred
+    return out
+
+
+def ice(eng, X, feature, grid, column=None):
+    """The ICE matrix of :meth:`imlkit._model.Predictor.ice` from the trees, or None.
+
+    Returns
+    -------
+    ndarray (n, m) (or (n, m, n_classes) for ``column="all"``), or None when a feature is not
+    one the engine can free (or a pair's grid is too large).
+    """
+    tm = eng.tm
+    Xe = eng.encoded(X)
+    if isinstance(feature, str):
+        col = _column(eng, tm, X, feature)
+        if col is None:
+            return None
+        j, enc = col
+        pred = _curves(eng, tm, Xe, j, enc(_grid_values(grid)).reshape(1, -1))
+    else:
+        (f1, f2), (g1, g2) = feature, grid
+        c1, c2 = _column(eng, tm, X, f1), _column(eng, tm, X, f2)
+        if c1 is None or c2 is None:
+            return None
+        v1, v2 = c1[1](_grid_values(g1)), c2[1](_grid_values(g2))
+        # all m1·m2 combinations, the first feature varying slowest
+        pred = _free2(eng, tm, Xe, c1[0], np.repeat(v1, len(v2)), c2[0], np.tile(v2, len(v1)))
+        if pred is None:
+            return None
+    return _select(pred, column)
+
+
+#: Doubles of per-row 2-D difference arrays held at once: the rows go in blocks whose arrays
+#: are no larger than the forest's node count (at least 2**15, at most this: 32 MB), so that
+#: neither the trees nor the arrays of a block fall out of cache much more than the other
+#: (small boosted trees: blocks of ~100 rows were 2.5x faster than all rows at once; deep
+#: forests: the reverse).
+BLOCK_DOUBLES = 1 << 22
+#: Largest 2-D difference array (grid cells × outputs) the engine builds (128 MB); beyond it
+#: the caller predicts the stacked rows.
+MAX_GRID_DOUBLES = 1 << 24
+
+
+def _axis(values):
+    """Distinct values ascending with NaN last (at most once), and each value's position."""
+    v = np.asarray(values, dtype=np.float64)
+    nan = np.isnan(v)
+    uniq = np.unique(v[~nan])
+    pos = np.full(len(v), len(uniq), dtype=np.int64)
+    pos[~nan] = np.searchsorted(uniq, v[~nan])
+    grid = np.append(uniq, np.nan) if nan.any() else uniq
+    return np.ascontiguousarray(grid, dtype=np.float64), pos
+
+
+def _free2(eng, tm, Xe, j1, v1, j2, v2, weights=None):
+    """Predictions at the points (v1[q], v2[q]) in the model's encoding of columns j1, j2.
+
+    Without ``weights``: every row's predictions, (n, u[, k]). With ``weights`` (summing to 1,
+    only for a model whose ``finish`` is affine): their weighted mean, (u[, k]), from one
+    shared difference array. None when the grid would be too large (or j1 == j2).
+    """
+    if j1 == j2:
+        return None
+    G1, Q1 = _axis(v1)
+    G2, Q2 = _axis(v2)
+    cells = (len(G1) + 1) * (len(G2) + 1) * int(tm.forest.n_out)
+    if cells > MAX_GRID_DOUBLES:
+        return None
+    kernel = _kernel_module().free2_kernel
+    if weights is not None:
+        raw = kernel(Xe, int(j1), G1, int(j2), G2, Q1, Q2, np.ascontiguousarray(weights, dtype=np.float64),
+                     *tm.kernel_args)[0]
+        raw += tm.base
+        return np.asarray(tm.finish(raw, eng.output), dtype=np.float64)
+    n, u = Xe.shape[0], len(Q1)
+    budget = min(BLOCK_DOUBLES, max(1 << 15, len(tm.forest.feature)))
+    step = max(1, min(n, budget // cells, eng.max_rows // max(u, 1)))
+    parts = [kernel(np.ascontiguousarray(Xe[s:s + step]), int(j1), G1, int(j2), G2, Q1, Q2, np.empty(0),
+                    *tm.kernel_args) for s in range(0, n, step)]
+    raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    raw += tm.base
+    return _finish(tm, raw, eng.output)
+
+
+def _pair_setup(eng, tm, X, features, values):
+    """The encoded rows and, per free feature, its column in them and its encoded values.
+
+    Returns ``(Xe, (j1, v1), (j2, v2))``, or None when a feature is not one the engine can free.
+    """
+    c1, c2 = (_column(eng, tm, X, f) for f in features)
+    if c1 is None or c2 is None:
+        return None
+    Xe = eng.encoded(X)
+    return Xe, (c1[0], c1[1](_grid_values(values[0]))), (c2[0], c2[1](_grid_values(values[1])))
+
+
+def pd_average(eng, X, features, grids, weights, column=None):
+    """Weighted 2-D partial dependence on the product grid for a model with an affine link, or None.
+
+    Parameters
+    ----------
+    features : (str, str)
+    grids : (array (m1,), array (m2,))
+    weights : ndarray (n,)
+        Row weights (normalised here).
+
+    Returns
+    -------
+    ndarray, shape (m1 * m2,), the first feature varying slowest: what
+    ``np.tensordot(weights, ice(...), axes=(0, 0))`` gives; None when its link is not
+    affine (then every row is evaluated, see :func:`ice`), or the
+    grid is too large.
+    """
+    tm = eng.tm
+    if not tm.linear or column == "all":
+        return None
+    setup = _pair_setup(eng, tm, X, features, grids)
+    if setup is None:
+        return None
+    Xe, (j1, v1), (j2, v2) = setup
+    w = np.asarray(weights, dtype=np.float64)
+    pred = _free2(eng, tm, Xe, j1, np.repeat(v1, len(v2)), j2, np.tile(v2, len(v1)), weights=w / w.sum())
+    if pred is None:
+        return None
+    if column is None:
+        return pred if pred.ndim == 1 else None
+    return pred[:, column]
+
+
+#: Rows per block of :func:`pd_mean`: each block is encoded and walked on its own, so a PD of
+#: 1e6 rows holds a block's encoding and curves (a few MB), never all rows' (418 MB at 1e6 rows).
+PD_BLOCK = 1 << 15
+
+
+def pd_mean(eng, X, feature, grid, weights, column=None):
+    """Weighted 1-D partial dependence ``Σ_i weights[i] · f(x_feature = grid[q], x_{i,-feature})``, or None.
+
+    The rows go in blocks of ``PD_BLOCK``, each encoded on its own (X's whole encoding is never
+    held). A model whose ``finish`` is affine adds the weighted leaf values of a block into one
+    difference array over the grid (the weighted mean raw score, then the link); the others
+    evaluate a block's curves, then add their weighted sum.
+
+    Parameters
+    ----------
+    feature : str
+    grid : array (m,)
+    weights : ndarray (n,)
+        Row weights summing to 1.
+
+    Returns
+    -------
+    ndarray, shape (m,) (or (m, n_classes) for ``column="all"``); None when the feature is not
+    one the engine can free.
+    """
+    tm = eng.tm
+    col = _column(eng, tm, X, feature)
+    if col is None:
+        return None
+    j, enc = col
+    G = enc(_grid_values(grid)).reshape(1, -1)
+    order = np.argsort(G, axis=1, kind="stable")
+    Gs = np.ascontiguousarray(np.take_along_axis(G, order, axis=1))
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    w = np.asarray(weights, dtype=np.float64)
+    acc = None
+    for s in range(0, len(X), PD_BLOCK):
+        e = min(len(X), s + PD_BLOCK)
+        Xb = eng.encoded_rows(X, s, e)
+        if tm.linear:
+            part = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, _all_trees(tm), np.ascontiguousarray(w[s:e]),
+                                                _block(tm, Gs.shape[1]), *tm.kernel_args)[0]  # (m, n_out)
+        else:
+            pred = _finish(tm, _raw(tm, Xb, j, Gs, cnt), eng.output)  # (b, m[, k])
+            part = np.tensordot(w[s:e], pred, axes=(0, 0))
+        acc = part if acc is None else acc + part
+    if tm.linear:
+        acc = np.asarray(tm.finish(acc + tm.base, eng.output), dtype=np.float64)  # (m[, k])
+    out = np.empty_like(acc)
+    out[order[0]] = acc
+    if column is None:
+        return out if out.ndim == 1 else None
+    return out if column == "all" else out[:, column]
+
+
+def pair_means(eng, X, features, values, column=None):
+    """Mean over the rows of X of the predictions with two features set to given pairs, or None.
+
+    Parameters
+    ----------
+    features : (str, str)
+    values : (array, array), each shape (u,)
+        Point q sets ``features[0]`` to ``values[0][q]`` and ``features[1]`` to ``values[1][q]``.
+    column : None, int or "all"
+
+    Returns
+    -------
+    ndarray, shape (u,) (or (u, n_classes) for ``column="all"``): what
+    ``predict_replaced(...).mean(axis=1)`` gives, or None when a feature is not one the engine can free.
+    Models with an affine link average their raw scores in one difference array; the others
+    are evaluated row by row, then averaged.
+    """
+    tm = eng.tm
+    setup = _pair_setup(eng, tm, X, features, values)
+    if setup is None:
+        return None
+    Xe, (j1, v1), (j2, v2) = setup
+    if tm.linear:
+        pred = _free2(eng, tm, Xe, j1, v1, j2, v2, weights=np.full(len(Xe), 1.0 / len(Xe)))
+    else:
+        pred = _free2(eng, tm, Xe, j1, v1, j2, v2)
+        pred = None if pred is None else pred.mean(axis=0)
+    if pred is None:
+        return None
+    if column is None:
+        return pred if pred.ndim == 1 else None
+    return pred if column == "all" else pred[:, column]
+
+
+def _select(pred, column):
+    if column is None:
+        return pred if pred.ndim == 2 else None
+    if column == "all":
+        return pred
+    return pred[:, :, column]
+
+
+def perturbed(eng, X, cols, replacement, n_repeats):
+    """Predictions of ``n_repeats`` copies of X with the columns ``cols`` replaced, or None.
+
+    Parameters
+    ----------
+    cols : list of str
+        The perturbed columns: one column is a free feature with the row's ``n_repeats``
+        values as its grid; a group's stacked rows are walked one by one.
+    replacement : DataFrame, shape (n_repeats * n, |cols|)
+        Row ``r * n + i`` holds the value of copy ``r`` of row ``i``.
+
+    Returns
+    -------
+    ndarray, shape (n_repeats * n,) or (n_repeats * n, k): as the model's predict of the
+    stacked copies would; None when a column is not one the engine can free.
+    """
+    tm = eng.tm
+    found = [_column(eng, tm, X, c) for c in cols]
+    if any(col is None for col in found):
+        return None
+    n = len(X)
+    if len(cols) > 1:
+        Xe = eng.encoded(X)
+        # A group: the stacked rows in the model's encoding, each predicted by one walk per tree.
+        Xs = np.tile(Xe, (n_repeats, 1))
+        for c, (j, enc) in zip(cols, found):
+            Xs[:, j] = enc(_grid_values(replacement[c]))
+        raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), eng.max_rows)
+        return _finish(tm, raw, eng.output)[:, 0]
+    j, enc = found[0]
+    values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n)
+    using, skipped = _tree_split(tm, j)
+    out = None
+    for s in range(0, n, PERTURBED_BLOCK):
+        e = min(n, s + PERTURBED_BLOCK)
+        G = np.ascontiguousarray(values[:, s:e].T)  # (b, r): row i's values in copies 0..r-1
+        Xb = eng.encoded_rows(X, s, e)
+        if len(skipped) == 0:
+            pred = _curves(eng, tm, Xb, j, G)
+        else:
+            pred = _finish(tm, _skip_raw(eng, tm, X, Xb, j, G, s, e, using), eng.output)
+        if out is None:
+            out = np.empty((n_repeats, n) + pred.shape[2:])
+        out[:, s:e] = np.moveaxis(pred, 1, 0)
+    return out.reshape((n_repeats * n,) + out.shape[2:])
+
+
+#: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of
+#: doubles); a larger X is encoded block by block for each feature (at 1e6 rows × 12 columns
+#: that costs ~1 % of PFI's time and saves 96 MB).
+KEEP_ENCODED_CELLS = 1 << 22
+#: Rows per block of :func:`perturbed`: its temporary arrays (grids, their order, the kernel's
+#: difference arrays) are a few times rows × (n_repeats + 2) doubles, 2**16 rows keep them small
+#: at any n (1e6 rows would otherwise hold several 50 MB arrays at once).
+PERTURBED_BLOCK = 1 << 16
+
+
+def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
+    """Raw scores (b, r, n_out) of rows s..e with column j set to G[i, q], walking only the trees
+    that split on j.
+
+    A tree that never splits on j gives the row's own leaf value in every copy, so the sum over
+    those trees is the row's whole raw score (all trees, computed once per X, see
+    :meth:`TreeEngine.plain_raw`) minus the splitting trees' sum at the row's own value; that
+    value rides along as one more grid point of the walk. Equal to walking every tree up to
+    float rounding (one subtraction of sums of the same trees' values).
+    """
+    b, r = G.shape
+    Gx = np.concatenate([G, Xb[:, j:j + 1]], axis=1)  # the row's own value last
+    order = np.argsort(Gx, axis=1, kind="stable")  # NaN last
+    Gs = np.ascontiguousarray(np.take_along_axis(Gx, order, axis=1))
+    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+    sub = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, using, _NO_WEIGHTS, _block(tm, r + 1), *tm.kernel_args)
+    raw = np.empty_like(sub)
+    raw[np.arange(b)[:, None], order] = sub
+    own = raw[:, r, :]
+    rest = eng.plain_raw(X)[s:e] - own  # the other trees' sum, per row
+    out = raw[:, :r, :]
+    out += rest[:, None, :]
+    out += tm.base
+    return out
+
+
