@@ -406,16 +406,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         # One permutation seed per (refit, fold, feature), from a third child of the root
         # (the first two, and so the drop variant's numbers, are unchanged).
         perm_seeds = options.seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
-        jobs = []
-        for r in range(n_refits):
-            for k in range(K):
-                where = _where(r, k, n_refits, K)
-                s = refit_seeds[r * K + k]
-                fold = None if folds is None else k
-                jobs.append(RefitJob(f"the full model{where}", (), fold, s))
-                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s,
-                                  permute_seed=perm_seeds[(r * K + k) * len(names) + j] if permuted else None)
-                         for j, name in enumerate(names)]
+        jobs = _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds)
         out = run_refits(problem, jobs, n_jobs=options.n_jobs, progress=options.progress,
                          desc=options.method.upper())
         # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
@@ -439,6 +430,26 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")
     return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
                             groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds):
+    """The fits in result order: for each refit r and fold k (one without ``folds``), the full
+    model, then one per feature (group) left out; fit (r, k) has learner seed
+    ``refit_seeds[r*K + k]`` and, for the permuted-copy variant (``perm_seeds`` not None), one
+    permutation seed per feature."""
+    names = list(groups)
+    K = 1 if folds is None else len(folds)
+    jobs = []
+    for r in range(n_refits):
+        for k in range(K):
+            where = _where(r, k, n_refits, K)
+            seed = refit_seeds[r * K + k]
+            fold = None if folds is None else k
+            jobs.append(RefitJob(f"the full model{where}", (), fold, seed))
+            jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, seed,
+                              permute_seed=None if perm_seeds is None else perm_seeds[(r * K + k) * len(names) + j])
+                     for j, name in enumerate(names)]
+    return jobs
 
 
 def _auto_aggregate(template, loss_obj):
