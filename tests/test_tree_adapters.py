@@ -14,7 +14,12 @@ import pandas as pd
 import pytest
 import xgboost as xgb
 from numpy.testing import assert_allclose
-from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -101,3 +106,25 @@ def test_a_pipeline_is_read_through_a_frame(models):
     X, fitted = models
     with pytest.raises(_adapters.Unsupported, match="a Pipeline is read through the columns of a DataFrame"):
         _engine.tree_model(fitted["PipelineAdapter"], X.iloc[:16].to_numpy(), fresh=True)
+
+
+@pytest.mark.parametrize("make", [lambda: RandomForestClassifier(3, max_depth=2, random_state=0),
+                                  lambda: GradientBoostingClassifier(n_estimators=3, random_state=0),
+                                  lambda: lgb.LGBMRegressor(n_estimators=3, verbose=-1),
+                                  lambda: xgb.XGBRegressor(n_estimators=3, max_depth=2)],
+                         ids=["forest", "gradient-boosting", "lightgbm", "xgboost"])
+def test_the_cached_tree_model_does_not_keep_the_model_alive(make):
+    # The cache is keyed weakly by the model: the TreeModel's callables must not hold the model
+    # (the adapter that read it is dropped; XGBoost's margin is used at construction only).
+    # HistGradientBoosting is not listed: its encoder is the model's own _preprocess_X.
+    import gc
+    import weakref
+
+    X, y = _data()
+    model = make().fit(X, (y > np.median(y)).astype(int) if hasattr(make(), "predict_proba") else y)
+    tm = _engine.tree_model(model, X.iloc[:16], fresh=True)
+    assert _engine.tree_model(model, X.iloc[:16]) is tm
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None
