@@ -47,7 +47,7 @@ SCRIPT = textwrap.dedent('''
     import json, os, sys, tempfile, types
     RO = sys.argv[1]
     # The package without its __init__ (which imports scikit-learn, pandas, ...): only _numba,
-    # _cart and _trees matter here, and the test stays a few seconds per process.
+    # _sampler_cart and _trees matter here, and the test stays a few seconds per process.
     package = types.ModuleType("imlkit")
     package.__path__ = [os.path.join(RO, "imlkit")]
     sys.modules["imlkit"] = package
@@ -75,7 +75,7 @@ SCRIPT = textwrap.dedent('''
         out["plain_numba"] = "ok"
     except RuntimeError as exc:
         out["plain_numba"] = str(exc)
-    import imlkit._cart, imlkit._trees._kernels, imlkit._probe as probe, imlkit._numba as nb
+    import imlkit._sampler_cart, imlkit._trees._kernels, imlkit._probe as probe, imlkit._numba as nb
 
     out["value"] = int(probe.add_one(41)) if sys.argv[4] == "call" else None
     out["status"] = nb.cache_status()

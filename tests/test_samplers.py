@@ -164,12 +164,12 @@ def _same_partition(a, b):
 @pytest.mark.parametrize("n, p, d, depth, leaf, levels", [
     (300, 1, 1, 12, 5, None), (700, 4, 3, 6, 10, None), (1200, 6, 2, 12, 23, None), (500, 3, 8, 3, 40, None),
     (400, 5, 1, 12, 1, None),
-    # few distinct values: split from per-node histograms (imlkit._cart.HIST_MAX_BINS)
+    # few distinct values: split from per-node histograms (imlkit._sampler_cart.HIST_MAX_BINS)
     (800, 4, 2, 12, 10, [2, 7, 24, 60]), (1000, 3, 1, 8, 3, [3, 64, 200]), (600, 2, 8, 12, 23, [12, 4])])
 def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf, levels):
     from sklearn.tree import DecisionTreeRegressor
 
-    from imlkit import _cart
+    from imlkit import _sampler_cart as _cart
 
     # Continuous targets: no two distinct splits of a node tie on the criterion.
     rng = np.random.default_rng(n + p)
@@ -196,7 +196,7 @@ def test_cart_grows_scikit_learns_tree(n, p, d, depth, leaf, levels):
 
 
 def test_cart_known_answer_and_stopping_rules():
-    from imlkit import _cart
+    from imlkit import _sampler_cart as _cart
 
     # y is a step in x0 at 0.5 (x1 is noise): the one split is x0 <= midpoint of 0.4 and 0.6.
     X = np.array([[0.1, 5], [0.2, 3], [0.3, 9], [0.4, 1], [0.6, 2], [0.7, 8], [0.8, 4], [0.9, 7]], np.float32)

@@ -232,7 +232,8 @@ def test_label_output_falls_back(fitted):
 
 def test_kernel_known_answer_on_a_hand_made_stump():
     # f(x) = 1 if x0 <= 0.5 else 3 (NaN goes right); free x0 over [0, 0.5, NaN, 1]
-    from imlkit._trees._adapters import Forest, TreeModel, _regressor_finish
+    from imlkit._trees._adapters import Forest, _regressor_finish
+    from imlkit._trees._engine import TreeModel
     from imlkit._trees._kernels import as_kernel_args
 
     forest = Forest(roots=np.array([0]), feature=np.array([0, 0, 0]), kind=np.array([0, -1, -1]),

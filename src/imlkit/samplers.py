@@ -371,7 +371,7 @@ class SubgroupSampler(Sampler):
     -----
     The tree is scikit-learn's ``DecisionTreeRegressor`` (squared error summed over the
     targets, best splits, ``max_depth``, ``min_samples_leaf``), grown by imlkit's numba CART
-    (:mod:`imlkit._cart`): the same tree at a tenth of the cost, with every column sorted once
+    (:mod:`imlkit._sampler_cart`): the same tree at a tenth of the cost, with every column sorted once
     for all trees. When two splits of a node tie exactly (discrete data) the two may keep
     different ones -- scikit-learn decides by a random feature order -- so a few trees differ;
     both follow the same definition and CFI/SAGE values agree within their Monte Carlo error
@@ -394,7 +394,7 @@ class SubgroupSampler(Sampler):
     def __repr__(self):
         return f"SubgroupSampler(max_depth={self.max_depth}, min_samples_leaf={self.min_samples_leaf!r})"
 
-    #: Grow the trees with imlkit's numba CART (:mod:`imlkit._cart`, the same tree as
+    #: Grow the trees with imlkit's numba CART (:mod:`imlkit._sampler_cart`, the same tree as
     #: scikit-learn's ``DecisionTreeRegressor``, ~10x cheaper per tree); False: scikit-learn's.
     #: Columns with missing values always use scikit-learn's tree (its missing-value routing).
     _numba_tree = True
@@ -437,7 +437,7 @@ class SubgroupSampler(Sampler):
         """(tree, leaf of every fitted row, r_idx, group codes 0..L-1) for the sampled set S; cached.
 
         The tree is a deterministic function of the fitted data and S. ``tree`` is a fitted
-        scikit-learn tree or the node arrays of a :mod:`imlkit._cart` tree.
+        scikit-learn tree or the node arrays of a :mod:`imlkit._sampler_cart` tree.
         """
         key = tuple(S)
         hit = self._trees.get(key)
@@ -454,7 +454,7 @@ class SubgroupSampler(Sampler):
             target = U[:, :_MAX_TARGETS] * sv[:_MAX_TARGETS]
         depth, leaf = self.max_depth, self._leaf_size(len(self._codes32))
         if self._numba_tree and not self._has_nan[r_idx].any():
-            from . import _cart
+            from . import _sampler_cart as _cart
 
             if self._presorted is None:
                 self._presorted = _cart.presort(self._codes32)
@@ -497,7 +497,7 @@ class SubgroupSampler(Sampler):
         if self._is_fit_data(X):
             leaves_x = leaves_fit
         elif isinstance(tree, tuple):  # numba tree: splits index all columns
-            from . import _cart
+            from . import _sampler_cart as _cart
 
             leaves_x = _cart.apply(_encode_columns(X, list(X.columns), self._levels), tree)
         else:

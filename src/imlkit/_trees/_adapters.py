@@ -1,4 +1,10 @@
-"""Adapters: a fitted tree ensemble -> flat node arrays + how to encode its input and finish its output.
+"""Adapters: one class per library that reads a fitted tree ensemble for the engine.
+
+Each :class:`Adapter` subclass recognises its library's models (``can_handle``) and builds what
+the engine needs: the trees as flat node arrays (``trees``), the model's input encoding
+(``encoder``, ``columns``), its link (``finisher``) and intercept. :func:`adapt` walks the
+registry :data:`ADAPTERS`; the engine (:func:`imlkit._trees._engine.tree_model`) turns an
+adapter into a complete :class:`~imlkit._trees._engine.TreeModel`.
 
 Each adapter reproduces exactly what the model's own ``predict``/``predict_proba`` does: the
 same input encoding (scikit-learn trees compare float32 values; HGB ordinal-encodes pandas
@@ -13,12 +19,12 @@ booster dumps); that is why every model is checked at first use.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Forest", "TreeModel", "Unsupported", "adapt"]
+__all__ = ["ADAPTERS", "Adapter", "Forest", "Unsupported", "adapt"]
 
 
 class Unsupported(Exception):
@@ -119,47 +125,76 @@ def _depth(left, right, leaf):
     return best
 
 
-@dataclass
-class TreeModel:
-    """A model as the engine sees it.
+# --------------------------------------------------------------------------- the adapter interface
+
+class Adapter:
+    """How the engine reads one library's fitted models.
+
+    One subclass per library, listed in :data:`ADAPTERS`. :meth:`can_handle` recognises a model
+    by what it holds (never by class name alone); an instance is made for one model, raises
+    :class:`Unsupported` for a configuration the engine cannot reproduce, and builds the parts of
+    its :class:`~imlkit._trees._engine.TreeModel`:
+
+    - :meth:`trees`: the model's trees as one :class:`Forest`;
+    - :meth:`encoder`: ``encode(X) -> float64 (n, p)``, the model's own input encoding;
+    - :meth:`columns`: input column (name or position) -> (model column, value encoder), as a
+      dict or a callable ``(key, X)`` when it depends on the frame;
+    - :meth:`finisher`: ``finish(raw (n, n_out), output) -> predictions``, the model's link;
+    - :meth:`intercept`: the constant added to the trees' sum, or None when the model does not
+      store it where the engine can read it: the engine then reads it off :meth:`margin`
+      (``_engine._calibrate``).
+
+    An adapter is short-lived: the engine builds the TreeModel from it and drops it. The
+    callables it hands out keep only what they need (the engine caches TreeModels per model).
 
     Attributes
     ----------
-    forest : Forest
-    base : ndarray (n_out,)
-        Intercept added to the raw score.
-    encode : callable(X) -> float64 (n, p)
-        The model's input encoding of a DataFrame (or array).
-    columns : dict or callable(name, X)
-        Input column name or position -> (model column, value encoder ``values -> float64``);
-        a callable when the mapping depends on the frame (LightGBM's categoricals).
-    finish : callable(raw (n, n_out), output) -> predictions
-        Link: ``output`` is "predict" or "proba"; raises Unsupported for an output it cannot give.
     name : str
+        What the engine's notes call the model.
     rtol, atol : float
         Tolerance of the check against the model's own predictions.
     linear : bool
-        ``finish`` is affine in the raw score (identity link, or a forest's averaged leaf
-        proportions): a mean of predictions is then ``finish`` of the mean raw score.
+        The finish is affine in the raw score (identity link, or a forest's averaged leaf
+        proportions): a mean of predictions is then the finish of the mean raw score.
     """
 
-    forest: Forest
-    base: np.ndarray
-    encode: object
-    columns: object
-    finish: object
-    name: str
-    rtol: float = 1e-9
-    atol: float = 1e-9
-    kernel_args: tuple = field(default=None, repr=False)
-    margin: object = field(default=None, repr=False)
-    linear: bool = False
+    rtol = 1e-9
+    atol = 1e-9
+    linear = False
 
-    def column(self, key, X):
-        """(model column, value encoder) of input column ``key`` (a name or position), or None."""
-        if callable(self.columns):
-            return self.columns(key, X)
-        return self.columns.get(key)
+    def __init__(self, model):
+        self.model = model
+        self.name = type(model).__name__
+
+    @staticmethod
+    def can_handle(model):
+        """Whether ``model`` is one of this library's models (by what it holds)."""
+        raise NotImplementedError
+
+    def trees(self):
+        """All trees of the model as one :class:`Forest`."""
+        raise NotImplementedError
+
+    def encoder(self):
+        """``encode(X) -> float64 (n, p)``: a DataFrame (or array) as the model's trees read it."""
+        raise NotImplementedError
+
+    def columns(self):
+        """Input column -> (model column, value encoder ``values -> float64``): a dict or a callable."""
+        raise NotImplementedError
+
+    def finisher(self):
+        """``finish(raw (n, n_out), output)``: ``output`` is "predict" or "proba"; raises
+        :class:`Unsupported` for an output the model does not give."""
+        raise NotImplementedError
+
+    def intercept(self):
+        """The raw score's constant (n_out,), or None: then read off :meth:`margin`."""
+        raise NotImplementedError
+
+    def margin(self, X):
+        """The model's own raw score (n, n_out) of the rows X (for :meth:`intercept` None)."""
+        raise Unsupported(f"{self.name} has no margin to read its intercept from")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -193,6 +228,14 @@ def _codes(categories):
     return encode
 
 
+def _bitset(codes):
+    """uint32 words with bit c set for each category code c."""
+    words = np.zeros(max(codes, default=0) // 32 + 1, dtype=np.uint32)
+    for c in codes:
+        words[c >> 5] |= np.uint32(1) << np.uint32(c & 31)
+    return words
+
+
 def _sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
 
@@ -201,6 +244,14 @@ def _softmax(z):
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def _first_column(raw):
+    return raw[:, 0]
+
+
+def _exp_first_column(raw):
+    return np.exp(raw[:, 0])
 
 
 def _classifier_finish(prob_fn):
@@ -219,37 +270,63 @@ def _regressor_finish(fn):
     return finish
 
 
+def _float32_encode(X):
+    """scikit-learn's trees (and XGBoost) compare float32 values."""
+    arr = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
+    return np.ascontiguousarray(np.asarray(arr, dtype=np.float32), dtype=np.float64)
+
+
 # --------------------------------------------------------------------------- scikit-learn HGB
 
-def _hgb(model):
-    preds = model._predictors
-    n_out = int(model.n_trees_per_iteration_)
-    b = _Builder(n_out)
-    known, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
-    known_rows = [b.add_bitset(row) for row in np.asarray(known)]
-    f_idx_map = np.asarray(f_idx_map)
-    for trees in preds:
-        for k, tp in enumerate(trees):
-            nodes = tp.nodes
-            leaf = nodes["is_leaf"].astype(bool)
-            is_cat = nodes["is_categorical"].astype(bool) & ~leaf
-            off = len(b.bitsets)
-            for row in np.asarray(tp.raw_left_cat_bitsets):
-                b.add_bitset(row)
-            feat = nodes["feature_idx"].astype(np.int64)
-            cat_left = np.where(is_cat, nodes["bitset_idx"].astype(np.int64) + off, 0)
-            cat_known = np.where(is_cat, [known_rows[f_idx_map[f]] if c else -1 for f, c in zip(feat, is_cat)], -1) \
-                if is_cat.any() else None
-            b.add_tree(k, feat, np.where(leaf, -1, np.where(is_cat, 1, 0)), nodes["num_threshold"],
-                       nodes["left"], nodes["right"], nodes["missing_go_to_left"], nodes["value"],
-                       cat_left=cat_left, cat_known=cat_known)
-    forest = b.build()
-    base = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
-    pre = model._preprocessor
-    n_in = int(model.n_features_in_)
-    if pre is None:
-        columns = _positional_columns(model, n_in, _as_float)
-    else:
+class HistGradientBoostingAdapter(Adapter):
+    """scikit-learn's HistGradientBoosting regressor and classifier (categorical splits included)."""
+
+    @staticmethod
+    def can_handle(model):
+        return hasattr(model, "_predictors") and hasattr(model, "_bin_mapper")
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.n_out = int(model.n_trees_per_iteration_)
+        self.regressor = self.n_out == 1 and not hasattr(model, "classes_")
+        self.linear = self.regressor and type(model._loss.link).__name__ == "IdentityLink"
+
+    def trees(self):
+        model = self.model
+        b = _Builder(self.n_out)
+        known, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
+        known_rows = [b.add_bitset(row) for row in np.asarray(known)]
+        f_idx_map = np.asarray(f_idx_map)
+        for trees in model._predictors:
+            for k, tp in enumerate(trees):
+                self._add_tree(b, k, tp, known_rows, f_idx_map)
+        return b.build()
+
+    @staticmethod
+    def _add_tree(b, k, tp, known_rows, f_idx_map):
+        nodes = tp.nodes
+        leaf = nodes["is_leaf"].astype(bool)
+        is_cat = nodes["is_categorical"].astype(bool) & ~leaf
+        off = len(b.bitsets)
+        for row in np.asarray(tp.raw_left_cat_bitsets):
+            b.add_bitset(row)
+        feat = nodes["feature_idx"].astype(np.int64)
+        cat_left = np.where(is_cat, nodes["bitset_idx"].astype(np.int64) + off, 0)
+        cat_known = np.where(is_cat, [known_rows[f_idx_map[f]] if c else -1 for f, c in zip(feat, is_cat)], -1) \
+            if is_cat.any() else None
+        b.add_tree(k, feat, np.where(leaf, -1, np.where(is_cat, 1, 0)), nodes["num_threshold"],
+                   nodes["left"], nodes["right"], nodes["missing_go_to_left"], nodes["value"],
+                   cat_left=cat_left, cat_known=cat_known)
+
+    def intercept(self):
+        return np.asarray(self.model._baseline_prediction, dtype=np.float64).ravel()
+
+    def columns(self):
+        model = self.model
+        pre = model._preprocessor
+        if pre is None:
+            return _positional_columns(model, int(model.n_features_in_), _as_float)
+        # the preprocessor puts the categorical columns (ordinal codes) first, the numeric ones after
         columns = {}
         names = getattr(model, "feature_names_in_", None)
         enc = pre.named_transformers_["encoder"]
@@ -263,17 +340,20 @@ def _hgb(model):
                 columns[int(i)] = (start + rank, ve)
                 if names is not None:
                     columns[str(names[i])] = (start + rank, ve)
+        return columns
 
-    def encode(X):
-        return np.ascontiguousarray(model._preprocess_X(X, reset=False), dtype=np.float64)
+    def encoder(self):
+        model = self.model
 
-    linear = False
-    if n_out == 1 and not hasattr(model, "classes_"):
-        finish = _regressor_finish(lambda raw: model._loss.link.inverse(raw[:, 0]))
-        linear = type(model._loss.link).__name__ == "IdentityLink"
-    else:
-        finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
-    return TreeModel(forest, base, encode, columns, finish, type(model).__name__, linear=linear)
+        def encode(X):
+            return np.ascontiguousarray(model._preprocess_X(X, reset=False), dtype=np.float64)
+        return encode
+
+    def finisher(self):
+        loss = self.model._loss
+        if self.regressor:
+            return _regressor_finish(lambda raw: loss.link.inverse(raw[:, 0]))
+        return _classifier_finish(lambda raw: loss.predict_proba(raw))
 
 
 # --------------------------------------------------------------------------- scikit-learn trees
@@ -297,141 +377,149 @@ def _tree_arrays(tree, normalize=False, scale=1.0, column=0):
                 right=t.children_right, missing_left=missing, value=value * scale)
 
 
-def _sk_encode(model):
-    def encode(X):
-        arr = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
-        return np.ascontiguousarray(np.asarray(arr, dtype=np.float32), dtype=np.float64)
-    return encode
+class _ScikitLearnTrees(Adapter):
+    """What scikit-learn's own trees share: float32 input by position, no preprocessing."""
+
+    def encoder(self):
+        return _float32_encode
+
+    def columns(self):
+        return _positional_columns(self.model, int(self.model.n_features_in_), _float32)
 
 
-def _forest(model, trees=None):
-    """RandomForest/ExtraTrees (mean of the trees; a classifier averages leaf proportions), or one tree."""
-    trees = model.estimators_ if trees is None else trees
-    T = len(trees)
-    classifier = hasattr(model, "classes_")
-    if classifier:
-        if np.ndim(model.classes_[0]) > 0 or getattr(model, "n_outputs_", 1) != 1:
+class ForestAdapter(_ScikitLearnTrees):
+    """RandomForest/ExtraTrees (the mean of the trees; a classifier averages leaf proportions) and
+    single decision trees (a forest of one)."""
+
+    linear = True
+
+    @staticmethod
+    def can_handle(model):
+        mod = type(model).__module__
+        if mod.startswith("sklearn.tree"):
+            return hasattr(model, "tree_")
+        est = getattr(model, "estimators_", None)
+        return (mod.startswith("sklearn.ensemble") and isinstance(est, list) and bool(est)
+                and all(hasattr(e, "tree_") for e in est))
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.classifier = hasattr(model, "classes_")
+        if self.classifier and np.ndim(model.classes_[0]) > 0 or getattr(model, "n_outputs_", 1) != 1:
             raise Unsupported("multi-output forests are not supported")
-        n_out = len(model.classes_)
-    else:
-        if getattr(model, "n_outputs_", 1) != 1:
-            raise Unsupported("multi-output forests are not supported")
-        n_out = 1
-    b = _Builder(n_out, value_width=n_out)
-    for tree in trees:
-        b.add_tree(-1, **_tree_arrays(tree, normalize=classifier, scale=1.0 / T))
-    forest = b.build()
-    columns = _positional_columns(model, int(model.n_features_in_), _float32)
-    finish = _classifier_finish(lambda raw: raw) if classifier else _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, np.zeros(n_out), _sk_encode(model), columns, finish, type(model).__name__,
-                     linear=True)
+        self.n_out = len(model.classes_) if self.classifier else 1
+
+    def trees(self):
+        trees = [self.model] if hasattr(self.model, "tree_") else self.model.estimators_
+        b = _Builder(self.n_out, value_width=self.n_out)
+        for tree in trees:
+            b.add_tree(-1, **_tree_arrays(tree, normalize=self.classifier, scale=1.0 / len(trees)))
+        return b.build()
+
+    def intercept(self):
+        return np.zeros(self.n_out)
+
+    def finisher(self):
+        return _classifier_finish(lambda raw: raw) if self.classifier else _regressor_finish(_first_column)
 
 
-def _gradient_boosting(model):
-    init = model.init_
-    if not (isinstance(init, str) and init == "zero") and type(init).__name__ not in ("DummyRegressor",
-                                                                                      "DummyClassifier"):
-        raise Unsupported("a custom init estimator is not supported")
-    est = model.estimators_
-    n_out = est.shape[1]
-    lr = float(model.learning_rate)
-    b = _Builder(n_out)
-    for i in range(est.shape[0]):
-        for k in range(n_out):
-            b.add_tree(k, **_tree_arrays(est[i, k], scale=lr))
-    forest = b.build()
-    n_in = int(model.n_features_in_)
-    base = np.asarray(model._raw_predict_init(np.zeros((1, n_in), dtype=np.float32)), dtype=np.float64)[0]
-    columns = _positional_columns(model, n_in, _float32)
-    if hasattr(model, "classes_"):
-        finish = _classifier_finish(lambda raw: model._loss.predict_proba(raw))
-    else:
-        finish = _regressor_finish(lambda raw: raw[:, 0])
-    return TreeModel(forest, base, _sk_encode(model), columns, finish, type(model).__name__,
-                     linear=not hasattr(model, "classes_"))
+class GradientBoostingAdapter(_ScikitLearnTrees):
+    """scikit-learn's GradientBoosting regressor and classifier (learning rate times each tree)."""
+
+    @staticmethod
+    def can_handle(model):
+        est = getattr(model, "estimators_", None)
+        return (type(model).__module__.startswith("sklearn.ensemble") and isinstance(est, np.ndarray)
+                and est.ndim == 2 and hasattr(model, "learning_rate"))
+
+    def __init__(self, model):
+        super().__init__(model)
+        init = model.init_
+        if not (isinstance(init, str) and init == "zero") and type(init).__name__ not in ("DummyRegressor",
+                                                                                          "DummyClassifier"):
+            raise Unsupported("a custom init estimator is not supported")
+        self.classifier = hasattr(model, "classes_")
+        self.linear = not self.classifier
+
+    def trees(self):
+        est = self.model.estimators_
+        lr = float(self.model.learning_rate)
+        b = _Builder(est.shape[1])
+        for i in range(est.shape[0]):
+            for k in range(est.shape[1]):
+                b.add_tree(k, **_tree_arrays(est[i, k], scale=lr))
+        return b.build()
+
+    def intercept(self):
+        zeros = np.zeros((1, int(self.model.n_features_in_)), dtype=np.float32)
+        return np.asarray(self.model._raw_predict_init(zeros), dtype=np.float64)[0]
+
+    def finisher(self):
+        if self.classifier:
+            loss = self.model._loss
+            return _classifier_finish(lambda raw: loss.predict_proba(raw))
+        return _regressor_finish(_first_column)
 
 
 # --------------------------------------------------------------------------- LightGBM
 
-def _lightgbm(model):
-    booster = model.booster_ if hasattr(model, "booster_") else model
-    dump = booster.dump_model()
-    n_out = int(dump["num_tree_per_iteration"])
-    objective = str(dump["objective"]).split()
-    if dump.get("average_output"):
-        raise Unsupported("LightGBM random-forest mode (average_output) is not supported")
-    name = objective[0]
-    params = dict(p.split(":", 1) for p in objective[1:] if ":" in p)
-    infos = dump["tree_info"]
-    best = getattr(model, "best_iteration_", None) if hasattr(model, "booster_") else None
-    if best:
-        infos = infos[:int(best) * n_out]
-    b = _Builder(n_out)
-    for t, info in enumerate(infos):
-        lists = {k: [] for k in ("feature", "kind", "threshold", "left", "right", "missing_left", "value",
-                                 "cat_left")}
+class LightGBMAdapter(Adapter):
+    """LightGBM boosters and their scikit-learn wrappers (numeric and category splits, NaN or zero
+    as missing; read up to the best iteration after early stopping)."""
 
-        def visit(node):
-            idx = len(lists["feature"])
-            for k in lists:
-                lists[k].append(0)
-            if "leaf_value" in node or "split_feature" not in node:
-                lists["kind"][idx] = -1
-                lists["value"][idx] = float(node.get("leaf_value", 0.0))
-                return idx
-            lists["feature"][idx] = int(node["split_feature"])
-            mtype = node.get("missing_type", "None")
-            default_left = bool(node.get("default_left", False))
-            if node["decision_type"] == "==":
-                cats = [int(c) for c in str(node["threshold"]).split("||")]
-                words = np.zeros(max(cats) // 32 + 1, dtype=np.uint32)
-                for c in cats:
-                    words[c >> 5] |= np.uint32(1) << np.uint32(c & 31)
-                lists["kind"][idx] = 1
-                lists["cat_left"][idx] = b.add_bitset(words)
-                lists["missing_left"][idx] = 0
-            elif node["decision_type"] == "<=":
-                thr = float(node["threshold"])
-                lists["threshold"][idx] = thr
-                if mtype == "NaN":
-                    lists["kind"][idx], lists["missing_left"][idx] = 0, int(default_left)
-                elif mtype == "Zero":
-                    lists["kind"][idx], lists["missing_left"][idx] = 2, int(default_left)
-                else:  # NaN is read as 0
-                    lists["kind"][idx], lists["missing_left"][idx] = 0, int(0.0 <= thr)
-            else:
-                raise Unsupported(f"LightGBM decision type {node['decision_type']!r}")
-            lists["left"][idx] = visit(node["left_child"])
-            lists["right"][idx] = visit(node["right_child"])
-            return idx
+    @staticmethod
+    def can_handle(model):
+        return type(model).__module__.startswith("lightgbm") and (hasattr(model, "booster_")
+                                                                  or hasattr(model, "dump_model"))
 
-        visit(info["tree_structure"])
-        b.add_tree(t % n_out, **lists)
-    forest = b.build()
-    n_in = int(booster.num_feature())
-    cats = booster.pandas_categorical or []
-    names = booster.feature_name()
+    def __init__(self, model):
+        super().__init__(model)
+        self.booster = model.booster_ if hasattr(model, "booster_") else model
+        self.dump = self.booster.dump_model()
+        self.n_out = int(self.dump["num_tree_per_iteration"])
+        if self.dump.get("average_output"):
+            raise Unsupported("LightGBM random-forest mode (average_output) is not supported")
+        objective = str(self.dump["objective"]).split()
+        self.objective = objective[0]
+        self.params = dict(p.split(":", 1) for p in objective[1:] if ":" in p)
+        self.linear = self.objective in ("regression", "regression_l1", "huber", "fair", "quantile", "mape")
+        self._link()  # an objective the engine does not know is refused before the trees are read
 
-    def cat_lists(X):
-        # LightGBM recodes the k-th pandas categorical column of the frame it predicts by the
-        # k-th stored category list (codes = positions, unknown -> NaN).
-        if not isinstance(X, pd.DataFrame):
-            return {}
-        cols = [i for i, c in enumerate(X.columns) if isinstance(X[c].dtype, pd.CategoricalDtype)]
-        return {i: cats[k] for k, i in enumerate(cols) if k < len(cats)}
+    def trees(self):
+        infos = self.dump["tree_info"]
+        best = getattr(self.model, "best_iteration_", None) if hasattr(self.model, "booster_") else None
+        if best:
+            infos = infos[:int(best) * self.n_out]
+        b = _Builder(self.n_out)
+        for t, info in enumerate(infos):
+            b.add_tree(t % self.n_out, **_lgb_tree(info["tree_structure"], b))
+        return b.build()
 
-    def column(name, X):
-        i = names.index(name) if isinstance(name, str) and name in names else name
-        if not isinstance(i, (int, np.integer)) or not 0 <= i < n_in:
-            return None
-        if isinstance(X, pd.DataFrame) and isinstance(name, str) and name in X.columns:
-            i = list(X.columns).index(name)
-        lists = cat_lists(X)
-        return int(i), (_codes(lists[i]) if i in lists else _as_float)
+    def intercept(self):
+        return np.zeros(self.n_out)
 
-    def encode(X):
-        if isinstance(X, pd.DataFrame):
-            lists = cat_lists(X)
+    def columns(self):
+        n_in = int(self.booster.num_feature())
+        names = self.booster.feature_name()
+        stored = self.booster.pandas_categorical or []
+
+        def column(name, X):
+            i = names.index(name) if isinstance(name, str) and name in names else name
+            if not isinstance(i, (int, np.integer)) or not 0 <= i < n_in:
+                return None
+            if isinstance(X, pd.DataFrame) and isinstance(name, str) and name in X.columns:
+                i = list(X.columns).index(name)
+            lists = _lgb_category_lists(X, stored)
+            return int(i), (_codes(lists[i]) if i in lists else _as_float)
+        return column
+
+    def encoder(self):
+        stored = self.booster.pandas_categorical or []
+
+        def encode(X):
+            if not isinstance(X, pd.DataFrame):
+                return np.ascontiguousarray(X, dtype=np.float64)
+            lists = _lgb_category_lists(X, stored)
             out = np.empty((len(X), X.shape[1]))
             for i, c in enumerate(X.columns):
                 s = X[c]
@@ -442,148 +530,238 @@ def _lightgbm(model):
                 else:
                     out[:, i] = s.to_numpy(dtype=np.float64)
             return out
-        return np.ascontiguousarray(X, dtype=np.float64)
+        return encode
 
-    linear = name in ("regression", "regression_l1", "huber", "fair", "quantile", "mape")
-    if linear:
-        finish = _regressor_finish(lambda raw: raw[:, 0])
-    elif name in ("poisson", "gamma", "tweedie"):
-        finish = _regressor_finish(lambda raw: np.exp(raw[:, 0]))
-    elif name == "binary":
-        s = float(params.get("sigmoid", 1.0))
-        finish = _classifier_finish(lambda raw: np.column_stack([1 - _sigmoid(s * raw[:, 0]),
-                                                                 _sigmoid(s * raw[:, 0])]))
-    elif name == "multiclass":
-        finish = _classifier_finish(_softmax)
-    else:
+    def _link(self):
+        """(classifier, the link of the raw score) of the objective."""
+        name = self.objective
+        if self.linear:
+            return False, _first_column
+        if name in ("poisson", "gamma", "tweedie"):
+            return False, _exp_first_column
+        if name == "binary":
+            s = float(self.params.get("sigmoid", 1.0))
+            return True, lambda raw: np.column_stack([1 - _sigmoid(s * raw[:, 0]), _sigmoid(s * raw[:, 0])])
+        if name == "multiclass":
+            return True, _softmax
         raise Unsupported(f"LightGBM objective {name!r}")
-    return TreeModel(forest, np.zeros(n_out), encode, column, finish, type(model).__name__, linear=linear)
+
+    def finisher(self):
+        classifier, link = self._link()
+        return _classifier_finish(link) if classifier else _regressor_finish(link)
+
+
+def _lgb_category_lists(X, stored):
+    """Frame position -> categories: LightGBM recodes the k-th pandas categorical column of the
+    frame it predicts by the k-th stored category list (codes = positions, unknown -> NaN)."""
+    if not isinstance(X, pd.DataFrame):
+        return {}
+    cols = [i for i, c in enumerate(X.columns) if isinstance(X[c].dtype, pd.CategoricalDtype)]
+    return {i: stored[k] for k, i in enumerate(cols) if k < len(stored)}
+
+
+_NODE_ARRAYS = ("feature", "kind", "threshold", "left", "right", "missing_left", "value", "cat_left")
+
+
+def _lgb_tree(structure, b):
+    """One tree of a LightGBM dump -> arrays for :meth:`_Builder.add_tree` (nodes in pre-order)."""
+    lists = {k: [] for k in _NODE_ARRAYS}
+
+    def visit(node):
+        idx = len(lists["feature"])
+        for k in lists:
+            lists[k].append(0)
+        if "leaf_value" in node or "split_feature" not in node:
+            lists["kind"][idx] = -1
+            lists["value"][idx] = float(node.get("leaf_value", 0.0))
+            return idx
+        lists["feature"][idx] = int(node["split_feature"])
+        _lgb_split(node, idx, lists, b)
+        lists["left"][idx] = visit(node["left_child"])
+        lists["right"][idx] = visit(node["right_child"])
+        return idx
+
+    visit(structure)
+    return lists
+
+
+def _lgb_split(node, idx, lists, b):
+    """Kind, threshold or category set, and missing-value direction of one LightGBM split."""
+    if node["decision_type"] == "==":
+        lists["kind"][idx] = 1
+        lists["cat_left"][idx] = b.add_bitset(_bitset([int(c) for c in str(node["threshold"]).split("||")]))
+        lists["missing_left"][idx] = 0
+    elif node["decision_type"] == "<=":
+        thr = float(node["threshold"])
+        lists["threshold"][idx] = thr
+        mtype = node.get("missing_type", "None")
+        default_left = bool(node.get("default_left", False))
+        if mtype == "NaN":
+            lists["kind"][idx], lists["missing_left"][idx] = 0, int(default_left)
+        elif mtype == "Zero":
+            lists["kind"][idx], lists["missing_left"][idx] = 2, int(default_left)
+        else:  # NaN is read as 0
+            lists["kind"][idx], lists["missing_left"][idx] = 0, int(0.0 <= thr)
+    else:
+        raise Unsupported(f"LightGBM decision type {node['decision_type']!r}")
 
 
 # --------------------------------------------------------------------------- XGBoost
 
-def _xgboost(model):
-    booster = model.get_booster() if hasattr(model, "get_booster") else model
-    config = json.loads(booster.save_config())
-    lparam = config["learner"]["learner_model_param"]
-    n_class = int(lparam.get("num_class", "0"))
-    n_out = max(n_class, 1)
-    objective = config["learner"]["objective"]["name"]
-    if int(lparam.get("num_target", "1")) != 1:
-        raise Unsupported("multi-target XGBoost models are not supported")
-    names = booster.feature_names
-    n_in = int(booster.num_features())
-    name_idx = {(names[i] if names else f"f{i}"): i for i in range(n_in)}
-    dumps = booster.get_dump(dump_format="json")
-    npt = 1
-    try:
-        npt = int(config["learner"]["gradient_booster"]["gbtree_model_param"]["num_parallel_tree"])
-    except (KeyError, TypeError, ValueError):
-        pass
-    if config["learner"]["gradient_booster"].get("name") != "gbtree":
-        raise Unsupported("only the gbtree booster is supported")
-    best = None
-    if hasattr(model, "get_booster"):
+#: XGBoost objectives whose prediction is the raw score itself.
+_XGB_IDENTITY = ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
+
+
+class XGBoostAdapter(Adapter):
+    """XGBoost boosters and their scikit-learn wrappers (gbtree; numeric and category splits; read
+    up to the best iteration after early stopping). The intercept (base_score through the
+    objective's link) is read off the model's margin on the check rows."""
+
+    rtol = 2e-5  # XGBoost sums the trees in float32
+    atol = 2e-5
+
+    @staticmethod
+    def can_handle(model):
+        return type(model).__module__.startswith("xgboost") and (hasattr(model, "get_booster")
+                                                                 or hasattr(model, "get_dump"))
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.booster = booster = model.get_booster() if hasattr(model, "get_booster") else model
+        learner = json.loads(booster.save_config())["learner"]
+        lparam = learner["learner_model_param"]
+        self.n_out = max(int(lparam.get("num_class", "0")), 1)
+        self.objective = learner["objective"]["name"]
+        if int(lparam.get("num_target", "1")) != 1:
+            raise Unsupported("multi-target XGBoost models are not supported")
         try:
-            best = model.best_iteration
-        except AttributeError:
-            best = None
-    if best is not None:
-        dumps = dumps[:(int(best) + 1) * n_out * npt]
-    cat_lists = _xgb_categories(booster) if "c" in (booster.feature_types or []) else {}
-    b = _Builder(n_out)
-    neg = np.float32(-np.inf)
-    for t, text in enumerate(dumps):
-        root = json.loads(text)
-        nodes = {}
-        stack = [root]
-        while stack:
-            nd = stack.pop()
-            nodes[int(nd["nodeid"])] = nd
-            stack.extend(nd.get("children", []))
-        ids = sorted(nodes)
-        pos = {nid: k for k, nid in enumerate(ids)}
-        if pos[int(root["nodeid"])] != 0:
-            raise Unsupported("unexpected XGBoost tree layout")
-        arr = {k: [] for k in ("feature", "kind", "threshold", "left", "right", "missing_left", "value", "cat_left")}
-        for nid in ids:
-            nd = nodes[nid]
-            cat_left = 0
-            if "leaf" in nd:
-                vals = (0, -1, 0.0, -1, -1, 0, float(nd["leaf"]))
-            elif isinstance(nd.get("split_condition"), list):
-                # a category split: the listed codes go "yes" (left); any other code, also one
-                # outside the set's range, goes "no"; NaN goes the "missing" way (node kind 3)
-                f = name_idx[nd["split"]]
-                if f not in cat_lists:
-                    raise Unsupported(f"XGBoost feature {nd['split']!r} has category splits but no stored categories")
-                codes = [int(c) for c in nd["split_condition"]]
-                words = np.zeros(max(codes + [0]) // 32 + 1, dtype=np.uint32)
-                for c in codes:
-                    words[c >> 5] |= np.uint32(1) << np.uint32(c & 31)
-                cat_left = b.add_bitset(words)
-                vals = (f, 3, 0.0, pos[int(nd["yes"])], pos[int(nd["no"])], int(nd["missing"] == nd["yes"]), 0.0)
-            else:
-                if "split_condition" not in nd:
-                    raise Unsupported("an XGBoost split without a condition")
-                thr = np.float32(nd["split_condition"])
-                # xgboost: float32(x) < thr  <=>  x <= the float32 just below thr
-                below = float(np.nextafter(thr, neg))
-                vals = (name_idx[nd["split"]], 0, below, pos[int(nd["yes"])], pos[int(nd["no"])],
-                        int(nd["missing"] == nd["yes"]), 0.0)
-            for k, v in zip(arr, vals):
-                arr[k].append(v)
-            arr["cat_left"].append(cat_left)
-        b.add_tree((t // npt) % n_out, **arr)
-    forest = b.build()
-    columns = {}
-    for nm, i in name_idx.items():
-        ve = _codes(cat_lists[i]) if i in cat_lists else _float32
-        columns[nm] = (i, ve)
-        columns[i] = (i, ve)
+            self.n_parallel = int(learner["gradient_booster"]["gbtree_model_param"]["num_parallel_tree"])
+        except (KeyError, TypeError, ValueError):
+            self.n_parallel = 1
+        if learner["gradient_booster"].get("name") != "gbtree":
+            raise Unsupported("only the gbtree booster is supported")
+        self.linear = self.objective in _XGB_IDENTITY
+        self._link()  # an objective the engine does not know is refused before the trees are read
+        names = booster.feature_names
+        self.name_idx = {(names[i] if names else f"f{i}"): i for i in range(int(booster.num_features()))}
+        self.categories = _xgb_categories(booster) if "c" in (booster.feature_types or []) else {}
 
-    def encode(X):
+    def _dumps(self):
+        """The JSON dump of each tree the model predicts with (up to best_iteration)."""
+        dumps = self.booster.get_dump(dump_format="json")
+        best = None
+        if hasattr(self.model, "get_booster"):
+            try:
+                best = self.model.best_iteration
+            except AttributeError:
+                best = None
+        if best is not None:
+            dumps = dumps[:(int(best) + 1) * self.n_out * self.n_parallel]
+        return dumps
+
+    def trees(self):
+        b = _Builder(self.n_out)
+        for t, text in enumerate(self._dumps()):
+            b.add_tree((t // self.n_parallel) % self.n_out, **_xgb_tree(json.loads(text), self.name_idx,
+                                                                        self.categories, b))
+        return b.build()
+
+    def intercept(self):
+        return None
+
+    def margin(self, X):
+        if hasattr(self.model, "get_booster"):
+            # The scikit-learn wrapper predicts with the trees up to best_iteration after early
+            # stopping: its own margin uses the same trees as the dump.
+            return self.model.predict(X, output_margin=True)
+        return self.booster.predict(_xgb_matrix(X), output_margin=True)
+
+    def columns(self):
+        columns = {}
+        for nm, i in self.name_idx.items():
+            ve = _codes(self.categories[i]) if i in self.categories else _float32
+            columns[nm] = (i, ve)
+            columns[i] = (i, ve)
+        return columns
+
+    def encoder(self):
+        cat_lists = self.categories
         if not cat_lists:
-            arr = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
-            return np.ascontiguousarray(np.asarray(arr, dtype=np.float32), dtype=np.float64)
-        if not isinstance(X, pd.DataFrame):
-            raise Unsupported("an XGBoost model with categorical features is read through a DataFrame")
-        # xgboost recodes a categorical column by the categories it stored at fit time
-        out = np.empty((len(X), X.shape[1]))
-        for i, c in enumerate(X.columns):
-            col = X[c]
-            out[:, i] = _codes(cat_lists[i])(col.to_numpy(dtype=object)) if i in cat_lists else \
-                _float32(col.to_numpy(dtype=np.float64))
-        return out
+            return _float32_encode
 
-    if objective.startswith("binary:logistic") or objective == "reg:logistic":
-        fn = _sigmoid
+        def encode(X):
+            if not isinstance(X, pd.DataFrame):
+                raise Unsupported("an XGBoost model with categorical features is read through a DataFrame")
+            # xgboost recodes a categorical column by the categories it stored at fit time
+            out = np.empty((len(X), X.shape[1]))
+            for i, c in enumerate(X.columns):
+                col = X[c]
+                out[:, i] = _codes(cat_lists[i])(col.to_numpy(dtype=object)) if i in cat_lists else \
+                    _float32(col.to_numpy(dtype=np.float64))
+            return out
+        return encode
+
+    def _link(self):
+        """(classifier, the link of the raw score) of the objective."""
+        objective = self.objective
         if objective == "reg:logistic":
-            finish = _regressor_finish(lambda raw: fn(raw[:, 0]))
-        else:
-            finish = _classifier_finish(lambda raw: np.column_stack([1 - fn(raw[:, 0]), fn(raw[:, 0])]))
-    elif objective == "multi:softprob" or objective == "multi:softmax":
-        finish = _classifier_finish(_softmax)
-    elif objective.startswith("reg:") and objective in ("reg:squarederror", "reg:absoluteerror",
-                                                        "reg:pseudohubererror", "reg:quantileerror"):
-        finish = _regressor_finish(lambda raw: raw[:, 0])
-    elif objective in ("count:poisson", "reg:gamma", "reg:tweedie"):
-        finish = _regressor_finish(lambda raw: np.exp(raw[:, 0]))
-    else:
+            return False, lambda raw: _sigmoid(raw[:, 0])
+        if objective.startswith("binary:logistic"):
+            return True, lambda raw: np.column_stack([1 - _sigmoid(raw[:, 0]), _sigmoid(raw[:, 0])])
+        if objective in ("multi:softprob", "multi:softmax"):
+            return True, _softmax
+        if objective in _XGB_IDENTITY:
+            return False, _first_column
+        if objective in ("count:poisson", "reg:gamma", "reg:tweedie"):
+            return False, _exp_first_column
         raise Unsupported(f"XGBoost objective {objective!r}")
-    # The intercept (base_score through the objective's link) is read off the model itself:
-    # the margin minus the sum of the trees on the check rows (imlkit._trees._engine._calibrate).
-    linear = objective in ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
-    if hasattr(model, "get_booster"):
-        # The scikit-learn wrapper predicts with the trees up to best_iteration after early
-        # stopping: its own margin uses the same trees as the dump above.
-        def margin(X):
-            return model.predict(X, output_margin=True)
-    else:
-        def margin(X):
-            return booster.predict(_xgb_matrix(X), output_margin=True)
-    return TreeModel(forest, None, encode, columns, finish, type(model).__name__, rtol=2e-5, atol=2e-5,
-                     margin=margin, linear=linear)
+
+    def finisher(self):
+        classifier, link = self._link()
+        return _classifier_finish(link) if classifier else _regressor_finish(link)
+
+
+def _xgb_tree(root, name_idx, categories, b):
+    """One tree of an XGBoost JSON dump -> arrays for :meth:`_Builder.add_tree` (nodes by id)."""
+    nodes = {}
+    stack = [root]
+    while stack:
+        nd = stack.pop()
+        nodes[int(nd["nodeid"])] = nd
+        stack.extend(nd.get("children", []))
+    ids = sorted(nodes)
+    pos = {nid: k for k, nid in enumerate(ids)}
+    if pos[int(root["nodeid"])] != 0:
+        raise Unsupported("unexpected XGBoost tree layout")
+    arr = {k: [] for k in _NODE_ARRAYS}
+    for nid in ids:
+        for k, v in zip(_NODE_ARRAYS, _xgb_node(nodes[nid], pos, name_idx, categories, b)):
+            arr[k].append(v)
+    return arr
+
+
+_NEG_INF32 = np.float32(-np.inf)
+
+
+def _xgb_node(nd, pos, name_idx, categories, b):
+    """(feature, kind, threshold, left, right, missing_left, value, cat_left) of one dumped node."""
+    if "leaf" in nd:
+        return 0, -1, 0.0, -1, -1, 0, float(nd["leaf"]), 0
+    if isinstance(nd.get("split_condition"), list):
+        # a category split: the listed codes go "yes" (left); any other code, also one outside the
+        # set's range, goes "no"; NaN goes the "missing" way (node kind 3)
+        f = name_idx[nd["split"]]
+        if f not in categories:
+            raise Unsupported(f"XGBoost feature {nd['split']!r} has category splits but no stored categories")
+        cat_left = b.add_bitset(_bitset([int(c) for c in nd["split_condition"]]))
+        return (f, 3, 0.0, pos[int(nd["yes"])], pos[int(nd["no"])], int(nd["missing"] == nd["yes"]), 0.0,
+                cat_left)
+    if "split_condition" not in nd:
+        raise Unsupported("an XGBoost split without a condition")
+    # xgboost: float32(x) < thr  <=>  x <= the float32 just below thr
+    below = float(np.nextafter(np.float32(nd["split_condition"]), _NEG_INF32))
+    return (name_idx[nd["split"]], 0, below, pos[int(nd["yes"])], pos[int(nd["no"])],
+            int(nd["missing"] == nd["yes"]), 0.0, 0)
 
 
 def _xgb_categories(booster):
@@ -662,44 +840,77 @@ def _check_columnwise(step):
     raise Unsupported(f"a Pipeline step {name} is not known to act column by column")
 
 
-def _pipeline(model):
-    steps = model.steps
-    for _, step in steps[:-1]:
-        _check_columnwise(step)
-    inner = adapt(steps[-1][1])
-    pre = model[:-1]
-    mapping = {}
+class PipelineAdapter(Adapter):
+    """A scikit-learn Pipeline whose last step is a model another adapter reads and whose earlier
+    steps act column by column (:data:`_COLUMNWISE`). Each input column's encoded column is found
+    by probing the steps (:class:`_ColumnProbe`)."""
 
-    def encode(X):
-        return inner.encode(pre.transform(X))
+    @staticmethod
+    def can_handle(model):
+        return type(model).__name__ == "Pipeline" and hasattr(model, "steps")
 
-    def as_frame_rows(X, key, values):
-        rows = X.iloc[np.zeros(len(values), dtype=int)].reset_index(drop=True)
-        dtype = X[key].dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            rows[key] = pd.Categorical(values, dtype=dtype)
-        else:
-            rows[key] = pd.Series(values, dtype=object).astype(dtype) if dtype.kind not in "biuf" else \
-                np.asarray(values).astype(dtype)
-        return rows
+    def __init__(self, model):
+        super().__init__(model)
+        for _, step in model.steps[:-1]:
+            _check_columnwise(step)
+        self.inner = adapt(model.steps[-1][1])
+        self.pre = model[:-1]
+        self.name = f"Pipeline({self.inner.name})"
+        self.rtol, self.atol, self.linear = self.inner.rtol, self.inner.atol, self.inner.linear
 
-    def column(key, X):
-        # Only named columns of a frame; the output column that depends on `key` is found by
-        # setting the column to two different values and seeing which encoded column moves.
+    def trees(self):
+        return self.inner.trees()
+
+    def intercept(self):
+        return self.inner.intercept()
+
+    def margin(self, X):
+        return self.inner.margin(self.pre.transform(X))
+
+    def encoder(self):
+        inner, pre = self.inner.encoder(), self.pre
+
+        def encode(X):
+            if not isinstance(X, pd.DataFrame):
+                raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
+            return inner(pre.transform(X))
+        return encode
+
+    def columns(self):
+        return _ColumnProbe(self.encoder())
+
+    def finisher(self):
+        return self.inner.finisher()
+
+
+class _ColumnProbe:
+    """Input column -> (encoded column, value encoder) of a pipeline, found by setting the column to
+    two different values and seeing which encoded column moves; cached per (column, dtype)."""
+
+    def __init__(self, encode):
+        self.encode = encode
+        self.mapping = {}
+
+    def __call__(self, key, X):
+        # Only named columns of a frame.
         if not isinstance(key, str) or not isinstance(X, pd.DataFrame) or key not in X.columns:
             return None
-        # The encoder below builds rows with the column's dtype: another frame whose column has
+        # The value encoder builds rows with the column's dtype: another frame whose column has
         # another dtype (other categories) gets its own mapping.
         cache_key = (key, X[key].dtype)
-        if cache_key in mapping:
-            return mapping[cache_key]
-        mapping[cache_key] = None
+        if cache_key not in self.mapping:
+            self.mapping[cache_key] = None
+            self.mapping[cache_key] = self._probe(key, X)
+        return self.mapping[cache_key]
+
+    def _probe(self, key, X):
+        encode = self.encode
         vals = pd.unique(X[key].dropna())
         if len(vals) < 2:
             return None
         head = X.iloc[:min(len(X), 8)]
         E0 = encode(head)
-        E = [encode(head.assign(**{key: as_frame_rows(head, key, [v] * len(head))[key].to_numpy()
+        E = [encode(head.assign(**{key: _frame_rows(head, key, [v] * len(head))[key].to_numpy()
                                    if not isinstance(X[key].dtype, pd.CategoricalDtype)
                                    else pd.Categorical([v] * len(head), dtype=X[key].dtype)}))
              for v in vals[:2]]
@@ -711,59 +922,62 @@ def _pipeline(model):
         others[j] = False
         if not (_same(E[0][:, others], E0[:, others]).all() and _same(E[0][:, j], E[0][0, j]).all()):
             return None
+        return j, _ValueEncoder(encode, X.iloc[:1], key, j)
 
-        first = X.iloc[:1]  # the mapping is cached with the model: keep one row, not the data
 
-        def enc(values):
-            values = np.asarray(values, dtype=object) if np.asarray(values).dtype.kind not in "biuf" \
-                else np.asarray(values)
-            codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
-            out = np.full(len(values), np.nan)
-            if len(uniq):
-                col = encode(as_frame_rows(first, key, list(uniq)))[:, j]
-                out[codes >= 0] = col[codes[codes >= 0]]
-            if (codes < 0).any():  # missing values: what the pipeline makes of NaN
-                out[codes < 0] = encode(as_frame_rows(first, key, [np.nan]))[0, j]
-            return out
+class _ValueEncoder:
+    """Values of one input column -> the pipeline's encoded column ``j`` (what the steps make of
+    them, NaN included), through a one-row frame (the mapping is cached with the model: one row,
+    not the data)."""
 
-        mapping[cache_key] = (j, enc)
-        return mapping[cache_key]
+    def __init__(self, encode, first, key, j):
+        self.encode, self.first, self.key, self.j = encode, first, key, j
 
-    margin = None if inner.margin is None else (lambda X: inner.margin(pre.transform(X)))
-    return TreeModel(inner.forest, inner.base, encode, column, inner.finish, f"Pipeline({inner.name})",
-                     rtol=inner.rtol, atol=inner.atol, margin=margin, linear=inner.linear)
+    def __call__(self, values):
+        values = np.asarray(values, dtype=object) if np.asarray(values).dtype.kind not in "biuf" \
+            else np.asarray(values)
+        codes, uniq = pd.factorize(pd.Series(values), use_na_sentinel=True)
+        out = np.full(len(values), np.nan)
+        if len(uniq):
+            col = self.encode(_frame_rows(self.first, self.key, list(uniq)))[:, self.j]
+            out[codes >= 0] = col[codes[codes >= 0]]
+        if (codes < 0).any():  # missing values: what the pipeline makes of NaN
+            out[codes < 0] = self.encode(_frame_rows(self.first, self.key, [np.nan]))[0, self.j]
+        return out
+
+
+def _frame_rows(X, key, values):
+    """Copies of X's first row, one per value, with column ``key`` set to the values in its dtype."""
+    rows = X.iloc[np.zeros(len(values), dtype=int)].reset_index(drop=True)
+    dtype = X[key].dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        rows[key] = pd.Categorical(values, dtype=dtype)
+    else:
+        rows[key] = pd.Series(values, dtype=object).astype(dtype) if dtype.kind not in "biuf" else \
+            np.asarray(values).astype(dtype)
+    return rows
 
 
 def _same(a, b):
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-# --------------------------------------------------------------------------- dispatch
+# --------------------------------------------------------------------------- the registry
+
+#: The adapters :func:`adapt` tries, in this order (the first whose ``can_handle`` says yes reads
+#: the model). A new library is one more class here.
+ADAPTERS = (PipelineAdapter, HistGradientBoostingAdapter, ForestAdapter, GradientBoostingAdapter, LightGBMAdapter,
+            XGBoostAdapter)
+
 
 def adapt(model):
-    """The :class:`TreeModel` of a fitted model, or raise :class:`Unsupported`.
+    """The :class:`Adapter` of a fitted model, or raise :class:`Unsupported`.
 
     Families are recognised by what the model holds (HGB's ``_predictors``, a forest's
     ``estimators_`` of trees with ``tree_``, a LightGBM booster's ``dump_model``, an XGBoost
     booster's ``get_dump``), never by class name alone.
     """
-    mod = type(model).__module__
-    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
-        return _pipeline(model)
-    if hasattr(model, "_predictors") and hasattr(model, "_bin_mapper"):
-        return _hgb(model)
-    if mod.startswith("sklearn.tree") and hasattr(model, "tree_"):
-        return _forest(model, [model])
-    est = getattr(model, "estimators_", None)
-    if mod.startswith("sklearn.ensemble") and est is not None:
-        if isinstance(est, np.ndarray) and est.ndim == 2 and hasattr(model, "learning_rate"):
-            return _gradient_boosting(model)
-        if isinstance(est, list) and est and all(hasattr(e, "tree_") for e in est):
-            return _forest(model)
-    if mod.startswith("lightgbm"):
-        if hasattr(model, "booster_") or hasattr(model, "dump_model"):
-            return _lightgbm(model)
-    if mod.startswith("xgboost"):
-        if hasattr(model, "get_booster") or hasattr(model, "get_dump"):
-            return _xgboost(model)
+    for adapter in ADAPTERS:
+        if adapter.can_handle(model):
+            return adapter(model)
     raise Unsupported(f"{type(model).__name__} is not a tree ensemble the engine knows")

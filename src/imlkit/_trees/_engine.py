@@ -43,12 +43,13 @@ How it is used: the methods never call it. :class:`imlkit._model.Predictor` does
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._validation import ModelError, ValidationError, check_choice
-from ._adapters import TreeModel, Unsupported, adapt
+from ._adapters import Forest, Unsupported, adapt
 
 __all__ = ["ENGINES", "TreeEngine", "TreeModel", "Unsupported", "check_engine", "choose", "predict_rows",
            "tree_model"]
@@ -73,10 +74,64 @@ def check_engine(engine):
     return check_choice("engine", engine, ENGINES)
 
 
-def tree_model(model, fresh=False):
+@dataclass
+class TreeModel:
+    """A model as the engine sees it: built complete by :func:`tree_model` from the model's adapter.
+
+    Attributes
+    ----------
+    forest : Forest
+    base : ndarray (n_out,)
+        Intercept added to the raw score (read off the model's margin when the model does not store
+        it where its adapter can read it: :func:`_calibrate`).
+    encode : callable(X) -> float64 (n, p)
+        The model's input encoding of a DataFrame (or array).
+    columns : dict or callable(name, X)
+        Input column name or position -> (model column, value encoder ``values -> float64``);
+        a callable when the mapping depends on the frame (LightGBM's categoricals, a Pipeline).
+    finish : callable(raw (n, n_out), output) -> predictions
+        Link: ``output`` is "predict" or "proba"; raises Unsupported for an output it cannot give.
+    name : str
+    kernel_args : tuple
+        The forest's arrays as the kernels take them (:func:`._kernels.as_kernel_args`).
+    rtol, atol : float
+        Tolerance of the check against the model's own predictions.
+    linear : bool
+        ``finish`` is affine in the raw score (identity link, or a forest's averaged leaf
+        proportions): a mean of predictions is then ``finish`` of the mean raw score.
+    """
+
+    forest: Forest
+    base: np.ndarray
+    encode: object
+    columns: object
+    finish: object
+    name: str
+    kernel_args: tuple
+    rtol: float = 1e-9
+    atol: float = 1e-9
+    linear: bool = False
+
+    def column(self, key, X):
+        """(model column, value encoder) of input column ``key`` (a name or position), or None."""
+        if callable(self.columns):
+            return self.columns(key, X)
+        return self.columns.get(key)
+
+
+def tree_model(model, data, fresh=False):
     """The (cached) :class:`TreeModel` of ``model``; raises :class:`Unsupported`.
 
-    ``fresh=True`` reads the model again (it may have been refitted since it was cached).
+    Parameters
+    ----------
+    model : fitted estimator
+    data : DataFrame or ndarray
+        Rows as the model reads them: the rows the engine is checked on. A model whose adapter
+        cannot read its intercept (XGBoost's base_score through its link) has it read off the
+        model's own margin on these rows (:func:`_calibrate`); a cached model keeps the intercept
+        of the rows it was first read on.
+    fresh : bool
+        Read the model again (it may have been refitted since it was cached).
     """
     try:
         hit = None if fresh else _CACHE.get(model)
@@ -86,9 +141,33 @@ def tree_model(model, fresh=False):
         if isinstance(hit, Unsupported):
             raise hit
         return hit
+    adapter, parts, base = _read(model)
+    if base is None:
+        try:
+            base = _calibrate(adapter, parts, data)
+        except Exception:
+            # The intercept depends on the rows: the next rows read the model again. (A failure
+            # here is not the model's: its margin or encoding refused these rows.)
+            _forget(model)
+            raise
+    tm = TreeModel(base=base, **parts)
+    _remember(model, tm)
+    return tm
+
+
+def _read(model):
+    """(adapter, the TreeModel's fields but the intercept, the intercept or None) of ``model``.
+
+    A model the engine cannot read is remembered as such; so is one whose reading fails (a
+    library changed its internals).
+    """
     try:
-        tm = adapt(model)
-        tm.kernel_args = _kernel_module().as_kernel_args(tm.forest)
+        adapter = adapt(model)
+        forest = adapter.trees()
+        parts = dict(forest=forest, encode=adapter.encoder(), columns=adapter.columns(), finish=adapter.finisher(),
+                     name=adapter.name, kernel_args=_kernel_module().as_kernel_args(forest), rtol=adapter.rtol,
+                     atol=adapter.atol, linear=adapter.linear)
+        return adapter, parts, adapter.intercept()
     except Unsupported as exc:
         _remember(model, exc)
         raise
@@ -96,13 +175,18 @@ def tree_model(model, fresh=False):
         err = Unsupported(f"the model could not be read ({type(exc).__name__}: {exc})")
         _remember(model, err)
         raise err from exc
-    _remember(model, tm)
-    return tm
 
 
 def _remember(model, value):
     try:
         _CACHE[model] = value
+    except TypeError:
+        pass
+
+
+def _forget(model):
+    try:
+        _CACHE.pop(model, None)
     except TypeError:
         pass
 
@@ -160,25 +244,33 @@ def _finish(tm, raw, output):
 
 def predict_rows(tm, data, output):
     """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
-    Xe = tm.encode(data)
-    if Xe.ndim != 2 or Xe.shape[1] <= int(tm.forest.feature.max(initial=0)):
-        # the kernels index rows by the model's feature numbers, without bounds checks
-        raise Unsupported(f"X has {Xe.shape[-1]} columns in the model's encoding; the model's trees read "
-                          f"{int(tm.forest.feature.max(initial=0)) + 1}")
-    if tm.base is None:
-        _calibrate(tm, data, Xe)
+    Xe = _encoded_rows(tm.encode, tm.forest, data)
     raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
     return _finish(tm, raw, output)[:, 0]
 
 
-def _calibrate(tm, data, Xe):
-    """Intercept = the model's margin minus the trees' sum (XGBoost's base_score through its link)."""
-    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
-                                         _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
-    margin = np.asarray(tm.margin(data), dtype=np.float64).reshape(len(Xe), -1)
+def _encoded_rows(encode, forest, data):
+    """``encode(data)``, refused unless it has every column the trees read."""
+    Xe = encode(data)
+    if Xe.ndim != 2 or Xe.shape[1] <= int(forest.feature.max(initial=0)):
+        # the kernels index rows by the model's feature numbers, without bounds checks
+        raise Unsupported(f"X has {Xe.shape[-1]} columns in the model's encoding; the model's trees read "
+                          f"{int(forest.feature.max(initial=0)) + 1}")
+    return Xe
+
+
+def _calibrate(adapter, parts, data):
+    """Intercept (n_out,) = the median over the rows of ``data`` of the model's margin minus the
+    trees' sum (XGBoost's base_score through its link; the median keeps float32 rounding out)."""
+    forest = parts["forest"]
+    Xe = _encoded_rows(parts["encode"], forest, data)
+    trees = _kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64),
+                                         np.arange(len(forest.roots), dtype=np.int64), _NO_WEIGHTS, _block(None, 1),
+                                         *parts["kernel_args"])[:, 0, :]
+    margin = np.asarray(adapter.margin(data), dtype=np.float64).reshape(len(Xe), -1)
     if margin.shape[1] != trees.shape[1]:
         raise Unsupported("the margin has an unexpected shape")
-    tm.base = np.median(margin - trees, axis=0)
+    return np.median(margin - trees, axis=0)
 
 
 class TreeEngine:
@@ -312,10 +404,11 @@ def choose(predictor, X, engine="auto", features=None):
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
         try:
-            tm = tree_model(predictor.model, fresh=fresh)
+            data = sub if predictor.as_frame else sub.to_numpy()
+            tm = tree_model(predictor.model, data, fresh=fresh)
             if tm.name.startswith("Pipeline") and not predictor.as_frame:
                 raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
-            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+            mine = predict_rows(tm, data, predictor.output)
         except Exception as exc:  # Unsupported, or a library's internals changed
             if engine == "trees":
                 raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "

@@ -406,16 +406,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         # One permutation seed per (refit, fold, feature), from a third child of the root
         # (the first two, and so the drop variant's numbers, are unchanged).
         perm_seeds = options.seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
-        jobs = []
-        for r in range(n_refits):
-            for k in range(K):
-                where = _where(r, k, n_refits, K)
-                s = refit_seeds[r * K + k]
-                fold = None if folds is None else k
-                jobs.append(RefitJob(f"the full model{where}", (), fold, s))
-                jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, s,
-                                  permute_seed=perm_seeds[(r * K + k) * len(names) + j] if permuted else None)
-                         for j, name in enumerate(names)]
+        jobs = _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds)
         out = run_refits(problem, jobs, n_jobs=options.n_jobs, progress=options.progress,
                          desc=options.method.upper())
         # out[(r*K + k)*(m+1) + 0] is the full model, + 1 + j feature j
@@ -439,6 +430,26 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")
     return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
                             groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds):
+    """The fits in result order: for each refit r and fold k (one without ``folds``), the full
+    model, then one per feature (group) left out; fit (r, k) has learner seed
+    ``refit_seeds[r*K + k]`` and, for the permuted-copy variant (``perm_seeds`` not None), one
+    permutation seed per feature."""
+    names = list(groups)
+    K = 1 if folds is None else len(folds)
+    jobs = []
+    for r in range(n_refits):
+        for k in range(K):
+            where = _where(r, k, n_refits, K)
+            seed = refit_seeds[r * K + k]
+            fold = None if folds is None else k
+            jobs.append(RefitJob(f"the full model{where}", (), fold, seed))
+            jobs += [RefitJob(f"feature {name!r}{where}", tuple(groups[name]), fold, seed,
+                              permute_seed=None if perm_seeds is None else perm_seeds[(r * K + k) * len(names) + j])
+                     for j, name in enumerate(names)]
+    return jobs
 
 
 def _auto_aggregate(template, loss_obj):
@@ -549,13 +560,13 @@ def _summarise(cells, loss, options, folds, n_train, m):
 
     ``cells[r, k, c]`` = (pointwise losses or None, risk) of refit r, fold k, column c (0 = full);
     ``options`` is the call's :class:`RefitOptions` with ``test`` and ``aggregate`` resolved.
+    Steps: each fold's importance (:func:`_fold_pointwise` from the pointwise losses, else
+    :func:`_fold_aggregate` from the risks), the inference (:func:`_fold_inference` across folds,
+    :func:`_split_inference` on one split), the importance of each test row
+    (:func:`_observation_importance`).
     """
-    aggregate, relation, test = options.aggregate, options.relation, options.test
-    alternative, p_adjust, level = options.alternative, options.p_adjust, options.confidence_level
     R, K = cells.shape[:2]
-    sign = loss.sign
     pointwise = cells[0, 0, 0, 0] is not None
-    level_j = simultaneous_level(level, m, p_adjust)
     risks = cells[..., 1].astype(float)                       # (R, K, m+1)
     fold_imp = np.empty((m, K))                               # refit-averaged, per fold
     rep = np.zeros((m, R))                                    # fold-averaged, per refit
@@ -564,76 +575,103 @@ def _summarise(cells, loss, options, folds, n_train, m):
     for k in range(K):
         if pointwise:
             L = np.stack([np.stack(list(cells[r, k, :, 0])) for r in range(R)])   # (R, m+1, n_k)
-            mean_L = L.mean(axis=0)
-            delta = sign * (mean_L[1:] - mean_L[0])                                # (m, n_k)
+            fold_imp[:, k], per_refit, base[k], delta = _fold_pointwise(L, loss.sign, options)
             delta_fold.append(delta)
-            if relation == "difference":
-                fold_imp[:, k] = _agg(delta, aggregate)
-            else:
-                fold_imp[:, k] = _relate(_agg(mean_L[1:], aggregate), _agg(mean_L[0], aggregate), sign, relation)
-            if relation == "difference":
-                per_refit = _agg(sign * (L[:, 1:] - L[:, :1]), aggregate)                   # (R, m)
-            else:
-                per_refit = _relate(_agg(L[:, 1:], aggregate), _agg(L[:, :1], aggregate), sign, relation)
-            rep += per_refit.T / K                                                 # (m, R)
-            base[k] = _agg(mean_L[0], aggregate)
         else:
-            rk = risks[:, k]                                                       # (R, m+1)
-            per_refit = _relate(rk[:, 1:], rk[:, :1], sign, relation)              # (R, m)
-            rep += per_refit.T / K
-            fold_imp[:, k] = _relate(rk[:, 1:].mean(0), rk[:, 0].mean(), sign, relation)
-            base[k] = rk[:, 0].mean()
-    importance = fold_imp.mean(axis=1)
-    std = rep.std(axis=1, ddof=1) if R > 1 else np.full(m, np.nan)
-    low = np.full(m, np.nan)
-    high = np.full(m, np.nan)
-    p = None
-    inference = None
-    null = 0.0 if relation == "difference" else 1.0
-    if test is not None:
-        p = np.empty(m)
-        if K > 1:
-            inference = "nadeau_bengio"
-            frac = float(np.mean([len(te) / len(tr) for tr, te in folds]))
-            for j in range(m):
-                p[j], lo, hi = nadeau_bengio(fold_imp[j] - null, frac, level_j, alternative)
-                low[j], high[j] = lo + null, hi + null
-        else:
-            # One procedure per feature: the test of the estimand and its inversion (the
-            # interval) at the simultaneous level; p_adjusted below is the same interval's
-            # p-value, so significant <=> the interval excludes the null value.
-            inference = test
-            fn = _TEST_FN[test]
-            full_agg = base[0]
-            hl = np.full((m, 3), np.nan)
-            for j in range(m):
-                d = delta_fold[0][j]
-                p[j], lo, hi = fn(d, level_j, alternative)
-                if test == "wilcoxon":
-                    hl[j] = hodges_lehmann(d), lo, hi
-                if relation == "difference":
-                    low[j], high[j] = lo, hi
-                else:
-                    low[j], high[j] = _ratio_of_difference(lo, full_agg, sign), _ratio_of_difference(hi, full_agg, sign)
-    obs = None
-    if pointwise:
-        if folds is None:
-            obs = delta_fold[0]
-        else:
-            total = np.zeros((m, n_train))
-            count = np.zeros(n_train)
-            for (_tr, te), d in zip(folds, delta_fold):
-                np.add.at(total.T, te, d.T)
-                np.add.at(count, te, 1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                obs = total / count
+            fold_imp[:, k], per_refit, base[k] = _fold_aggregate(risks[:, k], loss.sign, options)
+        rep += per_refit.T / K                                                     # (m, R)
+    if options.test is None:
+        inference, p, low, high, hl = None, None, np.full(m, np.nan), np.full(m, np.nan), None
+    elif K > 1:
+        inference, p, low, high, hl = _fold_inference(fold_imp, folds, options, m)
+    else:
+        inference, p, low, high, hl = _split_inference(delta_fold[0], base[0], loss.sign, options, m)
     extra = {"baseline_refits": risks[:, :, 0]}
-    if test == "wilcoxon" and K == 1:
+    if hl is not None:
         extra["hodges_lehmann"] = hl  # (m, 3): estimate, low, high of the pseudo-median of Δ
     if K > 1:
         extra["fold_importance"] = fold_imp
-    return dict(importance=importance, std=std, ci_low=low, ci_high=high, repeats=rep,
-                quantiles=repeat_quantiles(rep), p_value=p,
-                p_adjusted=None if p is None else adjust_pvalues(p, method=p_adjust),
-                baseline_loss=float(risks[:, :, 0].mean()), observation_importance=obs, extra=extra,
-                inference=inference)
+    return dict(importance=fold_imp.mean(axis=1), std=rep.std(axis=1, ddof=1) if R > 1 else np.full(m, np.nan),
+                ci_low=low, ci_high=high, repeats=rep, quantiles=repeat_quantiles(rep), p_value=p,
+                p_adjusted=None if p is None else adjust_pvalues(p, method=options.p_adjust),
+                baseline_loss=float(risks[:, :, 0].mean()),
+                observation_importance=_observation_importance(delta_fold, folds, n_train, m) if pointwise else None,
+                extra=extra, inference=inference)
+
+
+def _fold_pointwise(L, sign, options):
+    """One fold from pointwise losses ``L`` (R, m+1, n_k) (column 0: the full fit).
+
+    Returns the fold's importance (m,) (of the refit-averaged losses), each refit's (R, m), the
+    full fit's aggregated loss, and the refit-averaged loss differences Δ (m, n_k).
+    """
+    aggregate, relation = options.aggregate, options.relation
+    mean_L = L.mean(axis=0)
+    delta = sign * (mean_L[1:] - mean_L[0])                                        # (m, n_k)
+    if relation == "difference":
+        fold = _agg(delta, aggregate)
+        per_refit = _agg(sign * (L[:, 1:] - L[:, :1]), aggregate)                  # (R, m)
+    else:
+        fold = _relate(_agg(mean_L[1:], aggregate), _agg(mean_L[0], aggregate), sign, relation)
+        per_refit = _relate(_agg(L[:, 1:], aggregate), _agg(L[:, :1], aggregate), sign, relation)
+    return fold, per_refit, _agg(mean_L[0], aggregate), delta
+
+
+def _fold_aggregate(rk, sign, options):
+    """One fold from aggregate risks ``rk`` (R, m+1): (importance (m,), each refit's (R, m), the
+    full fit's mean risk)."""
+    relation = options.relation
+    per_refit = _relate(rk[:, 1:], rk[:, :1], sign, relation)                      # (R, m)
+    return _relate(rk[:, 1:].mean(0), rk[:, 0].mean(), sign, relation), per_refit, rk[:, 0].mean()
+
+
+def _fold_inference(fold_imp, folds, options, m):
+    """Nadeau and Bengio's corrected t-test over the folds' importances ``fold_imp`` (m, K), at the
+    simultaneous level: (inference, p, low, high, None)."""
+    null = 0.0 if options.relation == "difference" else 1.0
+    level_j = simultaneous_level(options.confidence_level, m, options.p_adjust)
+    frac = float(np.mean([len(te) / len(tr) for tr, te in folds]))
+    p, low, high = np.empty(m), np.full(m, np.nan), np.full(m, np.nan)
+    for j in range(m):
+        p[j], lo, hi = nadeau_bengio(fold_imp[j] - null, frac, level_j, options.alternative)
+        low[j], high[j] = lo + null, hi + null
+    return "nadeau_bengio", p, low, high, None
+
+
+def _split_inference(delta, full_agg, sign, options, m):
+    """The test of the estimand on one split's loss differences ``delta`` (m, n) and its inversion
+    (the interval) at the simultaneous level: (inference, p, low, high, Hodges-Lehmann (m, 3) or None).
+
+    One procedure per feature: p_adjusted is the same interval's p-value, so significant <=> the
+    interval excludes the null value. A ratio's interval is the difference's, mapped with the
+    full fit's aggregated loss ``full_agg`` held fixed.
+    """
+    test, relation = options.test, options.relation
+    level_j = simultaneous_level(options.confidence_level, m, options.p_adjust)
+    fn = _TEST_FN[test]
+    p, low, high = np.empty(m), np.full(m, np.nan), np.full(m, np.nan)
+    hl = np.full((m, 3), np.nan)
+    for j in range(m):
+        d = delta[j]
+        p[j], lo, hi = fn(d, level_j, options.alternative)
+        if test == "wilcoxon":
+            hl[j] = hodges_lehmann(d), lo, hi
+        if relation == "difference":
+            low[j], high[j] = lo, hi
+        else:
+            low[j], high[j] = _ratio_of_difference(lo, full_agg, sign), _ratio_of_difference(hi, full_agg, sign)
+    return test, p, low, high, hl if test == "wilcoxon" else None
+
+
+def _observation_importance(delta_fold, folds, n_train, m):
+    """Each test row's loss difference (m, n): the one split's Δ, or with cross-validation each
+    row's Δ from the fold that held it out (the mean when rows are held out more than once)."""
+    if folds is None:
+        return delta_fold[0]
+    total = np.zeros((m, n_train))
+    count = np.zeros(n_train)
+    for (_tr, te), d in zip(folds, delta_fold):
+        np.add.at(total.T, te, d.T)
+        np.add.at(count, te, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / count
