@@ -349,3 +349,15 @@ def test_shap_slices_plot_and_tabulate(shap_result):
 def test_shap_bad_key(shap_result, key, match):
     with pytest.raises(ValidationError, match=match):
         shap_result[key]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_results_are_not_sequences(importance_results, shap_result, X_effects):
+    # __getitem__ selects; without __iter__ = None, iter(r) would call r[0], r[1], ... and fail oddly
+    ice = ik.ice(_interaction, X_effects, "temp", grid=4)
+    het = ik.ice_heterogeneity(_interaction, X_effects, grid=4, n_samples=20, random_state=0)
+    for result in (importance_results["pfi"], shap_result, ice, het):
+        with pytest.raises(TypeError, match="not iterable"):
+            iter(result)
+        with pytest.raises(TypeError):
+            "temp" in result  # noqa: B015

@@ -47,6 +47,8 @@ def _own_features(result, key, how_else):
 class OneFeatureSlicing:
     """``r["feature"]`` on a result about one feature: the result itself; ``top`` does not apply."""
 
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
+
     def _how_else(self):
         return f"Another feature's effect: {_ANOTHER.get(self.method, 'its own call')}."
 
@@ -209,6 +211,8 @@ class FeatureSlicing:
 
     The class lists its per-feature fields in ``_per_feature`` (first axis one entry per feature).
     """
+
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
 
     _per_feature = ()
 

@@ -88,6 +88,8 @@ class ImportanceResult(ResultDisplay):
     warnings: tuple = ()
     extra: dict = field(default_factory=dict)
 
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
+
     def __getitem__(self, key):
         """The result for some features: ``r["temp"]``, ``r[["temp", "hum"]]`` (in the order given).
 

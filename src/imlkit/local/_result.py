@@ -67,6 +67,8 @@ class ShapResult(ResultDisplay):
         """The players' names (alias of ``feature_names``)."""
         return self.feature_names
 
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
+
     def __getitem__(self, key):
         """Some rows, some players, or both, as in shap's ``Explanation``.
 
