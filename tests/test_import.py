@@ -42,8 +42,9 @@ def test_import_loads_no_heavy_module():
 
 
 def test_pfi_loads_what_it_needs_only():
-    # pfi needs scipy.stats (its t interval), not the refits, the models, the drawing or numba.
-    watch = ["sklearn.model_selection", "sklearn.tree", "matplotlib", "numba", "imlkit.models", "imlkit.datasets",
+    # pfi needs neither the refits, the models, the drawing, numba nor scipy's statistics and optimisers.
+    watch = ["scipy.stats", "scipy.optimize", "sklearn.model_selection", "sklearn.tree", "matplotlib", "numba",
+             "imlkit.models", "imlkit.datasets",
              "imlkit.importance._loco", "imlkit.importance._pimp", "imlkit.importance._sage", "imlkit.importance"]
     assert _loaded_after("import imlkit; imlkit.pfi", watch) == ["imlkit.importance"]
 
