@@ -7,7 +7,7 @@ models (:mod:`imlkit.models`), and an HTML report (``imlkit report``).
 The public names load on first use (``imlkit._lazy``): ``import imlkit`` imports only the
 error classes; ``imlkit.pfi`` imports the importance methods, ``imlkit.models`` the models.
 """
-from ._lazy import lazy_exports
+from ._lazy import lazy_exports as _lazy_exports
 from ._validation import ImlkitError, ModelError, ValidationError
 
 __version__ = "0.1.0"
@@ -32,4 +32,4 @@ _EXPORTS = {
     **{name: f".{name}" for name in ("datasets", "models", "samplers", "plotting", "importance", "effects", "local")},
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

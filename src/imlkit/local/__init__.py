@@ -6,8 +6,8 @@ row's loss, whose mean over the rows is marginal SAGE (:func:`imlkit.sage`).
 
 The names load on first use (``imlkit._lazy``).
 """
-from .._lazy import lazy_exports
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["shap", "ShapResult"]
 
-__getattr__, __dir__ = lazy_exports(__name__, {"shap": "._shap", "ShapResult": "._result"})
+__getattr__, __dir__ = _lazy_exports(__name__, {"shap": "._shap", "ShapResult": "._result"})
