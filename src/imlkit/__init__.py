@@ -3,24 +3,12 @@
 Loss-based feature importance with honest uncertainty (PFI, CFI, LOCO, LOFO, SAGE, PIMP),
 feature and regional effects (ICE, PD, ALE, H-statistic, REPID), inherently interpretable
 models (:mod:`imlkit.models`), and an HTML report (``imlkit report``).
+
+The public names load on first use (``imlkit._lazy``): ``import imlkit`` imports only the
+error classes; ``imlkit.pfi`` imports the importance methods, ``imlkit.models`` the models.
 """
-from . import datasets, models, plotting, samplers
-from ._columns import PreparedColumns, prepare_columns
+from ._lazy import lazy_exports as _lazy_exports
 from ._validation import ImlkitError, ModelError, ValidationError
-from .effects import (
-    EffectResult,
-    HeterogeneityResult,
-    HStatisticResult,
-    RegionalResult,
-    ale,
-    h_statistic,
-    ice,
-    ice_heterogeneity,
-    partial_dependence,
-    repid,
-)
-from .importance import ImportanceResult, cfi, loco, lofo, pfi, pimp, sage, sage_value
-from .local import ShapResult, shap
 
 __version__ = "0.1.0"
 
@@ -33,3 +21,15 @@ __all__ = [
     "prepare_columns", "PreparedColumns",
     "shap", "ShapResult",
 ]
+
+_EXPORTS = {
+    **dict.fromkeys(["pfi", "cfi", "loco", "lofo", "sage", "sage_value", "pimp", "ImportanceResult"], ".importance"),
+    **dict.fromkeys(["ice", "partial_dependence", "ale", "h_statistic", "repid", "ice_heterogeneity", "EffectResult",
+                     "HStatisticResult", "RegionalResult", "HeterogeneityResult"], ".effects"),
+    **dict.fromkeys(["shap", "ShapResult"], ".local"),
+    **dict.fromkeys(["prepare_columns", "PreparedColumns"], "._columns"),
+    # the subpackages, as attributes (``ik.models.GLM``, ``ik.importance.adjust_pvalues``)
+    **{name: f".{name}" for name in ("datasets", "models", "samplers", "plotting", "importance", "effects", "local")},
+}
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -34,12 +34,13 @@ from ._grid import (
     resolve_output,
     subsample_rows,
 )
+from ._result import HeterogeneitySlicing
 
 __all__ = ["ice_heterogeneity", "HeterogeneityResult", "centred_ice_heterogeneity"]
 
 
 @dataclass(frozen=True, repr=False)
-class HeterogeneityResult(ResultDisplay):
+class HeterogeneityResult(HeterogeneitySlicing, ResultDisplay):
     """c-ICE heterogeneity of each feature.
 
     Attributes

@@ -24,10 +24,11 @@ from ._grid import ice_matrix, make_predictor, resolve_output, subsample_rows
 __all__ = ["h_statistic", "HStatisticResult"]
 
 from .._display import ResultDisplay
+from ._result import PairSlicing
 
 
 @dataclass(frozen=True)
-class HStatisticResult(ResultDisplay):
+class HStatisticResult(PairSlicing, ResultDisplay):
     """Overall and pairwise H² statistics.
 
     Attributes

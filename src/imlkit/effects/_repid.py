@@ -25,6 +25,7 @@ from ._ice import DEFAULT_N_SAMPLES
 __all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
 
 from .._display import ResultDisplay
+from ._result import OneFeatureSlicing
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class Region:
 
 
 @dataclass(frozen=True)
-class RegionalResult(ResultDisplay):
+class RegionalResult(OneFeatureSlicing, ResultDisplay):
     """Regional effects of one feature found by REPID.
 
     Attributes

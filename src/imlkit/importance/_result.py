@@ -1,16 +1,35 @@
 """ImportanceResult: the one result type of every loss-based importance method."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._display import ResultDisplay
+from .._display import ResultDisplay, method_name
+from .._select import feature_positions, top_positions, with_selection
 from ._questions import explain_method
 
 __all__ = ["ImportanceResult"]
+
+#: The fields with one entry per feature along their first axis.
+_PER_FEATURE = ("importance", "std", "ci_low", "ci_high", "repeats", "quantiles", "p_value", "p_adjusted",
+                "observation_importance")
+#: ``extra`` entries with one entry per feature, and along which axis: PIMP's null importances
+#: (m, n_null), family, floor and refits needed (m,); LOCO's per-fold importances (m, K),
+#: Hodges-Lehmann (m, 3) and Holm flags (m,); SAGE's convergence trace (k, m). The other entries
+#: describe the whole run (SAGE's coalition values, the baseline refits) and are kept as they are.
+_PER_FEATURE_EXTRA = {"null": 0, "distribution": 0, "p_floor": 0, "n_null_needed": 0, "fold_importance": 0,
+                      "hodges_lehmann": 0, "holm_beyond_interval": 0, "trace": 1, "trace_se": 1}
+
+
+def _take(value, pos, axis):
+    if value is None:
+        return None
+    if isinstance(value, (tuple, list)):
+        return type(value)(value[j] for j in pos)
+    return np.take(np.asarray(value), pos, axis=axis)
 
 
 @dataclass(frozen=True, repr=False)
@@ -68,6 +87,44 @@ class ImportanceResult(ResultDisplay):
     params: dict = field(default_factory=dict)
     warnings: tuple = ()
     extra: dict = field(default_factory=dict)
+
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
+
+    def __getitem__(self, key):
+        """The result for some features: ``r["temp"]``, ``r[["temp", "hum"]]`` (in the order given).
+
+        A result of the same type whose per-feature fields (``importance``, ``std``, the
+        interval, ``repeats``, ``quantiles``, ``observation_importance``, the p-values and the
+        per-feature ``extra``: PIMP's nulls and floors, LOCO's fold importances, SAGE's
+        convergence trace) are the full result's entries for these features -- the numbers
+        are not recomputed. So ``p_adjusted`` stays adjusted over all the features of the call,
+        and SAGE values of a subset no longer sum to ``extra["v_all"]``. ``params`` gains
+        ``"selection"``, the record of what was taken. Unknown names raise
+        :class:`imlkit.ValidationError` naming them and the available ones.
+        """
+        pos = feature_positions(key, self.feature_names, f"this {method_name(self.method)} result")
+        return self._select(pos, {"features": tuple(self.feature_names[j] for j in pos)})
+
+    def top(self, k):
+        """The ``k`` most important features, largest ``importance`` first (the point estimate:
+        mean over repeats for PFI/CFI, the aggregate of LOCO/LOFO, φ for SAGE; NaN last).
+
+        A result of the same type, as :meth:`__getitem__`; ``k`` above the number of
+        features keeps them all (sorted).
+        """
+        pos = top_positions(self.importance, k)
+        return self._select(pos, {"top": int(k), "by": "importance"})
+
+    def _select(self, pos, step):
+        fields = {name: _take(getattr(self, name), pos, 0) for name in _PER_FEATURE}
+        extra = dict(self.extra)
+        for name, axis in _PER_FEATURE_EXTRA.items():
+            if extra.get(name) is not None:
+                extra[name] = _take(extra[name], pos, axis)
+        names = tuple(self.feature_names[j] for j in pos)
+        groups = {n: self.groups[n] for n in names if n in self.groups}
+        return replace(self, feature_names=names, groups=groups, extra=extra,
+                       params=with_selection(self.params, step), **fields)
 
     def to_frame(self, *, sort=True):
         """One row per feature: importance, std, ci_low, ci_high, q05, q95 [, p_value, p_adjusted, significant].

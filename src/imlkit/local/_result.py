@@ -1,15 +1,20 @@
 """ShapResult: per-row Shapley values of a prediction or of a loss."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from .._display import ResultDisplay
+from .._select import feature_positions, is_feature_key, row_positions, top_positions, with_selection
+from .._validation import ValidationError
 from ..importance._questions import explain_method
 
 __all__ = ["ShapResult"]
+
+#: ``extra`` entries with one entry per explained row.
+_PER_ROW_EXTRA = ("fx", "n_permutations", "converged")
 
 
 @dataclass(frozen=True, repr=False)
@@ -61,6 +66,71 @@ class ShapResult(ResultDisplay):
     def features(self):
         """The players' names (alias of ``feature_names``)."""
         return self.feature_names
+
+    __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
+
+    def __getitem__(self, key):
+        """Some rows, some players, or both, as in shap's ``Explanation``.
+
+        - ``s["temp"]``, ``s[["temp", "hum"]]``: those players (every row);
+        - ``s[:5]``, ``s[3]``, ``s[[0, 4]]``, ``s[mask]`` (a boolean array over the rows: a
+          cohort, e.g. ``s[X["season"] == "winter"]``): those rows (every player);
+        - ``s[rows, players]``: both, e.g. ``s[:5, ["temp", "hum"]]`` or ``s[mask, "temp"]``.
+
+        A :class:`ShapResult` whose ``values``/``std`` hold the full result's numbers at those
+        rows and columns, with the rows of ``base_values``, ``data`` (every column: the plots
+        colour by the feature values) and the per-row ``extra`` (``fx``, ``n_permutations``,
+        ``converged``). One row stays a (1, m) result (``s[3].plot("waterfall")``). With some
+        players only, ``base_values + values.sum(1)`` no longer adds up to the explained output
+        (the other players' shares are left out). ``params["selection"]`` records what was taken.
+        Unknown players raise :class:`imlkit.ValidationError` naming them and the available ones.
+        """
+        rows_key, players_key = slice(None), slice(None)
+        if isinstance(key, tuple) and len(key) == 2 and not all(isinstance(k, str) for k in key):
+            rows_key, players_key = key
+        elif is_feature_key(key):
+            players_key = key  # a name, or several (a list, or a tuple of names)
+        else:
+            rows_key = key
+        what = f"this SHAP result ({len(self.values)} rows)"
+        step = {}
+        rows = row_positions(rows_key, len(self.values), what)
+        if not isinstance(rows_key, slice) or rows.size != len(self.values):
+            if rows.size == 0:
+                raise ValidationError(f"The selection keeps no row of {what}; select at least one row.")
+            step.update(rows=int(rows.size), row_positions=rows)
+        cols = list(range(len(self.feature_names)))
+        if not (isinstance(players_key, slice) and players_key == slice(None)):
+            cols = feature_positions(players_key, self.feature_names, "this SHAP result")
+            step["features"] = tuple(self.feature_names[j] for j in cols)
+        return self._select(rows, cols, step)
+
+    def top(self, k):
+        """The ``k`` players of largest global importance, largest first: mean |φ_j| over the rows for
+        prediction SHAP, mean φ_j (marginal SAGE) for loss SHAP -- the order of :meth:`importance`.
+
+        A :class:`ShapResult` with every row and those players (see :meth:`__getitem__`).
+        """
+        pos = top_positions(self.importance().importance, k)
+        by = "mean phi" if self.method == "shap_loss" else "mean |phi|"
+        return self._select(np.arange(len(self.values)), pos, {"top": int(k), "by": by})
+
+    def _select(self, rows, cols, step):
+        extra = dict(self.extra)
+        for name in _PER_ROW_EXTRA:
+            if extra.get(name) is not None and np.ndim(extra[name]) >= 1:
+                extra[name] = np.asarray(extra[name])[rows]
+        if "n_rows" in extra:
+            extra["n_rows"] = int(len(rows))
+        names = tuple(self.feature_names[j] for j in cols)
+        values = np.asarray(self.values)[np.ix_(rows, cols)]
+        std = np.asarray(self.std)[np.ix_(rows, cols)]
+        params = with_selection(self.params, step)
+        if "n_rows" in params:
+            params["n_rows"] = int(len(rows))
+        return replace(self, feature_names=names, values=values, std=std,
+                       base_values=np.asarray(self.base_values)[rows], data=self.data.iloc[rows],
+                       groups={n: self.groups[n] for n in names if n in self.groups}, params=params, extra=extra)
 
     def to_frame(self):
         """One row per explained row, one column per player, and ``base_value``; the data's index."""

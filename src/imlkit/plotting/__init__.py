@@ -6,13 +6,13 @@
 Nothing is computed here (no centring, subsampling or statistics); matplotlib is imported
 lazily, inside the drawing functions, so importing imlkit stays cheap.
 """
-from ._effects import plot_effect
-from ._extrapolation import draw_extrapolation, plot_extrapolation
-from ._gam import plot_gam
-from ._glm import plot_glm
-from ._importance import plot_importance
-from ._local import plot_shap
-from ._regional import plot_h_statistic, plot_regional
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["plot_importance", "plot_effect", "plot_gam", "plot_glm", "plot_h_statistic", "plot_regional",
            "plot_extrapolation", "draw_extrapolation", "plot_shap"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "plot_importance": "._importance", "plot_effect": "._effects", "plot_gam": "._gam", "plot_glm": "._glm",
+    "plot_h_statistic": "._regional", "plot_regional": "._regional", "plot_extrapolation": "._extrapolation",
+    "draw_extrapolation": "._extrapolation", "plot_shap": "._local",
+})
