@@ -276,6 +276,10 @@ class TreeEngine:
         """See :func:`pd_mean`."""
         return pd_mean(self, X, feature, grid, weights, column)
 
+    def local_predictions(self, X, feature, values, column=None):
+        """See :func:`local_predictions`."""
+        return local_predictions(self, X, feature, values, column)
+
 
 def choose(predictor, X, engine="auto", features=None):
     """Choose the engine for ``predictor`` on data ``X``.
@@ -802,3 +806,86 @@ def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
     return out
 
 
+
+
+
+def _ale_kernel_module():
+    from . import _ale_kernels as k
+
+    return k
+
+
+def _groups(V):
+    """Rows with the same values in every copy: (values (g, k), group start (g + 1,), rows by group)."""
+    key = np.column_stack([np.where(np.isnan(V), 0.0, V), np.isnan(V)])  # NaN equal to NaN
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable").astype(np.int64)
+    start = np.searchsorted(inverse[order], np.arange(len(first) + 1)).astype(np.int64)
+    return np.ascontiguousarray(V[first]), start, order
+
+
+def local_predictions(eng, X, feature, values, column=None):
+    """Predictions of k copies of X with ``feature`` set to ``values[q, i]``, each row shifted by a
+    constant of its own (only differences between the copies of one row count), or None.
+
+    What ALE needs: f at a row's bin edges (or its level and the neighbouring ones), then their
+    differences. Rows with the same values form a group; a tree none of whose nodes on the
+    feature separates a group's values puts every copy of such a row in one leaf, so it adds the
+    same value to every copy and cancels from the differences. Per group only the separating
+    trees are walked (:mod:`._ale_kernels`). For a model whose ``finish`` is affine the other
+    trees' sum is the row's constant, left out; a non-affine link (a classifier's sigmoid or
+    softmax) needs the whole raw score: every tree is walked once at the first copy's value and
+    the separating trees add the differences to the other copies (the constant is then zero).
+
+    Parameters
+    ----------
+    feature : str
+    values : ndarray, shape (k, n)
+        Copy q of row i sets ``feature`` to ``values[q, i]`` (numbers, or levels as objects).
+    column : None, int or "all"
+
+    Returns
+    -------
+    ndarray, shape (k, n) (or (k, n, n_classes) for ``column="all"``), equal to
+    ``Predictor.predict_replaced(X, {feature: values})`` up to a per-row constant (zero unless the
+    link is affine) and float rounding; None when the feature is not one the engine can free.
+    """
+    tm = eng.tm
+    col = _column(eng, tm, X, feature)
+    if col is None:
+        return None
+    j, enc = col
+    k, n = values.shape
+    V = np.asarray(enc(_grid_values(np.asarray(values).ravel())), dtype=np.float64).reshape(k, n)
+    f = tm.forest
+    args = tm.kernel_args
+    n_trees = len(f.roots)
+    tree_of = np.repeat(np.arange(n_trees, dtype=np.int64), np.diff(np.append(f.roots, len(f.feature))))
+    nodes = np.flatnonzero((np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)).astype(np.int64)
+    kernels = _ale_kernel_module()
+    out = None
+    for s in range(0, n, PERTURBED_BLOCK):
+        e = min(n, s + PERTURBED_BLOCK)
+        Vb = np.ascontiguousarray(V[:, s:e].T)  # (b, k): row i's values in copies 0..k-1
+        Xb = eng.encoded_rows(X, s, e)
+        U, start, order = _groups(Vb)
+        mask = kernels.separating_trees(U, nodes, tree_of[nodes], n_trees, args[2], args[3], args[6], args[7],
+                                        args[8], args[9])
+        raw = kernels.grouped_walk(Xb, int(j), U, start, order, mask, *args[:-1])  # (b, k, n_out)
+        if not tm.linear:
+            # the whole raw score at copy 0 (every tree), the separating trees' differences on top
+            Xc = Xb.copy()
+            Xc[:, j] = Vb[:, 0]
+            whole = _kernel_module().free_kernel(Xc, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64),
+                                                 _all_trees(tm), _NO_WEIGHTS, _block(tm, 1), *args)[:, 0, :]
+            raw -= raw[:, :1, :].copy()
+            raw += whole[:, None, :]
+        raw += tm.base
+        pred = _select(_finish(tm, raw, eng.output), column)
+        if pred is None:
+            return None
+        if out is None:
+            out = np.empty((k, n) + pred.shape[2:])
+        out[:, s:e] = np.moveaxis(pred, 1, 0)
+    return out
