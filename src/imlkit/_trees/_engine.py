@@ -817,12 +817,15 @@ def _ale_kernel_module():
 
 def _groups(V):
     """Rows with the same values in every copy: (values (g, k), group start (g + 1,), rows by group)."""
-    key = np.column_stack([np.where(np.isnan(V), 0.0, V), np.isnan(V)])  # NaN equal to NaN
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    order = np.argsort(inverse, kind="stable").astype(np.int64)
-    start = np.searchsorted(inverse[order], np.arange(len(first) + 1)).astype(np.int64)
-    return np.ascontiguousarray(V[first]), start, order
+    key = np.where(np.isnan(V), np.inf, V)  # NaN sorts and compares as one value
+    nan = np.isnan(V)
+    order = np.lexsort(tuple(key[:, q] for q in range(V.shape[1] - 1, -1, -1))
+                       + tuple(nan[:, q] for q in range(V.shape[1] - 1, -1, -1)))
+    ks, ns = key[order], nan[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = np.any(ks[1:] != ks[:-1], axis=1) | np.any(ns[1:] != ns[:-1], axis=1)
+    start = np.append(np.flatnonzero(new), len(order)).astype(np.int64)
+    return np.ascontiguousarray(V[order[start[:-1]]]), start, order.astype(np.int64)
 
 
 def local_predictions(eng, X, feature, values, column=None):
