@@ -875,7 +875,7 @@ def local_predictions(eng, X, feature, values, column=None):
         U, start, order = _groups(Vb)
         mask = kernels.separating_trees(U, nodes, tree_of[nodes], n_trees, args[2], args[3], args[6], args[7],
                                         args[8], args[9])
-        raw = kernels.grouped_walk(Xb, int(j), U, start, order, mask, *args[:-1])  # (b, k, n_out)
+        raw = kernels.grouped_walk(Xb[order], int(j), U, start, order, mask, *args[:-1])  # (b, k, n_out)
         if not tm.linear:
             # the whole raw score at copy 0 (every tree), the separating trees' differences on top
             Xc = Xb.copy()
