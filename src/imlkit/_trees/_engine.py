@@ -836,10 +836,12 @@ def local_predictions(eng, X, feature, values, column=None):
     differences. Rows with the same values form a group; a tree none of whose nodes on the
     feature separates a group's values puts every copy of such a row in one leaf, so it adds the
     same value to every copy and cancels from the differences. Per group only the separating
-    trees are walked (:mod:`._ale_kernels`). For a model whose ``finish`` is affine the other
-    trees' sum is the row's constant, left out; a non-affine link (a classifier's sigmoid or
-    softmax) needs the whole raw score: every tree is walked once at the first copy's value and
-    the separating trees add the differences to the other copies (the constant is then zero).
+    trees (:func:`._ale_kernels.separating_trees`) are walked, by the free-feature kernel with
+    the group's values as a shared grid (one walk per row and tree for all of them). For a model
+    whose ``finish`` is affine the other trees' sum is the row's constant, left out; a non-affine
+    link (a classifier's sigmoid or softmax) needs the whole raw score: every tree is walked once
+    at the first copy's value and the separating trees add the differences to the other copies
+    (the constant is then zero).
 
     Parameters
     ----------
@@ -875,7 +877,18 @@ def local_predictions(eng, X, feature, values, column=None):
         U, start, order = _groups(Vb)
         mask = kernels.separating_trees(U, nodes, tree_of[nodes], n_trees, args[2], args[3], args[6], args[7],
                                         args[8], args[9])
-        raw = kernels.grouped_walk(Xb[order], int(j), U, start, order, mask, *args[:-1])  # (b, k, n_out)
+        Xg = np.ascontiguousarray(Xb[order])  # group by group: a group's rows are read in a stream
+        raw = np.zeros((e - s, k, int(f.n_out)))
+        for g in range(len(U)):
+            trees = np.flatnonzero(mask[g]).astype(np.int64)
+            if len(trees) == 0:
+                continue  # no tree tells the group's values apart: every copy gets the same sum
+            q = np.argsort(U[g], kind="stable")  # the kernel's grid ascending, NaN last
+            Gs = np.ascontiguousarray(U[g, q][None, :])
+            cnt = np.array([np.sum(~np.isnan(Gs))], dtype=np.int64)
+            part = _kernel_module().free_kernel(Xg[start[g]:start[g + 1]], int(j), Gs, cnt, trees, _NO_WEIGHTS,
+                                                _block(tm, k), *args)
+            raw[np.ix_(order[start[g]:start[g + 1]], q)] = part
         if not tm.linear:
             # the whole raw score at copy 0 (every tree), the separating trees' differences on top
             Xc = Xb.copy()
