@@ -96,11 +96,15 @@ def test_regressors_equal_the_predict_path(name):
         assert e.categorical and len(e.grid) == 4
 
 
-def test_explicit_edges_and_rows_outside_them():
-    X, y = _data()
+def test_explicit_edges_weights_and_a_bin_per_value():
+    X, y = _data(n=400)
     model = HistGradientBoostingRegressor(max_iter=15, random_state=0).fit(X, y)
     # rows outside the edges fall into the first or last bin, whose edges they then take
-    _same(model, X, "x1", bins=[-1.0, -0.2, 0.0, 0.4, 1.5])
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(X))
+    _same(model, X, "x1", bins=[-1.0, -0.2, 0.0, 0.4, 1.5], sample_weight=w)
+    # every distinct value an edge: more row groups than MAX_ALE_GROUPS, one kernel call for all rows
+    e = _same(model, X, "x0", bins=10 ** 6)
+    assert len(e.grid) - 1 > _engine.MAX_ALE_GROUPS
 
 
 @pytest.mark.parametrize("make", [

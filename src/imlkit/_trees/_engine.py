@@ -809,6 +809,12 @@ def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
 
 
 
+#: Row groups (distinct value tuples) beyond which :func:`local_predictions` walks all rows in one
+#: kernel call (each row's values as its grid, every tree separating some group's values) instead
+#: of one call per group: ``bins`` >= n makes a group of nearly every row, and a call costs ~10 us.
+MAX_ALE_GROUPS = 256
+
+
 def _ale_kernel_module():
     from . import _ale_kernels as k
 
@@ -877,9 +883,17 @@ def local_predictions(eng, X, feature, values, column=None):
         U, start, order = _groups(Vb)
         mask = kernels.separating_trees(U, nodes, tree_of[nodes], n_trees, args[2], args[3], args[6], args[7],
                                         args[8], args[9])
-        Xg = np.ascontiguousarray(Xb[order])  # group by group: a group's rows are read in a stream
         raw = np.zeros((e - s, k, int(f.n_out)))
-        for g in range(len(U)):
+        if len(U) > MAX_ALE_GROUPS:  # few rows per group: one call, each row's values as its grid
+            q = np.argsort(Vb, axis=1, kind="stable")
+            Gs = np.ascontiguousarray(np.take_along_axis(Vb, q, axis=1))
+            cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
+            trees = np.flatnonzero(mask.any(axis=0)).astype(np.int64)
+            raw[np.arange(e - s)[:, None], q] = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, trees, _NO_WEIGHTS,
+                                                                             _block(tm, k), *args)
+            mask = mask[:0]  # nothing left to walk group by group
+        Xg = np.ascontiguousarray(Xb[order]) if len(mask) else Xb  # a group's rows are read in a stream
+        for g in range(len(mask)):
             trees = np.flatnonzero(mask[g]).astype(np.int64)
             if len(trees) == 0:
                 continue  # no tree tells the group's values apart: every copy gets the same sum
