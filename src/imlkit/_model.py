@@ -434,9 +434,9 @@ class Predictor:
 
         What ALE asks: only differences between the copies of one row matter (f at a row's two
         bin edges, or at its neighbouring levels). The tree engine may leave out, per row, the
-        sum of the trees that never split on ``feature`` (the same in every copy, so it cancels
-        from every difference) and walk only the others; stacked predict returns the
-        predictions themselves (:meth:`predict_replaced`).
+        sum of the trees whose nodes on ``feature`` never separate the row's values (the same in
+        every copy, so it cancels from every difference) and walk only the others; stacked
+        predict returns the predictions themselves (:meth:`predict_replaced`).
 
         Parameters
         ----------

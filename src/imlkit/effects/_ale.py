@@ -46,9 +46,9 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     progress : bool
     engine : {"auto", "trees", "predict"}
         ``"auto"``: tree ensembles the tree engine supports (scikit-learn, LightGBM, XGBoost) are
-        evaluated from their trees after a check against the model's own predictions: only the
-        trees that split on the feature are walked, with each row's two bin edges (its level
-        and the neighbouring ones) as its grid; ``"trees"`` insists (an error otherwise);
+        evaluated from their trees after a check against the model's own predictions: per bin
+        only the trees with a node on the feature between the bin's edges are walked (between a
+        level and its neighbours for a categorical feature); ``"trees"`` insists (an error otherwise);
         ``"predict"``: always the stacked predict. ``params["engine"]`` records which ran, and
         ``params["engine_note"]`` why a tree model was predicted instead.
 
@@ -71,8 +71,8 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     ALE(z_k) ± q·sqrt(Σ_{l ≤ k} s_l² / |N_l|), with s_l the standard deviation of the local
     differences in bin l (bins are disjoint sets of rows, so their mean errors add in
     quadrature). Both edges of every row are predicted in one stacked call of 2n rows, or, for
-    a tree ensemble, from the trees that split on the feature: a tree that does not gives both
-    edges the same leaf value, which cancels from the difference.
+    a tree ensemble, from the trees with a node on the feature between the bin's edges: any
+    other tree gives both edges the same leaf value, which cancels from the difference.
 
     A categorical feature has no order: its levels are ordered by how similar the other
     features are within them (R iml's rule: Kolmogorov-Smirnov distances for numeric and
@@ -115,6 +115,7 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     q = stats.norm.ppf(0.5 + level / 2)
     params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output,
                   confidence_level=level, max_rows=max_rows)
+
     def use_engine():  # called by the _ale_* functions once the feature's values passed their checks
         params.update(predictor.use_engine(X, engine, [name]))
     with Timer() as timer:
