@@ -806,9 +806,6 @@ def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
     return out
 
 
-
-
-
 #: Row groups (distinct value tuples) beyond which :func:`local_predictions` walks all rows in one
 #: kernel call (each row's values as its grid, every tree separating some group's values) instead
 #: of one call per group: ``bins`` >= n makes a group of nearly every row, and a call costs ~10 us.
