@@ -160,6 +160,9 @@ def test_separating_trees_only():
     local = pred.local_predictions(Xc, "x0", np.stack([lo, hi]))
     full = pred.predict_replaced(Xc, {"x0": np.stack([lo, hi])})
     assert_allclose(local[1] - local[0], full[1] - full[0], rtol=1e-10, atol=1e-10)
+    # the predictions themselves differ by each row's sum over the trees left out (and the intercept)
+    assert np.ptp(full[0] - local[0]) > 0.1
+    assert_allclose(full[1] - local[1], full[0] - local[0], rtol=1e-10, atol=1e-10)
     # the trees counted as separating -0.5 from 0.5 are exactly those with a threshold between them
     tm = pred.tree_model
     U, start, order = _engine._groups(np.column_stack([lo, hi]))
