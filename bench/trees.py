@@ -14,7 +14,15 @@ side by side in this one process, each pair interleaved.
    n_repeats=10) with ``engine="trees"`` vs ``engine="predict"`` (the same method predicting
    the stacked rows), and the largest difference between the two results. XGBoost sums its
    trees in float32, so its differences are ~1e-6 relative, not ~1e-12.
-3. Two free features, every supported model class, ``engine="trees"`` vs ``engine="predict"``:
+3. ALE of HistGradientBoostingRegressor (native categoricals) on ``temp``, ``hr``, ``hum``, 20
+   bins, every test row (and ``temp``, ``hr`` on the whole data stacked 3 times, 25,935 rows):
+   ``ik.ale`` (engine "auto" = trees, and ``engine="predict"``) vs ``PyALE.ale(X, model, [f],
+   grid_size=20, include_CI=True, plot=False)``; target <= 0.3x PyALE on the test rows. Median
+   wall and CPU time of 7 interleaved rounds; ``check_s`` is the tree engine's check against the
+   model's own predictions alone (``Predictor.use_engine``), part of every engine call.
+   Equality: imlkit on PyALE's edges (``bins=<PyALE's index>``) vs PyALE's ``eff``, and engine
+   "trees" vs "predict" on those edges.
+4. Two free features, every supported model class, ``engine="trees"`` vs ``engine="predict"``:
    - 2-D PD of (``temp``, ``hr``) on the 20 x 20 grid over 500 sampled rows (200,000
      modified rows for the brute force);
    - the H-statistic of ``temp``, ``hr``, ``hum`` with all 3 pairs, ``n_samples=300``: the
@@ -22,9 +30,12 @@ side by side in this one process, each pair interleaved.
      ``pairs=None``, both timed in the same interleaved loop).
 
 Run: .venv/bin/python bench/trees.py   (writes bench/results/trees.md)
+     .venv/bin/python bench/trees.py --ale-only   (only part 3: rewrites its section of trees.md)
 """
 from __future__ import annotations
 
+import logging
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -46,6 +57,7 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 import imlkit as ik
+from imlkit._model import Predictor
 
 N_REPEATS = 10
 RUNS = 3
@@ -82,6 +94,65 @@ def targets(X_tr, X_te, y_tr, y_te):
     rows.append(dict(what="PFI of HGB (native categoricals), R=10", imlkit_s=t_ik, sklearn_s=t_sk,
                      ratio=t_ik / t_sk, target="<= 0.30", max_abs_diff=np.nan, engine=r_ik.params["engine"],
                      note=f"different permutations; importances within {rel:.3f} of the largest"))
+    return pd.DataFrame(rows)
+
+
+def interleaved_median(fns, runs=7):
+    """Median wall and CPU (process) time of each function, called in turn ``runs`` times; and
+    their last results."""
+    wall, cpu, res = [[] for _ in fns], [[] for _ in fns], [None] * len(fns)
+    for _ in range(runs):
+        for k, f in enumerate(fns):
+            t0, c0 = time.perf_counter(), time.process_time()
+            res[k] = f()
+            wall[k].append(time.perf_counter() - t0)
+            cpu[k].append(time.process_time() - c0)
+    return [float(np.median(t)) for t in wall], [float(np.median(t)) for t in cpu], res
+
+
+ALE_FEATURES = ["temp", "hr", "hum"]
+
+
+def ale_vs_pyale(X, X_tr, X_te, y_tr):
+    """ALE of HGB (native categoricals), 20 bins, every row: imlkit (trees, predict) vs PyALE."""
+    logging.getLogger("PyALE").setLevel(logging.WARNING)
+    from PyALE import ale as pyale
+
+    model = HistGradientBoostingRegressor(random_state=0).fit(X_tr, y_tr)
+    big = pd.concat([X] * 3, ignore_index=True)
+    # a deep forest (as bench/effects.py): every tree separates every bin, the engine walks them all
+    num = dict(mnth=lambda d: d["mnth"].cat.codes, weathersit=lambda d: d["weathersit"].cat.codes)
+    Xn_tr, Xn_te = X_tr.assign(**num).astype(float), X_te.assign(**num).astype(float)
+    forest = RandomForestRegressor(100, random_state=0, n_jobs=1).fit(Xn_tr, y_tr)
+    cases = ([("HGB", model, X_te, f) for f in ALE_FEATURES] + [("HGB", model, big, f) for f in ALE_FEATURES[:2]]
+             + [("RF(100)", forest, Xn_te, f) for f in ALE_FEATURES[:2]])
+    rows = []
+    for name, model, data, f in cases:
+        ik.ale(model, data, f, bins=20)  # compile / load the cached kernels
+
+        def check(f=f, data=data, model=model):
+            return Predictor(model, numeric=True).use_engine(data, "auto", [f])
+
+        (t_tr, t_pr, t_py, t_ck), (c_tr, c_pr, c_py, c_ck), (a, _, ref, _) = interleaved_median([
+            lambda f=f, data=data, model=model: ik.ale(model, data, f, bins=20),
+            lambda f=f, data=data, model=model: ik.ale(model, data, f, bins=20, engine="predict"),
+            lambda f=f, data=data, model=model: pyale(data, model, [f], grid_size=20, include_CI=True, plot=False),
+            check])
+        edges = ref.index.to_numpy(dtype=float)
+        on_edges = ik.ale(model, data, f, bins=edges)
+        on_edges_pr = ik.ale(model, data, f, bins=edges, engine="predict")
+        rows.append(dict(model=name, rows=len(data), feature=f, bins=len(a.grid) - 1, engine=a.params["engine"],
+                         imlkit_s=t_tr, predict_s=t_pr, pyale_s=t_py, predict_cpu_s=c_pr,
+                         check_s=t_ck, ratio=t_tr / t_py, ratio_predict=t_pr / t_py,
+                         imlkit_cpu_s=c_tr, pyale_cpu_s=c_py, check_cpu_s=c_ck, cpu_ratio=c_tr / c_py,
+                         cpu_ratio_after_check=(c_tr - c_ck) / c_py,
+                         target="<= 0.3" if data is X_te and name == "HGB" else "",
+                         # stacked data: PyALE files the rows at the minimum under a bin of their own
+                         # (its first size is 30 there, 0 on the test rows): not the same estimator
+                         diff_vs_pyale=float(np.max(np.abs(on_edges.average - ref["eff"].to_numpy())))
+                         if data is not big else np.nan,
+                         diff_trees_vs_predict=float(np.max(np.abs(on_edges.average - on_edges_pr.average)))))
+        print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
 
@@ -188,6 +259,50 @@ def markdown(frame):
     return "\n".join(lines)
 
 
+ALE_TITLE = "## ALE of HGB (native categoricals) vs PyALE, 20 bins, every row"
+
+
+def ale_section(a):
+    return (ALE_TITLE + "\n\n"
+            "Command: `.venv/bin/python bench/trees.py` (or `--ale-only` for this section alone). "
+            "Median of 7 rounds, the four calls interleaved in each: `imlkit_s` ik.ale (tree engine), "
+            "`predict_s` ik.ale(engine='predict'), `pyale_s` PyALE.ale(include_CI=True), `check_s` the "
+            "tree engine's check against the model's own predictions alone (part of `imlkit_s`); "
+            "`*_cpu_s` process CPU time of the same calls (the machine is shared: wall times are "
+            "inflated, the CPU ratio is the one to read). The engine walks, per bin, only the trees "
+            "with a node on the feature between the bin's edges. `rows` 2,594: the test rows; 25,935: "
+            "the whole data stacked 3 times. RF(100): RandomForestRegressor(100) on the numeric "
+            "table (as bench/effects.py), whose every tree separates every bin: the engine walks the "
+            "whole forest once, at about the cost of the model's two predicts. `cpu_ratio_after_check`: "
+            "(imlkit - check) / PyALE, CPU. "
+            "`ratio_predict`: what ik.ale cost before the engine (its only path then). `diff_vs_pyale`: "
+            "imlkit on PyALE's edges vs PyALE's `eff`, on the test rows (on the stacked data PyALE files "
+            "the 30 rows at the minimum of `temp` under a bin of their own at the first edge -- its "
+            "table's first size is 30 there, 0 on the test rows -- so its curve is another estimator "
+            "there); `diff_trees_vs_predict`: the two engines on PyALE's edges.\n\n"
+            + markdown(a) + "\n\n")
+
+
+def main_ale_only():
+    """Part 3 alone: its section of trees.md is replaced (the others are kept)."""
+    warnings.filterwarnings("ignore", category=UserWarning)
+    X, y = ik.datasets.load_bike()
+    X_tr, X_te, y_tr, _ = train_test_split(X, y, test_size=0.3, random_state=0)
+    with threadpool_limits(1):
+        a = ale_vs_pyale(X, X_tr, X_te, y_tr)
+    out = Path(__file__).with_name("results") / "trees.md"
+    text = out.read_text()
+    if ALE_TITLE in text:
+        head, rest = text.split(ALE_TITLE, 1)
+        tail = rest[rest.index("\n## "):].lstrip("\n") if "\n## " in rest else ""
+    else:
+        marker = "## Every supported model class"
+        head, tail = text.split(marker, 1)
+        tail = marker + tail
+    out.write_text(head + ale_section(a) + tail)
+    a.to_csv(out.with_name("trees_ale.csv"), index=False)
+
+
 def main():
     warnings.filterwarnings("ignore", category=UserWarning)
     X, y = ik.datasets.load_bike()
@@ -195,6 +310,7 @@ def main():
     with threadpool_limits(1):
         t = targets(X_tr, X_te, y_tr, y_te)
         print(t.to_string(), flush=True)
+        a = ale_vs_pyale(X, X_tr, X_te, y_tr)
         m, m2 = per_model(X, np.asarray(y))
     out = Path(__file__).with_name("results") / "trees.md"
     out.parent.mkdir(exist_ok=True)
@@ -204,7 +320,8 @@ def main():
         "n_jobs=1), best of 3 (PFI per model: best of 2), each pair timed interleaved in one process.\n\n"
         "## Targets (HistGradientBoostingRegressor, native categoricals)\n\n"
         + markdown(t) + "\n\n"
-        "## Every supported model class: engine='trees' vs engine='predict' (brute force)\n\n"
+        + ale_section(a)
+        + "## Every supported model class: engine='trees' vs engine='predict' (brute force)\n\n"
         "ICE of `temp` (20 points, all test rows) and PFI (12 features, n_repeats=10, same seed, so "
         "the importances must agree). Classifiers: probability of the positive class (y > median), "
         "log loss. XGBoost sums its trees in float32: its differences are ~1e-6 relative.\n\n"
@@ -219,8 +336,9 @@ def main():
         "grid, then average. XGBoost: float32 sums, so differences ~1e-6 relative.\n\n"
         + markdown(m2) + "\n")
     m.to_csv(out.with_suffix(".csv"), index=False)
+    a.to_csv(out.with_name("trees_ale.csv"), index=False)
     m2.to_csv(out.with_name("trees_two_features.csv"), index=False)
 
 
 if __name__ == "__main__":
-    main()
+    main_ale_only() if "--ale-only" in sys.argv[1:] else main()

@@ -429,6 +429,34 @@ class Predictor:
         out = self.predict_replaced(X, values, column=column, context=context, progress=progress)
         return np.moveaxis(out, 0, 1)
 
+    def local_predictions(self, X, feature, values, column=None, context="the data", progress=False):
+        """Predictions of ``k`` copies of X with one feature replaced, up to a constant per row.
+
+        What ALE asks: only differences between the copies of one row matter (f at a row's two
+        bin edges, or at its neighbouring levels). The tree engine may leave out, per row, the
+        sum of the trees whose nodes on ``feature`` never separate the row's values (the same in
+        every copy, so it cancels from every difference) and walk only the others; stacked
+        predict returns the predictions themselves (:meth:`predict_replaced`).
+
+        Parameters
+        ----------
+        X : DataFrame, shape (n, p)
+        feature : str
+        values : ndarray, shape (k, n)
+            ``values[q, i]`` is the value of ``feature`` in copy ``q`` of row ``i``.
+        column : int, "all" or None
+            Output column for ``predict_proba`` models.
+
+        Returns
+        -------
+        ndarray, shape (k, n) (or (k, n, n_classes) for ``column="all"``): ``P[q, i] = f(copy q
+        of row i) − c_i`` with ``c_i`` the same for every q (zero from stacked predict).
+        """
+        out = None if self._trees is None else self._trees.local_predictions(X, feature, values, column)
+        if out is not None:
+            return out
+        return self.predict_replaced(X, {feature: values}, column=column, context=context, progress=progress)
+
     def pd_average(self, X, features, grids, weights, column=None, progress=False):
         """Weighted 2-D partial dependence on the product grid of ``grids``.
 

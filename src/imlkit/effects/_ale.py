@@ -8,15 +8,16 @@ from scipy.spatial import distance
 
 from .._dtypes import has_levels
 from .._timing import Timer
+from .._trees import check_engine
 from .._validation import ValidationError, check_bool, check_int, check_probability, check_X, resolve_feature
-from ._grid import check_sample_weight, make_predictor, observed_levels, predict_replaced, resolve_output
+from ._grid import check_sample_weight, make_predictor, observed_levels, resolve_output
 from ._result import EffectResult
 
 __all__ = ["ale"]
 
 
 def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
-        max_rows=None, progress=False):
+        max_rows=None, progress=False, engine="auto"):
     """First-order accumulated local effects of one feature.
 
     Parameters
@@ -43,6 +44,13 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
         Level of the pointwise band ``ci_low, ci_high``.
     max_rows : int, optional
     progress : bool
+    engine : {"auto", "trees", "predict"}
+        ``"auto"``: tree ensembles the tree engine supports (scikit-learn, LightGBM, XGBoost) are
+        evaluated from their trees after a check against the model's own predictions: per bin
+        only the trees with a node on the feature between the bin's edges are walked (between a
+        level and its neighbours for a categorical feature); ``"trees"`` insists (an error otherwise);
+        ``"predict"``: always the stacked predict. ``params["engine"]`` records which ran, and
+        ``params["engine_note"]`` why a tree model was predicted instead.
 
     Returns
     -------
@@ -62,7 +70,9 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     its two edges, as Apley & Zhu's ALEPlot does), so the ALE has mean zero. The band is
     ALE(z_k) ± q·sqrt(Σ_{l ≤ k} s_l² / |N_l|), with s_l the standard deviation of the local
     differences in bin l (bins are disjoint sets of rows, so their mean errors add in
-    quadrature). Both edges of every row are predicted in one stacked call of 2n rows.
+    quadrature). Both edges of every row are predicted in one stacked call of 2n rows, or, for
+    a tree ensemble, from the trees with a node on the feature between the bin's edges: any
+    other tree gives both edges the same leaf value, which cancels from the difference.
 
     A categorical feature has no order: its levels are ordered by how similar the other
     features are within them (R iml's rule: Kolmogorov-Smirnov distances for numeric and
@@ -97,6 +107,7 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     min_bin_size = check_int("min_bin_size", min_bin_size, min_value=1)
     level = check_probability("confidence_level", confidence_level)
     check_bool("progress", progress)
+    check_engine(engine)
     w = check_sample_weight(sample_weight, len(X))
     w = np.ones(len(X)) if w is None else w
     kind, column, label, classes = resolve_output(model, output)
@@ -104,11 +115,14 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     q = stats.norm.ppf(0.5 + level / 2)
     params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output,
                   confidence_level=level, max_rows=max_rows)
+
+    def use_engine():  # called by the _ale_* functions once the feature's values passed their checks
+        params.update(predictor.use_engine(X, engine, [name]))
     with Timer() as timer:
         if has_levels(X[name]):
-            out = _ale_categorical(predictor, X, name, w, column, q, progress)
+            out = _ale_categorical(predictor, X, name, w, column, q, progress, use_engine)
         else:
-            out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
+            out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress, use_engine)
     params["seconds"] = timer.seconds
     params["n_rows"] = len(X)   # ALE costs 2n (categorical: 3n) predictions: every row is used
     grid, average, low, high, extra, categorical = out
@@ -199,7 +213,7 @@ def _missing_error(name, n_bad, what):
                            f"or impute it.")
 
 
-def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress):
+def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress, use_engine):
     x = X[name].to_numpy(dtype=float)
     if not np.isfinite(x).all():
         raise _missing_error(name, int((~np.isfinite(x)).sum()), "finite values")
@@ -208,16 +222,17 @@ def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress)
         raise ValidationError(f"Feature {name!r} is constant; an effect needs at least 2 distinct values.")
     K = len(edges) - 1
     k = _bin_index(x, edges)
-    pred = predict_replaced(predictor, X, {name: np.stack([edges[k - 1], edges[k]])}, column=column,
-                            context=f"the bin edges of feature {name!r}", progress=progress)
-    d = pred[1] - pred[0]                       # (n,) or (n, C)
+    use_engine()
+    pred = predictor.local_predictions(X, name, np.stack([edges[k - 1], edges[k]]), column=column,
+                                       context=f"the bin edges of feature {name!r}", progress=progress)
+    d = pred[1] - pred[0]                       # (n,) or (n, C); a row's constant cancels
     average, se, mean, std = _by_class(_numeric_curve, d, k - 1, w, K)
     cnt = np.bincount(k - 1, minlength=K)
     extra = dict(bin_count=cnt, bin_effect=mean, bin_std=std, edges=edges)
     return edges, average, average - q * se, average + q * se, extra, False
 
 
-def _ale_categorical(predictor, X, name, w, column, q, progress):
+def _ale_categorical(predictor, X, name, w, column, q, progress, use_engine):
     s = X[name]
     if s.isna().any():
         raise _missing_error(name, int(s.isna().sum()), "complete values")
@@ -232,8 +247,9 @@ def _ale_categorical(predictor, X, name, w, column, q, progress):
     pos = pd.Index(levels.tolist()).get_indexer(s.astype(object).tolist())
     up = levels[np.minimum(pos + 1, L - 1)]
     down = levels[np.maximum(pos - 1, 0)]
-    pred = predict_replaced(predictor, X, {name: np.stack([levels[pos], up, down])}, column=column,
-                            context=f"the neighbouring levels of feature {name!r}", progress=progress)
+    use_engine()
+    pred = predictor.local_predictions(X, name, np.stack([levels[pos], up, down]), column=column,
+                                       context=f"the neighbouring levels of feature {name!r}", progress=progress)
     # Interval k joins levels k and k+1: upward jumps from level k, downward jumps from level k+1.
     has_up, has_down = pos < L - 1, pos > 0
     d = np.concatenate([(pred[1] - pred[0])[has_up], (pred[0] - pred[2])[has_down]])
