@@ -1,9 +1,12 @@
 """How result objects show themselves: a short ``repr`` and a compact notebook table.
 
 One mixin serves every result type (ImportanceResult, EffectResult, HStatisticResult,
-RegionalResult). A result's arrays are never printed: ``repr`` says what was computed (class,
-method, loss or output, features, rows, seconds) and points to ``to_frame()``; ``_repr_html_``
-(what Jupyter shows) adds the head of ``to_frame()`` as an HTML table.
+HeterogeneityResult, RegionalResult, ShapResult). A result's arrays are never printed: ``repr``
+says what was computed (class, method, loss or output, features, rows, seconds) and points to
+``to_frame()``; ``_repr_html_`` (what Jupyter shows) adds the head of ``to_frame()`` as an HTML
+table. The mixin is also the results' shared base for their record: through
+:class:`imlkit._record.RunRecord` it splits ``params`` (what was asked) from ``info`` (what
+happened) when a result is made.
 
 The results are frozen dataclasses, whose decorator writes its own ``__repr__`` into the class
 unless told not to (``repr=False``) or unless the class body defines one; a class that cannot
@@ -14,6 +17,8 @@ from __future__ import annotations
 import html
 
 import numpy as np
+
+from ._record import RunRecord
 
 __all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame"]
 
@@ -26,12 +31,12 @@ MAX_NAMES = 6
 def _rows_used(result):
     """Rows the method evaluated, from what the result records (None when it records none).
 
-    ``params["n_rows"]`` wins when a method sets it; otherwise the row count is read off the
+    ``info["n_rows"]`` wins when a method sets it; otherwise the row count is read off the
     arrays that have one row per evaluated observation.
     """
-    params = getattr(result, "params", None) or {}
+    info = getattr(result, "info", None) or {}
     extra = getattr(result, "extra", None) or {}
-    for value in (params.get("n_rows"), extra.get("n_rows"), getattr(result, "n_samples", None)):
+    for value in (info.get("n_rows"), extra.get("n_rows"), getattr(result, "n_samples", None)):
         if value is not None:
             return int(value)
     if extra.get("row_index") is not None:
@@ -80,7 +85,7 @@ def summary_parts(result):
     rows = _rows_used(result)
     if rows is not None:
         parts.append(f"{rows:,} rows")
-    seconds = (getattr(result, "params", None) or {}).get("seconds")
+    seconds = (getattr(result, "info", None) or {}).get("seconds")
     if seconds is not None:
         parts.append(_format_seconds(float(seconds)))
     return parts
@@ -143,11 +148,11 @@ def tidy_frame(frame):
     return out
 
 
-class ResultDisplay:
+class ResultDisplay(RunRecord):
     """Mixin giving a result a short ``__repr__`` and a notebook ``_repr_html_``.
 
-    The class needs ``method``, ``feature_names``, ``params`` and ``to_frame()``; ``loss`` or
-    ``output`` and the row-bearing arrays are read when present. A class may override
+    The class needs ``method``, ``feature_names``, ``params``, ``info`` and ``to_frame()``;
+    ``loss`` or ``output`` and the row-bearing arrays are read when present. A class may override
     :meth:`_display_frames` to show more than one table.
     """
 
