@@ -155,3 +155,13 @@ def test_split_record_routes_by_the_table():
     res = ik.ImportanceResult("pfi", ("a",), np.ones(1), np.zeros(1), np.zeros(1), np.ones(1), "l2",
                               params={"n_repeats": 2, "seconds": 0.5})
     assert dict(res.params) == {"n_repeats": 2} and res.info == {"seconds": 0.5}
+
+
+def test_repr_reads_the_rows_and_seconds_from_info_only():
+    # No guessing from the arrays: what info says is shown, and nothing when it says nothing.
+    common = dict(method="pfi", feature_names=("a",), importance=np.ones(1), std=np.zeros(1), ci_low=np.zeros(1),
+                  ci_high=np.ones(1), loss="l2", observation_importance=np.zeros((1, 5)))
+    told = ik.ImportanceResult(**common, info={"n_rows": 1234, "seconds": 2.0})
+    assert repr(told).splitlines()[0] == "ImportanceResult(PFI · loss l2 · 1,234 rows · 2 s)"
+    silent = ik.ImportanceResult(**common)
+    assert repr(silent).splitlines()[0] == "ImportanceResult(PFI · loss l2)"
