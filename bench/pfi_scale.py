@@ -75,7 +75,7 @@ def timing(n=100_000):
     return dict(n=n, imlkit_median_s=float(np.median(t_ik)), sklearn_median_s=float(np.median(t_sk)),
                 ratio_of_medians=float(np.median(t_ik) / np.median(t_sk)),
                 pair_ratios=", ".join(f"{r:.3f}" for r in ratios),
-                skipped=skipped_share(model, X), engine=r_ik.params["engine"],
+                skipped=skipped_share(model, X), engine=r_ik.info["engine"],
                 rel_diff_vs_predict=rel, rel_diff_vs_sklearn=float(
                     np.max(np.abs(r_ik.importance - r_sk.importances_mean)) / np.max(np.abs(r_sk.importances_mean))))
 

@@ -132,7 +132,7 @@ def pfi_many_levels(n=100_000, levels=500):
         sec = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-        out.append(dict(engine=r.params["engine"], seconds=sec, peak_mb=peak, warnings=len(r.warnings)))
+        out.append(dict(engine=r.info["engine"], seconds=sec, peak_mb=peak, warnings=len(r.warnings)))
         print("PFI 500 levels", out[-1], flush=True)
     return out
 

@@ -85,14 +85,14 @@ def targets(X_tr, X_te, y_tr, y_te):
         lambda: partial_dependence(model, X_te, ["temp"], method="brute", custom_values={"temp": grid}))
     pd_diff = float(np.max(np.abs(r_ik.average - r_sk["average"][0])))
     rows = [dict(what="PD of HGB, temp, 20 points", imlkit_s=t_ik, sklearn_s=t_sk, ratio=t_ik / t_sk,
-                 target="<= 0.25", max_abs_diff=pd_diff, engine=r_ik.params["engine"])]
+                 target="<= 0.25", max_abs_diff=pd_diff, engine=r_ik.info["engine"])]
     t_ik, t_sk, r_ik, r_sk = interleaved(
         lambda: ik.pfi(model, X_te, y_te, loss="squared_error", n_repeats=N_REPEATS, n_jobs=1, random_state=0),
         lambda: permutation_importance(model, X_te, y_te, scoring="neg_mean_squared_error",
                                        n_repeats=N_REPEATS, n_jobs=1, random_state=0))
     rel = np.max(np.abs(r_ik.importance - r_sk.importances_mean)) / np.max(np.abs(r_sk.importances_mean))
     rows.append(dict(what="PFI of HGB (native categoricals), R=10", imlkit_s=t_ik, sklearn_s=t_sk,
-                     ratio=t_ik / t_sk, target="<= 0.30", max_abs_diff=np.nan, engine=r_ik.params["engine"],
+                     ratio=t_ik / t_sk, target="<= 0.30", max_abs_diff=np.nan, engine=r_ik.info["engine"],
                      note=f"different permutations; importances within {rel:.3f} of the largest"))
     return pd.DataFrame(rows)
 
@@ -221,7 +221,7 @@ def two_features(name, model, X_te):
                 h_pairs_speedup=(h_pr - h0_pr) / max(h_tr - h0_tr, 1e-9),
                 h2_max_abs_diff=float(np.max(np.abs(c.pairwise["h2"].to_numpy(float) -
                                                     d.pairwise["h2"].to_numpy(float)))),
-                engine=c.params["engine"])
+                engine=c.info["engine"])
 
 
 def per_model(X, y):

@@ -59,7 +59,7 @@ def test_pfi_identical_for_any_max_rows(reg_data, monkeypatch):
         assert max(sizes) <= max(max_rows, n), (max_rows, max(sizes))
         assert_allclose(r.repeats, ref.repeats, rtol=1e-12, atol=0)
         assert_allclose(r.observation_importance, ref.observation_importance, rtol=1e-12, atol=1e-15)
-        assert r.params["n_rows"] == n
+        assert r.info["n_rows"] == n
 
 
 def test_pfi_blocks_tree_engine_group_and_classifier(reg_data):
@@ -70,7 +70,7 @@ def test_pfi_blocks_tree_engine_group_and_classifier(reg_data):
     feats = {"a": ["a"], "ab": ["a", "b"]}
     for loss in ["log_loss", "roc_auc"]:
         ref = ik.pfi(rf, Xn, yc, features=feats, n_repeats=5, loss=loss, random_state=1, engine="trees")
-        assert ref.params["engine"] == "trees"
+        assert ref.info["engine"] == "trees"
         small = ik.pfi(rf, Xn, yc, features=feats, n_repeats=5, loss=loss, random_state=1, engine="trees",
                        max_rows=2 * len(X))
         brute = ik.pfi(rf, Xn, yc, features=feats, n_repeats=5, loss=loss, random_state=1, engine="predict",
@@ -216,7 +216,7 @@ def test_repid_identical_splits_on_regional_data():
     root = r.tree[0]
     assert (root.feature, root.kind, root.level) == ("colour", "nominal", "green")
     assert r.tree[2].feature == "x1" and abs(r.tree[2].threshold) < 0.05
-    assert r.params["n_rows"] == len(X) and root.n == len(X)
+    assert r.info["n_rows"] == len(X) and root.n == len(X)
 
 
 # --------------------------------------------------------------------------- ALE level order
@@ -277,32 +277,32 @@ def test_ice_pd_repid_default_row_cap():
     X, _ = ik.datasets.make_regional(n, random_state=0)
     f = ik.datasets.regional_function
     e = ik.ice(f, X, "x2", grid=5, random_state=1)
-    assert e.individual.shape[0] == DEFAULT_N_SAMPLES == e.params["n_rows"]
+    assert e.individual.shape[0] == DEFAULT_N_SAMPLES == e.info["n_rows"]
     same = ik.ice(f, X, "x2", grid=5, n_samples=DEFAULT_N_SAMPLES, random_state=1)
     np.testing.assert_array_equal(e.extra["row_index"], same.extra["row_index"])
     assert_allclose(e.individual, same.individual)
     full = ik.partial_dependence(f, X, "x2", grid=5, n_samples=n)
-    assert full.params["n_rows"] == n
+    assert full.info["n_rows"] == n
     pd_capped = ik.partial_dependence(f, X, "x2", grid=5, random_state=1)
-    assert pd_capped.params["n_rows"] == DEFAULT_N_SAMPLES
+    assert pd_capped.info["n_rows"] == DEFAULT_N_SAMPLES
     assert_allclose(pd_capped.average, e.average)            # the same rows
     r = ik.repid(f, X, "x2", grid=5, max_depth=1, random_state=1)
-    assert r.params["n_rows"] == DEFAULT_N_SAMPLES == r.tree[0].n
+    assert r.info["n_rows"] == DEFAULT_N_SAMPLES == r.tree[0].n
     r_all = ik.repid(f, X, "x2", grid=5, max_depth=1, n_samples=n)
     assert r_all.tree[0].n == n and r_all.tree[0].feature == r.tree[0].feature == "x3"
     # Small data: every row, no randomness involved.
     small = X.iloc[:500]
-    assert ik.ice(f, small, "x2", grid=5).params["n_rows"] == 500
+    assert ik.ice(f, small, "x2", grid=5).info["n_rows"] == 500
 
 
 def test_every_result_records_rows_used(reg_data):
     X, y = reg_data
     Xn = X.assign(g=X.g.cat.codes)
     lin = LinearRegression().fit(Xn, y)
-    assert ik.pfi(lin, Xn, y, n_repeats=2, random_state=0).params["n_rows"] == len(X)
-    assert ik.ale(lin, Xn, "a", bins=5).params["n_rows"] == len(X)
+    assert ik.pfi(lin, Xn, y, n_repeats=2, random_state=0).info["n_rows"] == len(X)
+    assert ik.ale(lin, Xn, "a", bins=5).info["n_rows"] == len(X)
     s = ik.sage(lin, Xn, y, n_background=16, max_permutations=64, random_state=0)
-    assert s.params["n_rows"] == len(X)
+    assert s.info["n_rows"] == len(X)
     from imlkit.importance._sage import DEFAULT_PERMUTATION_CAP
     assert DEFAULT_PERMUTATION_CAP == 10_000
 

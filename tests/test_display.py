@@ -53,7 +53,7 @@ def test_repr_is_short_and_says_what_was_computed(results, key):
     text = repr(r)
     lines = text.splitlines()
     assert len(lines) == 3 and len(text) < 400, text                # no warnings here: no 4th line
-    seconds = r.params["seconds"]
+    seconds = r.info["seconds"]
     shown = "<1 ms" if seconds < 0.001 else f"{seconds:.3g} s"
     assert lines[0] == f"{cls}({head} · {shown})"
     assert lines[1] == f"  {names}"

@@ -148,8 +148,8 @@ def test_every_hooked_method_equals_predict(family, task, pipe, variant):
 
     def both(fn, **kw):
         fast, slow = fn(engine="auto", **kw), fn(engine="predict", **kw)
-        assert fast.params["engine"] == expect, fast.params.get("engine_note")
-        assert slow.params["engine"] == "predict"
+        assert fast.info["engine"] == expect, fast.info.get("engine_note")
+        assert slow.info["engine"] == "predict"
         return fast, slow
 
     for method in (ik.pfi, ik.cfi):
@@ -197,7 +197,7 @@ def test_missing_indicator_pipeline_equals_predict(informative_missingness):
         model = make_pipeline(SimpleImputer(add_indicator=True), RandomForestRegressor(30, random_state=0)).fit(X, y)
     fast = ik.pfi(model, X, y, n_repeats=3, random_state=0)
     slow = ik.pfi(model, X, y, n_repeats=3, random_state=0, engine="predict")
-    assert fast.params["engine"] == "predict" and "add_indicator" in fast.params["engine_note"]
+    assert fast.info["engine"] == "predict" and "add_indicator" in fast.info["engine_note"]
     assert_allclose(fast.importance, slow.importance, rtol=1e-8, atol=1e-8)
     assert fast.importance[0] > 4  # the missingness of a carries y's jump of 5
     for feature in ("a", "b"):
@@ -215,14 +215,14 @@ def test_perturbed_check_catches_what_the_whitelist_lets_through(informative_mis
     monkeypatch.setattr(_adapters, "_check_columnwise", lambda step: None)
     fast = ik.pfi(model, X, y, n_repeats=2, random_state=0)
     slow = ik.pfi(model, X, y, n_repeats=2, random_state=0, engine="predict")
-    assert fast.params["engine"] == "predict"
-    assert "'a' replaced by other rows' values" in fast.params["engine_note"]
+    assert fast.info["engine"] == "predict"
+    assert "'a' replaced by other rows' values" in fast.info["engine_note"]
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-8, atol=1e-8)
     with pytest.raises(ModelError, match="replaced by other rows' values"):
         ik.ice(model, X, "a", grid=4, engine="trees")
     # b's encoding is one column: its ICE may come from the trees, and equals predict
     fast, slow = ik.ice(model, X, "b", grid=4), ik.ice(model, X, "b", grid=4, engine="predict")
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.individual, slow.individual, rtol=1e-8, atol=1e-8)
 
 
@@ -275,7 +275,7 @@ def test_early_stopped_boosters_use_the_engine(library, task):
         assert 0 < model.best_iteration_ < 150
     fast = ik.pfi(model, X, y, n_repeats=2, random_state=0, engine="trees")
     slow = ik.pfi(model, X, y, n_repeats=2, random_state=0, engine="predict")
-    assert ik.pfi(model, X, y, n_repeats=1, random_state=0).params["engine"] == "trees"
+    assert ik.pfi(model, X, y, n_repeats=1, random_state=0).info["engine"] == "trees"
     assert_allclose(fast.repeats, slow.repeats, **_tol("XGB", slow.repeats))
 
 

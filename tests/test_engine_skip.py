@@ -67,7 +67,7 @@ def test_pfi_with_skipped_trees_equals_brute_force(case):
     kw = dict(loss=loss, n_repeats=4, random_state=1, n_jobs=1)
     fast = ik.pfi(model, X, target, **kw)
     slow = ik.pfi(model, X, target, engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     scale = np.max(np.abs(slow.repeats))
     assert_allclose(fast.repeats, slow.repeats, rtol=rtol, atol=rtol * scale)
     # CFI goes through the same path (a feature replaced by other rows' values)
@@ -138,7 +138,7 @@ def test_pd_without_curves_equals_the_mean_of_ice(kind, monkeypatch):
     for f in ("x1", "c"):
         pd_ = ik.partial_dependence(model, Xm, f, sample_weight=w, output=output)
         ice = ik.ice(model, Xm, f, sample_weight=w, output=output, engine="predict")
-        assert pd_.params["engine"] == "trees"
+        assert pd_.info["engine"] == "trees"
         assert_allclose(pd_.average, ice.extra["uncentered_average"], rtol=1e-10, atol=1e-12)
 
 

@@ -180,7 +180,7 @@ def test_ice_cohort_is_the_rows_and_their_pd(X_effects):
     assert_allclose(np.diff(part.average) / np.diff(part.grid), 3.0, rtol=1e-9)
     assert_array_equal(part.grid, full.grid)
     assert part.params["selection"][0]["rows"] == int(mask.sum())
-    assert part.params["n_rows"] == int(mask.sum())
+    assert part.info["n_rows"] == int(mask.sum())
     assert_array_equal(full[:5].individual, full.individual[:5])
     assert_array_equal(full[[3, 0]].individual, full.individual[[3, 0]])
     assert full[2].individual.shape == (1, 8)

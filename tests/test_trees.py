@@ -122,7 +122,7 @@ def test_ice_equals_brute_force(fitted, case_id):
         grid = 8 if feature != "mnth" else 20
         fast = ik.ice(model, X, feature, grid=grid, output=output, engine="trees")
         slow = ik.ice(model, X, feature, grid=grid, output=output, engine="predict")
-        assert fast.params["engine"] == "trees" and slow.params["engine"] == "predict"
+        assert fast.info["engine"] == "trees" and slow.info["engine"] == "predict"
         assert_allclose(fast.individual, slow.individual, **_scale(tol, slow.individual))
 
 
@@ -134,7 +134,7 @@ def test_pfi_equals_brute_force(fitted, case_id):
     kw = dict(loss=loss, n_repeats=3, random_state=0, features=["temp", "mnth", "hr", "weathersit"])
     fast = ik.pfi(model, X, y, engine="trees", **kw)
     slow = ik.pfi(model, X, y, engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.repeats, slow.repeats, **_scale(tol, slow.repeats))
     assert_allclose(fast.observation_importance, slow.observation_importance,
                     **_scale(tol, slow.observation_importance))
@@ -144,13 +144,13 @@ def test_cfi_and_groups_use_the_same_engine(fitted):
     model, X, y, _ = fitted("GradientBoostingRegressor")
     kw = {"n_repeats": 2, "random_state": 1, "features": {"weather": ["temp", "atemp", "hum"], "hr": ["hr"]}}
     fast, slow = ik.cfi(model, X, y, engine="auto", **kw), ik.cfi(model, X, y, engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
     # a group with a native categorical column, and probabilities of 3 classes
     model, X, y, _ = fitted("HGBClassifier-3")
     kw = {"n_repeats": 2, "random_state": 2, "features": {"season": ["mnth", "season", "temp"]}}
     fast, slow = ik.pfi(model, X, y, **kw), ik.pfi(model, X, y, engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.observation_importance, slow.observation_importance, rtol=1e-10, atol=1e-12)
 
 
@@ -159,7 +159,7 @@ def test_pd_2d_equals_brute_force(fitted, case_id):
     model, X, _, _ = fitted(case_id)
     fast = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6)
     slow = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6, engine="predict")
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)
 
 
@@ -189,7 +189,7 @@ def test_numpy_input_and_sklearn_peer(bike):
     with threadpool_limits(1):
         model = HistGradientBoostingRegressor(max_iter=20).fit(X, bike["y"])
     ours = ik.partial_dependence(model, X, 8, grid=10)
-    assert ours.params["engine"] == "trees"
+    assert ours.info["engine"] == "trees"
     theirs = partial_dependence(model, X, [8], method="brute", custom_values={8: ours.grid})
     assert_allclose(ours.average, theirs["average"][0], rtol=1e-10)
 
@@ -205,8 +205,8 @@ def test_disagreeing_model_falls_back_with_a_note(bike):
     with threadpool_limits(1):
         model = _Shifted(max_iter=5).fit(bike["num"], bike["y"])
     r = ik.partial_dependence(model, bike["num"], "temp", grid=5)
-    assert r.params["engine"] == "predict"
-    assert "disagreed" in r.params["engine_note"]
+    assert r.info["engine"] == "predict"
+    assert "disagreed" in r.info["engine_note"]
     with pytest.raises(ModelError, match="engine='trees'"):
         ik.partial_dependence(model, bike["num"], "temp", grid=5, engine="trees")
 
@@ -214,7 +214,7 @@ def test_disagreeing_model_falls_back_with_a_note(bike):
 def test_unsupported_models_and_engine_validation(bike):
     X, y = bike["num"], bike["y"]
     lin = LinearRegression().fit(X, y)
-    assert ik.pfi(lin, X, y, n_repeats=1, random_state=0, features=["temp"]).params["engine"] == "predict"
+    assert ik.pfi(lin, X, y, n_repeats=1, random_state=0, features=["temp"]).info["engine"] == "predict"
     with pytest.raises(ValidationError, match="engine='trees' needs a model the tree engine supports"):
         ik.ice(lin, X, "temp", grid=3, engine="trees")
     with pytest.raises(ValidationError, match="'engine' must be one of"):
@@ -227,7 +227,7 @@ def test_label_output_falls_back(fitted):
     # zero-one loss needs class labels, which the engine does not produce.
     model, X, y, _ = fitted("HGBClassifier-binary")
     r = ik.pfi(model, X, y, loss="zero_one", n_repeats=1, random_state=0, features=["temp"])
-    assert r.params["engine"] == "predict"
+    assert r.info["engine"] == "predict"
 
 
 def test_kernel_known_answer_on_a_hand_made_stump():
@@ -261,20 +261,20 @@ def test_pipeline_with_columnwise_steps(bike):
     for feature in ("temp", "mnth"):
         fast = ik.ice(pipe, X, feature, grid=6)
         slow = ik.ice(pipe, X, feature, grid=6, engine="predict")
-        assert fast.params["engine"] == "trees"
+        assert fast.info["engine"] == "trees"
         assert_allclose(fast.individual, slow.individual, rtol=1e-10, atol=1e-10)
     fast = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"])
     slow = ik.pfi(pipe, X, y, n_repeats=2, random_state=0, features=["temp", "mnth", "hr"], engine="predict")
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10)
     kw = dict(features=["temp", "mnth"], pairs="all", n_samples=80, random_state=0)  # two free features
     fast, slow = ik.h_statistic(pipe, X, **kw), ik.h_statistic(pipe, X, engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8)
     # One-hot columns are not one column per feature: the model-agnostic path, with a note.
     onehot = make_column_transformer((OneHotEncoder(), ["mnth", "weathersit"]), remainder="passthrough")
     pipe = make_pipeline(onehot, RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, y)
     r = ik.partial_dependence(pipe, X, "temp", grid=4)
-    assert r.params["engine"] == "predict" and "OneHotEncoder" in r.params["engine_note"]
+    assert r.info["engine"] == "predict" and "OneHotEncoder" in r.info["engine_note"]
 
 
 def test_refitted_model_is_read_again(bike):
@@ -284,7 +284,7 @@ def test_refitted_model_is_read_again(bike):
     model.set_params(n_estimators=7).fit(X, -y)
     fast = ik.partial_dependence(model, X, "temp", grid=4)
     slow = ik.partial_dependence(model, X, "temp", grid=4, engine="predict")
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.average, slow.average, rtol=1e-10)
 
 
@@ -296,7 +296,7 @@ def test_lightgbm_zero_as_missing(bike):
     model = lgb.LGBMRegressor(n_estimators=15, zero_as_missing=True, verbose=-1, n_jobs=1).fit(X, bike["y"])
     fast = ik.ice(model, X, "temp", grid=[-0.1, 0.0, 0.3, 0.5])
     slow = ik.ice(model, X, "temp", grid=[-0.1, 0.0, 0.3, 0.5], engine="predict")
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.individual, slow.individual, rtol=1e-10, atol=1e-10)
 
 
@@ -316,12 +316,12 @@ def test_h_statistic_and_repid_use_the_engine(fitted, case_id):
     X = X.dropna().reset_index(drop=True)
     kw = dict(features=["temp", "hr"], pairs=[("temp", "hr")], n_samples=80, random_state=0)
     fast, slow = ik.h_statistic(model, X, engine="auto", **kw), ik.h_statistic(model, X, engine="predict", **kw)
-    assert fast.params["engine"] == "trees" and slow.params["engine"] == "predict"
+    assert fast.info["engine"] == "trees" and slow.info["engine"] == "predict"
     assert_allclose(fast.overall, slow.overall, rtol=1e-8, atol=1e-12)
     assert_allclose(fast.pairwise["h2"].to_numpy(float), slow.pairwise["h2"].to_numpy(float), rtol=1e-8, atol=1e-12)
     kw = dict(split_features=["workingday", "temp"], grid=8, max_depth=2, min_node_size=40)
     fast, slow = ik.repid(model, X, "hr", **kw), ik.repid(model, X, "hr", engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert [r.rule for r in fast.regions] == [r.rule for r in slow.regions]
     assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)
 
@@ -339,7 +339,7 @@ def test_pairwise_h_and_pd_2d_equal_brute_force(fitted, case_id):
     model, X, _, tol = fitted(case_id)
     kw = dict(features=["temp", "mnth", "hr"], pairs="all", n_samples=120, random_state=0)
     fast, slow = ik.h_statistic(model, X, **kw), ik.h_statistic(model, X, engine="predict", **kw)
-    assert fast.params["engine"] == "trees" and slow.params["engine"] == "predict"
+    assert fast.info["engine"] == "trees" and slow.info["engine"] == "predict"
     # H² is a ratio of sums of squared differences of PDs: XGBoost's float32 sums (~1e-6
     # relative in each prediction) reach it as ~1e-6 of the squared scale, not as 1e-10.
     h_tol = dict(rtol=1e-8, atol=1e-12) if tol is SK_TOL else dict(rtol=1e-3, atol=1e-6)
@@ -361,7 +361,7 @@ def test_pairwise_h_and_pd_2d_equal_brute_force(fitted, case_id):
     output = None if not hasattr(model, "predict_proba") else model.classes_[-1]
     fast = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6, output=output)
     slow = ik.partial_dependence(model, X, ("temp", "mnth"), grid=6, output=output, engine="predict")
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.average, slow.average, **_scale(tol, slow.average))
 
 
@@ -411,9 +411,9 @@ def test_unsupported_xgboost_booster_falls_back_with_a_note(bike):
     xgb = pytest.importorskip("xgboost")
     model = xgb.XGBRegressor(booster="dart", n_estimators=5, max_depth=3, n_jobs=1).fit(bike["num"], bike["y"])
     r = ik.h_statistic(model, bike["num"], features=["temp", "hr"], pairs="all", n_samples=40, random_state=0)
-    assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
+    assert r.info["engine"] == "predict" and "gbtree" in r.info["engine_note"]
     r = ik.partial_dependence(model, bike["num"], ("temp", "hr"), grid=4)
-    assert r.params["engine"] == "predict" and "gbtree" in r.params["engine_note"]
+    assert r.info["engine"] == "predict" and "gbtree" in r.info["engine_note"]
 
 
 @pytest.mark.parametrize("case_id", ["RandomForestRegressor-missing", "HGBClassifier-binary"])
@@ -426,5 +426,5 @@ def test_weighted_pd_2d_equals_brute_force(fitted, case_id):
     kw = dict(grid=5, sample_weight=w, output=output)
     fast = ik.partial_dependence(model, X, ("hr", "temp"), **kw)
     slow = ik.partial_dependence(model, X, ("hr", "temp"), engine="predict", **kw)
-    assert fast.params["engine"] == "trees"
+    assert fast.info["engine"] == "trees"
     assert_allclose(fast.average, slow.average, rtol=1e-10, atol=1e-10)

@@ -1,9 +1,12 @@
 """How result objects show themselves: a short ``repr`` and a compact notebook table.
 
 One mixin serves every result type (ImportanceResult, EffectResult, HStatisticResult,
-RegionalResult). A result's arrays are never printed: ``repr`` says what was computed (class,
-method, loss or output, features, rows, seconds) and points to ``to_frame()``; ``_repr_html_``
-(what Jupyter shows) adds the head of ``to_frame()`` as an HTML table.
+HeterogeneityResult, RegionalResult, ShapResult). A result's arrays are never printed: ``repr``
+says what was computed (class, method, loss or output, features, and from ``result.info`` the
+rows evaluated and the seconds) and points to ``to_frame()``; ``_repr_html_`` (what Jupyter
+shows) adds the head of ``to_frame()`` as an HTML table. The mixin is also the results' shared
+base for their record: through :class:`imlkit._record.RunRecord` it splits ``params`` (what was
+asked) from ``info`` (what happened) when a result is made.
 
 The results are frozen dataclasses, whose decorator writes its own ``__repr__`` into the class
 unless told not to (``repr=False``) or unless the class body defines one; a class that cannot
@@ -15,40 +18,14 @@ import html
 
 import numpy as np
 
+from ._record import RunRecord
+
 __all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame"]
 
 #: Rows of ``to_frame()`` shown in a notebook.
 MAX_HTML_ROWS = 20
 #: Feature names listed by ``repr`` before "…".
 MAX_NAMES = 6
-
-
-def _rows_used(result):
-    """Rows the method evaluated, from what the result records (None when it records none).
-
-    ``params["n_rows"]`` wins when a method sets it; otherwise the row count is read off the
-    arrays that have one row per evaluated observation.
-    """
-    params = getattr(result, "params", None) or {}
-    extra = getattr(result, "extra", None) or {}
-    for value in (params.get("n_rows"), extra.get("n_rows"), getattr(result, "n_samples", None)):
-        if value is not None:
-            return int(value)
-    if extra.get("row_index") is not None:
-        return len(extra["row_index"])
-    tree = getattr(result, "tree", None)
-    if tree:  # REPID: the root node holds every row
-        return int(tree[0].n)
-    individual = getattr(result, "individual", None)
-    if individual is not None:
-        return int(np.shape(individual)[0])
-    obs = getattr(result, "observation_importance", None)
-    if obs is not None:
-        return int(np.shape(obs)[-1])
-    values = getattr(result, "feature_values", None)
-    if values is not None:
-        return len(values)
-    return None
 
 
 def _target(result):
@@ -77,10 +54,11 @@ def method_name(method):
 def summary_parts(result):
     """The header pieces ``[METHOD, loss or output, "n rows", "t s"]`` (missing ones left out)."""
     parts = [method_name(result.method), _target(result)]
-    rows = _rows_used(result)
+    info = getattr(result, "info", None) or {}
+    rows = info.get("n_rows")
     if rows is not None:
-        parts.append(f"{rows:,} rows")
-    seconds = (getattr(result, "params", None) or {}).get("seconds")
+        parts.append(f"{int(rows):,} rows")
+    seconds = info.get("seconds")
     if seconds is not None:
         parts.append(_format_seconds(float(seconds)))
     return parts
@@ -143,11 +121,11 @@ def tidy_frame(frame):
     return out
 
 
-class ResultDisplay:
+class ResultDisplay(RunRecord):
     """Mixin giving a result a short ``__repr__`` and a notebook ``_repr_html_``.
 
-    The class needs ``method``, ``feature_names``, ``params`` and ``to_frame()``; ``loss`` or
-    ``output`` and the row-bearing arrays are read when present. A class may override
+    The class needs ``method``, ``feature_names``, ``params``, ``info`` and ``to_frame()``;
+    ``loss`` or ``output`` are read when present, the rows and seconds from ``info``. A class may override
     :meth:`_display_frames` to show more than one table.
     """
 

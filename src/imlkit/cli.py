@@ -180,7 +180,7 @@ def _run_importance(args, command_line):
     frame = result.to_frame()
     if args.json:
         out = {"method": result.method, "loss": result.loss, "baseline_loss": result.baseline_loss,
-               "seconds": result.params.get("seconds"),
+               "seconds": result.info.get("seconds"),
                "features": [{"feature": f, **{k: (None if v != v else (bool(v) if isinstance(v, bool) else float(v)))
                                              for k, v in row.items()}} for f, row in frame.iterrows()]}
         print(json.dumps(out, indent=2))

@@ -39,8 +39,8 @@ def test_ale_huge_bins_is_cheap_and_capped(X100):
     assert seconds < 5, seconds
     d = len(np.unique(X100[:, 0]))
     assert_array_equal(e.grid, np.unique(X100[:, 0]))      # every distinct value is an edge
-    assert e.params["n_bins"] == d - 1 and e.params["bins"] == 10**9
-    assert f"the {d} distinct values of 'x0' allow" in e.params["bins_capped"]
+    assert e.info["n_bins"] == d - 1 and e.params["bins"] == 10**9
+    assert f"the {d} distinct values of 'x0' allow" in e.info["bins_capped"]
     # the same ALE as with as many bins as rows (the largest count that can still matter)
     same = ik.ale(_f, X100, 0, bins=100)
     assert_array_equal(same.grid, e.grid)
@@ -51,7 +51,7 @@ def test_ale_huge_bins_is_cheap_and_capped(X100):
 
 def test_ale_few_bins_are_not_capped(X100):
     e = ik.ale(_f, X100, 0, bins=5)
-    assert "bins_capped" not in e.params and e.params["n_bins"] == len(e.grid) - 1 <= 5
+    assert "bins_capped" not in e.info and e.info["n_bins"] == len(e.grid) - 1 <= 5
 
 
 @pytest.mark.parametrize("seed, n, levels", [(0, 50, 7), (1, 100, 100), (2, 37, 5), (3, 200, 180)])

@@ -73,8 +73,8 @@ def _switch_data():
 def test_loco_holm_beyond_the_interval_is_reported():
     X, y = _switch_data()
     r = ik.loco(_Switch(), X, y, X, y, features=["a", "b"], random_state=0)
-    assert r.params["test_used"] == "sign" and r.params["p_adjust_applied"] == "holm"
-    assert r.params["interval_adjust"] == "bonferroni"
+    assert r.info["test_used"] == "sign" and r.info["p_adjust_applied"] == "holm"
+    assert r.info["interval_adjust"] == "bonferroni"
     # sign test, zeros against the alternative: p_a = P(Bin(40, 1/2) <= 13) = 0.019, p_b = P(B <= 0)
     p = np.array([stats.binom.cdf(13, 40, 0.5), stats.binom.cdf(0, 40, 0.5)])
     assert_allclose(r.p_value, p, rtol=1e-12)
@@ -93,7 +93,7 @@ def test_loco_holm_beyond_the_interval_is_reported():
 def test_loco_bonferroni_agrees_with_the_interval():
     X, y = _switch_data()
     r = ik.loco(_Switch(), X, y, X, y, features=["a", "b"], p_adjust="bonferroni", random_state=0)
-    assert r.params["p_adjust_applied"] == "bonferroni"
+    assert r.info["p_adjust_applied"] == "bonferroni"
     assert_allclose(r.p_adjusted, np.minimum(1, 2 * r.p_value), rtol=1e-12)
     f = r.to_frame(sort=False)
     assert_array_equal(f["significant"].to_numpy(), (f["ci_low"] > 0).to_numpy())
@@ -110,7 +110,7 @@ def test_loco_holm_with_cross_validation():
     from sklearn.linear_model import LinearRegression
 
     r = ik.loco(LinearRegression(), X, y, cv=4, aggregate="mean", random_state=0)
-    assert r.params["inference"] == "nadeau_bengio"
+    assert r.info["inference"] == "nadeau_bengio"
     assert_allclose(r.p_adjusted, multipletests(r.p_value, method="holm")[1], rtol=1e-12)
 
 
@@ -121,7 +121,7 @@ def test_lofo_adjusts_only_what_it_tests():
     from sklearn.linear_model import LinearRegression
 
     plain = ik.lofo(LinearRegression(), X[:120], y[:120], X[120:], y[120:])
-    assert plain.p_adjusted is None and plain.params["p_adjust_applied"] is None   # no test, nothing adjusted
+    assert plain.p_adjusted is None and plain.info["p_adjust_applied"] is None   # no test, nothing adjusted
     tested = ik.lofo(LinearRegression(), X[:120], y[:120], X[120:], y[120:], test="t")
-    assert tested.params["p_adjust_applied"] == "holm"
+    assert tested.info["p_adjust_applied"] == "holm"
     assert_allclose(tested.p_adjusted, multipletests(tested.p_value, method="holm")[1], rtol=1e-12)

@@ -176,7 +176,7 @@ def test_bonferroni_widens_the_intervals(correlated):
 def test_cross_validation(correlated):
     Xtr, ytr, _, _ = correlated
     r = ik.loco(LinearRegression(), Xtr, ytr, cv=5, aggregate="mean", random_state=0)
-    assert r.params["inference"] == "nadeau_bengio"
+    assert r.info["inference"] == "nadeau_bengio"
     assert r.extra["fold_importance"].shape == (3, 5)
     assert_allclose(r.importance, r.extra["fold_importance"].mean(axis=1))
     assert r.observation_importance.shape == (3, 700)
@@ -262,7 +262,7 @@ def test_interval_belongs_to_the_point_estimate():
     X = pd.DataFrame({"a": rng.exponential(size=n), "b": rng.normal(size=n)})
     y = X["a"] ** 2 + 0.1 * rng.normal(size=n)
     r = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], random_state=0)
-    assert r.params["test_used"] == "sign" and r.params["estimand"] == "median"
+    assert r.info["test_used"] == "sign" and r.info["estimand"] == "median"
     assert np.all(r.ci_low <= r.importance) and np.all(r.importance <= r.ci_high)
     d = r.observation_importance[0]
     # Holm (the default) with m = 2: simultaneous Bonferroni-level intervals, 1 - 0.05/2
@@ -276,7 +276,7 @@ def test_interval_belongs_to_the_point_estimate():
     # an explicit Wilcoxon test makes the pseudo-median the estimand, and says so
     w = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], test="wilcoxon", random_state=0)
     assert_allclose(w.importance, [hodges_lehmann(x) for x in w.observation_importance])
-    assert w.params["estimand"] == "pseudo_median" and any("pseudo-median" in t for t in w.warnings)
+    assert w.info["estimand"] == "pseudo_median" and any("pseudo-median" in t for t in w.warnings)
     assert np.all(w.ci_low <= w.importance) and np.all(w.importance <= w.ci_high)
     assert_allclose(w.extra["hodges_lehmann"][:, 0], w.importance)
 

@@ -41,7 +41,7 @@ def test_forest_on_breast_cancer_is_not_all_zero(cancer, forest_loco):
     Xtr, Xte, ytr, yte = cancer
     r, forest = forest_loco
     assert r.params["aggregate"] == "mean" and r.params["aggregate_requested"] == "auto"
-    assert r.params["test_used"] == "t" and r.loss == "brier"
+    assert r.info["test_used"] == "t" and r.loss == "brier"
     assert np.count_nonzero(r.importance) >= 20
     # Known answer: the forest's random_state is fixed (kept for one refit), so the full and the
     # reduced fits are reproducible here; LOCO_j is the mean Brier difference on the test rows.
@@ -65,7 +65,7 @@ def test_the_median_collapses_and_says_so(cancer):
     cols = ["worst area", "mean texture", "worst concave points", "mean smoothness"]
     r = ik.loco(RandomForestClassifier(n_estimators=10, random_state=0), Xtr[cols], ytr, Xte[cols], yte,
                 aggregate="median", random_state=0)
-    assert r.params["aggregate"] == "median" and r.params["test_used"] == "sign"
+    assert r.params["aggregate"] == "median" and r.info["test_used"] == "sign"
     zero = np.mean(r.observation_importance == 0, axis=1)
     assert_array_equal(r.importance, 0.0)
     assert np.all(zero >= 0.1)
@@ -114,7 +114,7 @@ def test_regression_keeps_the_median_and_the_sign_test():
     X = rng.normal(size=(300, 2))
     y = 2 * X[:, 0] + rng.normal(size=300)
     r = ik.loco(LinearRegression(), X[:200], y[:200], X[200:], y[200:], random_state=0)
-    assert r.params["aggregate"] == "median" and r.params["test_used"] == "sign" and r.loss == "absolute_error"
+    assert r.params["aggregate"] == "median" and r.info["test_used"] == "sign" and r.loss == "absolute_error"
     full = np.abs(y[200:] - LinearRegression().fit(X[:200], y[:200]).predict(X[200:]))
     red = np.abs(y[200:] - LinearRegression().fit(X[:200, 1:], y[:200]).predict(X[200:, 1:]))
     assert_allclose(r.importance[0], np.median(red - full), rtol=1e-10)
@@ -123,11 +123,11 @@ def test_regression_keeps_the_median_and_the_sign_test():
 def test_explicit_aggregate_is_kept_and_auto_for_scores():
     Xtr, ytr, Xte, yte, _, _ = _logistic_data(2)
     r = ik.loco(LogisticRegression(), Xtr, ytr, Xte, yte, aggregate="pseudo_median", random_state=0)
-    assert r.params["aggregate"] == "pseudo_median" and r.params["test_used"] == "wilcoxon"
+    assert r.params["aggregate"] == "pseudo_median" and r.info["test_used"] == "wilcoxon"
     assert "aggregate_requested" not in r.params
     # an aggregate-only score cannot have a median: auto takes the mean (and no pointwise test)
     s = ik.loco(LogisticRegression(), Xtr, ytr, Xte, yte, loss="roc_auc", random_state=0)
-    assert s.params["aggregate"] == "mean" and s.params["test_used"] is None
+    assert s.params["aggregate"] == "mean" and s.info["test_used"] is None
     assert s.importance[0] > 0.1
 
 

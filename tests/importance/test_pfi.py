@@ -222,7 +222,7 @@ def test_result_frame_plot_and_observation_importance(linear_data):
     assert r.observation_importance.shape == (3, 300)
     assert_allclose(r.observation_importance.mean(axis=1), r.importance, rtol=1e-10)
     assert r.plot().get_title().startswith("PFI") and len(r.plot(kind="box").get_yticklabels()) == 3
-    assert r.params["n_repeats"] == 3 and 0 < r.params["seconds"] <= wall  # timed, in seconds
+    assert r.params["n_repeats"] == 3 and 0 < r.info["seconds"] <= wall  # timed, in seconds
 
 
 class _NaNModel:

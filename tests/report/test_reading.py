@@ -438,9 +438,9 @@ def test_side_by_side_caption_says_what_holm_significance_means():
 
     from imlkit.report._sec_importance import _side_by_side_caption
 
-    holm = _side_by_side_caption({"loco": SimpleNamespace(params={"p_adjust_applied": "holm"})})
-    bonf = _side_by_side_caption({"loco": SimpleNamespace(params={"p_adjust_applied": "bonferroni"})})
-    none = _side_by_side_caption({"pfi": SimpleNamespace(params={})})
+    holm = _side_by_side_caption({"loco": SimpleNamespace(info={"p_adjust_applied": "holm"})})
+    bonf = _side_by_side_caption({"loco": SimpleNamespace(info={"p_adjust_applied": "bonferroni"})})
+    none = _side_by_side_caption({"pfi": SimpleNamespace(info={})})
     assert "Holm-adjusted" in holm and "may still include 0" in holm and "agrees with" not in holm
     assert "agrees with the interval excluding 0" in bonf and "Holm" not in bonf
     assert "simultaneous" not in none

@@ -25,7 +25,7 @@ The engine proves itself before it answers (:func:`choose`): on rows of X as the
 rows with NaN or infinite values) and with each feature the method will replace set to other
 rows' values (NaN and levels included), its predictions must equal the model's own; otherwise,
 or when the model's own predict fails on those rows, the method predicts, and
-``params["engine_note"]`` says why.
+``info["engine_note"]`` says why.
 
 How it is used: the methods never call it. :class:`imlkit._model.Predictor` does:
 
@@ -381,7 +381,7 @@ def choose(predictor, X, engine="auto", features=None):
     again with each feature in ``features`` replaced by other rows' values (quantiles of the
     column, its missing value, its levels): what the methods will ask. Any disagreement, or a
     model whose own predict fails on those rows, leaves the method to predict (a note in the
-    params says why), so that the two engines never give two answers.
+    result's info says why), so that the two engines never give two answers.
 
     Parameters
     ----------

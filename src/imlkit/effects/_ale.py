@@ -30,7 +30,7 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
         bin edges (rows outside them fall into the first or last bin). The edges are data
         values, so a feature with d distinct values has at most d − 1 bins: a larger ``bins``
         gives exactly those (every distinct value an edge) at the cost of d, not of ``bins``;
-        ``params["n_bins"]`` is the number used and ``params["bins_capped"]`` says when the
+        ``info["n_bins"]`` is the number used and ``info["bins_capped"]`` says when the
         data allowed fewer than asked.
     min_bin_size : int, default 1
         Bins with fewer rows are merged into a neighbour.

@@ -57,6 +57,9 @@ class HeterogeneityResult(HeterogeneitySlicing, ResultDisplay):
     output : str
         Which model output the curves are of (``"prediction"``, ``"P(class=...)"``).
     params, extra : dict
+    info : dict
+        What happened: ``seconds``, ``n_rows`` (= ``n_samples``), ``engine`` (see
+        :data:`imlkit._record.HAPPENED`).
     """
 
     feature_names: tuple
@@ -67,6 +70,7 @@ class HeterogeneityResult(HeterogeneitySlicing, ResultDisplay):
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
     method: str = "ice_heterogeneity"
+    info: dict = field(default_factory=dict)
 
     def to_frame(self):
         """DataFrame indexed by feature, columns ``heterogeneity, grid``, sorted descending
@@ -148,7 +152,7 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
         Features are spread over joblib workers; the result does not depend on it.
     progress : bool
     engine : {"auto", "trees", "predict"}
-        As :func:`imlkit.ice`; ``params["engine"]`` records which ran.
+        As :func:`imlkit.ice`; ``info["engine"]`` records which ran.
 
     Returns
     -------
@@ -230,10 +234,10 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
         tasks = [(predictor, Xs, f, grids[f], column) for f in todo]
         done = dict(zip(todo, parallel_map(_feature_task, tasks, n_jobs=n_jobs, progress=progress,
                                            desc="c-ICE heterogeneity")))
-    params["seconds"] = timer.seconds
+    params.update(seconds=timer.seconds, n_rows=len(Xs))
     values = np.array([done.get(f, 0.0) for f in feats], dtype=float)
     sizes = np.array([len(grids[f]) if f in grids else 1 for f in feats], dtype=int)
-    extra = {"row_index": rows, "n_rows": len(Xs), "constant": tuple(constant)}
+    extra = {"row_index": rows, "constant": tuple(constant)}
     if column == "all":
         extra["classes"] = classes
     return HeterogeneityResult(feature_names=tuple(feats), heterogeneity=values, grid_sizes=sizes,

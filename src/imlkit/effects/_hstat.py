@@ -43,6 +43,9 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     output : str
         ``"P(class)"`` when computed on the vector of class probabilities.
     params, extra : dict
+    info : dict
+        What happened: ``seconds``, ``n_rows`` (= ``n_samples``), ``engine`` (see
+        :data:`imlkit._record.HAPPENED`).
     """
 
     feature_names: tuple
@@ -53,6 +56,7 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
     method: str = "h_statistic"
+    info: dict = field(default_factory=dict)
 
     def to_frame(self, kind="overall"):
         """``"overall"``: index feature, columns ``h2, h``; ``"pairwise"``: the pair table."""
@@ -101,7 +105,7 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     engine : {"auto", "trees", "predict"}
         As in :func:`imlkit.ice`: the one-feature and the pairwise partial dependences walk the
         trees of a supported tree ensemble (two free features at once for a pair);
-        ``params["engine"]`` records which ran.
+        ``info["engine"]`` records which ran.
         ``random_state`` draws the rows; features and pairs are spread over ``n_jobs``.
 
     Returns
@@ -178,7 +182,7 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
             pair_list = list(itertools.combinations(top, 2))
         tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column) for a, b in pair_list]
         pair_h2 = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
-    params["seconds"] = timer.seconds
+    params.update(seconds=timer.seconds, n_rows=len(Xs))
     table = pd.DataFrame({"feature_1": [a for a, _ in pair_list], "feature_2": [b for _, b in pair_list],
                           "h2": np.asarray(pair_h2, dtype=float)})
     table["h"] = np.sqrt(table["h2"].clip(lower=0))

@@ -51,7 +51,7 @@ def ice(model, X, feature, *, grid=20, center=None, grid_type="quantile", n_samp
     n_samples : int, optional
         Rows to use, drawn without replacement *before* predicting. ``None`` (default): all rows
         when there are at most ``DEFAULT_N_SAMPLES`` = 10,000, else a subsample of 10,000 drawn
-        with ``random_state`` (pass ``n_samples=len(X)`` for every row). ``params["n_rows"]``
+        with ``random_state`` (pass ``n_samples=len(X)`` for every row). ``info["n_rows"]``
         records the rows used.
     sample_weight : array-like, shape (n,), optional
         Weights of the rows in the average (PD).
@@ -70,7 +70,7 @@ def ice(model, X, feature, *, grid=20, center=None, grid_type="quantile", n_samp
         ``"auto"``: tree ensembles the tree engine supports (scikit-learn, LightGBM, XGBoost)
         are evaluated from their trees, one walk per tree and row for the whole grid, after a
         check against the model's own predictions; ``"predict"``: always the stacked predict.
-        ``params["engine"]`` records which ran.
+        ``info["engine"]`` records which ran.
 
     Returns
     -------
@@ -232,12 +232,12 @@ def _effect(model, X, feats, options):
         return EffectResult(method="pd", feature_names=tuple(names), grid=(made[0][0], made[1][0]),
                             average=avg.reshape(m1, m2), categorical=made[0][1] or made[1][1], output=label,
                             feature_values=None, params=params,
-                            extra={**extra, "categorical": (made[0][1], made[1][1]), "n_rows": len(Xs)})
+                            extra={**extra, "categorical": (made[0][1], made[1][1])})
     values = Xs[names[0]].to_numpy()
     if method == "pd":
         return EffectResult(method="pd", feature_names=tuple(names), grid=made[0][0], average=avg,
                             feature_values=values, categorical=made[0][1], output=label, params=params,
-                            extra={**extra, "n_rows": len(Xs)})
+                            extra=extra)
     if options.center == "mean":
         M = M - M.mean(axis=1, keepdims=True)
     elif options.center == "first":

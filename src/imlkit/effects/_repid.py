@@ -120,6 +120,9 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     categorical : bool
     output : str
     params, extra : dict
+    info : dict
+        What happened: ``seconds``, ``n_rows`` (the rows the tree was grown on), ``engine``
+        (see :data:`imlkit._record.HAPPENED`).
     """
 
     feature: str
@@ -134,6 +137,7 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
     method: str = "repid"
+    info: dict = field(default_factory=dict)
 
     @property
     def feature_names(self):
@@ -255,13 +259,13 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
     engine : {"auto", "trees", "predict"}
         ``"auto"``: tree ensembles the tree engine supports are evaluated from their trees (one
         walk per tree and row for a whole grid) after a check against the model's own
-        predictions; ``"predict"``: always the stacked predict. ``params["engine"]`` records
+        predictions; ``"predict"``: always the stacked predict. ``info["engine"]`` records
         which ran.
     n_samples : int, optional
         Rows whose ICE curves grow the tree, drawn without replacement. ``None`` (default): all
         rows when there are at most 10,000 (``DEFAULT_N_SAMPLES``, as for ICE and PD), else a
         subsample of 10,000 drawn with ``random_state``; pass ``n_samples=len(X)`` for every
-        row. The nodes' ``n`` count these rows; ``params["n_rows"]`` records how many.
+        row. The nodes' ``n`` count these rows; ``info["n_rows"]`` records how many.
     random_state : None, int or Generator
         Only used to draw the ``n_samples`` rows.
 

@@ -95,7 +95,11 @@ class EffectResult(OneFeatureSlicing, ResultDisplay):
     output : str or None
         Which output the effect is about ("prediction", "P(class=...)", "link").
     params : dict
+        The call's arguments.
     extra : dict
+    info : dict
+        What happened: ``seconds``, ``n_rows``, ``engine``, ALE's ``n_bins``, a GAM term's
+        ``edf`` and ``lambda`` (see :data:`imlkit._record.HAPPENED`).
     """
 
     method: str
@@ -110,6 +114,7 @@ class EffectResult(OneFeatureSlicing, ResultDisplay):
     output: str | None = None
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
 
     @property
     def feature(self):
@@ -126,7 +131,7 @@ class EffectResult(OneFeatureSlicing, ResultDisplay):
         uncentred average is kept only when the curves are not centred (it is then the same).
         ``r["temp"]`` (its own feature; both names of a 2-D PD) returns the result itself.
         PD, ALE and GAM effects hold no curves: a row key is an error. ``params["selection"]``
-        records what was taken.
+        records what was taken; ``info["n_rows"]`` is the cohort's number of curves.
         """
         if is_feature_key(key):
             return OneFeatureSlicing.__getitem__(self, key)
@@ -152,9 +157,9 @@ class EffectResult(OneFeatureSlicing, ResultDisplay):
         else:
             extra.pop("uncentered_average", None)  # the cohort's uncentred curves are not kept
         params = with_selection(self.params, {"rows": int(rows.size), "row_positions": rows})
-        params["n_rows"] = int(rows.size)
         values = None if self.feature_values is None else np.asarray(self.feature_values)[rows]
-        return replace(self, individual=M[rows], average=average, feature_values=values, extra=extra, params=params)
+        return replace(self, individual=M[rows], average=average, feature_values=values, extra=extra, params=params,
+                       info={**self.info, "n_rows": int(rows.size)})
 
     def to_frame(self):
         """One row per grid point: the feature value, ``average`` and the band if present.

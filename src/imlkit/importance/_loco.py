@@ -117,7 +117,7 @@ def loco(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
         :func:`imlkit.importance._inference.adjust_pvalues`, the same as PIMP's):
         ``"holm"`` (default) Holm's step-down, ``"bonferroni"`` ``min(1, m·p)``.
         With either correction the intervals are simultaneous: every feature's interval is
-        at level ``1 − (1 − confidence_level)/m`` (Bonferroni; ``params["interval_adjust"]``).
+        at level ``1 − (1 − confidence_level)/m`` (Bonferroni; ``info["interval_adjust"]``).
         With ``"bonferroni"`` the adjusted p-value is the p-value of that interval, so
         ``significant`` ⇔ the interval excludes 0 for every feature. Holm rejects whatever
         Bonferroni rejects and possibly more, but has no informative compatible simultaneous
@@ -414,6 +414,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         cells = np.array(out, dtype=object).reshape(n_refits, K, m + 1, 2)
         stats_ = _summarise(cells, loss_obj, options, folds, len(Xtr), m)
     params["seconds"] = timer.seconds
+    params["n_rows"] = len(Xtr) if folds is not None else len(Xte)   # with cv each training row is held out once
     params["inference"] = stats_.pop("inference")
     # Only where there are p-values and intervals to adjust (test=None has neither).
     adjusted = options.p_adjust is not None and len(groups) > 1 and stats_["p_adjusted"] is not None

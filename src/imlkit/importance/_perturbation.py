@@ -71,7 +71,7 @@ def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="differ
     engine : {"auto", "trees", "predict"}
         ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees (each
         row's ``n_repeats`` replacement values as one grid), after a check against the model's
-        own predictions; ``"predict"``: always predict the stacked copies. ``params["engine"]``
+        own predictions; ``"predict"``: always predict the stacked copies. ``info["engine"]``
         records which ran.
 
     Returns
@@ -79,7 +79,7 @@ def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="differ
     ImportanceResult
         ``method="pfi"``; ``repeats`` has shape (m, n_repeats); ``observation_importance``
         (m, n) holds the observation-wise loss increases averaged over repeats;
-        ``params["n_rows"]`` the number of rows evaluated (all of X).
+        ``info["n_rows"]`` the number of rows evaluated (all of X).
 
     Notes
     -----

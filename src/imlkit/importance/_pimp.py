@@ -179,7 +179,7 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha)
         for w in warns:
             warnings.warn(w, stacklevel=2)
-    params["seconds"] = timer.seconds
+    params.update(seconds=timer.seconds, n_rows=len(Xte))
     return PimpResult(
         method="pimp", feature_names=tuple(names), importance=observed, std=obs_result.std,
         ci_low=obs_result.ci_low, ci_high=obs_result.ci_high, loss=loss_obj.name,

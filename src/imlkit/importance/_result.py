@@ -68,6 +68,10 @@ class ImportanceResult(ResultDisplay):
         Caveats found while computing (shown by :meth:`explain`).
     extra : dict
         Method-specific data (PIMP's null importances, SAGE's convergence trace, ...).
+    info : dict
+        What happened: ``seconds``, ``n_rows`` (rows evaluated), ``engine`` and ``engine_note``,
+        LOCO's ``test_used``/``estimand``/``inference``/``p_adjust_applied`` (see
+        :data:`imlkit._record.HAPPENED`).
     """
 
     method: str
@@ -87,6 +91,7 @@ class ImportanceResult(ResultDisplay):
     params: dict = field(default_factory=dict)
     warnings: tuple = ()
     extra: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
 
     __iter__ = None  # __getitem__ selects; it is no sequence protocol (iter(r) and `x in r` are TypeErrors)
 
@@ -99,7 +104,7 @@ class ImportanceResult(ResultDisplay):
         convergence trace) are the full result's entries for these features -- the numbers
         are not recomputed. So ``p_adjusted`` stays adjusted over all the features of the call,
         and SAGE values of a subset no longer sum to ``extra["v_all"]``. ``params`` gains
-        ``"selection"``, the record of what was taken. Unknown names raise
+        ``"selection"``, the record of what was taken; ``info`` is the full run's. Unknown names raise
         :class:`imlkit.ValidationError` naming them and the available ones.
         """
         pos = feature_positions(key, self.feature_names, f"this {method_name(self.method)} result")

@@ -322,7 +322,7 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
                 warnings.warn(warns[-1], stacklevel=2)
     half = stats.norm.ppf(0.5 + confidence_level / 2) * se
     params.update(loss=game.loss.name, sampler=None if game.sampler is None else repr(game.sampler),
-                  n_background=game.n_draws, seconds=timer.seconds, n_rows=len(game.X))
+                  background_rows=game.n_draws, seconds=timer.seconds, n_rows=len(game.X))
     return ImportanceResult(
         method=f"sage_{removal}", feature_names=tuple(players), importance=phi, std=se,
         ci_low=phi - half, ci_high=phi + half, loss=game.loss.name, baseline_loss=r_full * game.loss.sign,

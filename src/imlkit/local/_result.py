@@ -43,11 +43,15 @@ class ShapResult(ResultDisplay):
     groups : dict
         ``{player: [columns]}``.
     params : dict
+        The call's arguments.
     warnings : tuple of str
     extra : dict
         ``engine`` ("trees" or "predict"), ``exact``, ``n_permutations`` and ``converged``
         per row, ``n_background``, ``fx`` (the explained output of each row: prediction, or
         loss for ``shap_loss``).
+    info : dict
+        What happened: ``seconds``, ``n_rows`` (the explained rows; a slice's own count),
+        ``engine`` (and ``engine_note``), ``background_rows`` (see :data:`imlkit._record.HAPPENED`).
     """
 
     method: str
@@ -61,6 +65,7 @@ class ShapResult(ResultDisplay):
     params: dict = field(default_factory=dict)
     warnings: tuple = ()
     extra: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
 
     @property
     def features(self):
@@ -120,17 +125,15 @@ class ShapResult(ResultDisplay):
         for name in _PER_ROW_EXTRA:
             if extra.get(name) is not None and np.ndim(extra[name]) >= 1:
                 extra[name] = np.asarray(extra[name])[rows]
-        if "n_rows" in extra:
-            extra["n_rows"] = int(len(rows))
         names = tuple(self.feature_names[j] for j in cols)
         values = np.asarray(self.values)[np.ix_(rows, cols)]
         std = np.asarray(self.std)[np.ix_(rows, cols)]
         params = with_selection(self.params, step)
-        if "n_rows" in params:
-            params["n_rows"] = int(len(rows))
+        info = {**self.info, "n_rows": int(len(rows))} if "n_rows" in self.info else self.info
         return replace(self, feature_names=names, values=values, std=std,
                        base_values=np.asarray(self.base_values)[rows], data=self.data.iloc[rows],
-                       groups={n: self.groups[n] for n in names if n in self.groups}, params=params, extra=extra)
+                       groups={n: self.groups[n] for n in names if n in self.groups}, params=params, extra=extra,
+                       info=info)
 
     def to_frame(self):
         """One row per explained row, one column per player, and ``base_value``; the data's index."""
@@ -159,7 +162,7 @@ class ShapResult(ResultDisplay):
         return ImportanceResult(method=method, feature_names=self.feature_names, importance=imp, std=se,
                                 ci_low=imp - 1.959964 * se, ci_high=imp + 1.959964 * se, loss=loss,
                                 groups=dict(self.groups), params=dict(self.params, confidence_level=0.95),
-                                extra={"default_plot": "bar"})
+                                extra={"default_plot": "bar"}, info=dict(self.info))
 
     def plot(self, kind="beeswarm", *, ax=None, **kwargs):
         """Draw the values; returns the matplotlib Axes.

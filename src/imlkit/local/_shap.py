@@ -234,7 +234,8 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
     ShapResult
         ``values`` (n, m), ``base_values`` (n,), ``data`` (the explained rows), ``std``
         (n, m; 0 when exact), ``extra`` with the engine and, for sampling, the orderings
-        and convergence of each row.
+        and convergence of each row; ``info`` with ``seconds``, ``n_rows``, ``engine``
+        (and ``engine_note``) and ``background_rows``.
 
     Notes
     -----
@@ -277,7 +278,7 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
     True
     """
     params = dict(output=output, loss=loss, link=link, class_=class_, features=features, exact=exact,
-                  n_background=n_background, n_permutations=n_permutations, tolerance=tolerance, engine=engine,
+                  n_background=n_background, n_permutations=n_permutations, tolerance=tolerance,
                   n_jobs=n_jobs, max_rows=max_rows,
                   random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
                   background=None if background is None else "given")
@@ -331,7 +332,7 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
             label = f"loss {game.loss.name}"
         m = len(players)
         names = tuple(players)
-        extra = {"n_background": len(game.background), "n_rows": n}
+        extra = {"n_background": len(game.background)}
         warns = []
         phi = None
         if output == "prediction" and all(len(c) == 1 for c in players.values()):
@@ -391,8 +392,10 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
             base = game.pointwise_loss(rows, empty)
             fx = game.pointwise_loss(rows, game.full_pred)
         extra["fx"] = fx
+    # the engine that ran (the argument engine= only chooses it) and the facts of the run: result.info
     params.update(loss=None if output == "prediction" else game.loss.name, seconds=timer.seconds, n_rows=n,
-                  n_background=len(game.background))
+                  background_rows=len(game.background),
+                  **{k: extra[k] for k in ("engine", "engine_note") if k in extra})
     return ShapResult(method=f"shap_{output}", feature_names=names, values=np.asarray(phi, dtype=float),
                       base_values=np.asarray(base, dtype=float), data=frame, output=label, std=std,
                       groups=dict(players),

@@ -882,7 +882,8 @@ class GAM(_FamilyEstimator):
                             ci_high=f + z * se, feature_values=t.values, categorical=t.kind == "factor",
                             output="link", params={"term": t.kind, "edf": self.edf_[t.name],
                                                    "lambda": self.lambdas_.get(t.name),
-                                                   "confidence_level": level, "link": self.link_},
+                                                   "confidence_level": level, "link": self.link_,
+                                                   "n_rows": len(t.values)},
                             extra={"se": se})
 
     def plot(self, features=None, ax=None, ncols=3, figsize=None, axes=None):

@@ -32,7 +32,7 @@ def plot_gam_term(effect, *, ax=None, rug=True, color="C0"):
             ax.plot(vals, np.zeros_like(vals), "|", color="k", alpha=0.3, ms=6,
                     transform=ax.get_xaxis_transform())
     ax.axhline(0.0, color="0.6", lw=0.8, ls=":")
-    edf = effect.params.get("edf")
+    edf = effect.info.get("edf")
     title = f"{name} (edf {edf:.1f})" if edf is not None and not effect.categorical else name
     ax.set_title(title)
     ax.set_xlabel(name)

@@ -179,7 +179,7 @@ def compute_importance(ctx, method):
     for key, r in results.items():
         ctx.importance.set(key, r)
         if key != method:
-            entry.parts[key] = r.params.get("seconds")
+            entry.parts[key] = r.info.get("seconds")
     return results
 
 
@@ -236,8 +236,8 @@ def side_by_side_rows(results):
     for key, r in results.items():
         cols.append(f"{METHOD_LABELS.get(key, key)} [{int(round(100 * r.params.get('confidence_level', 0.95)))}% CI]")
         if r.p_adjusted is not None:
-            # LOCO applies the Bonferroni-compatible correction whatever was asked (params say so)
-            adj = r.params.get("p_adjust_applied") or r.params.get("p_adjust", "adj.")
+            # LOCO applies the Bonferroni-compatible correction whatever was asked (its info says so)
+            adj = r.info.get("p_adjust_applied") or r.params.get("p_adjust", "adj.")
             cols.append(f"{METHOD_LABELS.get(key, key)} p ({adj})")
     rows = []
     snapped = {key: _snapped(r) for key, r in results.items()}
@@ -278,8 +278,8 @@ def _collapsed(block, top=TABLE_TOP):
 
 def _side_by_side_caption(results):
     """The caption says which intervals are simultaneous (LOCO/LOFO with a correction: Bonferroni level)."""
-    simultaneous = {METHOD_LABELS.get(k, k): r.params["p_adjust_applied"] for k, r in results.items()
-                    if r.params.get("p_adjust_applied")}
+    simultaneous = {METHOD_LABELS.get(k, k): r.info["p_adjust_applied"] for k, r in results.items()
+                    if r.info.get("p_adjust_applied")}
     text_ = "Importance side by side (each in its own units; intervals at the 95% level"
     for label, how in simultaneous.items():
         text_ += f"; {label}: intervals simultaneous over features (Bonferroni level)"
