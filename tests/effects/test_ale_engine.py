@@ -50,8 +50,8 @@ def _codes(X):
 def _same(model, X, feature, rtol=1e-10, **kw):
     fast = ik.ale(model, X, feature, **kw)
     slow = ik.ale(model, X, feature, engine="predict", **kw)
-    assert fast.params["engine"] == "trees", fast.params.get("engine_note")
-    assert slow.params["engine"] == "predict"
+    assert fast.info["engine"] == "trees", fast.info.get("engine_note")
+    assert slow.info["engine"] == "predict"
     scale = max(1.0, float(np.max(np.abs(slow.average))))
     for a, b in ((fast.average, slow.average), (fast.ci_low, slow.ci_low), (fast.ci_high, slow.ci_high),
                  (fast.extra["bin_effect"], slow.extra["bin_effect"]), (fast.extra["bin_std"], slow.extra["bin_std"])):
@@ -190,9 +190,9 @@ def test_fallback_note_and_engine_validation():
     X, y = _data()
     model = _Shifted(max_iter=5, random_state=0).fit(X, y)
     e = ik.ale(model, X, "x0", bins=5)
-    assert e.params["engine"] == "predict" and "disagreed" in e.params["engine_note"]
+    assert e.info["engine"] == "predict" and "disagreed" in e.info["engine_note"]
     with pytest.raises(ModelError, match="engine='trees'"):
         ik.ale(model, X, "x0", bins=5, engine="trees")
-    assert "engine_note" not in ik.ale(lambda Z: Z[:, 0] * 2, X[["x0", "x1"]].to_numpy(), 0).params
+    assert "engine_note" not in ik.ale(lambda Z: Z[:, 0] * 2, X[["x0", "x1"]].to_numpy(), 0).info
     with pytest.raises(ValidationError, match="'engine' must be one of"):
         ik.ale(model, X, "x0", engine="fast")

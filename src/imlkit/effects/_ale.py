@@ -49,8 +49,8 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
         evaluated from their trees after a check against the model's own predictions: per bin
         only the trees with a node on the feature between the bin's edges are walked (between a
         level and its neighbours for a categorical feature); ``"trees"`` insists (an error otherwise);
-        ``"predict"``: always the stacked predict. ``params["engine"]`` records which ran, and
-        ``params["engine_note"]`` why a tree model was predicted instead.
+        ``"predict"``: always the stacked predict. ``info["engine"]`` records which ran, and
+        ``info["engine_note"]`` why a tree model was predicted instead.
 
     Returns
     -------
