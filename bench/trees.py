@@ -141,7 +141,7 @@ def ale_vs_pyale(X, X_tr, X_te, y_tr):
         edges = ref.index.to_numpy(dtype=float)
         on_edges = ik.ale(model, data, f, bins=edges)
         on_edges_pr = ik.ale(model, data, f, bins=edges, engine="predict")
-        rows.append(dict(model=name, rows=len(data), feature=f, bins=len(a.grid) - 1, engine=a.params["engine"],
+        rows.append(dict(model=name, rows=len(data), feature=f, bins=len(a.grid) - 1, engine=a.info["engine"],
                          imlkit_s=t_tr, predict_s=t_pr, pyale_s=t_py, predict_cpu_s=c_pr,
                          check_s=t_ck, ratio=t_tr / t_py, ratio_predict=t_pr / t_py,
                          imlkit_cpu_s=c_tr, pyale_cpu_s=c_py, check_cpu_s=c_ck, cpu_ratio=c_tr / c_py,
