@@ -500,18 +500,26 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
     full = np.zeros(n_words, dtype=np.uint64)
     for b in range(nb):
         full[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    # Columns in which query i's coalition differs from query i−1's; -1: another row, walk every tree.
-    n_changed = np.full(q, -1, dtype=np.int64)
-    changed = np.empty((q, p), dtype=np.int64)
+    # Columns in which query i's coalition differs from query i−1's, as a flat list: changed[start[i]:start[i+1]];
+    # same_row[i] = 0: another row, walk every tree. (A (q, p) table would not fit wide data.)
+    same_row = np.zeros(q, dtype=np.uint8)
+    start = np.zeros(q + 1, dtype=np.int64)
     for i in range(1, q):
-        if rows[i] != rows[i - 1]:
-            continue
         k = 0
-        for j in range(p):
-            if M[i, j] != M[i - 1, j]:
-                changed[i, k] = j
-                k += 1
-        n_changed[i] = k
+        if rows[i] == rows[i - 1]:
+            same_row[i] = 1
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    k += 1
+        start[i + 1] = start[i] + k
+    changed = np.empty(start[q], dtype=np.int64)
+    for i in range(1, q):
+        k = start[i]
+        if same_row[i]:
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    changed[k] = j
+                    k += 1
     cap = 2 * (max_depth + 3)
     nodes = np.empty(cap, dtype=np.int64)
     sets = np.empty((cap, n_words), dtype=np.uint64)
@@ -520,10 +528,10 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
         root = roots[t]
         out_col = tree_out[t]
         for i in range(q):
-            walk = n_changed[i] < 0
+            walk = same_row[i] == 0
             if not walk:
-                for k in range(n_changed[i]):
-                    if uses[t, changed[i, k]]:
+                for k in range(start[i], start[i + 1]):
+                    if uses[t, changed[k]]:
                         walk = True
                         break
             if walk:

@@ -33,6 +33,8 @@ __all__ = ["tree_game"]
 _PER_B_ROWS = 1 << 19
 #: Coalitions per kernel call otherwise (its output is one row of raw scores per coalition).
 _MEAN_QUERIES = 1 << 16
+#: Cells of the (coalitions × columns) masks built per kernel call: wide data gets fewer coalitions.
+_MASK_CELLS = 1 << 23
 #: (row, coalition) pairs on which the trees' f_S is checked against the game's own predictions.
 _N_CHECK = 8
 
@@ -102,18 +104,24 @@ class _TreeGame:
         """v(S) over all rows, as :meth:`SageGame.value` (with this game's f_S)."""
         return SageGame.value(self, mask, rng)
 
-    def _means(self, rows, M):
-        """f_S for query rows (q,) and encoded column masks M (q, p_enc): (q, n_out) before reshaping."""
+    def _means(self, rows, masks):
+        """f_S for query rows (q,) and player masks (q, m): (q, n_out) before reshaping."""
         from .._trees._shap_kernels import coalition_kernel
 
         tm = self._tm
         nb = self._nb
+        p_enc = self._Xe.shape[1]
         step = max(1, _PER_B_ROWS // nb) if self._per_b else _MEAN_QUERIES
+        step = max(1, min(step, _MASK_CELLS // p_enc))
+        members = self._game.player_columns.astype(np.uint8)
+        base = np.asarray(tm.base, dtype=float)
         parts = []
         for s in range(0, len(rows), step):
-            raw = coalition_kernel(self._Xe, rows[s:s + step], np.ascontiguousarray(M[s:s + step]), self._bbits,
-                                   nb, self._uses, self._per_b, *tm.kernel_args)
-            base = np.asarray(tm.base, dtype=float)
+            # Columns kept from the row, in the model's encoded order (the masks of one chunk only).
+            M = np.zeros((len(rows[s:s + step]), p_enc), dtype=np.uint8)
+            M[:, self._cols] = masks[s:s + step].astype(np.uint8) @ members > 0
+            raw = coalition_kernel(self._Xe, rows[s:s + step], M, self._bbits, nb, self._uses, self._per_b,
+                                   *tm.kernel_args)
             if self._per_b:
                 q, _, k = raw.shape
                 pred = np.asarray(tm.finish(raw.reshape(q * nb, k) + base, self._kind), dtype=float)
@@ -138,10 +146,7 @@ class _TreeGame:
             # The queries of one row side by side (stable: an ordering's coalitions stay in their
             # order), so that the kernel walks again only the trees a step changes.
             order = mid[np.argsort(rows[mid], kind="stable")]
-            colmask = masks[order].astype(np.uint8) @ g.player_columns.astype(np.uint8) > 0
-            M = np.zeros((len(order), self._Xe.shape[1]), dtype=np.uint8)
-            M[:, self._cols] = colmask
-            pred = self._means(rows[order], M)
+            pred = self._means(rows[order], masks[order])
             out[order] = pred.reshape((len(order),) + g.empty_pred.shape)
         return out
 
@@ -176,7 +181,10 @@ def tree_game(model, game, engine):
     as_frame = game.predictor.as_frame
     predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
     try:
-        info = predictor.use_engine(game.X, "auto")
+        # The plain rows of X only (features=[]): the hybrid rows SAGE asks for are checked below,
+        # every column replaced by every background row's value (the engine's own per-feature
+        # check would cost a predict per column, seconds on wide data).
+        info = predictor.use_engine(game.X, "auto", features=[])
     except Exception as exc:  # the output the loss needs is one the engine cannot give
         return game, f"tree engine not used: {exc}"
     tm = predictor.tree_model
@@ -192,6 +200,10 @@ def tree_game(model, game, engine):
     m = len(game.players)
     rows = rng.integers(0, len(game.X), size=_N_CHECK)
     masks = rng.random((_N_CHECK, m)) < 0.5
+    # Two complementary coalitions: every player is dropped (its columns take all B background
+    # values) in one of them.
+    masks[:2] = (np.arange(m) % 2 == 0)[None, :]
+    masks[1] = ~masks[1]
     mine = fast.coalition_predictions(rows, masks, None)
     theirs = np.asarray(game.coalition_predictions(rows, masks, None), dtype=float)
     scale = max(1.0, float(np.max(np.abs(theirs))))
