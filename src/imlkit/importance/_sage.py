@@ -7,6 +7,9 @@ The value function lives in :mod:`._sage_value`; this module turns it into Shapl
   one batch are predicted in stacked calls, batches run in parallel with one seed each, and a
   running (Welford/Chan) mean and covariance decides convergence after every batch;
 * ``exact=True`` enumerates all 2^m coalitions with Shapley weights (m ≤ 12).
+
+For marginal removal of a tree ensemble the game's f_S comes from the trees
+(:mod:`._sage_trees`, ``engine="auto"``); the estimators do not know which engine answered.
 """
 from __future__ import annotations
 

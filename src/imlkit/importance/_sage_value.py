@@ -13,6 +13,9 @@ f_∅ is the mean prediction over the background rows (the mean probability vect
 classifier) and f_N = f itself. Every (row, coalition) pair of a call is expanded into B
 hybrid rows and all of them are predicted in as few stacked calls as ``max_rows`` allows.
 
+For a tree ensemble with marginal removal, :func:`engine_game` swaps in the game of
+:mod:`._sage_trees`, whose f_S comes from the trees (the same numbers to rounding).
+
 The estimators (:mod:`._sage`) and :func:`sage_value` use the same game, so v(S), the exact
 Shapley values and the permutation estimate refer to the same quantity.
 """
