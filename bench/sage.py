@@ -9,7 +9,8 @@ Part 1, equal orderings: both run exactly ORDERINGS orderings (the peer one batc
 imlkit once with ``engine="predict"`` (every coalition's 128 hybrid rows predicted, as before
 the tree engine) and once with ``engine="auto"`` (f_S from the trees). The two imlkit runs use
 the same seed, hence the same orderings: their values must agree to rounding. Interleaved runs,
-median wall and CPU time.
+median wall and CPU time. The same again for a HistGradientBoostingClassifier (cnt above its
+median) with log loss (the peer's "cross entropy" on ``predict_proba``).
 
 Part 2, at convergence: both stop at the same convergence threshold: largest standard error <=
 THRESH x (max value - min value).
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.model_selection import train_test_split
 
 import imlkit as ik
@@ -75,6 +76,52 @@ def _import_peer():
     return sage
 
 
+def equal_orderings(sage, model, X_ev, y_ev, bg, peer_predict, peer_loss, loss):
+    """sage-importance, imlkit engine='predict' and engine='auto', ORDERINGS orderings each, interleaved.
+
+    Returns the table of median times and ratios, and the largest relative difference between
+    imlkit's two engines (same seed, same orderings).
+    """
+    def peer_fixed(seed):
+        imputer = sage.MarginalImputer(peer_predict, bg)
+        est = sage.PermutationEstimator(imputer, peer_loss, random_state=seed)
+        return est(X_ev, y_ev, n_permutations=ORDERINGS, detect_convergence=False, batch_size=ORDERINGS, bar=False)
+
+    def ik_fixed(seed, engine):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tolerance 1e-9 is not reached: exactly ORDERINGS orderings
+            return ik.sage(model, X_ev, y_ev, loss=loss, background=bg, tolerance=1e-9,
+                           max_permutations=ORDERINGS, n_jobs=1, random_state=seed, engine=engine)
+
+    ik_fixed(0, "auto")  # numba kernels loaded, the engine's model read: warm
+    fixed = {k: {"wall": [], "cpu": []} for k in ("peer", "predict", "trees")}
+    diffs = []
+    for seed in range(RUNS):
+        for key, fn in (("peer", lambda: peer_fixed(seed)), ("predict", lambda: ik_fixed(seed, "predict")),
+                        ("trees", lambda: ik_fixed(seed, "auto"))):
+            w, c, out = timed_cpu(fn)
+            fixed[key]["wall"].append(w)
+            fixed[key]["cpu"].append(c)
+            if key == "predict":
+                r_pred = out
+            elif key == "trees":
+                assert out.params["engine"] == "trees", out.params
+                assert out.extra["n_permutations"] == r_pred.extra["n_permutations"] == ORDERINGS
+                diffs.append(float(np.max(np.abs(out.importance - r_pred.importance))
+                                   / np.max(np.abs(r_pred.importance))))
+        print(f"equal orderings, {type(model).__name__}, run {seed}: " + ", ".join(
+            f"{k} {fixed[k]['wall'][-1]:.2f}s wall / {fixed[k]['cpu'][-1]:.2f}s CPU" for k in fixed))
+    fmed = {k: {m: float(np.median(v[m])) for m in v} for k, v in fixed.items()}
+    rows = []
+    for key, label in (("peer", "sage-importance PermutationEstimator(MarginalImputer)"),
+                       ("predict", "imlkit sage, engine='predict' (before: every coalition row predicted)"),
+                       ("trees", "imlkit sage, engine='auto' (f_S from the trees)")):
+        rows.append(dict(implementation=label, median_wall_s=fmed[key]["wall"], median_cpu_s=fmed[key]["cpu"],
+                         ratio_wall=fmed[key]["wall"] / fmed["peer"]["wall"],
+                         ratio_cpu=fmed[key]["cpu"] / fmed["peer"]["cpu"]))
+    return pd.DataFrame(rows), max(diffs)
+
+
 def main():
     sage = _import_peer()
 
@@ -104,47 +151,16 @@ def main():
         return ik.sage(model, X_ev, y_ev, loss="squared_error", background=bg, tolerance=THRESH,
                        control_variate=cv, n_jobs=1, random_state=seed)
 
-    def peer_fixed(seed):
-        imputer = sage.MarginalImputer(model.predict, bg)
-        est = sage.PermutationEstimator(imputer, "mse", random_state=seed)
-        return est(X_ev, y_ev, n_permutations=ORDERINGS, detect_convergence=False, batch_size=ORDERINGS, bar=False)
-
-    def ik_fixed(seed, engine):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tolerance 1e-9 is not reached: exactly ORDERINGS orderings
-            return ik.sage(model, X_ev, y_ev, loss="squared_error", background=bg, tolerance=1e-9,
-                           max_permutations=ORDERINGS, n_jobs=1, random_state=seed, engine=engine)
-
-    # ---- part 1: equal orderings
-    ik_fixed(0, "auto")  # numba kernels loaded, the engine's model read: warm
-    fixed = {k: {"wall": [], "cpu": []} for k in ("peer", "predict", "trees")}
-    diffs = []
-    for seed in range(RUNS):
-        for key, fn in (("peer", lambda: peer_fixed(seed)), ("predict", lambda: ik_fixed(seed, "predict")),
-                        ("trees", lambda: ik_fixed(seed, "auto"))):
-            w, c, out = timed_cpu(fn)
-            fixed[key]["wall"].append(w)
-            fixed[key]["cpu"].append(c)
-            if key == "predict":
-                r_pred = out
-            elif key == "trees":
-                assert out.params["engine"] == "trees", out.params
-                assert out.extra["n_permutations"] == r_pred.extra["n_permutations"] == ORDERINGS
-                diffs.append(float(np.max(np.abs(out.importance - r_pred.importance))
-                                   / np.max(np.abs(r_pred.importance))))
-        print(f"equal orderings, run {seed}: " + ", ".join(
-            f"{k} {fixed[k]['wall'][-1]:.2f}s wall / {fixed[k]['cpu'][-1]:.2f}s CPU" for k in fixed))
-    fmed = {k: {m: float(np.median(v[m])) for m in v} for k, v in fixed.items()}
-    fixed_rows = []
-    for key, label in (("peer", "sage-importance PermutationEstimator(MarginalImputer)"),
-                       ("predict", "imlkit sage, engine='predict' (before: every coalition row predicted)"),
-                       ("trees", "imlkit sage, engine='auto' (f_S from the trees)")):
-        fixed_rows.append(dict(implementation=label, median_wall_s=fmed[key]["wall"], median_cpu_s=fmed[key]["cpu"],
-                               ratio_wall=fmed[key]["wall"] / fmed["peer"]["wall"],
-                               ratio_cpu=fmed[key]["cpu"] / fmed["peer"]["cpu"]))
-    fixed_table = pd.DataFrame(fixed_rows)
+    # ---- part 1: equal orderings (the regressor; a classifier on the same rows, cnt above its median)
+    fixed_table, fixed_diff = equal_orderings(sage, model, X_ev, y_ev, bg, model.predict, "mse", "squared_error")
     print(fixed_table.round(3).to_string(index=False))
-    print(f"trees vs predict, same orderings: max |difference| / max |value| = {max(diffs):.2e}")
+    print(f"trees vs predict, same orderings: max |difference| / max |value| = {fixed_diff:.2e}")
+    cut = np.median(y_tr)
+    clf = HistGradientBoostingClassifier(random_state=0).fit(X_tr, (y_tr > cut).astype(int))
+    clf_table, clf_diff = equal_orderings(sage, clf, X_ev, (y_ev > cut).astype(int), bg, clf.predict_proba,
+                                          "cross entropy", "log_loss")
+    print(clf_table.round(3).to_string(index=False))
+    print(f"classifier, trees vs predict: max |difference| / max |value| = {clf_diff:.2e}")
 
     # ---- part 2: at convergence
 
@@ -213,7 +229,12 @@ def main():
         "Target (issue 25): imlkit <= 0.3x sage-importance.\n\n"
         + markdown(fixed_table) + "\n\n"
         f"engine='auto' and engine='predict' with the same seed (the same orderings): max |difference| / "
-        f"max |value| = {max(diffs):.1e} over the {RUNS} runs.\n\n"
+        f"max |value| = {fixed_diff:.1e} over the {RUNS} runs.\n\n"
+        "The same for HistGradientBoostingClassifier (cnt above its training median), log loss (the peer's "
+        "'cross entropy' on predict_proba): a boosted classifier's probability is not affine in its raw score, "
+        "so the kernel keeps each background row's raw score and averages the probabilities.\n\n"
+        + markdown(clf_table) + "\n\n"
+        f"engine='auto' vs engine='predict': max |difference| / max |value| = {clf_diff:.1e}.\n\n"
         "## At convergence\n\n"
         f"Bike data, HistGradientBoostingRegressor, {N_EVAL} evaluation rows, {N_BACKGROUND} background rows "
         f"(the same for both), marginal removal, squared error, n_jobs=1, convergence threshold {THRESH} "
