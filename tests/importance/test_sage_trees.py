@@ -1,4 +1,5 @@
 """Marginal SAGE on the tree engine: the same numbers as the predict path, for every n_jobs, and the fallback."""
+import pickle
 import warnings
 
 import numpy as np
@@ -122,6 +123,21 @@ def test_same_numbers_for_any_n_jobs(reg):
     assert one.params["engine"] == two.params["engine"] == "trees"
     assert_array_equal(one.importance, two.importance)
     assert_array_equal(one.std, two.std)
+    # n_jobs=2 shares the game in threads; a process backend (loky, Dask) gets a pickled copy:
+    # it must give the same f_S.
+    from imlkit.importance._sage_trees import tree_game
+    from imlkit.importance._sage_value import GameOptions, build_game, players_of_features
+
+    options = GameOptions(loss=None, removal="marginal", sampler=None, n_background=24, background=None,
+                          max_rows=None)
+    game, _ = build_game(model, X, y, players_of_features(None), options, np.random.SeedSequence(0))
+    fast, note = tree_game(model, game, "auto")
+    assert note is None and fast.releases_gil
+    cloudpickle = pytest.importorskip("cloudpickle")  # what loky and Dask pickle with
+    copy = pickle.loads(cloudpickle.dumps(fast))
+    rows = np.repeat([3, 7], 5)
+    masks = np.random.default_rng(0).random((10, 6)) < 0.5
+    assert_array_equal(copy.coalition_predictions(rows, masks, None), fast.coalition_predictions(rows, masks, None))
 
 
 def test_reusing_unchanged_trees_changes_no_number(reg):

@@ -13,6 +13,7 @@ For marginal removal of a tree ensemble the game's f_S comes from the trees
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from dataclasses import dataclass
@@ -393,7 +394,13 @@ def _estimate(game, options, batch_root, v_all):
                 break
             seeds = batch_root.spawn(len(sizes))
             tasks = [(game, k // unit, antithetic, s) for k, s in zip(sizes, seeds)]
-            for k, z in zip(sizes, parallel_map(_sage_batch, tasks, n_jobs=n_jobs)):
+            # The tree game's kernel releases the GIL: threads share its arrays instead of copying
+            # the game to worker processes (a backend chosen by the caller, e.g. Dask, still wins).
+            hint = (joblib.parallel_config(prefer="threads") if getattr(game, "releases_gil", False)
+                    else contextlib.nullcontext())
+            with hint:
+                results = parallel_map(_sage_batch, tasks, n_jobs=n_jobs)
+            for k, z in zip(sizes, results):
                 tracker.update(z)
                 used += k
                 phi, se = tracker.estimate(control_mean)

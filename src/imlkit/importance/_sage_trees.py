@@ -77,6 +77,9 @@ class _TreeGame:
     docstring for the two ways the mean is taken.
     """
 
+    #: The kernel runs without the GIL: the estimator's parallel batches may share the game in threads.
+    releases_gil = True
+
     def __init__(self, game, tm, kind, Xe, Be, cols):
         self._game = game
         self._tm = tm
