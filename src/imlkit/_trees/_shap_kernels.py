@@ -21,6 +21,10 @@ Lundberg et al. walk each pair separately; here all pairs of a call are walked a
 blocks of explained and background rows that share a path and its constraints (see the
 kernel's Notes), which is what makes it several times faster than shap's C++ walk.
 
+:func:`coalition_kernel` gives the same games' values instead of their Shapley values:
+1/B Σ_b tree(x_S, b_S̄) for many (row, coalition) queries, SAGE's marginal f_S (see
+:mod:`imlkit.importance._sage_trees`).
+
 The node arrays are those of the tree engine (:mod:`._adapters`, :func:`._kernels.as_kernel_args`),
 routed by the engine's own ``_go_left``, so every split kind (numeric, NaN direction,
 category sets, LightGBM's zero-as-missing) means here what it means for prediction.
@@ -34,7 +38,7 @@ import numpy as np
 from .._numba import njit
 from ._kernels import _go_left
 
-__all__ = ["shapley_weights", "interventional_kernel", "coalition_mean_kernel", "background_directions"]
+__all__ = ["shapley_weights", "interventional_kernel", "background_directions", "background_bits", "coalition_kernel"]
 
 
 def shapley_weights(max_depth):
@@ -341,84 +345,199 @@ def background_directions(Bg, feature, kind, thr, missing_left, cat_left, cat_kn
     return out
 
 
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array([0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
+                            45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23,
+                            11, 46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6], dtype=np.int64)
+
+
 @njit(cache=True, nogil=True)
-def coalition_mean_kernel(X, M, bdir, roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
-                          bitsets, value, tree_out, n_out, max_depth):
-    """Mean raw score over the background of the hybrid rows: 1/B Σ_b raw(x_i,S_i, b_S̄_i).
+def _popcount(v):
+    v = v - ((v >> np.uint64(1)) & _M1)
+    v = (v & _M2) + ((v >> np.uint64(2)) & _M2)
+    v = (v + (v >> np.uint64(4))) & _M4
+    return np.int64((v * _H01) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def background_bits(bdir):
+    """uint64 (N, W), W = ⌈B/64⌉: bit b of word b // 64 is 1 when background row b goes left at the node."""
+    n_nodes, nb = bdir.shape
+    w = (nb + 63) // 64
+    out = np.zeros((n_nodes, w), dtype=np.uint64)
+    for nd in range(n_nodes):
+        for b in range(nb):
+            if bdir[nd, b]:
+                out[nd, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _walk_coalition(x, m, bbits, full, sets, nodes, val, root, out_col, per_b, feature, kind, thr, left, right,
+                    missing_left, cat_left, cat_known, bitsets, value, n_out):
+    """One tree, one row: val = Σ_b tree(x_S, b_S̄) (``per_b``: val[b] = tree(x_S, b_S̄)).
+
+    The background rows reaching a node are a bitset (``sets[k]``, W words); ``m[f]`` is 1 for
+    the columns of S. ``nodes``/``sets`` are the stack.
+    """
+    n_words = full.shape[0]
+    for b in range(val.shape[0]):
+        for c in range(n_out):
+            val[b, c] = 0.0
+    nodes[0] = root
+    for k in range(n_words):
+        sets[0, k] = full[k]
+    top = 1
+    while top > 0:
+        top -= 1
+        nd = nodes[top]
+        if kind[nd] < 0:
+            if per_b:
+                for k in range(n_words):
+                    word = sets[top, k]
+                    while word != 0:
+                        low = word & (~word + np.uint64(1))
+                        b = (k << 6) + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
+                        word ^= low
+                        if out_col >= 0:
+                            val[b, out_col] += value[nd, 0]
+                        else:
+                            for c in range(n_out):
+                                val[b, c] += value[nd, c]
+            else:
+                cnt = 0
+                for k in range(n_words):
+                    cnt += _popcount(sets[top, k])
+                if out_col >= 0:
+                    val[0, out_col] += value[nd, 0] * cnt
+                else:
+                    for c in range(n_out):
+                        val[0, c] += value[nd, c] * cnt
+            continue
+        f = feature[nd]
+        if m[f]:
+            go = _go_left(x[f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+            nodes[top] = left[nd] if go else right[nd]
+            top += 1  # the same background rows
+            continue
+        any_l = False
+        any_r = False
+        for k in range(n_words):
+            s = sets[top, k]
+            lw = s & bbits[nd, k]
+            rw = s & ~bbits[nd, k]
+            sets[top, k] = lw
+            sets[top + 1, k] = rw
+            any_l = any_l or lw != 0
+            any_r = any_r or rw != 0
+        if any_l and any_r:
+            nodes[top] = left[nd]
+            nodes[top + 1] = right[nd]
+            top += 2
+        elif any_l:
+            nodes[top] = left[nd]
+            top += 1
+        else:
+            for k in range(n_words):
+                sets[top, k] = sets[top + 1, k]
+            nodes[top] = right[nd]
+            top += 1
+
+
+@njit(cache=True, nogil=True)
+def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, thr, left, right, missing_left,
+                     cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Raw scores of the hybrid rows (x_{rows[i], S_i}, b_S̄_i) summed over the background rows b.
 
     Parameters
     ----------
-    X : float64 (q, p)
-        Rows in the model's encoding.
+    X : float64 (n, p)
+        All rows in the model's encoding.
+    rows : int64 (q,)
+        Row of X of each query.
     M : uint8 (q, p)
-        1 where row i's coalition S_i keeps x's value, 0 where the background row's is used.
-    bdir : uint8 (N, B)
-        :func:`background_directions` of the background rows (computed once per background).
+        1 where query i's coalition S_i keeps x's value, 0 where the background row's is used.
+    bbits : uint64 (N, W)
+        :func:`background_bits` of the background rows' directions.
+    nb : int
+        B, the number of background rows.
+    uses : uint8 (T, p)
+        1 when tree t splits on column j.
+    per_b : bool
+        Keep one raw score per background row (for an output that is not affine in the raw
+        score: the mean of its outputs is not the output of the mean).
 
     Returns
     -------
-    float64 (q, n_out)
-        Without the model's intercept and link.
+    float64 (q, B, n_out) with ``per_b``, else (q, 1, n_out)
+        Sums of the trees' values without the model's intercept and link; with ``per_b`` each
+        background row's own raw score, else their sum over the background rows.
 
     Notes
     -----
-    One walk per (row, tree) carries the set of background rows reaching each node: a split
-    on a feature in S_i sends the whole set x's way, any other split divides it by the rows'
-    own directions; a leaf adds v·|set|. The cost is that of the nodes reached plus one pass
-    over the set per split outside S_i, instead of B walks.
+    One walk per (query, tree) carries the set of background rows reaching each node as a
+    bitset: a split on a column of S sends the whole set x's way, any other split divides it
+    by the rows' directions (one AND per 64 rows), and a leaf adds its value times the set's
+    size (or to each of its rows with ``per_b``). A tree's share depends on S only through the
+    columns the tree splits on: when query i has the row of query i−1 and its coalition
+    differs only in columns the tree never splits on -- along a SAGE ordering the coalitions
+    grow one player at a time -- the tree's share of query i−1 is added again instead of
+    walked. Trees are the outer loop (a tree's nodes stay in cache) and each query adds the
+    trees' shares in tree order, so its score is the same number whether a share was walked
+    or kept, whatever the queries around it.
     """
-    q, p = X.shape
-    nb = bdir.shape[1]
+    q, p = M.shape
     n_trees = roots.shape[0]
-    out = np.zeros((q, n_out))
+    nbo = nb if per_b else 1
+    out = np.zeros((q, nbo, n_out))
     if q == 0 or nb == 0:
         return out
+    n_words = bbits.shape[1]
+    full = np.zeros(n_words, dtype=np.uint64)
+    for b in range(nb):
+        full[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    # Columns in which query i's coalition differs from query i−1's, as a flat list: changed[start[i]:start[i+1]];
+    # same_row[i] = 0: another row, walk every tree. (A (q, p) table would not fit wide data.)
+    same_row = np.zeros(q, dtype=np.uint8)
+    start = np.zeros(q + 1, dtype=np.int64)
+    for i in range(1, q):
+        k = 0
+        if rows[i] == rows[i - 1]:
+            same_row[i] = 1
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    k += 1
+        start[i + 1] = start[i] + k
+    changed = np.empty(start[q], dtype=np.int64)
+    for i in range(1, q):
+        k = start[i]
+        if same_row[i]:
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    changed[k] = j
+                    k += 1
     cap = 2 * (max_depth + 3)
-    s_node = np.empty(cap, dtype=np.int64)
-    s_start = np.empty(cap, dtype=np.int64)
-    s_len = np.empty(cap, dtype=np.int64)
-    s_top = np.empty(cap, dtype=np.int64)
-    buf = np.empty(nb * (max_depth + 3), dtype=np.int32)
-    for r in range(nb):
-        buf[r] = r
+    nodes = np.empty(cap, dtype=np.int64)
+    sets = np.empty((cap, n_words), dtype=np.uint64)
+    val = np.zeros((nbo, n_out))
     for t in range(n_trees):
+        root = roots[t]
         out_col = tree_out[t]
         for i in range(q):
-            s_node[0] = roots[t]
-            s_start[0] = 0
-            s_len[0] = nb
-            s_top[0] = nb
-            top = 1
-            while top > 0:
-                top -= 1
-                nd = s_node[top]
-                r0 = s_start[top]
-                rn = s_len[top]
-                btop = s_top[top]
-                if kind[nd] < 0:
-                    if out_col >= 0:
-                        out[i, out_col] += value[nd, 0] * rn
-                    else:
-                        for c in range(n_out):
-                            out[i, c] += value[nd, c] * rn
-                    continue
-                f = feature[nd]
-                if M[i, f]:
-                    go = _go_left(X[i, f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                    s_node[top] = left[nd] if go else right[nd]
-                    top += 1  # same rows, same buffer top
-                    continue
-                nl = _split(buf, r0, rn, btop, bdir, nd)
-                if nl > 0:
-                    s_node[top] = left[nd]
-                    s_start[top] = btop
-                    s_len[top] = nl
-                    s_top[top] = btop + rn
-                    top += 1
-                if rn - nl > 0:
-                    s_node[top] = right[nd]
-                    s_start[top] = btop + nl
-                    s_len[top] = rn - nl
-                    s_top[top] = btop + rn
-                    top += 1
-    return out / nb
+            walk = same_row[i] == 0
+            if not walk:
+                for k in range(start[i], start[i + 1]):
+                    if uses[t, changed[k]]:
+                        walk = True
+                        break
+            if walk:
+                _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val, root, out_col, per_b, feature, kind,
+                                thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
+            for b in range(nbo):
+                for c in range(n_out):
+                    out[i, b, c] += val[b, c]
+    return out

@@ -13,6 +13,9 @@ f_∅ is the mean prediction over the background rows (the mean probability vect
 classifier) and f_N = f itself. Every (row, coalition) pair of a call is expanded into B
 hybrid rows and all of them are predicted in as few stacked calls as ``max_rows`` allows.
 
+For a tree ensemble with marginal removal, :func:`engine_game` swaps in the game of
+:mod:`._sage_trees`, whose f_S comes from the trees (the same numbers to rounding).
+
 The estimators (:mod:`._sage`) and :func:`sage_value` use the same game, so v(S), the exact
 Shapley values and the permutation estimate refer to the same quantity.
 """
@@ -25,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._model import DEFAULT_MAX_ROWS, Predictor, stack_frame
+from .._trees import check_engine
 from .._validation import (
     ValidationError,
     check_choice,
@@ -37,7 +41,7 @@ from .._validation import (
 from ..samplers import make_sampler
 from ._common import check_common, prepare
 
-__all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game", "players_of_features"]
+__all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game", "engine_game", "players_of_features"]
 
 REMOVALS = ("marginal", "conditional")
 
@@ -397,6 +401,25 @@ def build_game(model, X, y, players_of, options, bg_seed):
     return game, players
 
 
+def engine_game(model, game, engine):
+    """The game whose f_S the method uses, and the params that record it: ``(game, params)``.
+
+    Marginal removal of a tree ensemble the tree engine supports takes f_S from the trees
+    (:func:`._sage_trees.tree_game`, checked against the game's own predictions first);
+    everything else predicts. ``engine="trees"`` raises when the trees are not used.
+    """
+    from ._sage_trees import tree_game
+
+    fast, note = tree_game(model, game, engine)
+    params = {"engine": "predict" if fast is game else "trees"}
+    if note:
+        params["engine_note"] = note
+    if engine == "trees" and fast is game:
+        raise ValidationError(f"engine='trees': {note or 'the model has no trees the engine reads'}. "
+                              "Use engine='auto' or 'predict'.")
+    return fast, params
+
+
 def _coalition_columns(coalition, columns):
     """Columns of a coalition: a name, an index or a list of them; [] is the empty set."""
     if coalition is None:
@@ -411,7 +434,7 @@ def _coalition_columns(coalition, columns):
 
 
 def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_background=128, loss=None,
-               max_rows=None, random_state=None, background=None):
+               max_rows=None, random_state=None, background=None, engine="auto"):
     """The SAGE value function v(S) = R(f_∅) − R(f_S) of one coalition S.
 
     Parameters
@@ -441,6 +464,9 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     background : DataFrame or array, shape (B, p), optional
         Rows to marginalise over instead of a sample of X (then ``n_background`` is unused
         for marginal removal).
+    engine : {"auto", "trees", "predict"}
+        Marginal removal: f_S of a tree ensemble from its trees (``"auto"``, ``"trees"``) or
+        from the predictions of the hybrid rows (``"predict"``); as :func:`imlkit.sage`.
 
     Returns
     -------
@@ -471,6 +497,7 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     >>> round(sage_value(f, X, y, [], random_state=0), 2)
     0.0
     """
+    check_engine(engine)
     seed = check_common(random_state=random_state)
     frame, _ = check_X(X)
     cols = _coalition_columns(coalition, frame.columns)
@@ -483,4 +510,5 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     mask = np.array([name in cols for name in players])
     if mask.all():
         return game.risk_empty() - game.risk_full()
+    game, _ = engine_game(model, game, engine)
     return game.value(mask, np.random.default_rng(draw_seed))

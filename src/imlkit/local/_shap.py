@@ -10,7 +10,7 @@ rows z_1..z_B. Three ways to its Shapley values, one game:
 * ``exact=True`` (or ``"auto"`` with at most :data:`MAX_AUTO_EXACT` players): all 2^m
   coalitions of every row through SAGE's stacked ``coalition_predictions``;
 * for ``output="loss"`` of a tree model the game's f_S(x) comes from the trees
-  (:func:`imlkit._trees._shap_kernels.coalition_mean_kernel`), checked against the stacked
+  (:func:`imlkit._trees._shap_kernels.coalition_kernel`), checked against the stacked
   predictions on a few coalitions first;
 * otherwise SAGE's permutation estimator (:func:`imlkit.importance._sage._estimate`, the same
   batches, Welford tracker and convergence rule) run on a one-row view of the game, one seed

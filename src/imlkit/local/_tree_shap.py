@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .._model import Predictor
+from ..importance._sage_trees import _column_map, _rows, tree_game
 
-__all__ = ["tree_values"]
+__all__ = ["tree_values", "tree_game"]
 
 #: Rows per kernel call (a task of the thread pool): the rows of a call are walked together, so
 #: larger blocks share more work; memory per call is ~ (tree nodes + 2·depth·outputs·8) bytes per row.
@@ -58,21 +59,6 @@ def _affine(tm, kind, column, link):
     return A, c
 
 
-def _column_map(tm, frame, as_frame, n_enc):
-    """Encoded column of each input column (all distinct), or None."""
-    cols = []
-    for k, name in enumerate(frame.columns):
-        hit = tm.column(name if as_frame else k, frame)
-        if hit is None and as_frame:
-            hit = tm.column(k, frame)
-        if hit is None:
-            return None
-        cols.append(int(hit[0]))
-    if len(set(cols)) != len(cols) or max(cols) >= n_enc:
-        return None
-    return np.array(cols)
-
-
 def _kernel_sum(Xe, Be, tm, n_jobs):
     from .._trees._shap_kernels import interventional_kernel, shapley_weights
 
@@ -91,10 +77,6 @@ def _kernel_sum(Xe, Be, tm, n_jobs):
         # the same order whatever the block, so the numbers do not depend on n_jobs.
         parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(a, b) for a, b in blocks)
     return np.concatenate(parts, axis=0)
-
-
-def _rows(data, as_frame):
-    return data if as_frame else data.to_numpy()
 
 
 def _brute_force_ok(tm, fn, frame, bg, Xe, Be, cols, A, as_frame):
@@ -182,98 +164,3 @@ def tree_values(model, fn, game, engine, n_jobs):
         return refuse("the model uses encoded columns that are not input columns")
     return phi, None
 
-
-class _TreeGame:
-    """A SAGE game whose f_S(x) = 1/B Σ_b f(x_S, b_S̄) comes from the trees (:func:`coalition_mean_kernel`).
-
-    Everything else (rows, background, losses, f_∅, f) is the wrapped game's. Valid for a model
-    whose output is affine in the raw score (``TreeModel.linear``): the mean output is then the
-    output of the mean raw score.
-    """
-
-    def __init__(self, game, tm, kind, Xe, Be, cols):
-        self._game = game
-        self._tm = tm
-        self._kind = kind
-        self._Xe = Xe
-        self._Be = Be
-        self._cols = cols
-        self._directions = None
-
-    def _bdir(self):
-        """The background rows' direction at every node, computed once."""
-        if getattr(self, "_directions", None) is None:
-            from .._trees._shap_kernels import background_directions
-
-            # as_kernel_args order: roots, feature, kind, thr, left, right, missing_left, cat_left, cat_known,
-            # bitsets, value, tree_out, n_out, max_depth
-            _, feature, kind, thr, _, _, missing_left, cat_left, cat_known, bitsets = self._tm.kernel_args[:10]
-            self._directions = background_directions(self._Be, feature, kind, thr, missing_left, cat_left,
-                                                     cat_known, bitsets)
-        return self._directions
-
-    def __getattr__(self, name):
-        if name.startswith("_"):  # not found on the proxy itself (e.g. while unpickling): no delegation
-            raise AttributeError(name)
-        return getattr(self._game, name)
-
-    def coalition_predictions(self, rows, masks, rng):
-        from .._trees._shap_kernels import coalition_mean_kernel
-
-        g = self._game
-        rows = np.asarray(rows, dtype=np.intp)
-        masks = np.asarray(masks, dtype=bool)
-        full = masks.all(axis=1)
-        empty = ~masks.any(axis=1)
-        mid = np.flatnonzero(~(full | empty))
-        out = np.empty((len(rows),) + g.empty_pred.shape, dtype=float)
-        out[full] = g.full_pred[rows[full]]
-        out[empty] = g.empty_pred
-        if len(mid):
-            colmask = masks[mid].astype(np.uint8) @ g.player_columns.astype(np.uint8) > 0
-            M = np.zeros((len(mid), self._Xe.shape[1]), dtype=np.uint8)
-            M[:, self._cols] = colmask
-            raw = coalition_mean_kernel(np.ascontiguousarray(self._Xe[rows[mid]]), M, self._bdir(),
-                                        *self._tm.kernel_args)
-            raw += np.asarray(self._tm.base, dtype=float)
-            pred = np.asarray(self._tm.finish(raw, self._kind), dtype=float)
-            out[mid] = pred.reshape((len(mid),) + g.empty_pred.shape)
-        return out
-
-
-def tree_game(model, game, engine):
-    """``game`` with f_S(x) from the tree engine when the model allows it, else ``game`` itself.
-
-    Returns ``(game, note or None)``. The trees' f_S is checked against the game's own (stacked
-    predictions) on a few (row, coalition) pairs first.
-    """
-    if engine == "predict" or game.vote:
-        return game, None
-    kind = game.predictor.output
-    as_frame = game.predictor.as_frame
-    predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
-    try:
-        info = predictor.use_engine(game.X, "auto")
-    except Exception as exc:  # the output the loss needs is one the engine cannot give
-        return game, f"tree engine not used: {exc}"
-    tm = predictor.tree_model
-    if tm is None:
-        return game, info.get("engine_note")
-    if not tm.linear:
-        return game, "tree engine not used for f_S: the model's output is not affine in its trees' raw score"
-    Xe = np.ascontiguousarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
-    Be = np.ascontiguousarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
-    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
-    if cols is None or len(cols) != Xe.shape[1]:
-        return game, "tree engine not used for f_S: the model's encoded columns are not the input columns"
-    fast = _TreeGame(game, tm, kind, Xe, Be, cols)
-    rng = np.random.default_rng(0)
-    m = len(game.players)
-    rows = rng.integers(0, len(game.X), size=8)
-    masks = rng.random((8, m)) < 0.5
-    mine = fast.coalition_predictions(rows, masks, None)
-    theirs = np.asarray(game.coalition_predictions(rows, masks, None), dtype=float)
-    scale = max(1.0, float(np.max(np.abs(theirs))))
-    if mine.shape != theirs.shape or np.max(np.abs(mine - theirs)) > 1e-9 * scale + 10 * tm.atol * scale:
-        return game, "tree engine not used for f_S: it disagreed with the model's own predictions"
-    return fast, None
