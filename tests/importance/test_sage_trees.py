@@ -148,7 +148,7 @@ def test_reusing_unchanged_trees_changes_no_number(reg):
     X, y = reg
     Xn = X.assign(c=X["c"].cat.codes, x4=X["x4"].fillna(0.0)).to_numpy()
     model = HistGradientBoostingRegressor(max_iter=15, max_depth=3, random_state=0).fit(Xn, y)
-    tm = tree_model(model)
+    tm = tree_model(model, Xn[:16])
     Xe = np.ascontiguousarray(tm.encode(Xn), dtype=np.float64)
     _, feature, kind, thr, _, _, missing_left, cat_left, cat_known, bitsets = tm.kernel_args[:10]
     bg = Xe[100:170]
