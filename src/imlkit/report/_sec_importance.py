@@ -153,7 +153,7 @@ def _pimp(ctx):
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
                      n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], features=budgeted_features(ctx),
                      distribution=p["distribution"],
-                     p_adjust=p["p_adjust"],
+                     p_adjust=p["p_adjust"], sequential=True,   # stops only where the decisions are settled
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"pimp": r}
 
