@@ -127,3 +127,21 @@ def test_same_numbers_for_any_n_jobs(importance):
 def test_sequential_is_checked():
     with pytest.raises(TypeError, match="'sequential' must be True or False; got 'yes'"):
         run(table("noise", 0), sequential="yes")
+
+
+def test_the_report_says_where_the_refits_stopped():
+    from imlkit.report import _claims as cl
+    from imlkit.report._reading import _pimp_claims
+    from imlkit.report._sec_importance import _pimp_blocks
+
+    r = run(table("noise", 0), sequential=True)
+    k = r.extra["sequential"]["n_null_run"]
+    assert k < 59
+    said = " ".join(b["text"] for b in _pimp_blocks(r) if b.get("kind") == "text")
+    assert f"Sequential PIMP stopped after {k} of 59 null refits" in said
+    claims = _pimp_claims(r)
+    assert claims and all(cl.check(c) == [] for c in claims)
+    # "observed above k of 59 null values" would count refits never run: not said
+    assert all(set(c.numbers["n_below"]) == {-1} for c in claims)
+    full = _pimp_claims(run(table("noise", 0), sequential=False))
+    assert [(c.kind, c.features) for c in claims] == [(c.kind, c.features) for c in full]
