@@ -145,3 +145,25 @@ def test_the_report_says_where_the_refits_stopped():
     assert all(set(c.numbers["n_below"]) == {-1} for c in claims)
     full = _pimp_claims(run(table("noise", 0), sequential=False))
     assert [(c.kind, c.features) for c in claims] == [(c.kind, c.features) for c in full]
+
+
+def test_the_null_pfis_use_the_tree_engine(monkeypatch):
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from imlkit.importance import _perturbation
+
+    engines = []
+    real = _perturbation.pfi
+
+    def recording(*args, **kwargs):
+        res = real(*args, **kwargs)
+        engines.append(res.params.get("engine"))
+        return res
+
+    monkeypatch.setattr(_perturbation, "pfi", recording)
+    data = table("clear", 0, n=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ik.pimp(HistGradientBoostingRegressor(max_iter=5, random_state=0), *data, n_null=4, n_repeats=1,
+                sequential=True, random_state=0, n_jobs=1)
+    assert engines == ["trees"] * 5   # the observed fit and the four null refits
