@@ -261,8 +261,13 @@ def _run_sequential(problem, jobs, n_jobs, progress, empirical_plan, p_adjust, a
         while start < len(jobs):
             # the first block also holds the observed fit; the looks fall after 10, 20, ... null refits
             end = min(len(jobs), start + SEQUENTIAL_BLOCK + (1 if start == 0 else 0))
-            out += run_refits(problem, jobs[start:end], n_jobs=n_jobs, progress=False, desc="PIMP")
-            bar.update(end - start)
+            if n_jobs == 1:   # one call per refit (a plain loop either way): the bar moves with each refit
+                for job in jobs[start:end]:
+                    out += run_refits(problem, [job], n_jobs=1, progress=False, desc="PIMP")
+                    bar.update(1)
+            else:
+                out += run_refits(problem, jobs[start:end], n_jobs=n_jobs, progress=False, desc="PIMP")
+                bar.update(end - start)
             start = end
             done = len(out) - 1
             if done == n_null:
