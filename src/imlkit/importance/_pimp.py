@@ -14,26 +14,30 @@ from typing import Any
 import numpy as np
 
 from .._losses import default_loss
+from .._parallel import progress_bar
 from .._timing import Timer
-from .._validation import ValidationError, check_choice, check_int, check_probability, resolve_features
+from .._validation import ValidationError, check_bool, check_choice, check_int, check_probability, resolve_features
 from ._common import check_common
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
 from ._result import ImportanceResult
 
-__all__ = ["pimp", "PimpResult", "resolution", "MIN_PARAMETRIC_NULL"]
+__all__ = ["pimp", "PimpResult", "resolution", "MIN_PARAMETRIC_NULL", "SEQUENTIAL_BLOCK"]
 
 IMPORTANCES = ("pfi", "cfi", "loco")
 DISTRIBUTIONS = ("empirical", "normal", "lognormal", "gamma", "auto")
 #: Fewest null refits from which a parametric tail is fitted: below, every feature uses the
 #: empirical null (a tail fitted to 10 values would print p = 1e-135 for a value it cannot resolve).
 MIN_PARAMETRIC_NULL = 30
+#: Null refits between two looks of the sequential run (``sequential=True``). Fixed, not tied to
+#: ``n_jobs``: where the run stops must not depend on how many workers ran it.
+SEQUENTIAL_BLOCK = 10
 
 
 def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=100,
          distribution="auto", p_adjust="holm", alpha=0.05, loss=None, features=None,
          n_repeats=5, sampler="auto", confidence_level=0.95, max_rows=None, n_jobs=None,
-         random_state=None, progress=False):
+         random_state=None, progress=False, sequential=False):
     """Permutation importance test (PIMP, Altmann et al. 2010) for any importance of a learner.
 
     Parameters
@@ -78,6 +82,13 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         Of the observed importance's interval.
     max_rows, n_jobs, random_state, progress
         As in :func:`imlkit.pfi`; the refits (1 observed + ``n_null``) run in parallel.
+    sequential : bool, default False
+        Stop refitting once every completion of the run to ``n_null`` refits would give the
+        same decisions (curtailed sampling, see Notes). Only decisions taken on the empirical
+        null can be settled that way (``distribution="empirical"``, or fewer than 30 refits);
+        on a fitted tail the run always goes to ``n_null`` (the tail depends on every null
+        value) and the result says so. The default keeps the full run: its p-values are those
+        of ``n_null`` refits, which a stopped run only brackets. The report uses ``True``.
 
     Returns
     -------
@@ -93,6 +104,13 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         value (it is at the floor), ``explain()`` says "cannot tell with B null refits (at least
         N needed)" for it, never that there is no evidence.
         ``plot(kind="null")`` draws the null histograms.
+        ``extra["sequential"]``: ``{"enabled", "n_null_run", "n_null_planned", "stopped",
+        "reason"}`` -- how many null refits ran, of how many planned, and why the run stopped;
+        ``extra["null"]`` then has ``n_null_run`` columns. ``extra["p_bounds"]`` (m, 2): the
+        range the empirical p-value of the planned run could still take ([p, p] when it is
+        known). ``params["n_null"]`` stays the planned number, and ``p_floor``,
+        ``n_null_needed`` and ``cannot_tell`` refer to it (a stop is only taken when every
+        completion gives the same floors as well).
 
     Notes
     -----
@@ -130,8 +148,36 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
     that tail with the same refits; the empirical p-value needs B ≥ m/alpha − 1 refits
     (240 for m = 12, alpha = 0.05).
 
+    Sequential run (``sequential=True``): after l of the N planned null refits feature j has
+    h_j null values >= its observed importance, so the empirical p-value of the full run lies
+    in [(h_j + 1)/(N + 1), (h_j + N − l + 1)/(N + 1)] whatever the remaining refits give.
+    Holm, Bonferroni and the uncorrected level are monotone in every p-value (an adjusted
+    p-value never falls when any raw one rises), and so is each feature's ``p_floor``; so when
+    the decisions at the lower bounds equal those at the upper bounds -- which features are
+    rejected at ``alpha``, which have ``p_floor <= alpha``, and, for a feature whose floor is
+    above ``alpha``, whether it is at the floor (h_j = 0, undecided until the end while h_j = 0)
+    -- every completion gives the same decisions, and the run stops (curtailed sampling, in
+    blocks of ``SEQUENTIAL_BLOCK`` refits; null refit k keeps its seed whether or not the run
+    stops, so the numbers do not depend on ``n_jobs`` or the backend). The reported p-value
+    is then (h_j + 1)/(l + 1), the empirical p-value of the refits run; it lies inside those
+    bounds, so it gives the settled decisions. Settling a rejection needs almost every refit
+    (its upper bound falls to alpha only near the end); the stop comes early for features
+    that clearly do not matter and for runs that can reject nothing.
+
+    A fitted tail (``distribution`` parametric and N >= 30) depends on every null value, and
+    the remaining ones are unbounded: no prefix of the run bounds its p-values, and on real data
+    the family itself changes as refits arrive (bike sharing, gradient boosting, one seeded run:
+    ``season`` had a normal tail and adjusted p < 1e-4 after 30 and 40 refits, then no family
+    passed the KS screen after 50 and 60, so the empirical null, adjusted p = 4/61 > 0.05).
+    Stopping at 30 or 40 would have changed that decision, so the sequential run does not stop
+    on a fitted tail; rather than switch such a run to the empirical null (which cannot reject
+    anything there: Holm's floor is 12/61 with 12 features), it runs all ``n_null`` refits and
+    ``extra["sequential"]["reason"]`` says why.
+
     References
     ----------
+    Besag, J. & Clifford, P. (1991). Sequential Monte Carlo p-values. Biometrika 78(2), 301-304.
+
     Altmann, A., Toloşi, L., Sander, O. & Lengauer, T. (2010). Permutation importance: a
     corrected feature importance measure. Bioinformatics 26(10), 1340-1347.
     """
@@ -149,6 +195,8 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
     check_choice("distribution", distribution, DISTRIBUTIONS)
     check_choice("p_adjust", p_adjust, P_ADJUST)
     alpha = check_probability("alpha", alpha)
+    sequential = check_bool("sequential", sequential)
+    params["sequential"] = sequential
     template = check_learner(learner)  # once: a factory learner is otherwise called only for its fits
     if loss is None:
         loss = default_loss(template, "loco" if importance == "loco" else "pimp")
@@ -170,11 +218,22 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         jobs = [RefitJob("the model fitted on the real target", seed=seeds[0], evaluate=observed_eval)]
         jobs += [RefitJob(f"null refit {b}", seed=seeds[b + 1], permute_y=True, evaluate=null_eval)
                  for b in range(n_null)]
-        out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc="PIMP")
+        empirical_plan = n_null < MIN_PARAMETRIC_NULL or distribution == "empirical"
+        if not sequential:
+            out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc="PIMP")
+            stop = dict(stopped=False, reason="full run (sequential=False)")
+        else:
+            out, stop = _run_sequential(problem, jobs, n_jobs, progress, empirical_plan, p_adjust, alpha)
         obs_result = out[0]
         observed = np.asarray(obs_result.importance, dtype=float)
-        null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])   # (m, n_null)
+        null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])   # (m, n_null_run)
+        n_run = null.shape[1]
         p, used, warns = _pvalues(null, observed, distribution, names)
+        if n_run < n_null:   # stopped early: an empirical plan (see Notes); bounds of the planned run's p
+            h = np.sum(null >= observed[:, None], axis=1)
+            bounds = np.column_stack([(h + 1) / (n_null + 1), (h + n_null - n_run + 1) / (n_null + 1)])
+        else:
+            bounds = np.column_stack([p, p])
         p_floor, needed = resolution(p, used, n_null, p_adjust, alpha)
         warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha)
         for w in warns:
@@ -187,7 +246,76 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         p_adjusted=adjust_pvalues(p, method=p_adjust), baseline_loss=obs_result.baseline_loss,
         observation_importance=obs_result.observation_importance, groups=dict(groups), params=params,
         warnings=tuple(warns) + tuple(obs_result.warnings),
-        extra={"null": null, "distribution": tuple(used), "p_floor": p_floor, "n_null_needed": needed})
+        extra={"null": null, "distribution": tuple(used), "p_floor": p_floor, "n_null_needed": needed,
+               "p_bounds": bounds,
+               "sequential": dict(enabled=sequential, n_null_run=n_run, n_null_planned=n_null, **stop)})
+
+
+def _run_sequential(problem, jobs, n_jobs, progress, empirical_plan, p_adjust, alpha):
+    """Run ``jobs`` (the observed fit, then the null refits) in blocks, stopping once the decisions are settled.
+
+    Returns the results run so far (job order) and ``{"stopped", "reason"}``. Each block is one
+    :func:`run_refits` call over fixed jobs (seeds set beforehand), so the results and the stop
+    are the same for any ``n_jobs`` and backend.
+    """
+    n_null = len(jobs) - 1
+    out = []
+    with progress_bar(len(jobs), "PIMP", progress) as bar:
+        start = 0
+        while start < len(jobs):
+            # the first block also holds the observed fit; the looks fall after 10, 20, ... null refits
+            end = min(len(jobs), start + SEQUENTIAL_BLOCK + (1 if start == 0 else 0))
+            if n_jobs == 1:   # one call per refit (a plain loop either way): the bar moves with each refit
+                for job in jobs[start:end]:
+                    out += run_refits(problem, [job], n_jobs=1, progress=False, desc="PIMP")
+                    bar.update(1)
+            else:
+                out += run_refits(problem, jobs[start:end], n_jobs=n_jobs, progress=False, desc="PIMP")
+                bar.update(end - start)
+            start = end
+            done = len(out) - 1
+            if done == n_null:
+                break
+            if empirical_plan:
+                observed = np.asarray(out[0].importance, dtype=float)
+                null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])
+                if _settled(null, observed, n_null, p_adjust, alpha):
+                    return out, dict(stopped=True, reason=(
+                        f"decisions settled after {done} of {n_null} null refits: every completion of the run "
+                        f"gives the same features significant at alpha={alpha} and the same floors"))
+    reason = ("all planned null refits run: the decisions on a fitted tail depend on every null value"
+              if not empirical_plan else "all planned null refits run: the decisions were not settled earlier")
+    return out, dict(stopped=False, reason=reason)
+
+
+def _decisions(p, n_null, p_adjust, alpha):
+    """What the report and ``explain`` decide from empirical p-values ``p`` of an N-refit run.
+
+    Rows: rejected at ``alpha`` after the correction; ``p_floor <= alpha``. Both are monotone
+    (non-increasing as any p-value rises), which is what lets bounds settle them.
+    """
+    rejected = adjust_pvalues(p, method=p_adjust) <= alpha
+    floor, _ = resolution(p, ["empirical"] * len(p), n_null, p_adjust, alpha)
+    return np.vstack([rejected, floor <= alpha])
+
+
+def _settled(null, observed, n_null, p_adjust, alpha):
+    """Whether every completion of an empirical run to ``n_null`` refits gives the decisions it would give now.
+
+    ``null`` (m, l): the null importances so far. Each feature's final p-value lies between
+    (h + 1)/(N + 1) and (h + N - l + 1)/(N + 1); the decisions are monotone in the p-values,
+    so equal decisions at both ends hold for every p-value vector in between. A feature whose
+    floor is above alpha is also told apart by being at the floor (h = 0): settled once h > 0.
+    """
+    done = null.shape[1]
+    h = np.sum(null >= observed[:, None], axis=1)
+    lo = (h + 1) / (n_null + 1)
+    hi = (h + n_null - done + 1) / (n_null + 1)
+    d_lo, d_hi = _decisions(lo, n_null, p_adjust, alpha), _decisions(hi, n_null, p_adjust, alpha)
+    if not np.array_equal(d_lo, d_hi):
+        return False
+    stuck = ~d_lo[1]
+    return not np.any(stuck & (h == 0))
 
 
 def _holm_floor(others, m, floors):

@@ -158,6 +158,8 @@ def _pimp_claims(pimp):
     n_null = int(pimp.params.get("n_null", 0))
     p, floor = frame["p_adjusted"].to_numpy(float), frame["p_floor"].to_numpy(float)
     null = pimp.extra.get("null")
+    if null is not None and np.shape(null)[1] != n_null:
+        null = None   # a sequential run stopped early: "above k of n_null" would count refits never run
     # how many null importances lie below the observed one: "above all 60" is worth saying
     below = pd.Series(np.sum(np.asarray(null) < pimp.importance[:, None], axis=1) if null is not None
                       else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))

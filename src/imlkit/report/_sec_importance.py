@@ -153,7 +153,7 @@ def _pimp(ctx):
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
                      n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], features=budgeted_features(ctx),
                      distribution=p["distribution"],
-                     p_adjust=p["p_adjust"],
+                     p_adjust=p["p_adjust"], sequential=True,   # stops only where the decisions are settled
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"pimp": r}
 
@@ -436,6 +436,12 @@ def _pimp_blocks(r):
 
     out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
                     f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
+    seq = r.extra.get("sequential") or {}
+    if seq.get("stopped"):  # sequential PIMP: the p-values are those of the refits run, the decisions the full run's
+        k = seq["n_null_run"]
+        out.append(text(f"Sequential PIMP stopped after {k} of {B} null refits: however the other {B - k} turned "
+                        f"out, the decisions above would be the same. The p-values are those of the {k} refits run; "
+                        f"the smallest reachable p is that of all {B}."))
     # What the refits cannot resolve: nothing rejectable at all, or features at the floor of their null.
     said = []
     if hasattr(r, "cannot_tell"):
