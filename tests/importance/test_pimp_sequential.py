@@ -157,7 +157,7 @@ def test_the_null_pfis_use_the_tree_engine(monkeypatch):
 
     def recording(*args, **kwargs):
         res = real(*args, **kwargs)
-        engines.append(res.params.get("engine"))
+        engines.append(res.info.get("engine"))
         return res
 
     monkeypatch.setattr(_perturbation, "pfi", recording)
