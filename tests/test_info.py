@@ -115,7 +115,9 @@ def test_reading_a_fact_from_params_says_where_it_went(results, key):
     r = results["pfi"][0]
     with pytest.raises(KeyError, match=rf"'{key}' is a fact of the run: read result.info\['{key}'\]"):
         r.params[key]
-    assert r.params.get(key) is None   # dict.get keeps its contract
+    with pytest.raises(KeyError, match="is a fact of the run"):
+        r.params.get(key)   # None would be a silent wrong answer for code written before the split
+    assert r.params.get("no such key", 3) == 3
 
 
 def test_an_unknown_key_is_a_plain_key_error(results):

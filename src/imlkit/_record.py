@@ -22,8 +22,8 @@ argument and its run-time outcome take two names (SAGE's ``n_background`` asked,
 ``background_rows`` used).
 
 Reading a moved key from ``params`` (``r.params["seconds"]``) raises a ``KeyError`` that says
-where it went (:class:`Params`); ``params.get("seconds")`` keeps ``dict.get``'s contract and
-returns the default.
+where it went (:class:`Params`); so does ``params.get("seconds")``: a default of None there
+would be a silent wrong answer for code written before the split.
 """
 from __future__ import annotations
 
@@ -67,6 +67,13 @@ class Params(dict):
         if key in HAPPENED:
             raise KeyError(f"{key!r} is a fact of the run: read result.info[{key!r}]")
         raise KeyError(key)
+
+    def get(self, key, default=None):
+        # A fact of the run is never in params: ``params.get("engine")`` answering None would be
+        # a silent wrong answer (the engine did run), so it fails as ``params["engine"]`` does.
+        if key in HAPPENED and not dict.__contains__(self, key):
+            self.__missing__(key)
+        return dict.get(self, key, default)
 
 
 def split_record(params, info=None):
