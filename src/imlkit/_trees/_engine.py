@@ -408,27 +408,32 @@ def choose(predictor, X, engine="auto", features=None):
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
         try:
-            data = sub if predictor.as_frame else sub.to_numpy()
-            tm = tree_model(predictor.model, data, fresh=fresh)
+            tm = tree_model(predictor.model, sub if predictor.as_frame else sub.to_numpy(), fresh=fresh)
             if tm.name.startswith("Pipeline") and not predictor.as_frame:
                 raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
-            mine = predict_rows(tm, data, predictor.output)
+            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
         except Exception as exc:  # Unsupported, or a library's internals changed
             if engine == "trees":
                 raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
                                       f"Use engine='auto' or 'predict'.") from None
             return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
                           {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
-        if theirs is None:
-            try:
-                theirs = np.asarray(predictor.predict(sub, context="the rows of X checking the tree engine"),
-                                    dtype=np.float64)
-            except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
-                return _refused(engine, exc)
+        eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+        Xb, chunks = _perturbed_plan(eng, X, features)
+        first = None
+        try:
+            if theirs is None:
+                # one call of the model's predict for the unperturbed rows and the first chunk of
+                # copies: its fixed cost (input validation, a ColumnTransformer) is most of a small call
+                batch = sub if not chunks else pd.concat([sub, chunks[0][1]], ignore_index=True)
+                pred = np.asarray(predictor.predict(batch, context="the rows of X checking the tree engine"),
+                                  dtype=np.float64)
+                theirs, first = pred[:len(sub)], (pred[len(sub):] if chunks else None)
+        except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
+            return _refused(engine, exc)
         if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
-            eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
             try:
-                note = _check_perturbed(predictor, eng, X, features)
+                note = _check_perturbed(predictor, eng, X, Xb, chunks, first)
             except ModelError as exc:
                 return _refused(engine, exc)
             if note is None:
@@ -501,32 +506,27 @@ def _value_rows(s):
     return np.asarray(out, dtype=np.int64)
 
 
-def _check_perturbed(predictor, eng, X, features):
-    """The engine against the model's predict with each feature replaced by other rows' values.
+def _perturbed_plan(eng, X, features):
+    """What the perturbed check predicts: ``(Xb, chunks)``.
 
-    A few rows of X (spread over it, plus a row with a missing value) get, feature by feature,
-    the values of :func:`_value_rows`; the copies are predicted by the engine (as PFI asks it)
-    and by the model, in calls of at most ``CHECK_CELLS`` cells.
-
-    Returns
-    -------
-    None when they agree, else the note saying where they did not. Raises ModelError when the
-    model's own predict fails on the copies.
+    ``Xb`` holds a few rows of X (spread over it, plus a row with a missing value); each chunk is
+    ``(columns, copies, values)``: the base rows once per value of each feature of the chunk (the
+    values of :func:`_value_rows`), at most ``CHECK_CELLS`` cells per chunk, so that the model's
+    predict is called a few times even for wide data.
     """
     tm = eng.tm
     cols = list(X.columns) if features is None else [c for c in dict.fromkeys(features) if c in X.columns]
     # the full X first: a Pipeline's column probe (cached per column) then sees all of X's values
     cols = [c for c in cols if _column(eng, tm, X, c) is not None]
     if not cols:
-        return None
+        return None, []
     base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
     base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
     nb = len(base)
-    Xb = X.iloc[base]
     values = {c: _value_rows(X[c]) for c in cols}
     cols = [c for c in cols if len(values[c])]
     budget = max(1, CHECK_CELLS // max(X.shape[1], 1))
-    start = 0
+    chunks, start = [], 0
     while start < len(cols):
         chunk, rows = [], 0
         while start < len(cols) and (not chunk or rows + len(values[cols[start]]) * nb <= budget):
@@ -541,9 +541,29 @@ def _check_perturbed(predictor, eng, X, features):
             k = len(values[c]) * nb
             copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
             offset += k
-        theirs = np.asarray(predictor.predict(copies, context="the rows of X checking the tree engine, with "
-                                                              "features replaced by other rows' values"),
-                            dtype=np.float64)
+        chunks.append((chunk, copies, {c: values[c] for c in chunk}))
+    return X.iloc[base], chunks
+
+
+_PERTURBED_CONTEXT = "the rows of X checking the tree engine, with features replaced by other rows' values"
+
+
+def _check_perturbed(predictor, eng, X, Xb, chunks, first=None):
+    """The engine against the model's predict on the copies of :func:`_perturbed_plan`.
+
+    ``first``: the model's predictions of the first chunk's copies when the caller already has
+    them (:func:`choose` predicts them in one call with its unperturbed check rows).
+
+    Returns
+    -------
+    None when they agree, else the note saying where they did not. Raises ModelError when the
+    model's own predict fails on the copies.
+    """
+    tm = eng.tm
+    nb = 0 if Xb is None else len(Xb)
+    for i, (chunk, copies, values) in enumerate(chunks):
+        theirs = first if i == 0 and first is not None else \
+            np.asarray(predictor.predict(copies, context=_PERTURBED_CONTEXT), dtype=np.float64)
         offset = 0
         for c in chunk:
             k = len(values[c]) * nb
