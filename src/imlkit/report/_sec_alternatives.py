@@ -221,8 +221,13 @@ def _glm_blocks(ctx, tg, perf):
     sentences = []
     for f in [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
-    closing = [x for x in sentences if x.startswith("Intervals in brackets")]  # once, after the readings
-    sentences = [x for x in sentences if x not in closing] + closing
+    # the closing lines once, after the readings: the interval's level, every weight not read and why
+    lead = "Not estimable, so not read: "
+    unread = [x[len(lead):].rstrip(".") for x in sentences if x.startswith(lead)]
+    closing = [x for x in sentences if x.startswith("Intervals in brackets")]
+    sentences = [x for x in sentences if x not in closing and not x.startswith(lead)] + closing
+    if unread:
+        sentences.append(lead + "; ".join(unread) + ".")
     if sentences:
         blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
     return blocks
