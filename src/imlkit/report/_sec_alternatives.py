@@ -219,15 +219,20 @@ def _glm_blocks(ctx, tg, perf):
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         glm.event_ = f"{ctx.data.target} = {tg.cls}"
     sentences = []
-    for f in [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]:
+    read = [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]
+    for f in read:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     # the closing lines once, after the readings: the interval's level, every weight not read and why
     lead = "Not estimable, so not read: "
-    unread = [x[len(lead):].rstrip(".") for x in sentences if x.startswith(lead)]
     closing = [x for x in sentences if x.startswith("Intervals in brackets")]
     sentences = [x for x in sentences if x not in closing and not x.startswith(lead)] + closing
-    if unread:
-        sentences.append(lead + "; ".join(unread) + ".")
+    by_cause = {}
+    for f in read:
+        for j in glm.design_.blocks.get(f, []):
+            if not glm.estimable_.iloc[j]:
+                by_cause.setdefault(glm.not_estimable_.iloc[j], []).append(glm.design_.names[j])
+    if by_cause:
+        sentences.append(lead + "; ".join(f"{', '.join(n)} ({c})" for c, n in by_cause.items()) + ".")
     if sentences:
         blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
     return blocks
