@@ -148,13 +148,30 @@ class GLM(_FamilyEstimator):
     classes_ : ndarray, shape (2,)
         Binomial family only; the second class is the one modelled (``y = 1``).
     estimable_ : Series of bool, shape (n_terms,)
-        False for weights the data cannot determine: a design column in the null space of the
-        design (too few rows, collinear columns), a non-finite standard error, or -- for a
-        non-identity link -- a standard error above ``NOT_ESTIMABLE_SE`` (= 10) on the link
-        scale per standard deviation of the column (per unit for 0/1 and constant columns),
-        i.e. a 95% interval for ``exp(weight)`` wider than a factor of e^39 ≈ 10^17, which is
-        what (quasi-)separation produces. :meth:`summary` has a column ``estimable`` and
-        :meth:`interpret` says "not estimable (separation / too few rows)" instead of an interval.
+        False for weights the data cannot determine: a design column in an exact linear
+        dependency with others (collinear columns, a level that occurs with another one only), a
+        non-finite standard error, or -- for a non-identity link -- a standard error above
+        ``NOT_ESTIMABLE_SE`` (= 10) on the link scale per standard deviation of the column (per
+        unit for 0/1 columns), i.e. a 95% interval for ``exp(weight)`` wider than a factor of
+        e^39 ≈ 10^17, which is what (quasi-)separation produces. The intercept is judged at the
+        centre of the design (the standard error of the prediction at the column means, the
+        intercept of the centred design): its own standard error only says how far 0 of the
+        columns lies from the data (Year = 0). :meth:`summary` has a column ``estimable`` and
+        :meth:`interpret` gives such a weight no sentence, only the closing line with its cause.
+    not_estimable_ : Series of str, shape (n_terms,)
+        Why a weight is not estimable ("" when it is): ``"collinear with a, b"`` (the columns
+        sharing its null-space direction of the design), ``"separation: 12% of the fitted
+        probabilities are 0 or 1 ..."``, fitted means at 0 (log link), ``"nearly collinear with
+        ..."`` (R² above 0.999) or the standard error itself.
+    collinearity_ : DataFrame, index = design names
+        ``r_squared``: R² of each column from the other (non-constant, identified) columns,
+        ``1 − 1/(C⁻¹)_jj`` for their correlation matrix ``C`` (the variance inflation factor is
+        ``(C⁻¹)_jj``), NaN for the intercept; ``with``: the columns with the largest standardised
+        weights in that regression. From ``r_squared >= 0.9`` on a reading says that holding the
+        others fixed is outside the data.
+    event_ : str
+        Binomial family only: what the odds are of, ``"<target> = <classes_[1]>"`` (an integral
+        float label reads ``1``, not ``1.0``).
     penalized_ : bool
         True when fitted with ``alpha > 0``.
     link_ : str

@@ -217,7 +217,8 @@ def _glm_blocks(ctx, tg, perf):
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
-        glm.event_ = f"{ctx.data.target} = {tg.cls}"
+        cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
+        glm.event_ = f"{ctx.data.target} = {cls}"
     sentences = []
     read = [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]
     for f in read:
