@@ -173,6 +173,8 @@ def test_gam_leaves_out_the_aliased_term_and_fits_instead_of_calling_the_classes
         g = GAM(family="binomial").fit(X, y)
     assert set(g.aliased_) == {"d"} and set(g.aliased_["d"]) == {"a", "b"}
     assert "d" not in g.terms_ and g.converged_
+    with pytest.raises(ValueError, match="Column 'd' was left out of the GAM: its linear part is an exact combination"):
+        g.partial_effect("d")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the same GAM without d: no warning, the same fit
         ref = GAM(family="binomial").fit(X.drop(columns="d"), y)

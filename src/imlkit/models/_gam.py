@@ -835,6 +835,10 @@ class GAM(_FamilyEstimator):
         for t in self._terms:
             if t.name == feature:
                 return t
+        if feature in getattr(self, "aliased_", {}):
+            raise ValidationError(f"Column {feature!r} was left out of the GAM: its linear part is an exact "
+                                  f"combination of {', '.join(self.aliased_[feature])}; the terms are "
+                                  f"{list(self.terms_)}.")
         raise ValidationError(f"Unknown term {feature!r} in 'feature'; the terms are {list(self.terms_)}.")
 
     def summary(self):

@@ -34,8 +34,6 @@ __all__ = ["FAMILY_LINKS", "GLM"]
 
 #: Standard error (link scale, per SD of the column) above which a weight is "not estimable".
 NOT_ESTIMABLE_SE = 10.0
-#: What the sentences say for such a weight (the cause follows: ``not_estimable_``).
-NOT_ESTIMABLE = "not estimable"
 #: R² of a design column from the others above which its reading says "holding the others fixed is
 #: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
 COLLINEAR_R2 = 0.9
