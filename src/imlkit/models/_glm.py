@@ -276,6 +276,7 @@ class GLM(_FamilyEstimator):
         self.coef_ = pd.Series(params, index=spec.names, name="weight")
         self._sd = D.std(axis=0)
         self._means = D.mean(axis=0)
+        self._binary = np.all((D == 0) | (D == 1), axis=0)
         self._ranges = {c: (float(np.nanmin(frame[c])), float(np.nanmax(frame[c])))
                         for c in spec.features if c not in spec.categorical}
         self.collinearity_ = self._collinearity(D)
@@ -391,8 +392,7 @@ class GLM(_FamilyEstimator):
             se[icpt] = float(np.sqrt(max(c[k] @ cov[np.ix_(k, k)] @ c[k], 0.0)))
         bad = ok & ~np.isfinite(se)
         if self.link_ != "identity":
-            binary = np.all((D == 0) | (D == 1), axis=0)
-            unit = np.where(binary | (self._sd == 0), 1.0, self._sd)
+            unit = np.where(self._binary | (self._sd == 0), 1.0, self._sd)
             with np.errstate(invalid="ignore"):
                 bad |= ok & (se * unit > NOT_ESTIMABLE_SE)
         if bad.any():
@@ -637,7 +637,7 @@ class GLM(_FamilyEstimator):
         if self.penalized_ or not (self._collides(est, lo, hi, expo) or self._unreadable(est, lo, hi, expo)):
             return 1.0
         sd = float(self._sd[col])
-        if not np.isfinite(sd) or sd <= 0:
+        if not np.isfinite(sd) or sd <= 0 or self._binary[col]:  # a 0/1 column has one step: 0 to 1
             return 1.0
         return float(10.0 ** np.floor(np.log10(sd)))
 
