@@ -28,7 +28,7 @@ import pandas as pd
 from .._dtypes import is_datetime, is_numeric
 from .._validation import ValidationError, check_same_columns, check_X
 
-__all__ = ["DesignSpec", "fit_design", "is_categorical", "check_interactions"]
+__all__ = ["DesignSpec", "fit_design", "is_categorical", "check_interactions", "collinear_partners"]
 
 INTERCEPT = "(Intercept)"
 
@@ -285,3 +285,40 @@ def fit_design(X, interactions=None, *, features=None, intercept=True, polynomia
         info[c] = np.quantile(x, [0.25, 0.5, 0.75])
     spec.info = info
     return spec
+
+
+def collinear_partners(D, names, tol=1e-9):
+    """For each column of ``D`` in an exact linear dependency, the other columns of that dependency.
+
+    Parameters
+    ----------
+    D : ndarray, shape (n, p)
+    names : sequence of str, length p
+    tol : float
+        Singular values below ``tol`` times the largest (of the column-scaled ``D``) span the null space.
+
+    Returns
+    -------
+    dict {name: list of str}
+        Only the columns with a component in the null space of ``D``. With ``N`` the null-space
+        basis (rows), ``P = NᵀN`` projects onto it; columns ``j`` and ``k`` share a dependency
+        when ``P_jk ≠ 0`` (e.g. ``c = a − b``: a, b and c name each other).
+    """
+    D = np.asarray(D, dtype=float)
+    if D.shape[1] == 0:
+        return {}
+    norms = np.linalg.norm(D, axis=0)
+    Ds = D / np.where(norms > 0, norms, 1.0)  # units must not decide what counts as "zero"
+    _, sv, Vt = np.linalg.svd(Ds, full_matrices=D.shape[0] < D.shape[1])
+    rank = int(np.sum(sv > tol * max(sv.max(), np.finfo(float).tiny) * max(D.shape))) if sv.size else 0
+    null = Vt[rank:]
+    out = {}
+    if not null.size:
+        return out
+    P = null.T @ null
+    for j in range(D.shape[1]):
+        if P[j, j] < 1e-12:
+            continue
+        out[names[j]] = [names[k] for k in np.argsort(-np.abs(P[j]))
+                         if k != j and abs(P[j, k]) > 1e-8 * P[j, j]]
+    return out

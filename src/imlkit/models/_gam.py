@@ -28,8 +28,9 @@ from sklearn.utils.metaestimators import available_if
 
 from .._dtypes import column_kind, is_numeric
 from .._validation import ModelError, ValidationError, check_choice, check_float, check_int
-from ._design import fit_design
+from ._design import collinear_partners, fit_design
 from ._family import Family, _FamilyEstimator
+from ._glm import _independent_columns
 from ._splines import bspline_basis, difference_penalty, knots, natural_knots, natural_spline_basis, sum_to_zero
 
 __all__ = ["GAM"]
@@ -261,6 +262,12 @@ class GAM(_FamilyEstimator):
     Attributes
     ----------
     terms_ : dict {term: kind}
+    aliased_ : dict {column: list of str}
+        Columns left out of the model because the unpenalised part of their term (the linear part
+        of a spline, a linear column, a factor's dummies) is an exact linear combination of the
+        other terms' (e.g. ``PriceDiff = SalePriceMM − SalePriceCH``), with the columns of that
+        dependency; a warning names them. Such terms would make ``XᵀWX + S_λ`` singular whatever
+        λ (as R's glm reports an aliased weight NA, the later column of the dependency goes).
     knots_ : dict {spline or ns term: ndarray}
         The knots: equally spaced (P-splines, with 3 extra on each side), or the boundary and
         quantile knots of an ``("ns", df)`` term.
@@ -593,6 +600,16 @@ class GAM(_FamilyEstimator):
             if missing:
                 raise ValidationError(f"'smoothing' has no λ for the spline term(s) {missing}.")
         Xraw = self._raw_matrix(frame, cache=basis)
+        self.aliased_ = self._aliased(Xraw)
+        if self.aliased_:
+            kinds = {c: k for c, k in kinds.items() if c not in self.aliased_}
+            warnings.warn("The unpenalised parts of these terms are exact linear combinations of the other "
+                          "terms', so no smoothing makes the fit unique; they are left out of the GAM: "
+                          + "; ".join(f"{c} (collinear with {', '.join(w[:4])})" for c, w in self.aliased_.items())
+                          + ".", stacklevel=4)
+            self._terms, Z, basis = self._build_terms(frame, kinds)
+            pen = [t for t in self._terms if t.S is not None]
+            Xraw = self._raw_matrix(frame, cache=basis)
         n, p = Xraw.shape[0], Z.shape[1]
         if n <= p:
             raise ValidationError(f"'X' must have more rows than model coefficients ({p}); got {n}.")
@@ -605,6 +622,31 @@ class GAM(_FamilyEstimator):
             lam = np.full(len(pen), float(self.smoothing))
         A0 = Z.T @ _crossprod(Xraw) @ Z  # unweighted; the test statistics need it
         return _ModelMatrices(Xraw=Xraw, Z=Z, A0=A0, pen=pen, n=n, p=p, method=method, lam=lam)
+
+    def _aliased(self, Xraw):
+        """Terms whose unpenalised columns lie in the span of the intercept's and earlier terms':
+        {column: the columns of the dependency} (see ``aliased_``)."""
+        cols, owner = [np.ones(Xraw.shape[0])], ["(Intercept)"]
+        for t in self._terms:
+            block = np.asarray(Xraw[:, t.raw] @ t.Z)
+            if t.S is not None:  # a spline: only its penalty's null space (the linear part) is free
+                ev, V = np.linalg.eigh(t.S)
+                block = block @ V[:, ev <= 1e-9 * max(ev.max(), 1e-300)]
+            cols += list(block.T)
+            owner += [t.name] * block.shape[1]
+        U = np.column_stack(cols)
+        kept = _independent_columns(U)
+        dropped = [owner[j] for j in np.setdiff1d(np.arange(U.shape[1]), kept)]
+        if not dropped:
+            return {}
+        labels = [f"{o}#{j}" for j, o in enumerate(owner)]
+        partners = collinear_partners(U, labels)
+        out = {}
+        for j, o in enumerate(owner):
+            if o in dropped and o not in out:
+                ws = [w.rsplit("#", 1)[0] for w in partners.get(labels[j], [])]
+                out[o] = list(dict.fromkeys(w for w in ws if w not in (o, "(Intercept)")))
+        return out
 
     # Step 2a: gaussian -- one penalised least squares
     def _fit_gaussian(self, mm, y):
@@ -717,12 +759,22 @@ class GAM(_FamilyEstimator):
             except linalg.LinAlgError:
                 continue
         if cf is None:
-            # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
-            # weight: the classes are separable or the fit ran off to infinity.
+            mu = np.asarray(fit.mu, dtype=float)
+            edge = float(np.mean((mu < 1e-8) | (mu > 1 - 1e-8))) if fam.is_binomial else float(np.mean(mu < 1e-8))
+            if edge > 0 or fit.eta_max > MAX_LOGIT:
+                # Fitted means at the boundary (0/1 probabilities, zero counts) leave no
+                # weight: the classes are separable or the fit ran off to infinity.
+                what = "probabilities are 0 or 1" if fam.is_binomial else "means are 0"
+                raise ModelError(
+                    f"The {self.family} GAM has no finite solution: {100 * edge:.0f}% of its fitted {what} "
+                    f"(|η| up to {fit.eta_max:.3g}), so its weights vanish, as when the classes are (quasi-)"
+                    "separable by the terms. Use fewer or stiffer terms (a larger 'smoothing'), or a model that "
+                    "tolerates separation.") from None
             raise ModelError(
-                f"The {self.family} GAM has no finite solution: its weights vanished at the fitted "
-                "means, as happens when the classes are perfectly separable by the terms. Use fewer "
-                "or stiffer terms (a larger 'smoothing'), or a model that tolerates separation.") from None
+                f"The {self.family} GAM's penalised system XᵀWX + S_λ is singular at its solution although the "
+                f"fitted means are inside their range (|η| up to {fit.eta_max:.3g}; no separation): some terms are "
+                "nearly collinear (their linear parts almost a combination of the others'). Leave out one column "
+                "of each such group, or make the terms stiffer (a larger 'smoothing').") from None
         fit.A, fit.cf = A, cf
         return fit
 
@@ -783,6 +835,10 @@ class GAM(_FamilyEstimator):
         for t in self._terms:
             if t.name == feature:
                 return t
+        if feature in getattr(self, "aliased_", {}):
+            raise ValidationError(f"Column {feature!r} was left out of the GAM: its linear part is an exact "
+                                  f"combination of {', '.join(self.aliased_[feature])}; the terms are "
+                                  f"{list(self.terms_)}.")
         raise ValidationError(f"Unknown term {feature!r} in 'feature'; the terms are {list(self.terms_)}.")
 
     def summary(self):

@@ -27,27 +27,60 @@ from scipy import stats
 from sklearn.utils.metaestimators import available_if
 
 from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability
-from ._design import INTERCEPT, fit_design
+from ._design import INTERCEPT, collinear_partners, fit_design
 from ._family import FAMILY_LINKS, Family, _FamilyEstimator
 
 __all__ = ["FAMILY_LINKS", "GLM"]
 
 #: Standard error (link scale, per SD of the column) above which a weight is "not estimable".
 NOT_ESTIMABLE_SE = 10.0
-#: What the sentences say for such a weight.
-NOT_ESTIMABLE = "not estimable (separation / too few rows)"
+#: R² of a design column from the others above which its reading says "holding the others fixed is
+#: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
+COLLINEAR_R2 = 0.9
+#: exp() of a weight or its interval beyond 10^±15 is not printed (a meaningless number).
+MAX_EXP_LOG = np.log(1e15)
 
 #: Links whose weights are read multiplicatively after exp(): ratios of means or of odds.
 EXP_LINKS = ("log", "logit")
 
 
 # ----------------------------------------------------------------------------- plumbing
-def _fmt(v):
-    """Course-style numbers: 1.12, 0.855, -21.8, 2185.8."""
+def _fmt(v, digits=3):
+    """Course-style numbers: 1.12, 0.855, -21.8, 2185.8 (``digits`` significant digits, one decimal
+    at least from 100 on)."""
     v = float(v)
-    if abs(v) >= 100:
-        return f"{v:.1f}"
-    return f"{v:.3g}"
+    if 100 <= abs(v) < 1e15:
+        return f"{v:.{max(1, digits - 2)}f}"
+    return f"{v:.{digits}g}"
+
+
+def _fmt_all(*values):
+    """The values with the fewest significant digits (3 at least) that tell them apart.
+
+    An estimate and the ends of its interval printed alike ("1.01 [1, 1.01]") hide the interval:
+    digits are added until every pair of different values prints differently (at most 10).
+    """
+    values = [float(v) for v in values]
+    for digits in range(3, 11):
+        out = [_fmt(v, digits) for v in values]
+        if all(out[i] != out[k] or values[i] == values[k]
+               for i in range(len(out)) for k in range(i + 1, len(out))):
+            return out
+    return out
+
+
+def _label(v):
+    """A class label as a reader writes it: 1.0 -> 1 (a 0/1 float target), strings as they are."""
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, (np.integer, np.bool_)):
+        return str(v.item())
+    return str(v)
+
+
+def _names(items, k=4):
+    items = list(items)
+    return ", ".join(items[:k]) + (f" and {len(items) - k} more" if len(items) > k else "")
 
 
 def _independent_columns(D):
@@ -113,13 +146,30 @@ class GLM(_FamilyEstimator):
     classes_ : ndarray, shape (2,)
         Binomial family only; the second class is the one modelled (``y = 1``).
     estimable_ : Series of bool, shape (n_terms,)
-        False for weights the data cannot determine: a design column in the null space of the
-        design (too few rows, collinear columns), a non-finite standard error, or -- for a
-        non-identity link -- a standard error above ``NOT_ESTIMABLE_SE`` (= 10) on the link
-        scale per standard deviation of the column (per unit for 0/1 and constant columns),
-        i.e. a 95% interval for ``exp(weight)`` wider than a factor of e^39 ≈ 10^17, which is
-        what (quasi-)separation produces. :meth:`summary` has a column ``estimable`` and
-        :meth:`interpret` says "not estimable (separation / too few rows)" instead of an interval.
+        False for weights the data cannot determine: a design column in an exact linear
+        dependency with others (collinear columns, a level that occurs with another one only), a
+        non-finite standard error, or -- for a non-identity link -- a standard error above
+        ``NOT_ESTIMABLE_SE`` (= 10) on the link scale per standard deviation of the column (per
+        unit for 0/1 columns), i.e. a 95% interval for ``exp(weight)`` wider than a factor of
+        e^39 ≈ 10^17, which is what (quasi-)separation produces. The intercept is judged at the
+        centre of the design (the standard error of the prediction at the column means, the
+        intercept of the centred design): its own standard error only says how far 0 of the
+        columns lies from the data (Year = 0). :meth:`summary` has a column ``estimable`` and
+        :meth:`interpret` gives such a weight no sentence, only the closing line with its cause.
+    not_estimable_ : Series of str, shape (n_terms,)
+        Why a weight is not estimable ("" when it is): ``"collinear with a, b"`` (the columns
+        sharing its null-space direction of the design), ``"separation: 12% of the fitted
+        probabilities are 0 or 1 ..."``, fitted means at 0 (log link), ``"nearly collinear with
+        ..."`` (R² above 0.999) or the standard error itself.
+    collinearity_ : DataFrame, index = design names
+        ``r_squared``: R² of each column from the other (non-constant, identified) columns,
+        ``1 − 1/(C⁻¹)_jj`` for their correlation matrix ``C`` (the variance inflation factor is
+        ``(C⁻¹)_jj``), NaN for the intercept; ``with``: the columns with the largest standardised
+        weights in that regression. From ``r_squared >= 0.9`` on a reading says that holding the
+        others fixed is outside the data.
+    event_ : str
+        Binomial family only: what the odds are of, ``"<target> = <classes_[1]>"`` (an integral
+        float label reads ``1``, not ``1.0``).
     penalized_ : bool
         True when fitted with ``alpha > 0``.
     link_ : str
@@ -224,8 +274,18 @@ class GLM(_FamilyEstimator):
         self.penalized_ = alpha > 0
         self.family_ = fam
         self.coef_ = pd.Series(params, index=spec.names, name="weight")
-        self.estimable_ = pd.Series(self._estimable(D, result), index=spec.names, name="estimable")
+        self._sd = D.std(axis=0)
+        self._means = D.mean(axis=0)
+        self._binary = np.all((D == 0) | (D == 1), axis=0)
+        self._ranges = {c: (float(np.nanmin(frame[c])), float(np.nanmax(frame[c])))
+                        for c in spec.features if c not in spec.categorical}
+        self.collinearity_ = self._collinearity(D)
+        ok, why = self._estimable(D, result, y_enc)
+        self.estimable_ = pd.Series(ok, index=spec.names, name="estimable")
+        self.not_estimable_ = pd.Series(why, index=spec.names, name="not_estimable", dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
+        if fam.is_binomial:
+            self.event_ = f"{self.target_name_} = {_label(self.classes_[1])}"
         return self
 
     def _fit_penalized(self, D, y, fam, alpha, max_iter=100, tol=1e-10):
@@ -279,28 +339,85 @@ class GLM(_FamilyEstimator):
         out[self._kept] = np.asarray(v, dtype=float)
         return out
 
-    def _estimable(self, D, result):
-        """Which weights the data determine (see ``estimable_``)."""
+    def _collinearity(self, D):
+        """R² of each design column from the other (non-constant, kept) columns, and the columns that
+        carry the most of it (largest standardised regression weights).
+
+        ``R²_j = 1 − 1/(C⁻¹)_jj`` for the correlation matrix ``C`` (the variance inflation factor is
+        ``(C⁻¹)_jj``); the regression of column j on the others has standardised weights
+        ``−(C⁻¹)_jk / (C⁻¹)_jj``.
+        """
+        names = list(self.design_.names)
+        r2 = np.full(len(names), np.nan)
+        partners = [[] for _ in names]
+        cols = [j for j in self._kept if self._sd[j] > 0]
+        if len(cols) >= 2:
+            C = np.corrcoef(D[:, cols], rowvar=False)
+            Ci = np.linalg.pinv(C)
+            d = np.diag(Ci)
+            for a, j in enumerate(cols):
+                r2[j] = float(np.clip(1 - 1 / d[a], 0, 1)) if d[a] > 0 else np.nan
+                b = -Ci[a] / d[a]
+                b[a] = 0.0
+                order = np.argsort(-np.abs(b))
+                partners[j] = [names[cols[k]] for k in order[:3] if abs(b[k]) >= 0.25 * np.abs(b).max() > 0]
+        return pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+
+    def _estimable(self, D, result, y):
+        """Which weights the data determine (see ``estimable_``), and why not (``not_estimable_``)."""
         p = D.shape[1]
+        names = list(self.design_.names)
         ok = np.ones(p, dtype=bool)
+        why = [""] * p
         if result is None:  # penalised: every weight is determined by the penalty
-            return ok
-        # null space of D: a weight with a component there is not identified
-        # Vt must be p x p; full_matrices only when n < p (else U would be n x n: 12 GB at 40,000 rows)
-        _, sv, Vt = np.linalg.svd(D, full_matrices=D.shape[0] < p)
-        tol = sv.max() * max(D.shape) * np.finfo(float).eps if sv.size else 0.0
-        null = Vt[int(np.sum(sv > tol)):]
-        if null.size:
-            ok &= np.linalg.norm(null, axis=0) < 1e-6
-        se = self._full(result.bse)
-        ok &= np.isfinite(se)
+            return ok, why
+        # an exact dependency among the columns: a weight in it is not identified
+        partners = collinear_partners(D, names)
+        for j, name in enumerate(names):
+            if name in partners:
+                ok[j] = False
+                why[j] = (f"too few rows ({D.shape[0]} rows for {p} terms)" if D.shape[0] < p
+                          else f"collinear with {_names(partners[name])}" if partners[name] else "a constant 0 column")
+        cov = np.full((p, p), np.nan)
+        cov[np.ix_(self._kept, self._kept)] = np.asarray(result.cov_params())
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        icpt = names.index(INTERCEPT) if INTERCEPT in names else None
+        if icpt is not None and ok[icpt]:
+            # The intercept is the prediction where every column is 0, which may be far outside the
+            # data (Year = 0): judge it at the centre of the design instead (the intercept of the
+            # centred design, whose standard error is that of the prediction at the column means).
+            c = np.where(np.isin(np.arange(p), self._kept), D.mean(axis=0), 0.0)
+            c[icpt] = 1.0
+            k = self._kept
+            se[icpt] = float(np.sqrt(max(c[k] @ cov[np.ix_(k, k)] @ c[k], 0.0)))
+        bad = ok & ~np.isfinite(se)
         if self.link_ != "identity":
-            sd = D.std(axis=0)
-            binary = np.all((D == 0) | (D == 1), axis=0)
-            unit = np.where(binary | (sd == 0), 1.0, sd)
+            unit = np.where(self._binary | (self._sd == 0), 1.0, self._sd)
             with np.errstate(invalid="ignore"):
-                ok &= ~(se * unit > NOT_ESTIMABLE_SE)
-        return ok
+                bad |= ok & (se * unit > NOT_ESTIMABLE_SE)
+        if bad.any():
+            mu = np.asarray(result.fittedvalues, dtype=float)
+            if self.family_.is_binomial:
+                edge = np.mean((mu < 1e-8) | (mu > 1 - 1e-8))
+                cause = (f"separation: {100 * edge:.0f}% of the fitted probabilities are 0 or 1 and the weight "
+                         f"runs off to infinity") if edge > 0 else None
+            elif self.link_ == "log":
+                edge = np.mean(mu < 1e-8)
+                cause = (f"fitted means at 0 for {100 * edge:.0f}% of the rows (only zeros in a level or range) "
+                         f"and the weight runs off to infinity") if edge > 0 else None
+            else:
+                cause = None
+            for j in np.flatnonzero(bad):
+                ok[j] = False
+                r2 = self.collinearity_["r_squared"].iloc[j]
+                if cause:
+                    why[j] = cause
+                elif np.isfinite(r2) and r2 > 0.999:
+                    why[j] = (f"nearly collinear with {_names(self.collinearity_['with'].iloc[j])} "
+                              f"(R² {r2:.6f} from the other columns)")
+                else:
+                    why[j] = f"standard error {se[j]:.3g} beyond {NOT_ESTIMABLE_SE:g} per SD on the link scale"
+        return ok, why
 
     def linear_predictor(self, X):
         """The linear predictor ``η = g(μ) = xᵀβ``, shape (n,), for every family.
@@ -347,9 +464,11 @@ class GLM(_FamilyEstimator):
         DataFrame
             Index = design names; columns ``weight, std_error, ci_low, ci_high,
             statistic, p_value`` and, for log and logit links, ``exp_weight, exp_ci_low,
-            exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"), and ``estimable`` (see
-            ``estimable_``; the numbers of a non-estimable weight are not meaningful). A penalised
-            fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
+            exp_ci_high`` (the course's "exp(weight) [2.5%, 97.5%]"; NaN where the weight or an end
+            of its interval is beyond ±ln(10^15), a factor no reader can use), ``estimable`` (see
+            ``estimable_``; the numbers of a non-estimable weight are not meaningful) and ``note``
+            (why a weight is not estimable, or why its exp() is not shown; "" otherwise). A
+            penalised fit (``alpha > 0``) has NaN standard errors, intervals, statistics and p-values.
 
         Notes
         -----
@@ -370,11 +489,18 @@ class GLM(_FamilyEstimator):
             out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": full(r.bse),
                                 "ci_low": full(ci[:, 0]), "ci_high": full(ci[:, 1]),
                                 "statistic": full(r.tvalues), "p_value": full(r.pvalues)}, index=idx)
+        note = self.not_estimable_.to_numpy().copy()
         if self.link_ in EXP_LINKS:
-            out["exp_weight"] = np.exp(out["weight"])
-            out["exp_ci_low"] = np.exp(out["ci_low"])
-            out["exp_ci_high"] = np.exp(out["ci_high"])
+            with np.errstate(over="ignore", invalid="ignore"):
+                ends = np.abs(out[["weight", "ci_low", "ci_high"]].to_numpy(dtype=float))
+                huge = np.nanmax(np.where(np.isnan(ends), 0, ends), axis=1) > MAX_EXP_LOG
+            for k in ("weight", "ci_low", "ci_high"):
+                out["exp_" + k] = np.where(
+                    huge, np.nan, np.exp(np.where(huge, 0.0, out[k])))
+            for j in np.flatnonzero(huge & (note == "")):
+                note[j] = self._why_no_exp(j)
         out["estimable"] = self.estimable_.to_numpy()
+        out["note"] = note
         out.attrs["family"] = self.family
         out.attrs["link"] = self.link_
         out.attrs["penalized"] = self.penalized_
@@ -402,6 +528,22 @@ class GLM(_FamilyEstimator):
         from ..plotting import plot_glm
 
         return plot_glm(self.summary(), ax=ax, exp=exp, intercept=intercept, color=color)
+
+    def _zero_outside(self):
+        """Numeric features whose training range does not contain 0: (feature, min, max)."""
+        return [(f, lo, hi) for f, (lo, hi) in self._ranges.items() if lo > 0 or hi < 0]
+
+    def _why_no_exp(self, j):
+        name = self.design_.names[j]
+        if name == INTERCEPT:
+            out = self._zero_outside()
+            if out:
+                f, lo, hi = out[0]
+                return (f"exp() not shown: the intercept is the prediction at {f} = 0, outside the data "
+                        f"({f} from {lo:g} to {hi:g})")
+            return "exp() not shown: beyond a factor of 10^15"
+        return (f"exp() not shown: beyond a factor of 10^15 per unit; the column's SD is {_fmt(self._sd[j])} "
+                f"(read it per SD: weight × SD)")
 
     def contrast(self, c):
         """Estimate and interval of a linear combination ``cᵀβ`` on the link scale.
@@ -433,12 +575,12 @@ class GLM(_FamilyEstimator):
 
     # -- sentences
     def _scale_words(self):
-        fam, link, target = self.family, self.link_, self.target_name_
+        link, target = self.link_, self.target_name_
         if link == "log":
-            what = "the expected count" if fam == "poisson" else f"the expected {target}"
-            return what, "multiplies", True
+            # "the expected count" only fits a count; a Poisson GLM may model any positive target
+            return f"the expected {target}", "multiplies", True
         if link == "logit":
-            return f"the odds of {target} = {self.classes_[1]}", "multiplies", True
+            return f"the odds of {self.event_}", "multiplies", True
         if link == "identity":
             return f"the expected {target}", "changes", False
         return f"the linear predictor ({link} link)", "changes", False
@@ -448,24 +590,65 @@ class GLM(_FamilyEstimator):
         c = np.asarray(c, dtype=float)
         return bool(np.all(self.estimable_.to_numpy()[c != 0]))
 
-    def _phrase(self, est, lo, hi, estimable=True):
+    @staticmethod
+    def _unreadable(est, lo, hi, expo):
+        """exp() of the estimate or an end of its interval beyond a factor of 10^15."""
+        ends = [abs(v) for v in (est, lo, hi) if np.isfinite(v)]
+        return bool(expo and ends and max(ends) > MAX_EXP_LOG)
+
+    @staticmethod
+    def _collides(est, lo, hi, expo):
+        """At 3 significant digits the estimate and the ends of its interval print alike."""
+        v = np.exp([est, lo, hi]) if expo else np.array([est, lo, hi])
+        return len({_fmt(x) for x in v}) < len(set(v.tolist()))
+
+    def _phrase(self, est, lo, hi):
+        """'multiplies the odds of y = 1 by 1.12 [1.07, 1.18]', with enough digits to tell the three
+        numbers apart, and '(not distinguishable from 1)' when the interval holds no change."""
         what, verb, expo = self._scale_words()
-        if not estimable:
-            return f"{verb} {what}: {NOT_ESTIMABLE}"
         if self.penalized_:
             v = np.exp(est) if expo else est
             return f"{verb} {what} by {_fmt(v)} (penalised fit, no interval)"
-        if expo:
-            return f"{verb} {what} by {_fmt(np.exp(est))} [{_fmt(np.exp(lo))}, {_fmt(np.exp(hi))}]"
-        return f"{verb} {what} by {_fmt(est)} [{_fmt(lo)}, {_fmt(hi)}]"
+        if self._unreadable(est, lo, hi, expo):
+            e, a, b = _fmt_all(est, lo, hi)
+            out = f"changes the log of {what} by {e} [{a}, {b}] (its exp() is beyond a factor of 10^15)"
+        else:
+            e, a, b = _fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi)))
+            out = f"{verb} {what} by {e} [{a}, {b}]"
+        if lo <= 0 <= hi:
+            out += f" (not distinguishable from {'1, no change' if expo else '0'})"
+        return out
 
-    def _unit(self, feature, i):
+    def _unit(self, feature, i, step=1.0):
         """How column ``i`` of ``feature``'s block reads: 'Increasing x by one unit' or 'x = l (instead of r)'."""
         spec = self.design_
         if feature in spec.categorical:
             levels = spec.categorical[feature]
             return f"{feature} = {levels[i + 1]} (instead of {levels[0]})"
-        return f"Increasing {feature} by one unit"
+        if step == 1.0:
+            return f"Increasing {feature} by one unit"
+        return f"Increasing {feature} by {step:,.10g} units"
+
+    def _step(self, col, est, lo, hi):
+        """The round step a numeric column is read per: 1, or the power of ten at most its SD when one
+        unit is tiny against the column's spread (the factor per unit prints as 1 [1, 1] or is
+        astronomically large)."""
+        _, _, expo = self._scale_words()
+        if self.penalized_ or not (self._collides(est, lo, hi, expo) or self._unreadable(est, lo, hi, expo)):
+            return 1.0
+        sd = float(self._sd[col])
+        if not np.isfinite(sd) or sd <= 0 or self._binary[col]:  # a 0/1 column has one step: 0 to 1
+            return 1.0
+        return float(10.0 ** np.floor(np.log10(sd)))
+
+    def _collinear_clause(self, col):
+        """'; Lag2 is collinear with ... (R² 0.99 ...)' when the column's R² from the others is high."""
+        r2 = self.collinearity_["r_squared"].iloc[col]
+        if not np.isfinite(r2) or r2 < COLLINEAR_R2:
+            return ""
+        name = self.design_.names[col]
+        return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
+                f"from the other columns): holding the others fixed is outside the data")
 
     def _moderator_values(self, moderator):
         """(description, design row of the moderator's block) for each level / quartile."""
@@ -495,10 +678,12 @@ class GLM(_FamilyEstimator):
                 for j, mv in enumerate(mrow):
                     k = i * n_b + j if pair[0] == focus else j * n_b + i
                     c[pair_cols[k]] += mv
+                if not self._contrast_estimable(c):
+                    continue  # named once in the closing "not estimable" line
                 est, _, lo, hi = self.contrast(c)
                 unit = self._unit(focus, i)
                 unit = unit[0].lower() + unit[1:] if unit.startswith("Increasing") else unit
-                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi, self._contrast_estimable(c))}.")
+                out.append(f"When {desc}, {unit} {self._phrase(est, lo, hi)}.")
         return out
 
     def _polynomial_sentences(self, f, cond, has_partners):
@@ -510,9 +695,11 @@ class GLM(_FamilyEstimator):
             c = np.zeros(len(self.coef_))
             for k, col in enumerate(cols, start=1):
                 c[col] = k * v ** (k - 1)  # d/dx Σ β_k x^k at x = v
+            if not self._contrast_estimable(c):
+                continue
             est, _, lo, hi = self.contrast(c)
             out.append(f"At {f} = {_fmt(v)} (its {qname}), increasing {f} by one unit (the local slope of its "
-                       f"degree-{len(cols)} polynomial) {self._phrase(est, lo, hi, self._contrast_estimable(c))}"
+                       f"degree-{len(cols)} polynomial) {self._phrase(est, lo, hi)}"
                        f"{cond}{'' if has_partners else ', all other features fixed'}.")
         return out
 
@@ -521,6 +708,54 @@ class GLM(_FamilyEstimator):
         if feature in spec.categorical:
             return spec.categorical[feature][1:]
         return [feature]
+
+    def _centre_row(self):
+        """The design row at the mean of every numeric feature and the reference level of every
+        categorical one (products of means for numeric interactions, powers of the mean for polynomials)."""
+        spec = self.design_
+        c = np.zeros(len(self.coef_))
+        c[spec.names.index(INTERCEPT)] = 1.0
+        means = {}
+        for f in spec.features:
+            if f in spec.categorical:
+                continue
+            cols = spec.blocks[f]
+            m = self._means[cols[0]]
+            for k, col in enumerate(cols, start=1):
+                c[col] = m ** k
+            means[f] = m
+        for t in spec.interactions:
+            if all(g in means for g in t):
+                c[spec.blocks[t][0]] = float(np.prod([means[g] for g in t]))
+        return c
+
+    def _intercept_sentence(self):
+        what, _, expo = self._scale_words()
+        est, _, lo, hi = self.contrast({INTERCEPT: 1.0})
+        outside = self._zero_outside()
+        if not outside and not self._unreadable(est, lo, hi, expo):
+            if self.penalized_:
+                value = f"{_fmt(np.exp(est) if expo else est)} (penalised fit, no interval)"
+            else:
+                value = ", ".join(_fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi))))
+                value = value.replace(", ", " [", 1) + "]"
+            return (f"When every numeric feature is 0 and every categorical feature is at its reference "
+                    f"level, {what} is {value}.")
+        # The intercept extrapolates to 0 of a feature that is never near 0 (Year = 0): its value
+        # says nothing about the data; the prediction at the centre of the data does.
+        est, _, lo, hi = self.contrast(self._centre_row())
+        v = np.exp([est, lo, hi]) if expo else np.array([est, lo, hi])
+        e, a, b = _fmt_all(*v) if not self.penalized_ else (_fmt(v[0]), "", "")
+        at = f"{e} [{a}, {b}]" if not self.penalized_ else f"{e} (penalised fit, no interval)"
+        cats = " and every categorical feature at its reference level" if self.design_.categorical else ""
+        lead = ""
+        if outside:
+            f, flo, fhi = outside[0]
+            lead = (f"The intercept is {what} at {f} = 0, outside the data ({f} from {flo:g} to {fhi:g}), "
+                    f"so it is not read; ")
+        else:
+            lead = "The intercept's exp() is beyond a factor of 10^15, so it is not read; "
+        return f"{lead}at the mean of every numeric feature{cats}, {what} is {at}."
 
     def interpret(self, feature=None):
         """Sentences reading the weights in the course's style.
@@ -533,9 +768,16 @@ class GLM(_FamilyEstimator):
         Returns
         -------
         list of str
-            For example ``"Increasing stress by one unit multiplies the expected count by 1.12
-            [1.07, 1.18]."``; for an interaction ``("workingday", "temp")`` the effect of temp at
-            each level of workingday, with intervals.
+            For example ``"Increasing stress by one unit multiplies the expected y by 1.12
+            [1.07, 1.18], all other features fixed."``; for an interaction ``("workingday", "temp")``
+            the effect of temp at each level of workingday, with intervals. Numbers carry the
+            significant digits (3 at least) that tell the estimate and the ends of its interval
+            apart; a numeric feature whose unit is tiny against its spread (the factor per unit
+            would print as "1 [1, 1]") is read per a power of ten at most its SD, named in the
+            sentence. An interval that holds no change says "(not distinguishable from 0)" (or
+            "from 1" for factors); a feature whose column has R² ≥ 0.9 from the other columns
+            says it is collinear with them. Weights that are not estimable get no sentence:
+            the last line names them with the cause (``not_estimable_``).
         """
         self._check_fitted()
         spec = self.design_
@@ -543,18 +785,11 @@ class GLM(_FamilyEstimator):
             raise ValidationError(f"Unknown feature {feature!r} in 'feature'; the columns are {spec.columns}.")
         level = f"{100 * self.confidence_level:g}%"
         sentences = []
+        asked = np.zeros(len(self.coef_), dtype=bool)
         if feature is None and spec.intercept:
-            est, _, lo, hi = self.contrast({INTERCEPT: 1.0})
-            what, _, expo = self._scale_words()
-            v = (np.exp(est), np.exp(lo), np.exp(hi)) if expo else (est, lo, hi)
-            if not self.estimable_[INTERCEPT]:
-                value = f"{NOT_ESTIMABLE}"
-            elif self.penalized_:
-                value = f"{_fmt(v[0])} (penalised fit, no interval)"
-            else:
-                value = f"{_fmt(v[0])} [{_fmt(v[1])}, {_fmt(v[2])}]"
-            sentences.append(f"When every numeric feature is 0 and every categorical feature is at its reference "
-                             f"level, {what} is {value}.")
+            asked[spec.names.index(INTERCEPT)] = True
+            if self.estimable_[INTERCEPT]:
+                sentences.append(self._intercept_sentence())
         pairs = [t for t in spec.interactions if len(t) == 2]
         triples = [t for t in spec.interactions if len(t) == 3]
         focus_of = {}
@@ -568,6 +803,7 @@ class GLM(_FamilyEstimator):
         for f in spec.features:
             if feature is not None and f != feature:
                 continue
+            asked[spec.blocks[f]] = True
             partners = [(b if a == f else a) for a, b in pairs if f in (a, b)]
             partners += [g for t in triples if f in t for g in t if g != f and g not in partners]
             if any(focus_of[p] == f for p in pairs if f in p):
@@ -580,33 +816,46 @@ class GLM(_FamilyEstimator):
                 sentences += self._polynomial_sentences(f, cond, bool(partners))
                 continue
             for i, col in enumerate(spec.blocks[f]):
-                est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
-                sentences.append(f"{self._unit(f, i)} {self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))}"
-                                 f"{cond}"
-                                 f"{'' if partners else ', all other features fixed'}.")
+                if not self.estimable_.iloc[col]:
+                    continue  # named once in the closing "not estimable" line
+                e = np.eye(len(self.coef_))[col]
+                est, _, lo, hi = self.contrast(e)
+                step = 1.0 if f in spec.categorical or partners else self._step(col, est, lo, hi)
+                if step != 1.0:
+                    est, _, lo, hi = self.contrast(step * e)
+                sentences.append(f"{self._unit(f, i, step)} {self._phrase(est, lo, hi)}{cond}"
+                                 f"{'' if partners else ', all other features fixed'}"
+                                 f"{self._collinear_clause(col)}.")
         for a, b in pairs:
             if feature is not None and feature not in (a, b):
                 continue
+            asked[spec.blocks[(a, b)]] = True
             focus = focus_of[(a, b)]
             moderator = a if focus == b else b
             sentences += self._conditional(focus, moderator, (a, b))
         for t in triples:
             if feature is not None and feature not in t:
                 continue
+            asked[spec.blocks[t]] = True
             for name, col in zip(np.asarray(spec.names)[spec.blocks[t]], spec.blocks[t]):
+                if not self.estimable_.iloc[col]:
+                    continue
                 est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[col])
-                phrase = self._phrase(est, lo, hi, bool(self.estimable_.iloc[col]))
-                sentences.append(f"The three-way product term {name} {phrase} per unit of the product: it is "
-                                 f"how much the interaction of two of {', '.join(t)} changes with the third.")
-        if sentences and self.penalized_:
-            sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
-                             f"shrunk towards 0 and have no intervals.")
-        elif sentences:
+                sentences.append(f"The three-way product term {name} {self._phrase(est, lo, hi)} per unit of the "
+                                 f"product: it is how much the interaction of two of {', '.join(t)} changes with "
+                                 f"the third.")
+        if self.penalized_:
+            if sentences:
+                sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
+                                 f"shrunk towards 0 and have no intervals.")
+            return sentences
+        if sentences:
             sentences.append(f"Intervals in brackets are {level} Wald intervals.")
-            if not self.estimable_.all():
-                bad = list(self.estimable_.index[~self.estimable_.to_numpy()])
-                sentences.append(f"Weights {NOT_ESTIMABLE}: {', '.join(bad[:10])}"
-                                 f"{' and more' if len(bad) > 10 else ''}; the data do not determine them "
-                                 f"(standard error beyond {NOT_ESTIMABLE_SE:g} per SD on the link scale, or "
-                                 f"fewer independent rows than terms).")
+        bad = asked & ~self.estimable_.to_numpy()
+        if bad.any():
+            by_cause = {}
+            for j in np.flatnonzero(bad):
+                by_cause.setdefault(self.not_estimable_.iloc[j], []).append(spec.names[j])
+            parts = [f"{_names(names, 10)} ({cause})" for cause, names in by_cause.items()]
+            sentences.append(f"Not estimable, so not read: {'; '.join(parts)}.")
         return sentences

@@ -213,15 +213,55 @@ def _glm_blocks(ctx, tg, perf):
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if plan is not None:
         blocks.append(warning(plan[1]))
-    blocks.append(frame_table(glm.summary(), caption=caption))
+    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
     if fam == "binomial":
         blocks += _separation_warning(pipe, X)
+    if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
+        cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
+        glm.event_ = f"{ctx.data.target} = {cls}"
     sentences = []
-    for f in [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]:
+    read = [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]
+    for f in read:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+    # the closing lines once, after the readings: the interval's level, every weight not read and why
+    lead = "Not estimable, so not read: "
+    closing = [x for x in sentences if x.startswith("Intervals in brackets")]
+    sentences = [x for x in sentences if x not in closing and not x.startswith(lead)] + closing
+    by_cause = {}
+    for f in read:
+        for j in glm.design_.blocks.get(f, []):
+            if not glm.estimable_.iloc[j]:
+                by_cause.setdefault(glm.not_estimable_.iloc[j], []).append(glm.design_.names[j])
+    if by_cause:
+        sentences.append(lead + "; ".join(f"{', '.join(n)} ({c})" for c, n in by_cause.items()) + ".")
     if sentences:
         blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
     return blocks
+
+
+def _glm_table(summary):
+    """The GLM's summary as printed: each estimate with its interval in the fewest digits (4 at least)
+    that tell the three apart ("1.005 [1.005, 1.006]" hides the interval), p-values below 1e-16 as
+    "< 1e-16" (the double precision floor: smaller ones are not meaningful)."""
+    from ._blocks import fmt
+
+    out = summary.astype(object)
+    for cols in (["weight", "ci_low", "ci_high"], ["exp_weight", "exp_ci_low", "exp_ci_high"]):
+        if not set(cols) <= set(out.columns):
+            continue
+        for term in out.index:
+            vals = [summary.at[term, c] for c in cols]
+            for digits in range(4, 11):
+                texts = [fmt(v, digits) for v in vals]
+                if all(texts[i] != texts[k] or vals[i] == vals[k] or not np.isfinite(vals[i] - vals[k])
+                       for i in range(3) for k in range(i + 1, 3)):
+                    break
+            for c, t in zip(cols, texts):
+                out.at[term, c] = t
+    if "p_value" in out.columns:
+        out["p_value"] = [("< 1e-16" if v < 1e-16 else fmt(v)) if np.isfinite(v) else fmt(v)
+                          for v in summary["p_value"].to_numpy(dtype=float)]
+    return out
 
 
 def _columns(X, names):
@@ -283,8 +323,13 @@ def _gam_blocks(ctx, tg, perf):
         blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
                        "functions for the rows); do not read them as the data's effects."))
+    aliased = getattr(gam, "aliased_", {})
+    if aliased:
+        blocks.append(text("Left out of the GAM (the linear part of each is an exact combination of other columns, "
+                           "so no smoothing makes the fit unique): " + "; ".join(
+                               f"{c} (collinear with {', '.join(w[:4])})" for c, w in aliased.items()) + "."))
     blocks.append(frame_table(gam.summary(), caption="Terms"))
-    feats = [f for f in top_features(ctx, 6) if f in guarded_inputs(pipe)]
+    feats = [f for f in top_features(ctx, 6) if f in guarded_inputs(pipe) and f in gam.terms_]
     with report_style():
         ncol = 3
         nrow = int(np.ceil(len(feats) / ncol))
