@@ -3,7 +3,8 @@
 The value function lives in :mod:`._sage_value`; this module turns it into Shapley values:
 
 * the permutation estimator draws (observation, ordering) pairs in batches, adds the players
-  one at a time and credits each with L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)); the credits of
+  one at a time and credits each with L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)) (conditional
+  removal: f_S and f_{S∪j} from the same conditional-draw noise); the credits of
   one batch are predicted in stacked calls, batches run in parallel with one seed each, and a
   running (Welford/Chan) mean and covariance decides convergence after every batch;
 * ``exact=True`` enumerates all 2^m coalitions with Shapley weights (m ≤ 12).
@@ -110,6 +111,17 @@ def _converged(phi, se, tolerance, v_all):
     return max_se <= tolerance * scale, max_se / scale
 
 
+def _coalition_predictions(game, rows, masks, rng, keys, n_keys):
+    """``game.coalition_predictions`` with common random numbers: pairs with the same key (0..n_keys-1)
+    draw with the same noise. Games without draws (marginal, a SHAP row game) take the plain call
+    and leave ``rng`` untouched."""
+    common = getattr(game, "common_noise", None)
+    noise = None if common is None else common(n_keys, rng)
+    if noise is None:
+        return game.coalition_predictions(rows, masks, rng)
+    return game.coalition_predictions(rows, masks, rng, keys=keys, noise=noise)
+
+
 def _sage_batch(game, n_samples, antithetic, seed):
     """Credits of ``n_samples`` (observation, ordering) pairs; returns z = (Δ_1..Δ_m, D), (b, m+1).
 
@@ -133,7 +145,9 @@ def _sage_batch(game, n_samples, antithetic, seed):
         # Coalition k of sample i holds the first k players of its ordering (k = 1..m-1).
         masks = rank[:, None, :] < np.arange(1, m)[None, :, None]
         pair_rows = np.repeat(rows, m - 1)
-        pred = game.coalition_predictions(pair_rows, masks.reshape(-1, m), rng)
+        # Common random numbers: all coalitions of a sample draw with the same noise, so a
+        # player that does not change the conditional distribution gets a credit of exactly 0.
+        pred = _coalition_predictions(game, pair_rows, masks.reshape(-1, m), rng, np.repeat(np.arange(s), m - 1), s)
         losses[:, 1:m] = game.pointwise_loss(pair_rows, pred).reshape(s, m - 1)
     deltas = losses[:, :-1] - losses[:, 1:]
     credit = np.empty((s, m))
@@ -159,7 +173,8 @@ def _exact(game, rng):
     mid = np.arange(1, 2 ** m - 1)
     if len(mid):
         rows = np.tile(np.arange(n), len(mid))
-        pred = game.coalition_predictions(rows, np.repeat(bits[mid], n, axis=0), rng)
+        # Every coalition of row i draws with row i's noise (common random numbers).
+        pred = _coalition_predictions(game, rows, np.repeat(bits[mid], n, axis=0), rng, rows, n)
         values[mid] = r_empty - game.pointwise_loss(rows, pred).reshape(len(mid), n).mean(axis=1)
     size = bits.sum(axis=1)
     weight = np.array([math.factorial(s) * math.factorial(m - s - 1) / math.factorial(m) if s < m else 0.0
@@ -264,6 +279,15 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     φ̂_j = mean(Δ_j) − c_j (mean(D) − v(N)), c_j = Cov(Δ_j, D)/Var(D); since Σ_j c_j = 1,
     Σ_j φ̂_j = v(N). Its standard error is that of the residual Δ_j − c_j D. Efficiency:
     Σ_j φ_j = v(N) = R(f_∅) − R(f).
+
+    Conditional removal estimates f_S(x_i) = 1/B Σ_b f(x_i,S, x̃_b,-S) from B draws
+    x̃_b ~ P(X_-S | X_S = x_i,S). All coalitions of one sample (i, τ) -- and, for ``exact``,
+    all coalitions of row i -- use the same noise u_i1..u_iB (common random numbers), so
+    Δ_ij = 0 exactly whenever adding j leaves the draws' distribution unchanged, and the
+    variance of Δ_ij is that of a difference of correlated, not independent, averages. A
+    column constant in X (and in the sampler's data) is kept in every coalition: conditioning
+    on it changes nothing and its draw is the constant, so its φ is exactly 0 (the null
+    player), as for marginal removal.
 
     Marginal SAGE: φ_j ≠ 0 only if the model uses x_j. Conditional SAGE: φ_j can be non-zero
     for a feature the model does not use but that carries information about y (see
