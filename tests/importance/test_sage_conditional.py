@@ -179,3 +179,49 @@ def test_common_noise_reproduces_a_draw_for_any_coalition():
             more = g.sample_with_noise(Xc, ["a", "b", "const"], noise)
             assert_allclose(more[["a", "b"]].to_numpy(), base.to_numpy(), rtol=1e-10, atol=1e-10)
             assert_allclose(more["const"].to_numpy(), 3.0)
+
+
+def test_jackknife_standard_error_matches_brute_force_leave_one_out():
+    from imlkit.importance._sage import RunningMoments
+
+    z = np.random.default_rng(0).standard_t(3, size=(60, 4)) + [1, 2, 3, 4]
+    rm = RunningMoments(4, keep_rows=True)
+    for part in np.array_split(z, [7, 30]):
+        rm.update(part)
+
+    def estimate(zz):  # the regression (control-variate) estimate with the known mean 4
+        d = zz[:, 3] - zz[:, 3].mean()
+        coef = (zz[:, :3] - zz[:, :3].mean(axis=0)).T @ d / (d @ d)
+        return zz[:, :3].mean(axis=0) - coef * (zz[:, 3].mean() - 4.0)
+
+    loo = np.array([estimate(np.delete(z, i, axis=0)) for i in range(len(z))])
+    est, se = rm.estimate(control_mean=4.0)
+    assert_allclose(est, estimate(z), rtol=1e-10)
+    assert_allclose(se, np.sqrt((len(z) - 1) / len(z) * ((loo - loo.mean(axis=0)) ** 2).sum(axis=0)), rtol=1e-10)
+
+
+def test_intervals_cover_the_exact_values_with_heavy_tailed_losses_at_few_orderings():
+    # ISLP Wage with logwage among the features (wage = exp(logwage)): at 64 orderings the
+    # control-variate estimate's residual standard error -- the coefficient treated as known --
+    # gave 95% intervals that missed the exact value ~20% of the time here (year 246 [111, 382]
+    # on Wage, exact ≈ 11). The jackknife standard error covers ~91% (the exact values carry
+    # their own draw noise, so the nominal 95% is not reached against them); 85% is the floor.
+    rng = np.random.default_rng(0)
+    n = 300
+    z = 0.6 * rng.normal(size=n)
+    X = pd.DataFrame({"logw": z, "edu": np.round(z + rng.normal(size=n)), "year": rng.integers(0, 7, n).astype(float),
+                      "age": rng.normal(size=n)})
+    y = np.exp(3 + z) * (1 + 0.05 * rng.normal(size=n))
+
+    def f(A):
+        return np.exp(3 + A["logw"].to_numpy()) + 0.5 * A["year"].to_numpy()
+
+    exact = ik.sage(f, X, y, removal="conditional", exact=True, n_background=8, random_state=0).importance
+    covered = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "did not converge": 64 orderings on purpose
+        for seed in range(40):
+            r = ik.sage(f, X, y, removal="conditional", n_background=8, max_permutations=64, batch_size=32,
+                        random_state=seed)
+            covered.append((r.ci_low <= exact) & (exact <= r.ci_high))
+    assert np.mean(covered) >= 0.85, np.mean(covered, axis=0)
