@@ -95,7 +95,7 @@ class Sampler:
         idx = self._draw_indices(X, S, n_samples, rng)
         return self.X_fit_[S].iloc[idx.ravel()].reset_index(drop=True)
 
-    def fit_row_indices(self, rows, features, n_samples, rng):
+    def fit_row_indices(self, rows, features, n_samples, rng, uniforms=None):
         """Draws for rows *of the fitted data*, as indices into it; None if unsupported.
 
         Parameters
@@ -106,6 +106,9 @@ class Sampler:
             The sampled columns S.
         n_samples : int
         rng : numpy Generator
+        uniforms : ndarray of float in [0, 1), shape (n_samples, q), optional
+            The randomness of the draws, given instead of taken from ``rng`` (common random
+            numbers, see :meth:`common_noise`).
 
         Returns
         -------
@@ -124,8 +127,41 @@ class Sampler:
         # _draw_within_groups(codes, codes[rows], False, ...) with the group layout reused:
         # every row of the fitted data has a non-empty group, so no marginal fallback.
         c = codes[rows]
-        u = rng.random((n_samples, len(rows)))
+        u = rng.random((n_samples, len(rows))) if uniforms is None else uniforms
         return order[starts[c] + (u * counts[c]).astype(np.intp)]
+
+    # ------------------------------------------------------------------ common random numbers
+    # Conditional SAGE compares f_S with f_{S∪j} on the same row. Drawn with independent
+    # randomness, the difference of the two Monte-Carlo averages is noise even when adding j
+    # changes nothing (a constant column: the null player would get a non-zero value). With
+    # the same noise the two draws coincide whenever the two conditionals do. The noise is
+    # per (row, draw) and does not depend on S, so one array serves every coalition.
+    def common_noise(self, n_keys, n_samples, rng):
+        """Randomness of ``n_samples`` draws for ``n_keys`` rows that any set S can reuse, or None.
+
+        Group samplers draw a fitted row from the row's group: one uniform per (row, draw),
+        shape (n_keys, n_samples). None: the sampler cannot draw from given noise (a custom
+        subclass), and callers fall back to :meth:`sample`.
+        """
+        if type(self)._group_codes is Sampler._group_codes:
+            return None
+        return rng.random((n_keys, n_samples))
+
+    def sample_with_noise(self, X, features, noise):
+        """:meth:`sample` with the randomness given: ``noise`` (len(X), n_samples, ...) rows of
+        :meth:`common_noise`. Same output layout as :meth:`sample`.
+
+        Group samplers draw row i's r-th value uniformly (with replacement) from the fitted
+        rows of its group, also on the fitted data itself (where :meth:`sample` permutes
+        within groups instead): the same conditional, and a draw that depends on S only
+        through the group.
+        """
+        X, _ = check_X(X)
+        S = list(features)
+        codes_fit, codes_x = self._group_codes(X, S, None)
+        u = np.asarray(noise, dtype=float).T  # (n_samples, n)
+        idx = _draw_within_groups(codes_fit, codes_x, False, u.shape[0], None, uniforms=u)
+        return self.X_fit_[S].iloc[idx.ravel()].reset_index(drop=True)
 
     def _fit_groups(self, S, rng):
         """(codes, order, starts, counts) of the fitted rows' groups for S; None if not a group sampler."""
@@ -167,12 +203,13 @@ def _group_layout(codes):
     return order, starts, counts
 
 
-def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng):
+def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng, uniforms=None):
     """Indices into the fitted rows, shape (n_samples, n): each row draws from its group.
 
     ``same``: X is the fitted data; every draw is then a permutation within each group.
     Otherwise row i draws uniformly (with replacement) from the fitted rows of its group; a
     group that has no fitted rows falls back to all fitted rows, with a warning.
+    ``uniforms`` (n_samples, n): the randomness of those draws, given (``same`` must be False).
     """
     n = len(codes_x)
     out = np.empty((n_samples, n), dtype=np.intp)
@@ -198,7 +235,7 @@ def _draw_within_groups(codes_fit, codes_x, same, n_samples, rng):
     if empty.any():
         warnings.warn(f"{int(empty.sum())} row(s) fall in a group with no fitted rows; their values are drawn "
                       "from all fitted rows (marginally).", stacklevel=4)
-    u = rng.random((n_samples, n))
+    u = rng.random((n_samples, n)) if uniforms is None else uniforms
     pos = np.where(empty, (u * len(codes_fit)).astype(np.intp),
                    starts[codes_x] + (u * np.maximum(cnt_x, 1)).astype(np.intp))
     out[:] = np.where(empty, pos, order[np.minimum(pos, len(order) - 1)])
@@ -543,7 +580,30 @@ class GaussianSampler(Sampler):
     def _fit_codes(self, S, rng):  # draws are not observed rows
         return None
 
-    def _sample(self, X, S, n_samples, rng):
+    def common_noise(self, n_keys, n_samples, rng):
+        """Standard normals per (row, draw, column): shape (n_keys, n_samples, p)."""
+        return rng.standard_normal((n_keys, n_samples, self.X_fit_.shape[1]))
+
+    def sample_with_noise(self, X, features, noise):
+        """Draws of X_S | X_-S driven by column S's normals of ``noise`` (n, n_samples, p).
+
+        The symmetric square root of the conditional covariance maps them to the draws, so a
+        column of zero conditional variance adds a zero row and column to it and leaves the
+        other columns' draws unchanged.
+        """
+        X, _ = check_X(X)
+        S = list(features)
+        cols = list(X.columns)
+        s_idx = np.array([cols.index(c) for c in S])
+        cond_mean, cond_cov = self._conditional(X, S)
+        w, V = np.linalg.eigh((cond_cov + cond_cov.T) / 2)
+        root = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+        z = np.moveaxis(np.asarray(noise, dtype=float)[:, :, s_idx], 1, 0)  # (n_samples, n, |S|)
+        draws = cond_mean[None] + z @ root.T
+        return pd.DataFrame(draws.reshape(-1, len(s_idx)), columns=S)
+
+    def _conditional(self, X, S):
+        """Mean (n, |S|) and covariance (|S|, |S|) of X_S given the other columns of each row."""
         cols = list(X.columns)
         s_idx = np.array([cols.index(c) for c in S])
         r_idx = np.array([k for k in range(len(cols)) if cols[k] not in S], dtype=int)
@@ -559,11 +619,15 @@ class GaussianSampler(Sampler):
         else:
             cond_mean = np.broadcast_to(mu[s_idx], (len(A), len(s_idx)))
             cond_cov = cov[np.ix_(s_idx, s_idx)]
+        return cond_mean, cond_cov
+
+    def _sample(self, X, S, n_samples, rng):
+        cond_mean, cond_cov = self._conditional(X, S)
         w, V = np.linalg.eigh((cond_cov + cond_cov.T) / 2)
         root = V * np.sqrt(np.clip(w, 0, None))
-        z = rng.standard_normal((n_samples, len(A), len(s_idx)))
+        z = rng.standard_normal((n_samples, len(cond_mean), len(S)))
         draws = cond_mean[None] + z @ root.T
-        return pd.DataFrame(draws.reshape(-1, len(s_idx)), columns=S)
+        return pd.DataFrame(draws.reshape(-1, len(S)), columns=S)
 
 
 _SAMPLERS = {

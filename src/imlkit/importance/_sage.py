@@ -3,7 +3,8 @@
 The value function lives in :mod:`._sage_value`; this module turns it into Shapley values:
 
 * the permutation estimator draws (observation, ordering) pairs in batches, adds the players
-  one at a time and credits each with L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)); the credits of
+  one at a time and credits each with L(y_i, f_S(x_i)) − L(y_i, f_{S∪j}(x_i)) (conditional
+  removal: f_S and f_{S∪j} from the same conditional-draw noise); the credits of
   one batch are predicted in stacked calls, batches run in parallel with one seed each, and a
   running (Welford/Chan) mean and covariance decides convergence after every batch;
 * ``exact=True`` enumerates all 2^m coalitions with Shapley weights (m ≤ 12).
@@ -49,11 +50,13 @@ class RunningMoments:
     depend (up to rounding) on how the samples were grouped into batches.
     """
 
-    def __init__(self, d):
+    def __init__(self, d, keep_rows=False):
         self.n = 0
         self.mean = np.zeros(d)
         self.m2 = np.zeros(d)
         self.c = np.zeros(d)
+        # The samples themselves, for the jackknife standard error of the control-variate estimate.
+        self.rows = [] if keep_rows else None
 
     def update(self, z):
         """Add the rows of ``z`` (b, d)."""
@@ -61,6 +64,8 @@ class RunningMoments:
         nb = len(z)
         if nb == 0:
             return
+        if self.rows is not None:
+            self.rows.append(z)
         mb = z.mean(axis=0)
         dev = z - mb
         m2b = (dev ** 2).sum(axis=0)
@@ -91,7 +96,32 @@ class RunningMoments:
             est = mean - coef * (self.mean[-1] - control_mean)
             resid = np.maximum(m2 - coef * self.c[:-1], 0.0)
         se = np.sqrt(resid / (n - 1) / n) if n > 1 else np.full_like(mean, np.inf)
+        if control_mean is not None and self.rows is not None and n > 2:
+            se = self._jackknife_se(control_mean)
         return est, se
+
+    def _jackknife_se(self, control_mean):
+        """Delete-one jackknife standard error of the control-variate estimate.
+
+        The residual formula treats the coefficient c_j as known. Estimated from few heavy-tailed
+        samples (a loss with outliers, a few dozen orderings) it fits the sample: the residual
+        variance is too small and the interval too short (95% intervals covered the exact
+        value ~88% of the time at 64 orderings on ISLP Wage). The jackknife re-estimates c_j
+        without each sample in turn (closed-form downdates of the moments, O(n·d)) and agrees
+        with the residual formula as n grows.
+        """
+        z = np.concatenate(self.rows)
+        n = len(z)
+        dev = z - self.mean
+        k = n / (n - 1)
+        # Moments without sample i: means, Σ(D−D̄)² and Σ(z_j−z̄_j)(D−D̄) downdated.
+        mean_i = self.mean - dev / (n - 1)
+        md_i = self.m2[-1] - k * dev[:, -1] ** 2
+        c_i = self.c[None, :-1] - k * dev[:, :-1] * dev[:, -1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            coef = np.where(md_i[:, None] > 0, c_i / md_i[:, None], 0.0)
+        est_i = mean_i[:, :-1] - coef * (mean_i[:, -1:] - control_mean)
+        return np.sqrt((n - 1) / n * ((est_i - est_i.mean(axis=0)) ** 2).sum(axis=0))
 
 
 def _converged(phi, se, tolerance, v_all):
@@ -108,6 +138,17 @@ def _converged(phi, se, tolerance, v_all):
     if scale <= 0:
         return max_se <= 0, (0.0 if max_se <= 0 else np.inf)
     return max_se <= tolerance * scale, max_se / scale
+
+
+def _coalition_predictions(game, rows, masks, rng, keys, n_keys):
+    """``game.coalition_predictions`` with common random numbers: pairs with the same key (0..n_keys-1)
+    draw with the same noise. Games without draws (marginal, a SHAP row game) take the plain call
+    and leave ``rng`` untouched."""
+    common = getattr(game, "common_noise", None)
+    noise = None if common is None else common(n_keys, rng)
+    if noise is None:
+        return game.coalition_predictions(rows, masks, rng)
+    return game.coalition_predictions(rows, masks, rng, keys=keys, noise=noise)
 
 
 def _sage_batch(game, n_samples, antithetic, seed):
@@ -133,7 +174,9 @@ def _sage_batch(game, n_samples, antithetic, seed):
         # Coalition k of sample i holds the first k players of its ordering (k = 1..m-1).
         masks = rank[:, None, :] < np.arange(1, m)[None, :, None]
         pair_rows = np.repeat(rows, m - 1)
-        pred = game.coalition_predictions(pair_rows, masks.reshape(-1, m), rng)
+        # Common random numbers: all coalitions of a sample draw with the same noise, so a
+        # player that does not change the conditional distribution gets a credit of exactly 0.
+        pred = _coalition_predictions(game, pair_rows, masks.reshape(-1, m), rng, np.repeat(np.arange(s), m - 1), s)
         losses[:, 1:m] = game.pointwise_loss(pair_rows, pred).reshape(s, m - 1)
     deltas = losses[:, :-1] - losses[:, 1:]
     credit = np.empty((s, m))
@@ -159,7 +202,8 @@ def _exact(game, rng):
     mid = np.arange(1, 2 ** m - 1)
     if len(mid):
         rows = np.tile(np.arange(n), len(mid))
-        pred = game.coalition_predictions(rows, np.repeat(bits[mid], n, axis=0), rng)
+        # Every coalition of row i draws with row i's noise (common random numbers).
+        pred = _coalition_predictions(game, rows, np.repeat(bits[mid], n, axis=0), rng, rows, n)
         values[mid] = r_empty - game.pointwise_loss(rows, pred).reshape(len(mid), n).mean(axis=1)
     size = bits.sum(axis=1)
     weight = np.array([math.factorial(s) * math.factorial(m - s - 1) / math.factorial(m) if s < m else 0.0
@@ -262,8 +306,20 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     an unbiased estimate of φ_j. Along an ordering the credits telescope: Σ_j Δ_ij = D_i, whose
     mean over all rows is v(N). The control-variate estimate is
     φ̂_j = mean(Δ_j) − c_j (mean(D) − v(N)), c_j = Cov(Δ_j, D)/Var(D); since Σ_j c_j = 1,
-    Σ_j φ̂_j = v(N). Its standard error is that of the residual Δ_j − c_j D. Efficiency:
+    Σ_j φ̂_j = v(N). Its standard error is the delete-one jackknife over the samples (c_j
+    re-estimated without each one), which, unlike the residual formula sd(Δ_j − c_j D)/√n that
+    treats c_j as known, stays honest with few orderings and heavy-tailed losses; the two
+    agree as n grows. Without the control variate it is sd(Δ_j)/√n. Efficiency:
     Σ_j φ_j = v(N) = R(f_∅) − R(f).
+
+    Conditional removal estimates f_S(x_i) = 1/B Σ_b f(x_i,S, x̃_b,-S) from B draws
+    x̃_b ~ P(X_-S | X_S = x_i,S). All coalitions of one sample (i, τ) -- and, for ``exact``,
+    all coalitions of row i -- use the same noise u_i1..u_iB (common random numbers), so
+    Δ_ij = 0 exactly whenever adding j leaves the draws' distribution unchanged, and the
+    variance of Δ_ij is that of a difference of correlated, not independent, averages. A
+    column constant in X (and in the sampler's data) is kept in every coalition: conditioning
+    on it changes nothing and its draw is the constant, so its φ is exactly 0 (the null
+    player), as for marginal removal.
 
     Marginal SAGE: φ_j ≠ 0 only if the model uses x_j. Conditional SAGE: φ_j can be non-zero
     for a feature the model does not use but that carries information about y (see
@@ -329,7 +385,7 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         else:
             run_options = RunOptions(tolerance=tolerance, max_permutations=max_permutations, antithetic=antithetic,
                                      batch_size=batch_size, n_jobs=n_jobs, progress=progress,
-                                     control_variate=control_variate)
+                                     control_variate=control_variate, jackknife=True)
             phi, se, run = _estimate(game, run_options, batch_root, v_all)
             extra.update(run)
             if not run["converged"]:
@@ -357,6 +413,9 @@ class RunOptions:
     n_jobs: int | None
     progress: bool
     control_variate: bool
+    #: The control-variate estimate's standard error by the jackknife (SAGE) rather than the
+    #: residual formula (SHAP's per-row runs keep the latter).
+    jackknife: bool = False
 
 
 def _estimate(game, options, batch_root, v_all):
@@ -376,7 +435,7 @@ def _estimate(game, options, batch_root, v_all):
     control_mean = v_all if options.control_variate else None
     cap = DEFAULT_PERMUTATION_CAP if max_permutations is None else max_permutations
     workers = max(1, joblib.effective_n_jobs(n_jobs))
-    tracker = RunningMoments(m + 1)
+    tracker = RunningMoments(m + 1, keep_rows=options.jackknife and control_mean is not None)
     trace, trace_se, trace_n = [], [], []
     used, converged, ratio = 0, False, np.inf
     shown = 0

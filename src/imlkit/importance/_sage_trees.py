@@ -134,7 +134,7 @@ class _TreeGame:
                 parts.append(np.asarray(tm.finish(raw, self._kind), dtype=float))
         return np.concatenate(parts, axis=0)
 
-    def coalition_predictions(self, rows, masks, rng):
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None):
         """f_S(x_i) for pairs (row i, coalition S): :meth:`SageGame.coalition_predictions` from the trees."""
         g = self._game
         rows = np.asarray(rows, dtype=np.int64)

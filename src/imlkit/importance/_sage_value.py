@@ -9,6 +9,11 @@ dropped features are removed:
 * conditional removal: f_S(x_S) = 1/B Σ_b f(x_S, x̃_b,-S), x̃_b,-S ~ P(X_-S | X_S = x_S),
   drawn by a conditional sampler of :mod:`imlkit.samplers`.
 
+Conditional draws take their randomness from :meth:`SageGame.common_noise` when the caller
+passes it: one noise row per sample, shared by all of its coalitions (common random numbers),
+so that a player that does not change the conditional gets a credit of exactly 0. Columns
+constant in X are kept in every coalition (:meth:`SageGame._fixed_columns`).
+
 f_∅ is the mean prediction over the background rows (the mean probability vector for a
 classifier) and f_N = f itself. Every (row, coalition) pair of a call is expanded into B
 hybrid rows and all of them are predicted in as few stacked calls as ``max_rows`` allows.
@@ -98,9 +103,47 @@ class SageGame:
         for k, pc in enumerate(players):
             self.player_columns[k, [cols.index(c) for c in pc]] = True
         self._prepare_arrays()
+        self.fixed_columns = self._fixed_columns()
         self.full_pred = predictor.predict(X, context="the unperturbed data")
         bg_pred = predictor.predict(background, context="the background rows")
         self.empty_pred = self._average(bg_pred[None])[0]
+
+    def _fixed_columns(self):
+        """(p,) bool: columns whose value a conditional draw cannot change.
+
+        A column constant in X (and, with the same value, in the sampler's fitted data) takes
+        that value whether it is kept or drawn, and conditioning on a constant is conditioning
+        on nothing. Treating it as always kept gives the sampler the same dropped set with and
+        without the column, so -- with common random numbers -- the column is a null player
+        of the estimated game exactly, as it is of the true one (its φ is 0, not noise).
+        """
+        fixed = np.zeros(len(self.X.columns), dtype=bool)
+        if self.removal != "conditional" or len(self.X) == 0:
+            return fixed
+        fit = getattr(self.sampler, "X_fit_", None)
+        for k, c in enumerate(self.X.columns):
+            col = self.X[c]
+            if col.nunique(dropna=False) != 1:
+                continue
+            if fit is not None:
+                other = fit[c] if c in fit.columns else None
+                if other is None or other.nunique(dropna=False) != 1 or \
+                        not pd.concat([col.iloc[:1], other.iloc[:1]], ignore_index=True).nunique(dropna=False) == 1:
+                    continue
+            fixed[k] = True
+        return fixed
+
+    def common_noise(self, n_keys, rng):
+        """The conditional draws' randomness for ``n_keys`` (row, ordering) samples, or None.
+
+        Passed (with ``keys``) to :meth:`coalition_predictions`, it makes every coalition of a
+        sample use the same noise (common random numbers): f_S and f_{S∪j} then differ only
+        where the two conditionals differ. None for marginal removal (no draws) and for a
+        sampler that cannot draw from given noise.
+        """
+        if self.removal != "conditional":
+            return None
+        return self.sampler.common_noise(n_keys, self.n_draws, rng)
 
     # ------------------------------------------------------------------ data layout
     def _prepare_arrays(self):
@@ -188,7 +231,7 @@ class SageGame:
         limit = self.max_rows or min(DEFAULT_MAX_ROWS, _CHUNK_ROWS)
         return max(1, limit // max(self.n_draws, 1))
 
-    def coalition_predictions(self, rows, masks, rng):
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None):
         """f_S(x_i) for pairs (row i, coalition S).
 
         Parameters
@@ -197,7 +240,11 @@ class SageGame:
         masks : ndarray of bool, shape (q, m)
             Players in the coalition.
         rng : numpy Generator
-            Conditional draws (unused for marginal removal).
+            Conditional draws (unused for marginal removal) when no ``noise`` is given.
+        keys : ndarray of int, shape (q,), optional
+            The sample of each pair: pairs with the same key use the same row of ``noise``.
+        noise : ndarray, optional
+            :meth:`common_noise` of the samples (conditional removal).
 
         Returns
         -------
@@ -206,8 +253,14 @@ class SageGame:
         rows = np.asarray(rows, dtype=np.intp)
         masks = np.asarray(masks, dtype=bool)
         q = len(rows)
-        full = masks.all(axis=1)
-        empty = ~masks.any(axis=1)
+        fixed = self.fixed_columns
+        if fixed.any():
+            # Fixed columns (constant, see _fixed_columns) count as kept: a coalition that keeps
+            # every other column is f itself, one that keeps none of them is the empty one.
+            kept = masks.astype(np.uint8) @ self.player_columns[:, ~fixed].astype(np.uint8) > 0
+            full, empty = kept.all(axis=1), ~kept.any(axis=1)
+        else:
+            full, empty = masks.all(axis=1), ~masks.any(axis=1)
         mid = np.flatnonzero(~(full | empty))
         out = np.empty((q,) + self.empty_pred.shape, dtype=np.result_type(self.full_pred, self.empty_pred))
         out[full] = self.full_pred[rows[full]]
@@ -217,7 +270,8 @@ class SageGame:
             if self.removal == "marginal":
                 out[mid] = self._marginal(rows[mid], colmask)
             else:
-                out[mid] = self._conditional(rows[mid], colmask, rng)
+                common = None if noise is None or keys is None else (np.asarray(keys)[mid], noise)
+                out[mid] = self._conditional(rows[mid], colmask | fixed, rng, common)
         return out
 
     def _marginal(self, rows, colmask):
@@ -230,10 +284,13 @@ class SageGame:
             parts.append(self._average(pred.reshape((-1, B) + pred.shape[1:])))
         return np.concatenate(parts, axis=0)
 
-    def _conditional(self, rows, colmask, rng):
+    def _conditional(self, rows, colmask, rng, common=None):
         """One sampler call per distinct dropped set, but few predict calls: the stacked frames
         of all sets are concatenated up to the row budget, because per-call overhead (thread
-        start-up in tree ensembles) dominates many small calls."""
+        start-up in tree ensembles) dominates many small calls.
+
+        ``common``: ``(keys, noise)``, the noise row of every pair (common random numbers);
+        None draws from ``rng``."""
         B = self.n_draws
         cols = np.asarray(self.X.columns)
         uniq, inverse = np.unique(colmask, axis=0, return_inverse=True)
@@ -265,15 +322,21 @@ class SageGame:
             dropped = list(cols[~uniq[u]])
             for s in range(0, len(sel), budget):
                 part = sel[s:s + budget]
-                idx = (self.sampler.fit_row_indices(rows[part], dropped, B, rng)
-                       if self.sampler_fit_on_X else None)
+                part_noise = None if common is None else common[1][common[0][part]]
+                idx = None
+                if self.sampler_fit_on_X:
+                    idx = self.sampler.fit_row_indices(rows[part], dropped, B, rng,
+                                                       uniforms=None if part_noise is None else part_noise.T)
                 if idx is not None:
                     # Lean path: indices of X drawn within the cached subgroups, hybrid rows
                     # from X's arrays -- no frame is built, checked or encoded per coalition.
                     frame = self._hybrid_from_rows(rows[part], uniq[u], idx)
                 else:
                     Xr = self.X.iloc[rows[part]].reset_index(drop=True)
-                    draws = self.sampler.sample(Xr, dropped, n_samples=B, rng=rng)
+                    if part_noise is None:
+                        draws = self.sampler.sample(Xr, dropped, n_samples=B, rng=rng)
+                    else:
+                        draws = self.sampler.sample_with_noise(Xr, dropped, part_noise)
                     frame = stack_frame(Xr, B, draws)
                 pending.append((part, frame))
                 pending_rows += len(part)
@@ -306,7 +369,8 @@ class SageGame:
         mask = np.asarray(mask, dtype=bool)
         n = len(self.X)
         rows = np.arange(n)
-        pred = self.coalition_predictions(rows, np.broadcast_to(mask, (n, len(mask))), rng)
+        pred = self.coalition_predictions(rows, np.broadcast_to(mask, (n, len(mask))), rng,
+                                          keys=rows, noise=self.common_noise(n, rng))
         return self.risk_empty() - float(self.pointwise_loss(rows, pred).mean())
 
 
