@@ -72,7 +72,11 @@ def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="differ
         ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees (each
         row's ``n_repeats`` replacement values as one grid), after a check against the model's
         own predictions; ``"predict"``: always predict the stacked copies. ``params["engine"]``
-        records which ran.
+        records which ran. On the tree engine, trees that never split on the permuted feature are
+        not walked (they give every copy the row's own value): ``params["engine_skipped"]`` is the
+        share of the (feature, tree) walks skipped, ``params["engine_skipped_by_feature"]`` that
+        share per feature (a group of several columns: 0), and the unperturbed predictions come
+        from the same walk of all trees.
 
     Returns
     -------
@@ -232,8 +236,18 @@ def _perturbation_importance(model, X, y, options):
     perturbed = [c for cols in groups.values() for c in cols]
     params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine, perturbed))
 
+    tree_engine = predictor.tree_engine
+    if tree_engine is not None:
+        # the engine's hit rate: trees it need not walk because they never split on the feature
+        shares = {name: tree_engine.skipped_share(X, cols) if len(cols) == 1 else 0.0 for name, cols in groups.items()}
+        params["engine_skipped"] = float(np.mean(list(shares.values()))) if shares else 0.0
+        params["engine_skipped_by_feature"] = shares
+
     with Timer() as timer:
-        base_pred = predictor.predict(X, context="the unperturbed data")
+        if tree_engine is not None:  # the same sums the perturbed copies start from (no second predict of X)
+            base_pred = tree_engine.predict_plain(X)
+        else:
+            base_pred = predictor.predict(X, context="the unperturbed data")
         base_risk = loss_obj.aggregate(y, base_pred)
         base_point = loss_obj.pointwise(y, base_pred) if loss_obj.pointwise is not None else None
         if relation == "ratio" and base_risk == 0:
