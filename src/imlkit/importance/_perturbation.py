@@ -236,6 +236,8 @@ def _perturbation_importance(model, X, y, options):
     perturbed = [c for cols in groups.values() for c in cols]
     params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine, perturbed))
 
+    # before the perturbations: its own temporaries (an n × q array) then never add to theirs
+    warns = _dependence_warnings(X, groups) if method == "pfi" else ()
     tree_engine = predictor.tree_engine
     if tree_engine is not None:
         # the engine's hit rate: trees it need not walk because they never split on the feature
@@ -268,7 +270,6 @@ def _perturbation_importance(model, X, y, options):
         reps = risks / base_risk if sign > 0 else base_risk / risks
     mean, std, low, high = t_interval(reps, options.confidence_level)
     obs = None if base_point is None else sign * np.array([o[1] for o in out])
-    warns = _dependence_warnings(X, groups) if method == "pfi" else ()
     params["seconds"] = timer.seconds
     params["n_rows"] = len(X)
     return ImportanceResult(
