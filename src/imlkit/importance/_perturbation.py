@@ -319,9 +319,10 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
         for pred in predictor.perturbed_blocks(X, cols, replacement, n_repeats,
                                                context=f"the data with feature(s) {name!r} perturbed"):
             block = pred.reshape((-1, n) + pred.shape[1:])
-            risks.append(loss.aggregate_rows(y, block))
-            if base_point is not None:
-                total = _add_rows(total, loss.pointwise_blocks(y, block))
+            del pred
+            block_risks, total = _block_losses(loss, y, block, base_point, total)
+            risks.append(block_risks)
+            del block
         out.append((np.concatenate(risks), None if base_point is None else total / n_repeats - base_point))
     return out
 
@@ -332,18 +333,29 @@ def _reduce_blocks(preds, y, loss, base_point):
     out = []
     for p in preds:
         block = p.reshape((-1, n) + p.shape[1:])
-        risks = loss.aggregate_rows(y, block)
-        obs = None if base_point is None else _add_rows(None, loss.pointwise_blocks(y, block)) / len(block) - base_point
-        out.append((risks, obs))
+        risks, total = _block_losses(loss, y, block, base_point, None)
+        out.append((risks, None if base_point is None else total / len(block) - base_point))
     return out
 
 
-def _add_rows(total, rows):
-    """``total`` plus the rows of ``rows`` (r, n), added one at a time in order, so the sum over
-    all repeats is the same however the repeats were split into blocks."""
-    for row in rows:
-        total = row.copy() if total is None else total + row
-    return total
+def _block_losses(loss, y, block, base_point, total):
+    """Risks (r,) of a block of repeats (r, n[, k]) and ``total`` plus their pointwise losses.
+
+    One repeat at a time: the temporaries of the loss are n values, not r·n (at 1e6 rows and
+    5 repeats, 80 MB less at PFI's peak); the pointwise losses are added to ``total`` in
+    repeat order, so the sum over all repeats is the same however they were split into blocks.
+    """
+    if base_point is None:  # an aggregate-only score
+        return loss.aggregate_rows(y, block), None
+    risks = np.empty(len(block))
+    for q in range(len(block)):
+        row = loss.pointwise_blocks(y, block[q:q + 1])  # (1, n)
+        risks[q] = loss.aggregate_rows(y, block[q:q + 1])[0] if loss.aggregate_fn is not None else row.mean(axis=1)[0]
+        if total is None:
+            total = row[0]
+        else:
+            total += row[0]
+    return risks, total
 
 
 def _dependence_warnings(X, groups):
