@@ -152,6 +152,31 @@ def _tree_split(tm, j):
     return hit
 
 
+_NO_NODES = np.empty(0, dtype=np.uint8)
+
+
+def _free_of(tm, j):
+    """uint8 per node: 1 when the node's subtree has no split on model column j; cached on ``tm``."""
+    cache = tm.__dict__.setdefault("_free_of_cache", {})
+    hit = cache.get(j)
+    if hit is None:
+        f = tm.forest
+        kind, feature = np.asarray(f.kind), np.asarray(f.feature)
+        left, right = np.asarray(f.left), np.asarray(f.right)
+        free = ~((feature == j) & (kind >= 0))
+        # a node is free when it is no split on j and both children are free: to a fixed point
+        # (one level per pass; no order of the node numbers assumed)
+        inner = np.flatnonzero(kind >= 0)
+        while True:
+            new = free.copy()
+            new[inner] &= free[left[inner]] & free[right[inner]]
+            if np.array_equal(new, free):
+                break
+            free = new
+        hit = cache[j] = free.astype(np.uint8)
+    return hit
+
+
 def _finish(tm, raw, output):
     n, m, k = raw.shape
     pred = np.asarray(tm.finish(raw.reshape(n * m, k), output), dtype=np.float64)
@@ -767,7 +792,7 @@ def perturbed(eng, X, cols, replacement, n_repeats):
     kernel = _kernel_module().perm_kernel
     for s in range(0, n, PERTURBED_BLOCK):
         kernel(eng.encoded_rows(X, s, min(n, s + PERTURBED_BLOCK)), int(j), values, plain, raw, s, trees_,
-               PERM_KERNEL_BLOCK, *tm.kernel_args)
+               _free_of(tm, j) if len(plain) else _NO_NODES, PERM_KERNEL_BLOCK, *tm.kernel_args)
     del values
     raw += tm.base
     pred = np.asarray(tm.finish(raw.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)

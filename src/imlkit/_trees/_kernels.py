@@ -495,7 +495,7 @@ def _sort_unique(g, m, idx, inv, grid):
 
 
 @njit(cache=True, nogil=True)
-def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr, left, right, missing_left,
+def perm_kernel(X, j, V, plain, out, s0, trees, jfree, block, roots, feature, kind, thr, left, right, missing_left,
                 cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
     """Raw scores of rows with column j set to each row's own replacement values.
 
@@ -518,6 +518,12 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
     s0 : int
     trees : int64 (T',)
         The trees to walk.
+    jfree : uint8 (N,) or (0,)
+        With ``plain``: 1 for a node whose subtree has no split on j. A walk whose grid points
+        (the row's own value among them) are all still together when it enters such a subtree
+        ends there: every copy then reaches the row's own leaf, whose value cancels in
+        ``s_i(V[q, i]) - s_i(X[i, j])`` -- the rows that never meet a split on j in a tree
+        cost a few nodes instead of a walk to the leaf.
     block : int
         Rows per block: a block's grids and difference arrays are built, walked by every tree
         and written out before the next.
@@ -565,6 +571,7 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
                 s_hi[0] = cnt[a]
                 s_nan[0] = nan_in[a]
                 top = 1
+                whole = own  # all the row's points still together (only the first walk from the root)
                 while top > 0:
                     top -= 1
                     nd = s_node[top]
@@ -572,6 +579,8 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
                     hi = s_hi[top]
                     has_nan = s_nan[top]
                     while True:
+                        if whole and jfree[nd]:
+                            break
                         kd = kind[nd]
                         if kd < 0:
                             if out_col >= 0:
@@ -618,6 +627,7 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
                                 hi = k
                                 has_nan = 1 if (has_nan and nan_left) else 0
                                 nd = left[nd]
+                                whole = False
                             elif l_any:
                                 nd = left[nd]
                             else:
@@ -632,6 +642,7 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
                             s_nan[top] = 1
                             top += 1
                             has_nan = 0
+                            whole = False
                         if hi <= lo:  # only the NaN point was here
                             break
                         d = _go_left(grid[a, lo], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
@@ -654,6 +665,7 @@ def perm_kernel(X, j, V, plain, out, s0, trees, block, roots, feature, kind, thr
                             top += 1
                             k = f2
                             dk = not dk
+                            whole = False
                         hi = e
                         nd = left[nd] if d else right[nd]
         for i in range(b0, b1):
