@@ -430,8 +430,10 @@ def _value_rows(s):
         _, first = np.unique(pd.factorize(s.iloc[ok])[0], return_index=True)
         out = ok[np.sort(first)[:N_CHECK_LEVELS]].tolist()
     else:
-        order = ok[np.argsort(s.to_numpy()[ok], kind="stable")]
-        out = order[np.unique(np.linspace(0, len(order) - 1, N_CHECK_VALUES).astype(int))].tolist()
+        # the rows holding the order statistics (a partial sort: a full argsort of every column
+        # was 2 % of PFI's time at 1e6 rows); among tied values any row does, the values are the same
+        kth = np.unique(np.linspace(0, len(ok) - 1, N_CHECK_VALUES).astype(int))
+        out = ok[np.argpartition(s.to_numpy()[ok], kth)[kth]].tolist()
     if isna.any():
         out.append(int(np.flatnonzero(isna)[0]))
     return np.asarray(out, dtype=np.int64)
