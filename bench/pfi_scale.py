@@ -1,17 +1,23 @@
-"""PFI of HGB on 1e5 synthetic rows (10 numeric + 2 categorical) vs scikit-learn, and memory at 1e6 rows.
+"""PFI of HGB at 1e5 and 1e6 synthetic rows (10 numeric + 2 categorical) vs scikit-learn: time, memory, hit rate.
 
-1. Time: ``ik.pfi`` (tree engine) vs ``sklearn.inspection.permutation_importance``, one thread
-   (``threadpool_limits(1)``; run with ``OMP_NUM_THREADS=1``), n_repeats=5, numba warm, calls
-   interleaved (imlkit, scikit-learn, imlkit, ...), the median of each. The engine's hit rate
-   (the share of (feature, tree) walks skipped because the tree never splits on the feature) is
-   read from the engine (``TreeEngine.skipped_share``). The importances are compared with
-   ``engine="predict"`` (same seed, so they must agree to float rounding).
-2. Memory (``--memory``): peak traced memory (tracemalloc) above the start of the call, at
-   1e6 rows, of ``ik.partial_dependence`` (20 points, every row) and of ``ik.pfi`` vs
-   ``permutation_importance`` (n_repeats=5).
+1. Time (default): ``ik.pfi`` (tree engine) vs ``sklearn.inspection.permutation_importance`` of the
+   same model, n_repeats=5, squared error, one thread (``threadpool_limits(1)``; run with
+   ``OMP_NUM_THREADS=1``), numba warm, calls interleaved (imlkit, scikit-learn, imlkit, ...). Each
+   call's CPU time (``time.process_time``: one thread, so it is the call's work whatever else
+   runs on the machine) and wall time; the ratio of the medians of each. The engine's hit rate
+   (share of (feature, tree) walks skipped because the tree never splits on the feature) is
+   read from the result's ``info["engine_skipped"]`` / ``["engine_skipped_by_feature"]``.
+   ``--check`` also runs ``engine="predict"`` (same seed: the importances must agree to float
+   rounding).
+2. Memory (``--memory``): the peak resident set size above the call's start (Linux: the
+   high-water mark ``VmHWM`` reset through ``/proc/self/clear_refs`` just before the call,
+   minus ``VmRSS`` then; it sees numba's and numpy's allocations alike), one library per
+   process (``--only imlkit`` or ``--only sklearn``), the data and the model built first.
+   ``--tracemalloc`` measures the peak traced memory above the start instead (numpy's
+   allocations, not those made inside numba kernels).
 
-Run: OMP_NUM_THREADS=1 python bench/pfi_scale.py [--check]    (timing; writes bench/results/pfi_scale.md)
-     OMP_NUM_THREADS=1 python bench/pfi_scale.py --memory [--rows 1e6] [--only pd,pfi,sklearn]   (appends)
+Run: OMP_NUM_THREADS=1 python bench/pfi_scale.py --rows 1e5 [--runs 3] [--check]
+     OMP_NUM_THREADS=1 python bench/pfi_scale.py --memory --rows 1e6 --only imlkit|sklearn [--tracemalloc]
 """
 from __future__ import annotations
 
@@ -19,7 +25,6 @@ import sys
 import time
 import tracemalloc
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,7 +35,6 @@ from threadpoolctl import threadpool_limits
 import imlkit as ik
 
 N_REPEATS = 5
-RUNS = 3
 
 
 def synthetic(n, seed=0):
@@ -51,110 +55,110 @@ def fit(n_train=20_000):
     return HistGradientBoostingRegressor(categorical_features="from_dtype", random_state=0).fit(X, y)
 
 
-def timing(n=100_000):
+def calls(model, X, y):
+    kw = dict(n_repeats=N_REPEATS, random_state=0, n_jobs=1)
+    return {"imlkit": lambda: ik.pfi(model, X, y, loss="squared_error", **kw),
+            "sklearn": lambda: permutation_importance(model, X, y, scoring="neg_mean_squared_error", **kw)}
+
+
+def warm(model):
+    X, y = synthetic(2000, seed=2)
+    ik.pfi(model, X, y, loss="squared_error", n_repeats=2, n_jobs=1)  # numba's cached kernels loaded
+
+
+def timing(n, runs):
     model = fit()
     X, y = synthetic(n)
-    kw = dict(n_repeats=N_REPEATS, random_state=0)
-    ours = lambda: ik.pfi(model, X, y, loss="squared_error", n_jobs=1, **kw)  # noqa: E731
-    theirs = lambda: permutation_importance(model, X, y, scoring="neg_mean_squared_error", n_jobs=1, **kw)  # noqa: E731
-    ours()  # numba warm (cached kernels loaded)
-    t_ik, t_sk, r_ik = [], [], None
-    for _ in range(RUNS):
-        t0 = time.perf_counter()
-        r_ik = ours()
-        t_ik.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        r_sk = theirs()
-        t_sk.append(time.perf_counter() - t0)
-        print(f"imlkit {t_ik[-1]:.2f} s, scikit-learn {t_sk[-1]:.2f} s", flush=True)
-    rel = np.nan
-    if "--check" in sys.argv:  # the same importances by predicting every copy (slow; the tests check it too)
-        r_pr = ik.pfi(model, X, y, loss="squared_error", n_jobs=1, engine="predict", **kw)
-        rel = float(np.max(np.abs(r_ik.importance - r_pr.importance)) / np.max(np.abs(r_pr.importance)))
-    ratios = np.array(t_ik) / np.array(t_sk)
-    return dict(n=n, imlkit_median_s=float(np.median(t_ik)), sklearn_median_s=float(np.median(t_sk)),
-                ratio_of_medians=float(np.median(t_ik) / np.median(t_sk)),
-                pair_ratios=", ".join(f"{r:.3f}" for r in ratios),
-                skipped=skipped_share(model, X), engine=r_ik.info["engine"],
-                rel_diff_vs_predict=rel, rel_diff_vs_sklearn=float(
-                    np.max(np.abs(r_ik.importance - r_sk.importances_mean)) / np.max(np.abs(r_sk.importances_mean))))
-
-
-def skipped_share(model, X):
-    """Share of the (feature, tree) walks the engine skips in PFI of every feature, and per feature."""
-    from imlkit._model import Predictor
-
-    p = Predictor(model)
-    p.use_engine(X.iloc[:2000])
-    per = {c: p._trees.skipped_share(X, [c]) for c in X.columns}
-    each = ", ".join(f"{c} {v:.2f}" for c, v in per.items())
-    return f"{p._trees.skipped_share(X, list(X.columns)):.3f} ({each})"
-
-
-def peak(fn):
-    """Peak traced memory (MB) above the start of ``fn()``."""
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    start = tracemalloc.get_traced_memory()[0]
-    fn()
-    out = (tracemalloc.get_traced_memory()[1] - start) / 1e6
-    tracemalloc.stop()
+    warm(model)
+    fns = calls(model, X, y)
+    cpu = {k: [] for k in fns}
+    wall = {k: [] for k in fns}
+    res = {}
+    for _ in range(runs):
+        for k, fn in fns.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            res[k] = fn()
+            cpu[k].append(time.process_time() - c0)
+            wall[k].append(time.perf_counter() - t0)
+        print(", ".join(f"{k} {cpu[k][-1]:.1f} s CPU ({wall[k][-1]:.1f} s wall)" for k in fns), flush=True)
+    r_ik, r_sk = res["imlkit"], res["sklearn"]
+    out = dict(n=n, runs=runs, engine=r_ik.info["engine"],
+               cpu=", ".join(f"{k} {np.median(v):.2f} s" for k, v in cpu.items()),
+               cpu_ratio=np.median(cpu["imlkit"]) / np.median(cpu["sklearn"]),
+               wall_ratio=np.median(wall["imlkit"]) / np.median(wall["sklearn"]),
+               pair_cpu_ratios=", ".join(f"{a / b:.3f}" for a, b in zip(cpu["imlkit"], cpu["sklearn"])),
+               skipped=r_ik.info.get("engine_skipped", np.nan),
+               skipped_by_feature=", ".join(f"{c} {v:.2f}" for c, v in
+                                            r_ik.info.get("engine_skipped_by_feature", {}).items()),
+               rel_diff_vs_sklearn=float(np.max(np.abs(r_ik.importance - r_sk.importances_mean))
+                                         / np.max(np.abs(r_sk.importances_mean))))
+    if "--check" in sys.argv:  # the same importances by predicting every copy (same seed)
+        r_pr = ik.pfi(model, X, y, loss="squared_error", n_jobs=1, engine="predict", n_repeats=N_REPEATS,
+                      random_state=0)
+        out["rel_diff_vs_predict"] = float(np.max(np.abs(r_ik.repeats - r_pr.repeats))
+                                           / np.max(np.abs(r_pr.repeats)))
     return out
 
 
-def memory(n=1_000_000, what=("pd", "pfi", "sklearn")):
+def _status(key):
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024  # kB
+    raise RuntimeError(key)
+
+
+def rss_peak(fn):
+    """Peak RSS (MB) above the RSS at the start of ``fn()`` (Linux)."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # reset VmHWM to the current RSS
+    start = _status("VmRSS")
+    c0 = time.process_time()
+    fn()
+    return (_status("VmHWM") - start) / 1e6, time.process_time() - c0
+
+
+def traced_peak(fn):
+    """Peak traced memory (MB) above the start of ``fn()``."""
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    c0 = time.process_time()
+    fn()
+    out = (tracemalloc.get_traced_memory()[1] - start) / 1e6
+    tracemalloc.stop()
+    return out, time.process_time() - c0
+
+
+def memory(n, who):
     model = fit()
     X, y = synthetic(n)
-    small = X.iloc[:2000]
-    ik.partial_dependence(model, small, "x0")  # warm
-    ik.pfi(model, small, y[:2000], loss="squared_error", n_repeats=2, n_jobs=1)
-    calls = [("1-D PD of x0, 20 points, 1e6 rows (n_samples=1e6), imlkit",
-              lambda: ik.partial_dependence(model, X, "x0", n_samples=n)),
-             (f"PFI, n_repeats={N_REPEATS}, 1e6 rows, imlkit",
-              lambda: ik.pfi(model, X, y, loss="squared_error", n_repeats=N_REPEATS, n_jobs=1, random_state=0)),
-             (f"permutation_importance, n_repeats={N_REPEATS}, 1e6 rows, scikit-learn",
-              lambda: permutation_importance(model, X, y, scoring="neg_mean_squared_error", n_repeats=N_REPEATS,
-                                             n_jobs=1, random_state=0))]
-    rows = []
-    for (label, fn), key in zip(calls, ("pd", "pfi", "sklearn")):
-        if key not in what:
-            continue
-        label = label.replace("1e6", f"{n:.0e}")
-        t0 = time.perf_counter()
-        rows.append(dict(what=label, peak_mb=peak(fn), seconds=time.perf_counter() - t0))
-        print(rows[-1], flush=True)
-    return rows
+    warm(model)
+    fn = calls(model, X, y)[who]
+    how = "tracemalloc" if "--tracemalloc" in sys.argv else "RSS"
+    peak, cpu = (traced_peak if how == "tracemalloc" else rss_peak)(fn)
+    return dict(n=n, who=who, how=how, peak_mb=peak, cpu_s=cpu)
+
+
+def _arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
 def main():
     warnings.filterwarnings("ignore", category=UserWarning)
-    out = Path(__file__).with_name("results") / "pfi_scale.md"
+    n = int(float(_arg("--rows", "1e5")))
     with threadpool_limits(1):
         if "--memory" in sys.argv:
-            n = int(float(sys.argv[sys.argv.index("--rows") + 1])) if "--rows" in sys.argv else 1_000_000
-            keys = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else \
-                ("pd", "pfi", "sklearn")
-            rows = memory(n, keys)
-            print(pd.DataFrame(rows).to_string(), flush=True)
-            text = f"\n## Memory at {n:.0e} rows (tracemalloc peak above the call's start)\n\n" + "\n".join(
-                f"- {r['what']}: {r['peak_mb']:.0f} MB ({r['seconds']:.0f} s traced)" for r in rows) + "\n"
-            with out.open("a") as fh:
-                fh.write(text)
+            r = memory(n, _arg("--only", "imlkit"))
+            print(f"- {r['who']}, {n:.0e} rows: peak above start {r['peak_mb']:.0f} MB ({r['how']}), "
+                  f"{r['cpu_s']:.0f} s CPU", flush=True)
             return
-        r = timing()
-    print(r, flush=True)
-    out.write_text(
-        "# PFI of HGB at scale (bench/pfi_scale.py)\n\n"
-        f"Synthetic data, {r['n']:,} rows (10 normal features, 2 categoricals with 4 and 12 levels), "
-        "HistGradientBoostingRegressor (native categoricals, fitted on 20,000 other rows), "
-        f"n_repeats={N_REPEATS}, squared error, one thread (threadpool_limits(1), OMP_NUM_THREADS=1), "
-        f"numba warm, {RUNS} interleaved pairs, medians.\n\n"
-        f"- imlkit `pfi`: {r['imlkit_median_s']:.2f} s; scikit-learn `permutation_importance`: "
-        f"{r['sklearn_median_s']:.2f} s; ratio {r['ratio_of_medians']:.3f} (per pair: {r['pair_ratios']})\n"
-        f"- engine: {r['engine']}; (feature, tree) walks skipped (the tree never splits on the feature): "
-        f"{r['skipped']}\n"
-        f"- importances vs engine='predict' (same seed): max relative difference {r['rel_diff_vs_predict']:.2e}; "
-        f"vs scikit-learn (other permutations): {r['rel_diff_vs_sklearn']:.3f} of the largest\n")
+        r = timing(n, int(_arg("--runs", "3")))
+    print(f"- {n:.0e} rows, {r['runs']} interleaved pairs: CPU medians {r['cpu']}: ratio **{r['cpu_ratio']:.3f}** "
+          f"(per pair {r['pair_cpu_ratios']}; wall ratio {r['wall_ratio']:.3f}); engine {r['engine']}; "
+          f"walks skipped {r['skipped']:.3f} ({r['skipped_by_feature']}); importances vs scikit-learn's "
+          f"(other permutations) within {r['rel_diff_vs_sklearn']:.3f} of the largest"
+          + (f"; repeats vs engine='predict' (same seed): max relative difference {r['rel_diff_vs_predict']:.1e}"
+             if "rel_diff_vs_predict" in r else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -296,6 +296,12 @@ class Predictor:
         (for kernels beyond the predictor's own methods, such as TreeSHAP)."""
         return None if self._trees is None else self._trees.tm
 
+    @property
+    def tree_engine(self):
+        """The :class:`~imlkit._trees.TreeEngine` answering this predictor's perturbed predictions, or
+        None (PFI reads its unperturbed predictions and its hit rate from it)."""
+        return self._trees
+
     def predict_perturbed(self, X, cols, replacement, n_repeats, context="the perturbed data"):
         """Predictions of ``n_repeats`` copies of X with the columns ``cols`` replaced.
 

@@ -37,6 +37,10 @@ HAPPENED = {
               "term: the rows the GAM was fitted on)",
     "engine": "the engine that computed the predictions: 'trees' or 'predict'",
     "engine_note": "why a tree model was not evaluated by the tree engine (absent when it was, or no tree model)",
+    "engine_skipped": "PFI/CFI on the tree engine: the share of (feature, tree) walks skipped because the tree "
+                      "never splits on the permuted feature",
+    "engine_skipped_by_feature": "PFI/CFI on the tree engine: that share per feature (a group of several "
+                                 "columns: 0)",
     "test_used": "LOCO/LOFO: the test that ran (test='auto' resolved; None without a test)",
     "estimand": "LOCO/LOFO: what the importance and its interval are about (the aggregate, or the mean over "
                 "folds of it)",

@@ -18,7 +18,7 @@ are read up to the iteration they predict with.
 PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
 permuted feature: the others give every copy the row's own value, so their sum is the row's whole
 raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
-rides along as one more grid point (:func:`_skip_raw`). 1-D PD averages block by block
+rides along as one more grid point (:func:`perturbed`, :func:`._kernels.perm_kernel`). 1-D PD averages block by block
 (:func:`pd_mean`), never holding all rows' curves.
 
 The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
@@ -236,6 +236,31 @@ def _tree_split(tm, j):
     return hit
 
 
+_NO_NODES = np.empty(0, dtype=np.uint8)
+
+
+def _free_of(tm, j):
+    """uint8 per node: 1 when the node's subtree has no split on model column j; cached on ``tm``."""
+    cache = tm.__dict__.setdefault("_free_of_cache", {})
+    hit = cache.get(j)
+    if hit is None:
+        f = tm.forest
+        kind, feature = np.asarray(f.kind), np.asarray(f.feature)
+        left, right = np.asarray(f.left), np.asarray(f.right)
+        free = ~((feature == j) & (kind >= 0))
+        # a node is free when it is no split on j and both children are free: to a fixed point
+        # (one level per pass; no order of the node numbers assumed)
+        inner = np.flatnonzero(kind >= 0)
+        while True:
+            new = free.copy()
+            new[inner] &= free[left[inner]] & free[right[inner]]
+            if np.array_equal(new, free):
+                break
+            free = new
+        hit = cache[j] = free.astype(np.uint8)
+    return hit
+
+
 def _finish(tm, raw, output):
     n, m, k = raw.shape
     pred = np.asarray(tm.finish(raw.reshape(n * m, k), output), dtype=np.float64)
@@ -334,6 +359,14 @@ class TreeEngine:
         raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
         self._plain = (X, raw)
         return raw
+
+    def predict_plain(self, X):
+        """The engine's prediction of every row of X (n,) or (n, k): the walk of all trees that
+        :meth:`plain_raw` keeps, through the link -- the unperturbed predictions PFI/CFI compare
+        the perturbed copies with, from the same sums (a feature no tree uses then has PFI 0
+        exactly), without predicting X once more."""
+        raw = self.plain_raw(X) + self.tm.base
+        return np.asarray(self.tm.finish(raw, self.output), dtype=np.float64)
 
     def skipped_share(self, X, features):
         """Share of the (feature, tree) walks PFI/CFI skip on X: trees that never split on the
@@ -499,8 +532,10 @@ def _value_rows(s):
         _, first = np.unique(pd.factorize(s.iloc[ok])[0], return_index=True)
         out = ok[np.sort(first)[:N_CHECK_LEVELS]].tolist()
     else:
-        order = ok[np.argsort(s.to_numpy()[ok], kind="stable")]
-        out = order[np.unique(np.linspace(0, len(order) - 1, N_CHECK_VALUES).astype(int))].tolist()
+        # the rows holding the order statistics (a partial sort: a full argsort of every column
+        # was 2 % of PFI's time at 1e6 rows); among tied values any row does, the values are the same
+        kth = np.unique(np.linspace(0, len(ok) - 1, N_CHECK_VALUES).astype(int))
+        out = ok[np.argpartition(s.to_numpy()[ok], kth)[kth]].tolist()
     if isna.any():
         out.append(int(np.flatnonzero(isna)[0]))
     return np.asarray(out, dtype=np.int64)
@@ -866,57 +901,53 @@ def perturbed(eng, X, cols, replacement, n_repeats):
         raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), eng.max_rows)
         return _finish(tm, raw, eng.output)[:, 0]
     j, enc = found[0]
-    values = enc(_grid_values(replacement[cols[0]])).reshape(n_repeats, n)
+    values = np.ascontiguousarray(_encoded_values(enc, replacement[cols[0]]), dtype=np.float64).reshape(n_repeats, n)
     using, skipped = _tree_split(tm, j)
-    out = None
+    n_out = int(tm.forest.n_out)
+    # Skipped trees: every copy keeps the row's whole score minus the splitting trees' at its own value.
+    plain = eng.plain_raw(X) if len(skipped) else np.empty((0, n_out))
+    trees_ = using if len(skipped) else _all_trees(tm)
+    raw = np.empty((n_repeats, n, n_out))
+    kernel = _kernel_module().perm_kernel
     for s in range(0, n, PERTURBED_BLOCK):
-        e = min(n, s + PERTURBED_BLOCK)
-        G = np.ascontiguousarray(values[:, s:e].T)  # (b, r): row i's values in copies 0..r-1
-        Xb = eng.encoded_rows(X, s, e)
-        if len(skipped) == 0:
-            pred = _curves(eng, tm, Xb, j, G)
-        else:
-            pred = _finish(tm, _skip_raw(eng, tm, X, Xb, j, G, s, e, using), eng.output)
-        if out is None:
-            out = np.empty((n_repeats, n) + pred.shape[2:])
-        out[:, s:e] = np.moveaxis(pred, 1, 0)
-    return out.reshape((n_repeats * n,) + out.shape[2:])
+        kernel(eng.encoded_rows(X, s, min(n, s + PERTURBED_BLOCK)), int(j), values, plain, raw, s, trees_,
+               _free_of(tm, j) if len(plain) else _NO_NODES, PERM_KERNEL_BLOCK, *tm.kernel_args)
+    del values
+    raw += tm.base
+    pred = np.asarray(tm.finish(raw.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)
+    return pred
+
+
+def _encoded_values(enc, values):
+    """``enc(_grid_values(values))`` of a replacement column; a categorical's values through its
+    categories (one encoding per level, then a lookup by code) instead of an object array of all
+    n_repeats·n values -- at 1e6 rows the object array and its hash lookups cost ~300 MB and
+    seconds."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        levels = np.empty(len(values.cat.categories) + 1, dtype=object)
+        levels[:-1] = values.cat.categories.to_numpy(dtype=object)
+        levels[-1] = np.nan  # code -1: a missing value
+        # only the levels that occur: an encoder may refuse one it never saw (NaN included)
+        present = np.flatnonzero(np.bincount(codes.astype(np.int64) + 1, minlength=len(levels)))
+        present = np.where(present == 0, len(levels) - 1, present - 1)
+        table = np.full(len(levels), np.nan)
+        table[present] = np.asarray(enc(levels[present]), dtype=np.float64)
+        return table[codes]
+    return enc(_grid_values(values))
 
 
 #: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of
 #: doubles); a larger X is encoded block by block for each feature (at 1e6 rows × 12 columns
 #: that costs ~1 % of PFI's time and saves 96 MB).
 KEEP_ENCODED_CELLS = 1 << 22
-#: Rows per block of :func:`perturbed`: its temporary arrays (grids, their order, the kernel's
-#: difference arrays) are a few times rows × (n_repeats + 2) doubles, 2**16 rows keep them small
-#: at any n (1e6 rows would otherwise hold several 50 MB arrays at once).
+#: Rows per block of :func:`perturbed` when X is encoded block by block (see ``KEEP_ENCODED_CELLS``);
+#: the kernel sorts each row's values and keeps its difference arrays in blocks of its own
+#: (``PERM_KERNEL_BLOCK``), so nothing of size rows × n_repeats is built besides the output.
 PERTURBED_BLOCK = 1 << 16
-
-
-def _skip_raw(eng, tm, X, Xb, j, G, s, e, using):
-    """Raw scores (b, r, n_out) of rows s..e with column j set to G[i, q], walking only the trees
-    that split on j.
-
-    A tree that never splits on j gives the row's own leaf value in every copy, so the sum over
-    those trees is the row's whole raw score (all trees, computed once per X, see
-    :meth:`TreeEngine.plain_raw`) minus the splitting trees' sum at the row's own value; that
-    value rides along as one more grid point of the walk. Equal to walking every tree up to
-    float rounding (one subtraction of sums of the same trees' values).
-    """
-    b, r = G.shape
-    Gx = np.concatenate([G, Xb[:, j:j + 1]], axis=1)  # the row's own value last
-    order = np.argsort(Gx, axis=1, kind="stable")  # NaN last
-    Gs = np.ascontiguousarray(np.take_along_axis(Gx, order, axis=1))
-    cnt = np.sum(~np.isnan(Gs), axis=1).astype(np.int64)
-    sub = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, using, _NO_WEIGHTS, _block(tm, r + 1), *tm.kernel_args)
-    raw = np.empty_like(sub)
-    raw[np.arange(b)[:, None], order] = sub
-    own = raw[:, r, :]
-    rest = eng.plain_raw(X)[s:e] - own  # the other trees' sum, per row
-    out = raw[:, :r, :]
-    out += rest[:, None, :]
-    out += tm.base
-    return out
+#: Rows per block inside :func:`._kernels.perm_kernel` (its sorted grids and difference arrays,
+#: ~100 KB at n_repeats=5, stay in cache while the trees pass; 512..4096 measured alike on HGB).
+PERM_KERNEL_BLOCK = 1024
 
 
 #: Row groups (distinct value tuples) beyond which :func:`local_predictions` walks all rows in one

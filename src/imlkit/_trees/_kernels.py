@@ -436,3 +436,251 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
             for q in range(u):
                 out[r, q, k] = D[r, Q1[q], Q2[q], k]
     return out
+
+
+# --------------------------------------------------------------------------- PFI: each row its own values
+#
+# PFI/CFI ask, for every row i, the raw score at r replacement values of one feature (copy q of
+# row i takes V[q, i]). That is :func:`free_kernel` with a grid per row, but the grid's
+# bookkeeping done there in numpy (sorting every row's values, a per-row grid and difference
+# array for all n rows, putting the sorted results back in order) costs a few passes over
+# arrays of n × (r + 1) doubles -- at 1e6 rows several 50 MB temporaries, each a cache miss per
+# row. Here it happens row block by row block inside the kernel: a block's rows sort and
+# de-duplicate their values (equal values -- a categorical's few levels -- go the same way
+# at every split, so they are one grid point), walk the trees, and write each copy's score
+# straight to its place in the (r, n) output.
+
+
+@njit(cache=True, nogil=True)
+def _sort_unique(g, m, idx, inv, grid):
+    """Sort g[0:m] (NaN last), drop repeats; returns (non-NaN distinct values c, has_nan).
+
+    ``grid[0:c]`` receives the distinct non-NaN values ascending, ``inv[q]`` the position of
+    g[q] in it (c for NaN).
+    """
+    k = 0
+    for q in range(m):  # non-NaN first; NaN keep their places at the end
+        if not math.isnan(g[q]):
+            idx[k] = q
+            k += 1
+    n_ok = k
+    for q in range(m):
+        if math.isnan(g[q]):
+            idx[k] = q
+            k += 1
+    if n_ok <= 32:  # insertion sort: the usual n_repeats are small
+        for a in range(1, n_ok):
+            v = idx[a]
+            gv = g[v]
+            b = a - 1
+            while b >= 0 and g[idx[b]] > gv:
+                idx[b + 1] = idx[b]
+                b -= 1
+            idx[b + 1] = v
+    else:
+        part = np.argsort(g[idx[:n_ok]], kind="mergesort")
+        tmp = idx[:n_ok].copy()
+        for a in range(n_ok):
+            idx[a] = tmp[part[a]]
+    c = 0
+    for a in range(n_ok):
+        v = g[idx[a]]
+        if c == 0 or v != grid[c - 1]:
+            grid[c] = v
+            c += 1
+        inv[idx[a]] = c - 1
+    for a in range(n_ok, m):
+        inv[idx[a]] = c
+    return c, n_ok < m
+
+
+@njit(cache=True, nogil=True)
+def perm_kernel(X, j, V, plain, out, s0, trees, jfree, block, roots, feature, kind, thr, left, right, missing_left,
+                cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Raw scores of rows with column j set to each row's own replacement values.
+
+    Parameters
+    ----------
+    X : float64 (b, p)
+        Rows s0..s0+b of the data, in the model's encoding.
+    j : int
+        The replaced column of X.
+    V : float64 (r, n)
+        V[q, s0 + i]: the value of column j in copy q of row i (NaN allowed).
+    plain : float64 (n, n_out) or (0, n_out)
+        Every row's raw score from *all* trees (without intercept), when ``trees`` are only those
+        that split on j: the others give each copy the row's own value, so copy q's score is
+        ``plain[i] - s_i(X[i, j]) + s_i(V[q, i])`` with s_i the sum over ``trees`` (the row's
+        own value is one more grid point). Empty: ``trees`` are all the trees, copy q's score is
+        ``s_i(V[q, i])``.
+    out : float64 (r, n, n_out)
+        Receives copy q of row s0 + i at ``out[q, s0 + i]`` (rows outside the block untouched).
+    s0 : int
+    trees : int64 (T',)
+        The trees to walk.
+    jfree : uint8 (N,) or (0,)
+        With ``plain``: 1 for a node whose subtree has no split on j. A walk whose grid points
+        (the row's own value among them) are all still together when it enters such a subtree
+        ends there: every copy then reaches the row's own leaf, whose value cancels in
+        ``s_i(V[q, i]) - s_i(X[i, j])`` -- the rows that never meet a split on j in a tree
+        cost a few nodes instead of a walk to the leaf.
+    block : int
+        Rows per block: a block's grids and difference arrays are built, walked by every tree
+        and written out before the next.
+    Other arrays : the forest (see :func:`free_kernel`).
+    """
+    b_rows = X.shape[0]
+    r = V.shape[0]
+    own = plain.shape[0] > 0
+    m = r + 1 if own else r
+    bs = max(1, min(block, b_rows))
+    grid = np.empty((bs, m))
+    inv = np.empty((bs, m), dtype=np.int64)
+    cnt = np.empty(bs, dtype=np.int64)
+    nan_in = np.empty(bs, dtype=np.uint8)
+    diff = np.empty((bs, m + 1, n_out))
+    nan_acc = np.empty((bs, n_out))
+    g = np.empty(m)
+    idx = np.empty(m, dtype=np.int64)
+    vals = np.empty((m + 1, n_out))
+    cap = (max_depth + 2) * (m + 2)
+    s_node = np.empty(cap, dtype=np.int64)
+    s_lo = np.empty(cap, dtype=np.int64)
+    s_hi = np.empty(cap, dtype=np.int64)
+    s_nan = np.empty(cap, dtype=np.uint8)
+    for b0 in range(0, b_rows, bs):
+        b1 = min(b_rows, b0 + bs)
+        for i in range(b0, b1):
+            a = i - b0
+            for q in range(r):
+                g[q] = V[q, s0 + i]
+            if own:
+                g[r] = X[i, j]
+            c, has_nan = _sort_unique(g, m, idx, inv[a], grid[a])
+            cnt[a] = c
+            nan_in[a] = 1 if has_nan else 0
+        diff[:b1 - b0] = 0.0
+        nan_acc[:b1 - b0] = 0.0
+        for ti in range(trees.shape[0]):
+            t = trees[ti]
+            out_col = tree_out[t]
+            for i in range(b0, b1):
+                a = i - b0
+                s_node[0] = roots[t]
+                s_lo[0] = 0
+                s_hi[0] = cnt[a]
+                s_nan[0] = nan_in[a]
+                top = 1
+                whole = own  # all the row's points still together (only the first walk from the root)
+                while top > 0:
+                    top -= 1
+                    nd = s_node[top]
+                    lo = s_lo[top]
+                    hi = s_hi[top]
+                    has_nan = s_nan[top]
+                    while True:
+                        if whole and jfree[nd]:
+                            break
+                        kd = kind[nd]
+                        if kd < 0:
+                            if out_col >= 0:
+                                v = value[nd, 0]
+                                diff[a, lo, out_col] += v
+                                diff[a, hi, out_col] -= v
+                                if has_nan:
+                                    nan_acc[a, out_col] += v
+                            else:
+                                for k in range(n_out):
+                                    v = value[nd, k]
+                                    diff[a, lo, k] += v
+                                    diff[a, hi, k] -= v
+                                    if has_nan:
+                                        nan_acc[a, k] += v
+                            break
+                        f = feature[nd]
+                        if f != j:
+                            x = X[i, f]
+                            if kd == 0:  # the common case, inlined (as in free_kernel)
+                                if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nd = left[nd]
+                                else:
+                                    nd = right[nd]
+                            elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                            continue
+                        nan_left = missing_left[nd] != 0
+                        if kd == 0:
+                            s = thr[nd]
+                            k = lo
+                            while k < hi and grid[a, k] <= s:
+                                k += 1
+                            l_any = k > lo or (has_nan and nan_left)
+                            r_any = hi > k or (has_nan and not nan_left)
+                            if l_any and r_any:
+                                s_node[top] = right[nd]
+                                s_lo[top] = k
+                                s_hi[top] = hi
+                                s_nan[top] = 1 if (has_nan and not nan_left) else 0
+                                top += 1
+                                hi = k
+                                has_nan = 1 if (has_nan and nan_left) else 0
+                                nd = left[nd]
+                                whole = False
+                            elif l_any:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                            continue
+                        # Any other split on j: each distinct value its own way; the first run
+                        # goes on here, the others (and the NaN point) wait on the stack.
+                        if has_nan:
+                            s_node[top] = left[nd] if nan_left else right[nd]
+                            s_lo[top] = 0
+                            s_hi[top] = 0
+                            s_nan[top] = 1
+                            top += 1
+                            has_nan = 0
+                            whole = False
+                        if hi <= lo:  # only the NaN point was here
+                            break
+                        d = _go_left(grid[a, lo], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                        e = lo + 1
+                        while e < hi and _go_left(grid[a, e], nd, kind, thr, missing_left, cat_left, cat_known,
+                                                  bitsets) == d:
+                            e += 1
+                        # the runs after the first alternate in direction (there are two)
+                        k = e
+                        dk = not d
+                        while k < hi:
+                            f2 = k + 1
+                            while f2 < hi and _go_left(grid[a, f2], nd, kind, thr, missing_left, cat_left,
+                                                       cat_known, bitsets) == dk:
+                                f2 += 1
+                            s_node[top] = left[nd] if dk else right[nd]
+                            s_lo[top] = k
+                            s_hi[top] = f2
+                            s_nan[top] = 0
+                            top += 1
+                            k = f2
+                            dk = not dk
+                            whole = False
+                        hi = e
+                        nd = left[nd] if d else right[nd]
+        for i in range(b0, b1):
+            a = i - b0
+            c = cnt[a]
+            for k in range(n_out):
+                run = 0.0
+                for u in range(c):
+                    run += diff[a, u, k]
+                    vals[u, k] = run
+                vals[c, k] = nan_acc[a, k]
+                if own:
+                    rest = plain[s0 + i, k] - vals[inv[a, r], k]
+                    for q in range(r):
+                        out[q, s0 + i, k] = vals[inv[a, q], k] + rest
+                else:
+                    for q in range(r):
+                        out[q, s0 + i, k] = vals[inv[a, q], k]
