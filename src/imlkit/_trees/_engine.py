@@ -269,9 +269,19 @@ def _finish(tm, raw, output):
 
 def predict_rows(tm, data, output):
     """The engine's prediction of each row of ``data`` (what the model's predict gives)."""
-    Xe = _encoded_rows(tm.encode, tm.forest, data)
-    raw = _raw(tm, Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
+    return _predict_encoded(tm, _encoded_rows(tm.encode, tm.forest, data), output)
+
+
+def _predict_encoded(tm, Xe, output):
+    """The engine's prediction of each already encoded row (what the model's predict gives)."""
+    raw = _raw(tm, np.ascontiguousarray(Xe, dtype=np.float64), -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64))
     return _finish(tm, raw, output)[:, 0]
+
+
+#: Largest X (rows × columns) that :func:`choose` encodes whole for its check (2 MB of doubles):
+#: below it the encoder's fixed cost (input validation, HGB's ColumnTransformer) dominates, so one
+#: encoding of X serves the check's rows and the method that follows.
+SHARE_ENCODED_CELLS = 1 << 18
 
 
 def _encoded_rows(encode, forest, data):
@@ -444,7 +454,14 @@ def choose(predictor, X, engine="auto", features=None):
             tm = tree_model(predictor.model, sub if predictor.as_frame else sub.to_numpy(), fresh=fresh)
             if tm.name.startswith("Pipeline") and not predictor.as_frame:
                 raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
-            mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+            Xe = None
+            if X.shape[0] * X.shape[1] <= SHARE_ENCODED_CELLS:
+                # X encoded once: the check's rows are slices of it and the method that follows
+                # finds it kept (a small encoding is mostly the fixed cost of the model's encoder)
+                Xe = _encoded_rows(tm.encode, tm.forest, X if predictor.as_frame else X.to_numpy())
+                mine = _predict_encoded(tm, Xe[rows], predictor.output)
+            else:
+                mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
         except Exception as exc:  # Unsupported, or a library's internals changed
             if engine == "trees":
                 raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
@@ -452,7 +469,8 @@ def choose(predictor, X, engine="auto", features=None):
             return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
                           {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
         eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
-        Xb, chunks = _perturbed_plan(eng, X, features)
+        base, chunks = _perturbed_plan(eng, X, features)
+        Xb = X.iloc[base]
         first = None
         try:
             if theirs is None:
@@ -465,11 +483,15 @@ def choose(predictor, X, engine="auto", features=None):
         except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
             return _refused(engine, exc)
         if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
+            if Xe is not None:
+                eng._encoded = (Xb, np.ascontiguousarray(Xe[base]))
             try:
                 note = _check_perturbed(predictor, eng, X, Xb, chunks, first)
             except ModelError as exc:
                 return _refused(engine, exc)
             if note is None:
+                eng._plain = None
+                eng._encoded = None if Xe is None else (X, Xe)
                 return eng, {"engine": "trees"}
             break
         diff = np.max(np.abs(mine - theirs)) if theirs.shape == mine.shape else "shape"
@@ -542,9 +564,9 @@ def _value_rows(s):
 
 
 def _perturbed_plan(eng, X, features):
-    """What the perturbed check predicts: ``(Xb, chunks)``.
+    """What the perturbed check predicts: ``(base, chunks)``.
 
-    ``Xb`` holds a few rows of X (spread over it, plus a row with a missing value); each chunk is
+    ``base`` indexes a few rows of X (spread over it, plus a row with a missing value); each chunk is
     ``(columns, copies, values)``: the base rows once per value of each feature of the chunk (the
     values of :func:`_value_rows`), at most ``CHECK_CELLS`` cells per chunk, so that the model's
     predict is called a few times even for wide data.
@@ -554,7 +576,7 @@ def _perturbed_plan(eng, X, features):
     # the full X first: a Pipeline's column probe (cached per column) then sees all of X's values
     cols = [c for c in cols if _column(eng, tm, X, c) is not None]
     if not cols:
-        return None, []
+        return np.zeros(0, dtype=int), []
     base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
     base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
     nb = len(base)
@@ -577,7 +599,7 @@ def _perturbed_plan(eng, X, features):
             copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
             offset += k
         chunks.append((chunk, copies, {c: values[c] for c in chunk}))
-    return X.iloc[base], chunks
+    return base, chunks
 
 
 _PERTURBED_CONTEXT = "the rows of X checking the tree engine, with features replaced by other rows' values"
