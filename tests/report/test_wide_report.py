@@ -9,7 +9,6 @@ import pytest
 from imlkit.report import ReportConfig, build_report
 from imlkit.report._build import prepare_context
 from imlkit.report._sec_importance import (
-    OTHERS,
     compute_importance,
     pimp_cannot_reject,
     screen_info,
@@ -48,10 +47,12 @@ def test_wide_quick_report_names_its_budget_and_screen(wide_html):
     assert budget is not None
     assert budget.group(1) == "PFI, CFI, LOCO and SAGE (marginal)"
     assert int(budget.group(2)) + int(budget.group(3)) == P and int(budget.group(3)) > 0
-    assert "holding the other 385 features together (16 entries each)" in plain
+    assert "; LOCO and SAGE (marginal) also on one group, 'all other features', holding the other 385 features " \
+           "together (16 entries)." in plain
     # --quick's 10 null refits cannot reject anything over 16 entries: PIMP says so instead of refitting
     assert "PIMP was not run: with 10 null refits" in plain and "--n-null 319" in plain
     assert "Show the other" not in plain  # 16 entries: nothing to collapse
+    assert "PFI" in plain.split("Feature budget:")[1].split("grows")[0]
 
 
 def test_wide_quick_report_lists_no_long_runs_of_names(wide_html):
@@ -73,7 +74,7 @@ def test_screen_skips_columns_the_trees_never_split_on():
     assert {"g5", "g17"} <= set(ranking[:15])  # the strong signals lead the screen
     compute_importance(ctx, "pfi")
     r = ctx.importance.pfi
-    assert list(r.feature_names) == ranking[:15] + [OTHERS]
+    assert list(r.feature_names) == ranking[:15]  # PFI and CFI: the top features only (no group)
     # PIMP with 10 null refits over 16 entries: Holm's floor 16/11 > 0.05 whatever the data
     assert pimp_cannot_reject(ctx).startswith("PIMP was not run")
 
