@@ -85,3 +85,18 @@ def test_within_the_budget_nothing_is_screened():
     compute_importance(ctx, "pfi")
     assert len(ctx.importance.pfi.feature_names) == 10 and screen_info(ctx) is None
     assert pimp_cannot_reject(ctx) is None
+
+
+def test_numeric_summaries_read_as_the_per_column_description():
+    from imlkit.report._sec_data import _describe, _numeric_summaries
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=50), "b": rng.integers(0, 5, 50), "c": rng.random(50) > 0.5,
+                      "d": [np.nan] * 50, "e": pd.Series(rng.normal(size=50)).where(rng.random(50) > 0.2),
+                      "f": pd.Series(rng.integers(0, 3, 50), dtype="Int64").where(rng.random(50) > 0.3),
+                      "g": pd.Categorical(rng.choice(list("xyz"), 50))})
+    summaries = _numeric_summaries(X)
+    assert sorted(summaries) == ["a", "b", "c", "d", "e", "f"]  # the categorical is described on its own
+    for c, (desc, missing) in summaries.items():
+        assert desc == _describe(X[c])
+        assert missing == int(X[c].isna().sum())

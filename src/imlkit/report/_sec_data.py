@@ -37,6 +37,26 @@ def _describe(col):
     return "numeric", f"mean {vals.mean():.4g}, sd {vals.std():.4g}, range [{vals.min():.4g}, {vals.max():.4g}]"
 
 
+def _numeric_summaries(X):
+    """``{column: ((kind, summary), missing)}`` of the numeric and boolean columns, as :func:`_describe` words
+    them, from whole-frame reductions (one pandas call per column cost seconds on 2,308 genes)."""
+    cols = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)
+            and (pd.api.types.is_numeric_dtype(X[c].dtype) or pd.api.types.is_bool_dtype(X[c].dtype))]
+    if not cols:
+        return {}
+    vals = X[cols].astype(float)
+    miss = vals.isna().sum()
+    mean, sd, lo, hi = vals.mean(), vals.std(), vals.min(), vals.max()
+    out = {}
+    for c in cols:
+        if miss[c] == len(vals):
+            desc = ("numeric", "no values")
+        else:
+            desc = ("numeric", f"mean {mean[c]:.4g}, sd {sd[c]:.4g}, range [{lo[c]:.4g}, {hi[c]:.4g}]")
+        out[c] = (desc, int(miss[c]))
+    return out
+
+
 def _count(k, total):
     return f"{k:,} ({k / total:.1%})" if total else f"{k:,}"
 
@@ -159,12 +179,16 @@ def section_data(ctx):
         blocks.append(table(["column", "kind", "what was done", "why", "missing cells"], _decision_rows(ds),
                             caption=_decisions_caption(ctx)))
     rows = []
+    numeric = _numeric_summaries(X)
     for c in X.columns:
-        kind, summary = _describe(X[c])
-        if isinstance(X[c].dtype, pd.CategoricalDtype):
-            miss = int((X[c].astype(object) == MISSING_LEVEL).sum())
+        if c in numeric:
+            (kind, summary), miss = numeric[c]
         else:
-            miss = int(X[c].isna().sum())
+            kind, summary = _describe(X[c])
+            if isinstance(X[c].dtype, pd.CategoricalDtype):
+                miss = int((X[c].astype(object) == MISSING_LEVEL).sum())
+            else:
+                miss = int(X[c].isna().sum())
         rows.append([c, kind, _count(miss, len(X)), summary, r2[c]])
     yk = "numeric target" if ds.task == "regression" else f"class target, {ds.y.nunique()} classes"
     ysum = (f"mean {ds.y.mean():.4g}, sd {ds.y.std():.4g}" if ds.task == "regression"
