@@ -60,7 +60,8 @@ def test_sixty_columns_with_a_budget_of_ten_give_eleven_entries(tmp_path):
     assert "Feature budget: the cost of PFI, LOCO and SAGE (marginal) grows" in plain
     # 3 null refits, Holm over 11 entries: the floor 11/4 is capped at 1, nothing could be rejected
     assert ("PIMP was not run: with 3 null refits (empirical null) and the holm correction over 11 entries (the "
-            "feature budget), the smallest adjusted p-value any feature could reach is 1, above 0.05") in plain
+            "feature budget), the smallest adjusted p-value any feature could reach is min(1, 11/4) = 1, above "
+            "0.05") in plain
     assert "Rerun with --n-null 219 (at least) to run it." in plain
     assert "ran on the 10 ranked first by a screen: PFI with one permutation of each of the 60 features" in plain
     assert "; LOCO and SAGE (marginal) also on one group, &#39;all other features&#39;, holding the other 50 " \

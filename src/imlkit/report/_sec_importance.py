@@ -254,10 +254,11 @@ def pimp_cannot_reject(ctx):
     if floor.min() <= alpha:
         return None
     need = int(np.nanmax(needed))
+    c = 1 if adj is None else m
     return (f"PIMP was not run: with {B} null refits (empirical null) and the {adj} correction over {m} entries (the "
-            f"feature budget), the smallest adjusted p-value any feature could reach is {fmt(float(floor.min()))}, "
-            f"above {alpha}, whatever the data, so its refits could support no claim either way. Rerun with "
-            f"--n-null {need} (at least) to run it.")
+            f"feature budget), the smallest adjusted p-value any feature could reach is min(1, {c}/{B + 1}) = "
+            f"{fmt(float(floor.min()))}, above {alpha}, whatever the data, so its refits could support no claim either "
+            f"way. Rerun with --n-null {need} (at least) to run it.")
 
 
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
