@@ -100,3 +100,10 @@ def test_numeric_summaries_read_as_the_per_column_description():
     for c, (desc, missing) in summaries.items():
         assert desc == _describe(X[c])
         assert missing == int(X[c].isna().sum())
+
+
+def test_imlkit_importance_keeps_pfi_on_every_feature():
+    from imlkit.report import run_importance
+
+    r = run_importance(ReportConfig(data=_wide(), target="y", quick=True), method="pfi")
+    assert len(r.feature_names) == P

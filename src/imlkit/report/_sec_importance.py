@@ -24,7 +24,7 @@ def _pfi(ctx):
     p = ctx.params["pfi"]
     X, y = ctx.rows("pfi")
     return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
-                           features=budgeted_features(ctx, group=False),
+                           features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
@@ -32,8 +32,13 @@ def _cfi(ctx):
     p = ctx.params["cfi"]
     X, y = ctx.rows("cfi")
     return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
-                           features=budgeted_features(ctx, group=False),
+                           features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
+
+
+def _pfi_cfi_features(ctx):
+    # ``imlkit importance`` prints one method's table of every feature (no budget sentence there)
+    return None if ctx.params.get("every_feature") else budgeted_features(ctx, group=False)
 
 
 #: The group of the features beyond the feature budget (SAGE, LOCO/LOFO and PIMP score it as one).
@@ -269,7 +274,8 @@ def compute_importance(ctx, method):
     """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
     params = dict(ctx.params[method])
     budget = ctx.params.get("max_features")
-    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget:
+    every = method in NO_GROUP and ctx.params.get("every_feature")
+    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget and not every:
         screen_ranking(ctx)  # its own step, before this method's
         group = "" if method in NO_GROUP else f" + '{OTHERS}'"
         params["features"] = f"the {budget} ranked first by the screen{group}"
