@@ -481,8 +481,11 @@ class SubgroupSampler(Sampler):
         if hit is not None:
             return hit
         cols = list(self.X_fit_.columns)
-        s_idx = [cols.index(c) for c in S]
-        r_idx = [k for k in range(len(cols)) if cols[k] not in S]
+        # positions by dict and membership by set: list.index / "in S" were O(p^2) per coalition
+        # (2,308 genes: 8 of conditional SAGE's 14 s)
+        where, inside = {c: k for k, c in enumerate(cols)}, set(S)
+        s_idx = [where[c] for c in S]
+        r_idx = [k for k in range(len(cols)) if cols[k] not in inside]
         target = np.hstack([self._targets[k] for k in s_idx])
         if target.shape[1] > _MAX_TARGETS:
             # The split criterion is the total within-leaf variance of the target; its leading

@@ -6,11 +6,12 @@ import pandas as pd
 import pytest
 from sklearn.linear_model import Ridge
 
+import imlkit as ik
 from imlkit._validation import ValidationError
 from imlkit.report import ReportConfig, build_report
 from imlkit.report._build import prepare_context
 from imlkit.report._config import MAX_FEATURES, feature_budget
-from imlkit.report._sec_importance import OTHERS, budgeted_features, compute_importance
+from imlkit.report._sec_importance import OTHERS, budgeted_features, compute_importance, screen_info
 
 
 def _table(n=200, p=60, seed=0):
@@ -35,10 +36,11 @@ def test_budgeted_features_are_the_top_pfi_and_one_group():
     df = _table()
     ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, model=Ridge(), max_features=10,
                                        methods=("pfi", "sage")))
-    compute_importance(ctx, "pfi")
     groups = budgeted_features(ctx)
     assert len(groups) == 11
-    pfi = ctx.importance.pfi
+    # the screen: PFI with one permutation of every feature (a Ridge has no trees to skip features by)
+    pfi = ik.pfi(ctx.model, *ctx.rows("pfi"), loss=ctx.loss, n_repeats=1, random_state=ctx.seed)
+    assert screen_info(ctx) == {"screened": 60, "unused": 0}
     top = [pfi.feature_names[i] for i in np.argsort(-np.asarray(pfi.importance), kind="stable")[:10]]
     assert list(groups)[:10] == top and {"f3", "f7", "f11"} <= set(top)
     assert sorted(groups[OTHERS] + top) == sorted(df.columns.drop("y"))
@@ -55,8 +57,15 @@ def test_sixty_columns_with_a_budget_of_ten_give_eleven_entries(tmp_path):
                                      strict=True, out=str(tmp_path)))
     html = open(path, encoding="utf-8").read()
     plain = re.sub(r"<[^>]+>", " ", html)
-    assert "Feature budget: the cost of LOCO, SAGE (marginal) and PIMP grows" in plain
-    assert "ran on the 10 with the largest PFI" in plain and "other 50 features together (11 entries each)" in plain
+    assert "Feature budget: the cost of PFI, LOCO and SAGE (marginal) grows" in plain
+    # 3 null refits, Holm over 11 entries: the floor 11/4 is capped at 1, nothing could be rejected
+    assert ("PIMP was not run: with 3 null refits (empirical null) and the holm correction over 11 entries (the "
+            "feature budget), the smallest adjusted p-value any feature could reach is min(1, 11/4) = 1, above "
+            "0.05") in plain
+    assert "Rerun with --n-null 219 (at least) to run it." in plain
+    assert "ran on the 10 ranked first by a screen: PFI with one permutation of each of the 60 features" in plain
+    assert "; LOCO and SAGE (marginal) also on one group, &#39;all other features&#39;, holding the other 50 " \
+           "features together (11 entries)" in plain
     assert "for the 10 of 60 features with the largest PFI" in plain  # the H-statistic says so too
 
 
@@ -67,7 +76,7 @@ def test_budgeted_methods_have_eleven_entries():
                                        methods=("pfi", "loco", "sage", "pimp"), sage_removals=("marginal",)))
     for method in ("pfi", "loco", "sage", "pimp"):
         compute_importance(ctx, method)
-    assert len(ctx.importance.pfi.feature_names) == 60
+    assert len(ctx.importance.pfi.feature_names) == 10  # PFI and CFI: the top features, no group
     for key in ("loco", "sage_marginal", "pimp"):
         r = getattr(ctx.importance, key)
         assert len(r.feature_names) == 11
@@ -77,8 +86,9 @@ def test_budgeted_methods_have_eleven_entries():
 
 def test_importance_table_shows_the_top_rows_and_collapses_the_rest(tmp_path):
     df = _table(p=60)
-    path = build_report(ReportConfig(data=df, target="y", quick=True, model=Ridge(), methods=("pfi",), strict=True,
-                                     out=str(tmp_path)))
+    # --full: PFI on every feature (beyond the budget, PFI keeps to the screen's top features)
+    path = build_report(ReportConfig(data=df, target="y", quick=True, full=True, model=Ridge(), methods=("pfi",),
+                                     strict=True, out=str(tmp_path)))
     html = open(path, encoding="utf-8").read()
     start = html.find("Importance side by side")
     open_part, _, rest = html[start:].partition("</table>")

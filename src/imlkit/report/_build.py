@@ -305,6 +305,9 @@ def run_importance(config, *, method):
     try:
         with _runtime(config), _quiet_warnings():
             ctx = prepare_context(config, progress=progress)
+            # PFI and CFI score every feature here, as before the feature budget reached them: the
+            # command prints their table without the report's sentence on the budget and screen
+            ctx.params["every_feature"] = True
             if method in ("loco", "lofo", "pimp") and ctx.learner is None:
                 raise ReportInputError(f"{method.upper()} refits the model, but {type(ctx.model).__name__} cannot be "
                                        f"cloned (it is not a scikit-learn estimator).")

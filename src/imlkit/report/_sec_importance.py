@@ -24,6 +24,7 @@ def _pfi(ctx):
     p = ctx.params["pfi"]
     X, y = ctx.rows("pfi")
     return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+                           features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
@@ -31,41 +32,105 @@ def _cfi(ctx):
     p = ctx.params["cfi"]
     X, y = ctx.rows("cfi")
     return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+                           features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
+
+
+def _pfi_cfi_features(ctx):
+    # ``imlkit importance`` prints one method's table of every feature (no budget sentence there)
+    return None if ctx.params.get("every_feature") else budgeted_features(ctx, group=False)
 
 
 #: The group of the features beyond the feature budget (SAGE, LOCO/LOFO and PIMP score it as one).
 OTHERS = "all other features"
 #: The methods whose cost grows with the number of features, under the feature budget.
-BUDGETED = ("loco", "lofo", "sage", "pimp")
+BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
+
+
+def unused_features(model, X):
+    """The columns of X a tree ensemble never splits on (a set), or None when the tree engine cannot read the model.
+
+    Permuting such a column changes no prediction, so its PFI and CFI are exactly 0 on any rows;
+    the screen skips them (their per-feature cost dominated PFI on 2,308 genes, 138 of them used).
+    """
+    from .._trees import Unsupported, tree_model
+
+    try:
+        tm = tree_model(model)
+    except Unsupported:
+        return None
+    f = tm.forest
+    split_on = set(np.asarray(f.feature)[np.asarray(f.kind) >= 0].tolist())
+    out = set()
+    for c in X.columns:
+        try:
+            col = tm.column(c, X)
+        except Exception:  # a column the engine cannot map is treated as used
+            col = None
+        if col is not None and col[0] not in split_on:
+            out.add(str(c))
+    return out
 
 
 def screen_ranking(ctx):
-    """The model's features, most important first by the cheap screen: PFI (section 3's, else one repeat).
+    """The model's features, most important first by a cheap screen (PFI of every feature within the budget).
 
-    PFI costs one prediction pass per feature and repeat, so it ranks every feature before the
-    methods whose cost grows faster with p (SAGE's orderings, one refit per feature) are budgeted.
+    Within the feature budget (or with ``--full``) section 3's PFI over every feature ranks them.
+    Beyond it, the screen is PFI with one permutation per feature, run only on the features that
+    can matter: for a tree ensemble the engine reads, the columns it never splits on are left out
+    (their PFI is exactly 0; they rank last, in column order). ``screen_info(ctx)`` says what ran.
     """
     cached = ctx.__dict__.get("_screen")
     if cached is not None:
         return cached
     r = ctx.importance.pfi
-    if r is None:
+    names = [str(c) for c in ctx.X_test.columns]
+    if r is not None and len(r.feature_names) == len(names):  # section 3's PFI of every feature
+        ranking = _ranked(r)
+    else:
         X, y = ctx.rows("pfi")
-        r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs, random_state=ctx.seed)
-    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
-    order = np.argsort(-value, kind="stable")
-    ranking = [r.feature_names[i] for i in order]
+        unused = unused_features(ctx.model, X) or set()
+        if len(unused) == len(names):  # a constant model: nothing to rank by
+            unused = set()
+        candidates = [f for f in names if f not in unused]
+        with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
+                      never_split_on=len(unused), random_state=ctx.seed):
+            r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
+                        random_state=ctx.seed, progress=ctx.progress)
+        if unused and r.params.get("engine") != "trees":
+            unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
+            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
+                r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
+                            random_state=ctx.seed, progress=ctx.progress)
+        ranking = _ranked(r) + [f for f in names if f in unused]
+        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused)}
     ctx.__dict__["_screen"] = ranking
     return ranking
 
 
-def budgeted_features(ctx):
+def screen_info(ctx):
+    """What the screen ran on: ``{"screened": k, "unused": u}``, or None (no screen: PFI of every feature ranked)."""
+    return ctx.__dict__.get("_screen_info")
+
+
+def _ranked(r):
+    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
+    return [r.feature_names[i] for i in np.argsort(-value, kind="stable")]
+
+
+#: The budgeted methods that score the top features only, without the group of all the others: the
+#: tree engine checks itself on every column a method will replace (~2 ms per column, 5 s of PFI's
+#: 6 on 2,308 genes), and a group of every other column would make them pay it for the whole table.
+NO_GROUP = ("pfi", "cfi")
+
+
+def budgeted_features(ctx, group=True):
     """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
 
     With more features than ``ctx.params["max_features"]`` the method runs on that many features
-    with the largest PFI, one by one, and one group of every other feature (left out, permuted
-    or played together), so its cost stays that of budget + 1 features. None when within budget.
+    ranked first by the screen, one by one, and (``group=True``) one group of every other feature
+    (left out, permuted or played together), so its cost stays that of budget + 1 features. None
+    when within budget.
     """
     budget = ctx.params.get("max_features")
     names = [str(c) for c in ctx.X_test.columns]
@@ -74,26 +139,38 @@ def budgeted_features(ctx):
     top = screen_ranking(ctx)[:budget]
     chosen = set(top)
     groups = {f: [f] for f in top}
-    groups[OTHERS] = [f for f in names if f not in chosen]
+    if group:
+        groups[OTHERS] = [f for f in names if f not in chosen]
     return groups
 
 
 def _budget_note(ctx, computed):
-    """The sentence that says which methods ran on a feature budget, on which features and why (or None)."""
+    """The sentence that says which methods ran on a feature budget, on which features, how they were chosen and why."""
     budget = ctx.params.get("max_features")
     p = len(ctx.X_test.columns)
     used = [METHOD_LABELS.get(k, k) for k, r in computed.items()
-            if k.split("_")[0] in BUDGETED and OTHERS in r.feature_names]
+            if k.split("_")[0] in BUDGETED and len(r.feature_names) < p]
     if budget is None or p <= budget or not used:
         return None
+    alone = [METHOD_LABELS[k] for k in NO_GROUP if k in computed and len(computed[k].feature_names) < p]
     from ._claims import name_list  # (_claims imports this module)
 
     shown = name_list(screen_ranking(ctx)[:budget])
-    who = used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]
+    who = _and(used)
+    info = screen_info(ctx) or {"screened": p, "unused": 0}
+    screen = (f"a screen: PFI with one permutation of each of the {info['screened']:,} features the model splits on"
+              f" (the other {info['unused']:,} are never used by a split of its trees, so permuting them changes no "
+              f"prediction: their PFI and CFI are exactly 0)" if info["unused"] else
+              f"a screen: PFI with one permutation of each of the {info['screened']:,} features")
     return (f"Feature budget: the cost of {who} grows with the number of features, so with {p:,} features "
-            f"they ran on the {budget} with the largest PFI (a cheap screen of every feature: {shown}) and one group, "
-            f"'{OTHERS}', holding the other {p - budget:,} features together ({budget + 1} entries each). PFI and "
-            f"CFI cover every feature. Rerun with --max-features N to change the budget or --full for every feature.")
+            f"they ran on the {budget} ranked first by {screen} -- {shown}"
+            + (f"; {_and([u for u in used if u not in alone])} also on one group, '{OTHERS}', holding the other "
+               f"{p - budget:,} features together ({budget + 1} entries)" if len(alone) < len(used) else "")
+            + ". Rerun with --max-features N to change the budget or --full for every feature.")
+
+
+def _and(labels):
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def _refit_loss(ctx, method):
@@ -158,6 +235,37 @@ def _pimp(ctx):
     return {"pimp": r}
 
 
+def pimp_cannot_reject(ctx):
+    """One sentence when PIMP's null refits could not reject any feature whatever the data, else None.
+
+    Below ``MIN_PARAMETRIC_NULL`` refits PIMP uses the empirical null, whose smallest p-value is
+    1/(B + 1); Holm or Bonferroni over m entries then leaves every adjusted p-value >= m/(B + 1).
+    Above ``alpha`` that is known before any refit, and the refits could support no claim either
+    way, so on a table wider than the feature budget (where each refit fits on every column) the
+    report does not pay for them and says how many would do.
+    """
+    from ..importance._pimp import MIN_PARAMETRIC_NULL, resolution
+
+    budget = ctx.params.get("max_features")
+    p = len(ctx.X_test.columns)
+    if budget is None or p <= budget:
+        return None
+    params = ctx.params["pimp"]
+    B, adj, alpha = params["n_null"], params["p_adjust"], 0.05
+    m = budget + 1
+    if B >= MIN_PARAMETRIC_NULL:
+        return None
+    floor, needed = resolution(np.full(m, 0.5), ["empirical"] * m, B, adj, alpha)
+    if floor.min() <= alpha:
+        return None
+    need = int(np.nanmax(needed))
+    c = 1 if adj is None else m
+    return (f"PIMP was not run: with {B} null refits (empirical null) and the {adj} correction over {m} entries (the "
+            f"feature budget), the smallest adjusted p-value any feature could reach is min(1, {c}/{B + 1}) = "
+            f"{fmt(float(floor.min()))}, above {alpha}, whatever the data, so its refits could support no claim either "
+            f"way. Rerun with --n-null {need} (at least) to run it.")
+
+
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
 _REFIT = ("loco", "lofo", "pimp")
 
@@ -166,8 +274,11 @@ def compute_importance(ctx, method):
     """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
     params = dict(ctx.params[method])
     budget = ctx.params.get("max_features")
-    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget:
-        params["features"] = f"the {budget} with the largest PFI + '{OTHERS}'"
+    every = method in NO_GROUP and ctx.params.get("every_feature")
+    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget and not every:
+        screen_ranking(ctx)  # its own step, before this method's
+        group = "" if method in NO_GROUP else f" + '{OTHERS}'"
+        params["features"] = f"the {budget} ranked first by the screen{group}"
     if method in _REFIT:
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
@@ -296,7 +407,7 @@ def section_importance(ctx):
     Each method, the comparison figure and the PIMP part run in their own guard: a failing
     method becomes a warning box here and the others are still shown.
     """
-    failed = []
+    failed, skipped = [], []
     for method in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"):
         if not ctx.methods(method):
             continue
@@ -304,12 +415,16 @@ def section_importance(ctx):
             ctx.notes.append(f"{method.upper()} needs refits, but the model cannot be cloned (it is not a "
                              f"scikit-learn estimator); it was left out.")
             continue
+        skip = pimp_cannot_reject(ctx) if method == "pimp" else None
+        if skip:
+            skipped.append(text(skip))
+            continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
     computed = ctx.importance.results()
     results = ctx.importance.compared()
     pimp = ctx.importance.pimp
     blocks = [_question_table(list(computed), pimp.params.get("importance") if pimp is not None else None)]
-    blocks += failed
+    blocks += failed + skipped
     if not computed:
         if not failed:
             blocks.append(text("No importance method was selected."))
