@@ -53,11 +53,11 @@ def unused_features(model, X):
     Permuting such a column changes no prediction, so its PFI and CFI are exactly 0 on any rows;
     the screen skips them (their per-feature cost dominated PFI on 2,308 genes, 138 of them used).
     """
-    from .._trees import Unsupported, tree_model
+    from .._trees import tree_model
 
     try:
-        tm = tree_model(model)
-    except Unsupported:
+        tm = tree_model(model, X.iloc[:64])
+    except Exception:  # Unsupported, or its intercept could not be read on these rows
         return None
     f = tm.forest
     split_on = set(np.asarray(f.feature)[np.asarray(f.kind) >= 0].tolist())
@@ -97,7 +97,7 @@ def screen_ranking(ctx):
                       never_split_on=len(unused), random_state=ctx.seed):
             r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
                         random_state=ctx.seed, progress=ctx.progress)
-        if unused and r.params.get("engine") != "trees":
+        if unused and r.info.get("engine") != "trees":
             unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
             with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
                 r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
