@@ -10,14 +10,20 @@ The rules (stated in the report, above the claims):
 
 - *important* for a method: the interval lies above the null value (or, for a method with a test,
   the adjusted p-value is <= its alpha), the estimate is at least ``IMPORTANT_SHARE`` of the
-  method's largest, and at least ``LOSS_SHARE`` of the model's loss when the result records it
-  (a LOCO median of 1e-7 is not important, however small its p-value);
-- *negligible*: the whole interval lies at or below ``NEGLIGIBLE_SHARE`` of the method's largest
-  and its upper end is not below the null value;
+  method's largest, and at least ``LOSS_SHARE`` of what the features explain together when that is
+  known (a LOCO median of 1e-7 is not important, however small its p-value); an estimate that did
+  not converge (SAGE) is important for nothing;
+- *what the features explain together* (the one yardstick of every share, :func:`explained_loss`):
+  the loss without any feature minus the model's loss, in the method's loss on its rows;
+- *negligible*: the whole interval lies at or below ``NEGLIGIBLE_SHARE`` of the method's largest,
+  its upper end is not below the null value and below ``LOSS_SHARE`` of what the features explain
+  together, and no test puts it above 0; small beside the largest but not negligible is said as
+  such, with the share that matters ("small beside lstat (1.7% of it) but 7.9% of ...");
 - *below 0*: the whole interval lies below the null value -- the loss is lower without the
   feature (the model does worse with it, in that method's sense), never called negligible;
 - "not explained by linear dependence" only when the feature's R² on the others is below
-  ``R2_WEAK``; a dependence story only when it is at least ``R2_STRONG``;
+  ``R2_WEAK``; a dependence story (and "the model takes it from correlated features") only when it
+  is at least ``R2_STRONG``, with that R² and the correlated features in the sentence;
 - PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
   sampling of the data; SAGE's cover the sampling of orderings; LOCO/LOFO's are tests over the
   test rows (given the refitted models).

@@ -296,9 +296,10 @@ def reading_claims(ctx):
         found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test)
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
-                                 title="Where the methods disagree (important for one method, negligible or below 0 "
-                                       "for another; the numbers: estimate, interval, adjusted p-value when tested, "
-                                       "share of the method's largest, share of the model's loss)"))
+                                 title="Where the methods disagree (important for one method; negligible, below 0 or "
+                                       "small beside its largest for another; the numbers: estimate, interval, "
+                                       "adjusted p-value when tested, share of the method's largest, share of what "
+                                       "the features explain together)"))
         elif len(ev) > 1:
             out.append(Paragraph(((cl.Claim("no_disagreement", methods=tuple(ev), numbers=dict(n_found=0)),),)))
         vague = _per_method(ev, "unsettled", _is_unsettled)
