@@ -544,7 +544,7 @@ def _r_unconverged(c):
 
 def _r_no_disagreement(c):
     return (f"No disagreement the intervals support: no feature is important for one of the {len(c.methods)} methods "
-            f"and negligible or below 0 for another.")
+            f"and negligible, below 0 or small beside its largest for another.")
 
 
 def _items(c):
