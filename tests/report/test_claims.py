@@ -168,8 +168,8 @@ def test_ranking_counts_methods_not_summed_scores():
     # texture is 6.7% of marginal SAGE's largest: not important there
     assert counts == {"mean area": 4, "texture": 3, "worst perimeter": 2}
     assert [r.feature for r in ranked] == ["mean area", "texture", "worst perimeter"]
-    assert "the 2 most important features by the number of the 4 methods that find each important: mean area " \
-           "(important for 4 of 4) and texture (important for 3 of 4)" == cl.ranking_words(ranked[:2])
+    assert cl.ranking_words(ranked[:2]) == ("the 2 most important features by how many of the 4 methods find each "
+                                            "important: mean area (4 of 4) and texture (3 of 4)")
     # equal counts (2 of 2) are ordered by the median rank over the methods (1 before 2)
     tie = {"pfi": res["pfi"], "sage_marginal": res["sage_marginal"]}
     assert [r.feature for r in cl.ranked_features(tie, y_of=lambda m: y)] == ["worst perimeter", "mean area", "texture"]
@@ -223,8 +223,26 @@ def test_no_better_says_what_was_shown():
     text = _text(_checked(_ctx({"pfi": pfi}, y=np.arange(500.0), no_better_than="mean", decision=tight)))
     assert "less than 2% of the baseline's score, so the importances below describe noise" in text
     assert "on 500 test rows" in text
+    # a model that scores exactly as the baseline (spector: a constant model) is said so, not "noise"
+    flat = {m: {"model": 0.5, "baseline": 0.5, "difference": (0.0, 0.0, 0.0)} for m in ("Brier score", "ROC AUC")}
+    text = _text(_checked(_ctx({"pfi": pfi}, y=np.arange(10.0), no_better_than="majority class", decision=flat)))
+    assert "scores exactly as the baseline on every measure" in text and "describe noise" not in text
     # another model of the report beats the baseline
     claim = cl.Claim("no_better", numbers=dict(baseline="mean", others={"GLM": ("RMSE",)}))
     assert "GLM does beat the baseline on RMSE." in claim.text()
     bad = cl.Claim("no_better", numbers=dict(baseline="mean", noise=True))
     assert cl.check(bad)
+
+
+def test_most_important_reads_the_context():
+    from imlkit.report._reading import most_important
+
+    names = ("a", "b", "c")
+    y = np.tile([0.0, 2.0], 20)  # the mean's squared error 1: the features explain 1 - 0.2 = 0.8
+    pfi = _res("pfi", [0.5, 0.3, 0.004], [0.4, 0.2, 0.002], [0.6, 0.4, 0.006], names, baseline_loss=0.2)
+    feats, words = most_important(_ctx({"pfi": pfi}, y=y), k=3)
+    assert feats == ["a", "b"]  # c is 0.75% of what the features explain: negligible, never "most important"
+    assert words == "the 2 features important for PFI: a and b"
+    zero = _res("pfi", [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], names, baseline_loss=0.2)
+    assert most_important(_ctx({"pfi": zero}, y=y), k=2) == (
+        [], "no feature is important for any method: every importance is 0 [0, 0]")

@@ -426,7 +426,11 @@ def _r_no_better(c):
     diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
     diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
     s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
-    if n.get("noise"):
+    flat = n.get("differences") and all(v == lo == hi == 0 for v, lo, hi in n["differences"].values())
+    if flat:
+        s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
+              "for every row): the importances below have nothing to describe.")
+    elif n.get("noise"):
         s += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
               f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
               f"model reacts to features that do not help it predict), not structure in the data.")
@@ -589,7 +593,7 @@ def _pimp_items(c):
 def _r_pimp_unused(c):
     return (f"PIMP: the model does not use {name_list(c.features)}: the observed importance is 0 (up to rounding), "
             f"so {'its p-value compares' if len(c.features) == 1 else 'their p-values compare'} rounding noise "
-            f"with rounding noise and says nothing.")
+            f"with rounding noise and {'says' if len(c.features) == 1 else 'say'} nothing.")
 
 
 def _r_pimp_matters(c):
@@ -876,14 +880,28 @@ def ranked_features(results, k=None, y_of=None, fill=False):
 
 
 def ranking_words(ranked):
-    """How the caller names the features it took from :func:`ranked_features`, with the counts that justify it."""
+    """How the caller names the features it took from :func:`ranked_features`, with the counts that justify it.
+
+    "the 2 most important features by how many of the 4 methods find each important: a (4 of 4) and
+    b (3 of 4)"; with one method "the 2 features important for PFI: a and b"; a feature added by
+    ``fill`` says "important for none".
+    """
     if not ranked:
         return "no feature"
-    n = ranked[0].n_methods
-    items = [f"{r.feature} (important for {r.n_important} of {r.n_methods})" if r.n_important
-             else f"{r.feature} (important for none of {r.n_methods}, negligible for not all)" for r in ranked]
-    head = (f"the {len(ranked)} most important features" if len(ranked) > 1 else "the most important feature")
-    return f"{head} by the number of the {n} methods that find each important: {name_list(items)}"
+    n = max(r.n_methods for r in ranked)
+    plural = len(ranked) > 1
+    if n == 1:
+        method = next(r.important_for[0] for r in ranked if r.important_for)
+        items = [r.feature if r.n_important else f"{r.feature} (not important for it, not negligible)"
+                 for r in ranked]
+        if all(r.n_important for r in ranked):
+            head = f"the {len(ranked)} features" if plural else "the feature"
+            return f"{head} important for {label(method)}: {name_list(items)}"
+        return f"the features ranked first for {label(method)}: {name_list(items)}"
+    items = [f"{r.feature} ({r.n_important} of {r.n_methods})" if r.n_important
+             else f"{r.feature} (important for none of {r.n_methods}; not negligible for all)" for r in ranked]
+    head = f"the {len(ranked)} most important features" if plural else "the most important feature"
+    return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
 
 
 def no_important_words(results, y_of=None):

@@ -16,7 +16,8 @@ from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._sec_importance import cli_advice  # noqa: F401 - cli_advice is public here too
 
-__all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "unsettled", "Paragraph"]
+__all__ = ["cli_advice", "disagreements", "most_important", "reading_blocks", "reading_claims", "unsettled",
+           "Paragraph"]
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
 TOP = 5
@@ -63,6 +64,22 @@ def _y_of(ctx):
                 pass
         return y_test
     return y_of
+
+
+def most_important(ctx, k=None, fill=True):
+    """The report's "most important" features (:func:`~imlkit.report._claims.ranked_features` on section 3's
+    results, converged methods only, the shares on each method's rows), and the words that name them.
+
+    Returns ``(features, words)``: ``features`` a list of names (empty when no feature is important for
+    any method), ``words`` "the 2 most important features by the number of the 4 methods that find
+    each important: a (important for 4 of 4) and b (...)" or, when empty, "no feature is important
+    for any method: ...".
+    """
+    results = ctx.importance.compared()
+    y_of = _y_of(ctx)
+    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
+    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)
+    return [r.feature for r in ranked], words
 
 
 def _partners(X, f, k=3):
