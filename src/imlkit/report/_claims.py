@@ -15,8 +15,8 @@ The rules (stated in the report, above the claims):
   not converge (SAGE) is important for nothing;
 - *what the features explain together* (the one yardstick of every share, :func:`explained_loss`):
   the loss without any feature minus the model's loss, in the method's loss on its rows;
-- *negligible*: the whole interval lies at or below ``NEGLIGIBLE_SHARE`` of the method's largest,
-  its upper end is not below the null value and below ``LOSS_SHARE`` of what the features explain
+- *negligible*: the interval's upper end lies at or below ``NEGLIGIBLE_SHARE`` of the method's
+  largest, is not below the null value and is below ``LOSS_SHARE`` of what the features explain
   together, and no test puts it above 0; small beside the largest but not negligible is said as
   such, with the share that matters ("small beside lstat (1.7% of it) but 7.9% of ...");
 - *below 0*: the whole interval lies below the null value -- the loss is lower without the
@@ -244,7 +244,8 @@ class Evidence:
         return self.converged and self.above_null() and self.practical()
 
     def relatively_small(self):
-        """The whole interval lies between 0 and ``NEGLIGIBLE_SHARE`` of the method's largest."""
+        """The interval's upper end lies between 0 and ``NEGLIGIBLE_SHARE`` of the method's largest (the
+        interval may reach below 0: the value is then not told apart from 0, and at most small)."""
         return (self.has_interval and self.largest > 0 and 0 <= self.high
                 and self.high <= NEGLIGIBLE_SHARE * self.largest)
 
@@ -413,9 +414,9 @@ def _r_rules(c):
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
             f"value and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
-            f"its whole interval lies between 0 and {pct(n['negligible_share'])} of the method's largest and below "
-            f"{pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. What the "
-            f"features explain together is the loss without any feature minus the model's loss, in the method's "
+            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest and "
+            f"below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. What "
+            f"the features explain together is the loss without any feature minus the model's loss, in the method's "
             f"loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the loss of "
             f"the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
 
