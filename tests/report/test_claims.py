@@ -150,6 +150,16 @@ def test_unconverged_sage_is_said_once_and_decides_nothing():
     # the ranking ignores it too: PriceDiff, never Store7 (below 0 for PFI) or the constant region
     assert [r.feature for r in cl.ranked_features({"pfi": pfi, "sage_conditional": noisy}, y_of=lambda m: y)] == [
         "PriceDiff"]
+    # a little short of its tolerance (0.067 vs 0.05, within NEAR_CONVERGED = 2 x): read, and said once
+    near = _res("sage_conditional", [0.2, 0.01, 0.0], [0.15, -0.01, 0.0], [0.25, 0.03, 0.0], names, loss="log_loss",
+                extra=dict(v_all=0.25, converged=False, ratio=0.067, n_permutations=1024), tolerance=0.05)
+    claims = _checked(_ctx({"pfi": pfi, "sage_conditional": near}, y=y))
+    assert [c.kind for c in claims if c.kind.endswith("converged")] == ["near_converged"]
+    assert "All 2 methods rank PriceDiff first" in _text(claims)
+    assert "stopped after 1024 orderings a little short of its tolerance: its largest standard error is 0.067" in \
+        _text(claims)
+    assert [r.feature for r in cl.ranked_features({"pfi": pfi, "sage_conditional": noisy}, y_of=lambda m: y)] == [
+        "PriceDiff"]
 
 
 # ----- 5. the ranking that picks the features for the effects

@@ -56,6 +56,11 @@ R2_WEAK = 0.25
 #: "Describes noise" only when even the most favourable end of the model-minus-baseline interval improves
 #: on the baseline's score by less than this share of it (else: "could not be shown to beat it").
 NOISE_GAIN = 0.02
+#: An unconverged SAGE estimate whose largest standard error is within this multiple of its tolerance is
+#: still read (its intervals, built from that standard error, are wider than SAGE aimed for but valid; the
+#: reading says so once); beyond it (0.25-0.7 x the range after 64 orderings at --quick) it creates no
+#: verdict: no "important", no "first", no disagreement, no place in the ranking.
+NEAR_CONVERGED = 2.0
 #: Overall H² above which a feature is said to interact.
 H_INTERACTION = 0.1
 #: Losses whose baseline (the model's risk) is a loss the importance can be a share of.
@@ -192,6 +197,14 @@ class Evidence:
     tolerance: float = math.nan
 
     @property
+    def readable(self):
+        """Converged, or short of it by at most ``NEAR_CONVERGED`` x the tolerance: its verdicts may be read."""
+        if self.converged:
+            return True
+        return math.isfinite(self.ratio) and math.isfinite(self.tolerance) and \
+            self.ratio <= NEAR_CONVERGED * self.tolerance
+
+    @property
     def share(self):
         """Estimate / the method's largest."""
         return self.estimate / self.largest if self.largest > 0 else math.nan
@@ -241,7 +254,7 @@ class Evidence:
         return big and (not math.isfinite(self.loss_share) or self.loss_share >= LOSS_SHARE)
 
     def important(self):
-        return self.converged and self.above_null() and self.practical()
+        return self.readable and self.above_null() and self.practical()
 
     def relatively_small(self):
         """The interval's upper end lies between 0 and ``NEGLIGIBLE_SHARE`` of the method's largest (the
@@ -547,6 +560,13 @@ def _r_unconverged(c):
             f"table) are not read here: they call no feature important, first or in disagreement.")
 
 
+def _r_near_converged(c):
+    e = c.evidence[0]
+    return (f"{label(e.method)} stopped after {e.n_orderings} orderings a little short of its tolerance: its largest "
+            f"standard error is {num(e.ratio)} x the range of its values (the tolerance is {num(e.tolerance)}; up to "
+            f"{num(NEAR_CONVERGED)} times it is read), so its intervals are wider than it aimed for.")
+
+
 def _r_no_disagreement(c):
     return (f"No disagreement the intervals support: no feature is important for one of the {len(c.methods)} methods "
             f"and negligible, below 0 or small beside its largest for another.")
@@ -628,6 +648,7 @@ _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagre
            "dependence": _r_dependence, "moderate_dependence": _r_moderate, "not_dependence": _r_independent,
            "info_vs_use": _r_info_vs_use, "interaction": _r_interaction, "refit": _r_refit,
            "no_disagreement": _r_no_disagreement, "unconverged": _r_unconverged,
+           "near_converged": _r_near_converged,
            "unsettled": _r_unsettled, "small": _r_small,
            "below_zero": _r_below_zero, "interactions": _r_interactions, "pimp_matters": _r_pimp_matters,
            "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence,
@@ -659,7 +680,7 @@ def _c_no_better(c):
 
 def _c_top(c):
     bad = [f"{e.feature} is not {label(e.method)}'s largest (rank {e.rank})" for e in c.evidence if e.rank != 1]
-    bad += [f"{label(e.method)} did not converge" for e in c.evidence if not e.converged]
+    bad += [f"{label(e.method)} did not converge" for e in c.evidence if not e.readable]
     same = len({e.feature for e in c.evidence}) == 1
     if same != (len(c.features) == 1):
         bad.append("'all rank X first' said of different features" if same else "one feature for different firsts")
@@ -679,7 +700,7 @@ def _c_disagreement(c):
             bad.append(f"{e.feature} called negligible/below 0 for {label(e.method)}: {e.words()}")
         if e.method not in c.methods and e.method not in c.low:
             bad.append(f"evidence of {e.method} is on neither side")
-        if not e.converged:
+        if not e.readable:
             bad.append(f"{label(e.method)} did not converge but takes a side")
     return bad
 
@@ -732,7 +753,12 @@ def _c_refit(c):
 
 
 def _c_unconverged(c):
-    return [f"{label(e.method)} converged" for e in c.evidence if e.converged]
+    return [f"{label(e.method)} converged or nearly ({e.ratio} vs {e.tolerance})" for e in c.evidence if e.readable]
+
+
+def _c_near_converged(c):
+    return [f"{label(e.method)}: converged or far from it ({e.ratio} vs {e.tolerance})" for e in c.evidence
+            if e.converged or not e.readable]
 
 
 def _c_no_disagreement(c):
@@ -781,6 +807,7 @@ _CHECK = {"rules": _c_rules, "no_better": _c_no_better, "top": _c_top, "disagree
           "dependence": _c_dependence, "moderate_dependence": _c_moderate, "not_dependence": _c_independent,
           "info_vs_use": _c_info_vs_use, "interaction": _c_interaction, "refit": _c_refit,
           "no_disagreement": _c_no_disagreement, "unconverged": _c_unconverged,
+          "near_converged": _c_near_converged,
           "unsettled": _c_unsettled, "small": _c_small,
           "below_zero": _c_below_zero, "interactions": _c_interactions, "pimp_matters": _c_pimp,
           "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp, "pimp_unused": _c_pimp}
@@ -839,9 +866,9 @@ def ranked_features(results, k=None, y_of=None, fill=False):
     (:meth:`Evidence.important`: the interval or adjusted p-value puts it above 0, at least
     ``IMPORTANT_SHARE`` of the method's largest and ``LOSS_SHARE`` of what the features explain
     together), ties broken by its median rank over those methods. An estimate that did not
-    converge (SAGE's ``extra["converged"]``) takes no part: its noise would pick the features. A
-    summed relative score would let one noisy method outvote the others, and a negative value of
-    one method cancel a first place for three.
+    converge (SAGE's ``extra["converged"]``, beyond ``NEAR_CONVERGED`` x its tolerance) takes no
+    part: its noise would pick the features. A summed relative score would let one noisy method
+    outvote the others, and a negative value of one method cancel a first place for three.
 
     Parameters
     ----------
@@ -863,7 +890,7 @@ def ranked_features(results, k=None, y_of=None, fill=False):
         :func:`no_important_words`).
     """
     ev = {m: e for m, e in evidence_by_method(results, y_of).items()
-          if all(x.converged for x in e.values())}
+          if all(x.readable for x in e.values())}
     features = list(dict.fromkeys(f for e in ev.values() for f in e))
     rows = []
     for f in features:
@@ -917,7 +944,7 @@ def no_important_words(results, y_of=None):
         if np.all(np.abs(vals - null) <= 1e-12 * max(1.0, abs(null))):
             return f"no feature is important for any method: every importance is {num(null)} [{num(null)}, {num(null)}]"
     ev = evidence_by_method(results, y_of)
-    unconv = [label(m) for m, e in ev.items() if not all(x.converged for x in e.values())]
+    unconv = [label(m) for m, e in ev.items() if not all(x.readable for x in e.values())]
     tail = f" ({name_list(unconv)} did not converge and is not counted)" if unconv else ""
     return (f"no feature is important for any method by the reading's rules (above 0 by its interval or test, at "
             f"least {pct(IMPORTANT_SHARE)} of the method's largest and {pct(LOSS_SHARE)} of what the features explain "

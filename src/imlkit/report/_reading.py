@@ -38,13 +38,18 @@ class Paragraph:
 
 def _evidence_by_method(results, y_of=None):
     """The converged methods' evidence (an unconverged estimate creates no verdict; see :func:`_unconverged`)."""
-    return {m: e for m, e in cl.evidence_by_method(results, y_of).items() if all(x.converged for x in e.values())}
+    return {m: e for m, e in cl.evidence_by_method(results, y_of).items() if all(x.readable for x in e.values())}
 
 
 def _unconverged(results, y_of=None):
-    """One claim per method whose estimate did not converge (SAGE's ``extra["converged"]``)."""
-    return [cl.Claim("unconverged", methods=(m,), evidence=(next(iter(e.values())),))
-            for m, e in cl.evidence_by_method(results, y_of).items() if not all(x.converged for x in e.values())]
+    """One claim per method whose estimate did not converge (SAGE's ``extra["converged"]``): "unconverged"
+    (not read) or "near_converged" (read, within ``NEAR_CONVERGED`` x its tolerance)."""
+    out = []
+    for m, e in cl.evidence_by_method(results, y_of).items():
+        x = next(iter(e.values()))
+        if not x.converged:
+            out.append(cl.Claim("near_converged" if x.readable else "unconverged", methods=(m,), evidence=(x,)))
+    return out
 
 
 #: The step whose rows each importance result read (``ctx.rows(step)``).
