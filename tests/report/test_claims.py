@@ -180,6 +180,14 @@ def test_ranking_counts_methods_not_summed_scores():
     assert [r.feature for r in ranked] == ["mean area", "texture", "worst perimeter"]
     assert cl.ranking_words(ranked[:2]) == ("the 2 most important features by how many of the 4 methods find each "
                                             "important: mean area (4 of 4) and texture (3 of 4)")
+    # equal counts: first by the median rank where important -- worst perimeter (1st for PFI and SAGE, below 0
+    # for CFI and LOCO) before a feature 2nd wherever it is important
+    wp = {"pfi": res["pfi"], "sage_marginal": res["sage_marginal"],
+          "cfi": _res("cfi", [-0.05, 0.015, 0.2], [-0.08, 0.01, 0.15], [-0.02, 0.02, 0.25], names, **kw)}
+    ranked = cl.ranked_features(wp, y_of=lambda m: y)
+    assert [(r.feature, r.n_important, r.rank_where_important) for r in ranked] == [
+        ("worst perimeter", 2, 1.0), ("mean area", 2, 2.0), ("texture", 2, 2.0)]
+    assert ranked[1].median_rank < ranked[2].median_rank  # then by the median rank over every method
     # equal counts (2 of 2) are ordered by the median rank over the methods (1 before 2)
     tie = {"pfi": res["pfi"], "sage_marginal": res["sage_marginal"]}
     assert [r.feature for r in cl.ranked_features(tie, y_of=lambda m: y)] == ["worst perimeter", "mean area", "texture"]
@@ -198,6 +206,10 @@ def test_a_constant_model_has_no_most_important_feature():
 
 
 def test_fill_adds_the_unsettled_never_the_negligible():
+    from imlkit.report._sec_importance import OTHERS
+
+    others = _res("pfi", [1.0, 2.0], [0.9, 1.9], [1.1, 2.1], ("a", OTHERS))
+    assert [r.feature for r in cl.ranked_features({"pfi": others})] == ["a"]  # the budget's group is no feature
     names = ("a", "b", "c")
     pfi = _res("pfi", [1.0, 0.5, 0.001], [0.9, -0.2, 0.0005], [1.1, 1.2, 0.0015], names)
     assert [r.feature for r in cl.ranked_features({"pfi": pfi})] == ["a"]

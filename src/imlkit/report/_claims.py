@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._display import snap_zero
-from ._sec_importance import METHOD_LABELS
+from ._sec_importance import METHOD_LABELS, OTHERS
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",
@@ -847,12 +847,14 @@ def evidence_by_method(results, y_of=None):
 @dataclass(frozen=True)
 class Ranked:
     """One feature's place in :func:`ranked_features`: for how many converged methods it is important
-    (``important_for``, of ``n_methods``) and its median rank over them (1 = a method's largest)."""
+    (``important_for``, of ``n_methods``), its median rank over those (``rank_where_important``; NaN
+    when none) and over every method (``median_rank``); 1 = a method's largest."""
 
     feature: str
     important_for: tuple
     n_methods: int
     median_rank: float
+    rank_where_important: float = math.nan
 
     @property
     def n_important(self):
@@ -865,7 +867,9 @@ def ranked_features(results, k=None, y_of=None, fill=False):
     Each feature is ranked by the number of converged methods for which it is *important*
     (:meth:`Evidence.important`: the interval or adjusted p-value puts it above 0, at least
     ``IMPORTANT_SHARE`` of the method's largest and ``LOSS_SHARE`` of what the features explain
-    together), ties broken by its median rank over those methods. An estimate that did not
+    together), ties broken by its median rank over the methods that find it important (its rank
+    among the others' unimportant tail is noise: a negative CFI must not sink a feature that PFI and
+    SAGE rank first), then by its median rank over every method. An estimate that did not
     converge (SAGE's ``extra["converged"]``, beyond ``NEAR_CONVERGED`` x its tolerance) takes no
     part: its noise would pick the features. A summed relative score would let one noisy method
     outvote the others, and a negative value of one method cancel a first place for three.
@@ -891,17 +895,20 @@ def ranked_features(results, k=None, y_of=None, fill=False):
     """
     ev = {m: e for m, e in evidence_by_method(results, y_of).items()
           if all(x.readable for x in e.values())}
-    features = list(dict.fromkeys(f for e in ev.values() for f in e))
+    # the feature budget's "all other features" group is no feature to show an effect of
+    features = [f for f in dict.fromkeys(f for e in ev.values() for f in e) if f != OTHERS]
     rows = []
     for f in features:
         xs = [e[f] for e in ev.values() if f in e]
         imp = tuple(x.method for x in xs if x.important())
         out_of_it = all(x.negligible() or x.below_null() or x.estimate <= 0 for x in xs)
-        rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs]))), out_of_it))
+        where = [x.rank for x in xs if x.method in imp]
+        rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
+                            float(np.median(where)) if where else math.nan), out_of_it))
     important = [r for r, _ in rows if r.n_important]
     if not important:
         return []
-    important.sort(key=lambda r: (-r.n_important, r.median_rank))
+    important.sort(key=lambda r: (-r.n_important, r.rank_where_important, r.median_rank))
     if fill:
         important += sorted((r for r, out in rows if not r.n_important and not out), key=lambda r: r.median_rank)
     return important if k is None else important[:k]
