@@ -268,3 +268,19 @@ def test_most_important_reads_the_context():
     zero = _res("pfi", [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], names, baseline_loss=0.2)
     assert most_important(_ctx({"pfi": zero}, y=y), k=2) == (
         [], "no feature is important for any method: every importance is 0 [0, 0]")
+
+
+def test_the_yardstick_reads_each_methods_rows_and_leaves_their_record_alone():
+    from imlkit.report._reading import _y_of
+
+    asked = []
+
+    def rows(step):
+        asked.append(step)
+        ctx.row_use[(step, "test")] = "overwritten"
+        return None, pd.Series(np.arange(4.0) if step == "sage" else np.arange(6.0))
+
+    ctx = SimpleNamespace(rows=rows, row_use={("pfi", "test"): "pfi's"}, y_test=None)
+    y_of = _y_of(ctx)
+    assert len(y_of("sage_marginal")) == 4 and len(y_of("pfi")) == 6
+    assert asked == ["sage", "pfi"] and ctx.row_use == {("pfi", "test"): "pfi's"}

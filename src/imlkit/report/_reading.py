@@ -63,10 +63,17 @@ def _y_of(ctx):
 
     def y_of(method):
         if callable(rows):
+            # reading the rows records their use ("How it was made"); the reading leaves that record as it was
+            use = getattr(ctx, "row_use", None)
+            saved = dict(use) if isinstance(use, dict) else None
             try:
                 return rows(STEP_OF.get(method, method))[1]
             except (KeyError, ValueError, AttributeError):
                 pass
+            finally:
+                if saved is not None:
+                    use.clear()
+                    use.update(saved)
         return y_test
     return y_of
 
