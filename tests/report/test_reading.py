@@ -29,11 +29,14 @@ def _res(method, values, low, high, p_adjusted=None, names="abcd", baseline_loss
                             baseline_loss=baseline_loss)
 
 
-def _ctx(results, no_better_than=None, r2=None, h=None):
+def _ctx(results, no_better_than=None, r2=None, h=None, y=None, decision=None):
     # Only the typed outputs the reading may read: a field it misspells is an AttributeError here.
+    # y: the test target (the yardstick "what the features explain together" needs it; None: unknown).
     return SimpleNamespace(importance=ImportanceOutputs(**results), effects=EffectsOutputs(h_overall=h),
                            data_outputs=DataOutputs(dependence_r2=None if r2 is None else pd.Series(r2)),
-                           model_check=ModelCheck(no_better_than=no_better_than), X_test=None)
+                           model_check=ModelCheck(no_better_than=no_better_than, decision=decision or {}),
+                           X_test=None if y is None else pd.DataFrame({"a": np.zeros(len(y))}),
+                           y_test=None if y is None else pd.Series(y))
 
 
 def _claims(ctx):
@@ -109,10 +112,11 @@ def test_ratio_importances_are_read_against_one():
 
 
 def test_no_better_than_baseline_opens_the_reading():
-    blocks = reading_blocks(_ctx({"pfi": PFI}, no_better_than="predicting the training mean"))
+    blocks = reading_blocks(_ctx({"pfi": PFI}, no_better_than="mean"))
     assert blocks[0]["kind"] == "heading"
-    assert "no better than predicting the training mean" in blocks[1]["text"] and "noise" in blocks[1]["text"]
-    assert "no better" not in _all_text(reading_blocks(_ctx({"pfi": PFI})))
+    # without the differences nothing shows the gain is small: no "describe noise"
+    assert "could not be shown to beat the mean baseline" in blocks[1]["text"] and "noise" not in blocks[1]["text"]
+    assert "could not be shown" not in _all_text(reading_blocks(_ctx({"pfi": PFI})))
 
 
 def test_advice_for_pimp_names_the_n_null_option_and_shortens_name_lists():
@@ -205,14 +209,16 @@ def test_significance_without_size_is_not_important():
     # Caravan: LOCO medians of about 1e-7 (the model's Brier loss 0.05) with tiny p-values were called important.
     loco = _res("loco", [1e-7, 2e-7, 5e-8], [5e-8, 1.5e-7, 1e-8], [1.5e-7, 2.5e-7, 9e-8],
                 p_adjusted=[1e-6, 1e-6, 1e-3], alpha=0.05, baseline_loss=0.05)
-    assert disagreements({"pfi": PFI_B_SMALL, "loco": loco}) == []
-    ctx = _ctx({"pfi": PFI_B_SMALL, "loco": loco})
+    y = np.tile([0.0, 1.0], 50)  # the mean's squared error 0.25: the features explain 0.25 - 0.05 = 0.2
+    assert disagreements({"pfi": PFI_B_SMALL, "loco": loco}, y=y) == []
+    ctx = _ctx({"pfi": PFI_B_SMALL, "loco": loco}, y=y)
     small = [c for c in _claims(ctx) if c.kind == "small"]
     assert [(c.methods, c.features) for c in small] == [(("loco",), ("b", "a", "c"))]
     text = _all_text(reading_blocks(ctx))
     assert "important for LOCO" not in text
-    assert "LOCO: above 0, but less than 1% of the model's loss, so not called important: b (2e-07" in text
-    assert "0.0004% of the model's loss" in text
+    assert ("LOCO: above 0, but less than 1% of what the features explain together, so not called important: "
+            "b (2e-07") in text
+    assert "0.0001% of what the features explain together" in text
 
 
 def test_permutation_intervals_are_named_as_permutation_spread():
@@ -236,10 +242,15 @@ def test_reasons_name_only_the_methods_on_their_side():
     assert "barely uses" not in _all_text(reading_blocks(ctx))
     # only conditional SAGE high, only PFI low: the sentence names PFI alone
     sm_mid = _res("sage_marginal", [5, 0.4, 1], [4.5, -0.2, 0.5], [5.5, 1.0, 1.5])
-    ctx = _ctx({"pfi": pfi, "sage_marginal": sm_mid, "sage_conditional": sc}, r2={"b": 0.3})
+    ctx = _ctx({"pfi": pfi, "sage_marginal": sm_mid, "sage_conditional": sc}, r2={"b": 0.8})
     _claims(ctx)
     text = _all_text(reading_blocks(ctx))
     assert "while PFI shows that the model itself barely uses b" in text and "marginal SAGE show" not in text
+    assert "b is predictable from the other features (R² = 0.8 >= 0.5)" in text
+    # R² 0.3: the others do not predict b, so no "the model takes it from correlated features"
+    ctx = _ctx({"pfi": pfi, "sage_marginal": sm_mid, "sage_conditional": sc}, r2={"b": 0.3})
+    assert "info_vs_use" not in [c.kind for c in _claims(ctx)]
+    assert "barely uses" not in _all_text(reading_blocks(ctx))
 
 
 def test_checks_catch_false_claims():

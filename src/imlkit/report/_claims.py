@@ -10,14 +10,20 @@ The rules (stated in the report, above the claims):
 
 - *important* for a method: the interval lies above the null value (or, for a method with a test,
   the adjusted p-value is <= its alpha), the estimate is at least ``IMPORTANT_SHARE`` of the
-  method's largest, and at least ``LOSS_SHARE`` of the model's loss when the result records it
-  (a LOCO median of 1e-7 is not important, however small its p-value);
-- *negligible*: the whole interval lies at or below ``NEGLIGIBLE_SHARE`` of the method's largest
-  and its upper end is not below the null value;
+  method's largest, and at least ``LOSS_SHARE`` of what the features explain together when that is
+  known (a LOCO median of 1e-7 is not important, however small its p-value); an estimate that did
+  not converge (SAGE) is important for nothing;
+- *what the features explain together* (the one yardstick of every share, :func:`explained_loss`):
+  the loss without any feature minus the model's loss, in the method's loss on its rows;
+- *negligible*: the interval's upper end lies at or below ``NEGLIGIBLE_SHARE`` of the method's
+  largest, is not below the null value and is below ``LOSS_SHARE`` of what the features explain
+  together, and no test puts it above 0; small beside the largest but not negligible is said as
+  such, with the share that matters ("small beside lstat (1.7% of it) but 7.9% of ...");
 - *below 0*: the whole interval lies below the null value -- the loss is lower without the
   feature (the model does worse with it, in that method's sense), never called negligible;
 - "not explained by linear dependence" only when the feature's R² on the others is below
-  ``R2_WEAK``; a dependence story only when it is at least ``R2_STRONG``;
+  ``R2_WEAK``; a dependence story (and "the model takes it from correlated features") only when it
+  is at least ``R2_STRONG``, with that R² and the correlated features in the sentence;
 - PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
   sampling of the data; SAGE's cover the sampling of orderings; LOCO/LOFO's are tests over the
   test rows (given the refitted models).
@@ -30,10 +36,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._display import snap_zero
-from ._sec_importance import METHOD_LABELS
+from ._sec_importance import METHOD_LABELS, OTHERS
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
-           "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION"]
+           "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",
+           "NOISE_GAIN", "best_constant_loss", "explained_loss", "ranked_features", "ranking_words",
+           "no_important_words"]
 
 #: Important: estimate >= this share of the method's largest (and the interval excludes the null).
 IMPORTANT_SHARE = 0.10
@@ -45,6 +53,14 @@ LOSS_SHARE = 0.01
 R2_STRONG = 0.5
 #: R² below which the reading may say a difference is "not explained by linear dependence".
 R2_WEAK = 0.25
+#: "Describes noise" only when even the most favourable end of the model-minus-baseline interval improves
+#: on the baseline's score by less than this share of it (else: "could not be shown to beat it").
+NOISE_GAIN = 0.02
+#: An unconverged SAGE estimate whose largest standard error is within this multiple of its tolerance is
+#: still read (its intervals, built from that standard error, are wider than SAGE aimed for but valid; the
+#: reading says so once); beyond it (0.25-0.7 x the range after 64 orderings at --quick) it creates no
+#: verdict: no "important", no "first", no disagreement, no place in the ranking.
+NEAR_CONVERGED = 2.0
 #: Overall H² above which a feature is said to interact.
 H_INTERACTION = 0.1
 #: Losses whose baseline (the model's risk) is a loss the importance can be a share of.
@@ -91,14 +107,75 @@ def name_list(names, k=LIST_MAX):
 
 
 # --------------------------------------------------------------------------- evidence
+#: Beyond this multiple of what the features explain together a share is not printed as a percentage
+#: (the yardstick is then tiny: the model barely beats a constant in that loss).
+SHARE_MAX = 10.0
+
+
+def best_constant_loss(loss, y):
+    """The loss of the best constant prediction on the rows ``y``, in the pointwise loss ``loss``.
+
+    squared error: the variance of ``y`` (the mean); absolute error: the mean distance to the
+    median; log loss: the entropy of the class frequencies; Brier (summed over classes):
+    ``1 - sum_k p_k**2``; zero-one: ``1 - max_k p_k``. NaN for another loss or no rows.
+    """
+    if y is None or loss not in POINTWISE_LOSSES:
+        return math.nan
+    y = np.asarray(y)
+    if not len(y):
+        return math.nan
+    if loss in ("squared_error", "absolute_error"):
+        v = y.astype(float)
+        v = v[np.isfinite(v)]
+        if not len(v):
+            return math.nan
+        return float(np.mean((v - v.mean()) ** 2) if loss == "squared_error" else np.mean(np.abs(v - np.median(v))))
+    _, counts = np.unique(y.astype(str), return_counts=True)
+    p = counts / counts.sum()
+    if loss == "log_loss":
+        return float(-np.sum(p * np.log(p)))
+    return float(1.0 - np.sum(p ** 2)) if loss == "brier" else float(1.0 - p.max())
+
+
+def explained_loss(result, y=None):
+    """The yardstick of every "share of the loss" in the reading: what the features explain together.
+
+    ``L(no feature) - L(model)`` in the method's own loss, on the rows the method used: for SAGE
+    ``v(N) = R(f_∅) - R(f)`` (its ``extra["v_all"]``: the loss of the model's mean prediction minus
+    the model's; SAGE values sum to it); for the other methods the loss of the best constant
+    prediction on the rows ``y`` (:func:`best_constant_loss`) minus the model's loss there
+    (``result.baseline_loss``). NaN when it cannot be known (a score or custom loss, no rows) or
+    when the model does not beat the constant in that loss (<= 0: nothing to take a share of).
+
+    Why this yardstick and not the model's loss: one importance is a loss *difference*; the model's
+    own loss is no scale for it (a near-perfect model with log loss 0.007 made every SAGE value
+    "9343% of the model's loss", and a model no better than the mean made every value a small share
+    of a large loss). What the features explain together is the total any removal can cost for
+    SAGE (whose values sum to it exactly) and the natural unit for the others, the same concept for
+    every method; the report states it next to each share.
+    """
+    extra = getattr(result, "extra", None) or {}
+    if "v_all" in extra:
+        v = float(extra["v_all"])
+        return v if math.isfinite(v) and v > 0 else math.nan
+    base = result.baseline_loss
+    if base is None or not np.isfinite(base):
+        return math.nan
+    v = best_constant_loss(result.loss, y) - float(base)
+    return v if math.isfinite(v) and v > 0 else math.nan
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One method's numbers about one feature, measured from the method's null value (0; 1 for a ratio).
 
     ``estimate``, ``low``, ``high``: importance and interval minus the null value (NaN: no
-    interval); ``largest``: the method's largest |estimate|; ``loss``: the model's loss the
-    result records (1 for a ratio, which is relative already; NaN for a score or an unknown loss);
-    ``p_adjusted`` (NaN without a test) and ``alpha``; ``rank``: 1 = the method's largest.
+    interval); ``largest``: the method's largest |estimate|, of ``largest_feature``; ``loss``:
+    the model's loss the result records (NaN for a score or an unknown loss); ``explained``: what
+    the features explain together (:func:`explained_loss`, the yardstick of ``loss_share``; NaN
+    unknown); ``p_adjusted`` (NaN without a test) and ``alpha``; ``rank``: 1 = the method's
+    largest; ``converged``/``ratio``/``n_orderings``/``tolerance``: SAGE's convergence (largest
+    SE / range of the values after ``n_orderings`` orderings).
     """
 
     method: str
@@ -112,15 +189,42 @@ class Evidence:
     p_adjusted: float = math.nan
     alpha: float = 0.05
     rank: int = 0
+    explained: float = math.nan
+    largest_feature: str = ""
+    converged: bool = True
+    ratio: float = math.nan
+    n_orderings: int = 0
+    tolerance: float = math.nan
+
+    @property
+    def readable(self):
+        """Converged, or short of it by at most ``NEAR_CONVERGED`` x the tolerance: its verdicts may be read."""
+        if self.converged:
+            return True
+        return math.isfinite(self.ratio) and math.isfinite(self.tolerance) and \
+            self.ratio <= NEAR_CONVERGED * self.tolerance
 
     @property
     def share(self):
         """Estimate / the method's largest."""
         return self.estimate / self.largest if self.largest > 0 else math.nan
 
+    def _of_explained(self, v):
+        if not self.explained > 0:
+            return math.nan
+        if self.null == 1.0:  # a ratio L_without / L_model: (ratio - 1) * L_model is the loss difference
+            return v * self.loss / self.explained if self.loss > 0 else math.nan
+        return v / self.explained
+
     @property
     def loss_share(self):
-        return self.estimate / self.loss if self.loss > 0 else math.nan
+        """Estimate / what the features explain together (NaN when that is unknown)."""
+        return self._of_explained(self.estimate)
+
+    @property
+    def high_share(self):
+        """The interval's upper end / what the features explain together."""
+        return self._of_explained(self.high)
 
     @property
     def has_interval(self):
@@ -130,10 +234,14 @@ class Evidence:
     def tested(self):
         return math.isfinite(self.p_adjusted)
 
+    def significant(self):
+        """A test puts it above 0 (adjusted p <= alpha)."""
+        return self.tested and self.p_adjusted <= self.alpha and self.estimate > 0
+
     def above_null(self):
         """The method's uncertainty says the importance is above its null value."""
         if self.tested:
-            return self.p_adjusted <= self.alpha and self.estimate > 0
+            return self.significant()
         return self.has_interval and self.low > 0
 
     def below_null(self):
@@ -141,16 +249,39 @@ class Evidence:
         return self.has_interval and self.high < 0
 
     def practical(self):
-        """Large enough to matter: a share of the method's largest and of the model's loss."""
+        """Large enough to matter: a share of the method's largest and of what the features explain."""
         big = self.share >= IMPORTANT_SHARE
         return big and (not math.isfinite(self.loss_share) or self.loss_share >= LOSS_SHARE)
 
     def important(self):
-        return self.above_null() and self.practical()
+        return self.readable and self.above_null() and self.practical()
 
-    def negligible(self):
+    def relatively_small(self):
+        """The interval's upper end lies between 0 and ``NEGLIGIBLE_SHARE`` of the method's largest (the
+        interval may reach below 0: the value is then not told apart from 0, and at most small)."""
         return (self.has_interval and self.largest > 0 and 0 <= self.high
                 and self.high <= NEGLIGIBLE_SHARE * self.largest)
+
+    def negligible(self):
+        """Small beside the largest *and* in absolute terms: the interval's upper end below ``LOSS_SHARE``
+        of what the features explain together (when that is known) and no test puts it above 0."""
+        if not self.relatively_small() or self.significant():
+            return False
+        return not math.isfinite(self.high_share) or self.high_share < LOSS_SHARE
+
+    def small_beside(self):
+        """Relatively small (:meth:`relatively_small`) but not negligible: a share of the loss that matters
+        or a significant test -- "small beside the largest, but ..."."""
+        return self.relatively_small() and not self.negligible() and not self.important()
+
+    def share_words(self):
+        """This estimate as a share of what the features explain together, said so that it means something."""
+        s = self.loss_share
+        if not math.isfinite(s):
+            return ""
+        if abs(s) > SHARE_MAX:
+            return f"{num(s)} times what the features explain together ({num(self.explained)})"
+        return f"{pct(s)} of what the features explain together"
 
     def words(self):
         """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
@@ -165,13 +296,27 @@ class Evidence:
             out.append(f"adjusted p = {num(self.p_adjusted)}")
         if math.isfinite(self.share):
             out.append(f"{pct(self.share)} of its largest")
-        if math.isfinite(self.loss_share):
-            out.append(f"{pct(self.loss_share)} of the model's loss")
+        if self.share_words():
+            out.append(self.share_words())
         return ", ".join(out)
 
+    def small_words(self):
+        """Why a relatively small value is not negligible, from its numbers."""
+        why = []
+        if math.isfinite(self.high_share) and self.high_share >= LOSS_SHARE:
+            why.append(self.share_words() if math.isfinite(self.loss_share) and self.loss_share >= LOSS_SHARE
+                       else f"its interval reaches {pct(self.high_share)} of what the features explain together")
+        if self.significant():
+            why.append(f"adjusted p = {num(self.p_adjusted)}")
+        tail = f" but {' and '.join(why)}" if why else ""
+        return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
 
-def evidence(result):
-    """``{feature: Evidence}`` of one ImportanceResult (empty when it has no finite, non-zero value)."""
+
+def evidence(result, y=None):
+    """``{feature: Evidence}`` of one ImportanceResult (empty when it has no finite, non-zero value).
+
+    ``y``: the target on the rows the method used (for the yardstick, :func:`explained_loss`).
+    """
     null = 1.0 if result.params.get("relation") == "ratio" else 0.0
     eff = np.asarray(result.importance, dtype=float) - null
     low = np.asarray(result.ci_low, dtype=float) - null
@@ -191,20 +336,25 @@ def evidence(result):
     p = (np.full(eff.shape, np.nan) if result.p_adjusted is None
          else np.asarray(result.p_adjusted, dtype=float))
     if result.loss not in POINTWISE_LOSSES:
-        loss = math.nan  # a score or a custom loss: its baseline is no loss to take a share of
-    elif null == 1.0:
-        loss = 1.0  # a ratio L_without / L_model: ratio - 1 is already the share of the model's loss
+        loss = math.nan  # a score or a custom loss: no loss to take a share of
     else:
         loss = float(base) if base is not None and np.isfinite(base) and base > 0 else math.nan
+    explained = explained_loss(result, y)
     order = np.argsort(-np.where(np.isfinite(eff), eff, -np.inf), kind="stable")
     rank = np.empty(len(eff), dtype=int)
     rank[order] = np.arange(1, len(eff) + 1)
     alpha = float(result.params.get("alpha", 0.05))
-    return {str(f): Evidence(method=result.method if result.method in LABELS else str(result.method),
-                             feature=str(f), estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
-                             largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
-                             rank=int(rank[j]))
-            for j, f in enumerate(result.feature_names)}
+    names = [str(f) for f in result.feature_names]
+    top = names[int(np.nanargmax(np.abs(eff)))]
+    extra = getattr(result, "extra", None) or {}
+    conv = dict(converged=bool(extra.get("converged", True)), ratio=float(extra.get("ratio", math.nan)),
+                n_orderings=int(extra.get("n_permutations", 0) or 0),
+                tolerance=float(result.params.get("tolerance", math.nan) or math.nan))
+    return {f: Evidence(method=result.method if result.method in LABELS else str(result.method),
+                        feature=f, estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
+                        largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
+                        rank=int(rank[j]), explained=explained, largest_feature=top, **conv)
+            for j, f in enumerate(names)}
 
 
 # --------------------------------------------------------------------------- claims
@@ -276,14 +426,35 @@ def _r_rules(c):
         covers.append(f"{' and '.join(refit)} intervals come from a test over the test rows.")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
-            f"value and at least {pct(n['loss_share'])} of the model's loss; negligible when its whole interval "
-            f"lies between 0 and {pct(n['negligible_share'])} of the method's largest. " + " ".join(covers))
+            f"value and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
+            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest and "
+            f"below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. What "
+            f"the features explain together is the loss without any feature minus the model's loss, in the method's "
+            f"loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the loss of "
+            f"the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
 
 
 def _r_no_better(c):
-    return (f"Read this with care: the model is no better than {c.numbers['baseline']} on the test data, so the "
-            f"importances below describe noise (how the model reacts to features that do not help it predict), not "
-            f"structure in the data.")
+    n = c.numbers
+    rows = f" on {n['n_rows']:,} {n.get('rows_word', 'test rows')}" if n.get("n_rows") else ""
+    diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
+    diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
+    s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
+    flat = n.get("differences") and all(v == lo == hi == 0 for v, lo, hi in n["differences"].values())
+    if flat:
+        s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
+              "for every row): the importances below have nothing to describe.")
+    elif n.get("noise"):
+        s += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
+              f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
+              f"model reacts to features that do not help it predict), not structure in the data.")
+    else:
+        s += ("The intervals also allow a real improvement, so this says the test rows cannot show one, not that "
+              "there is none: read the importances below as what the model does, not as structure the data confirm.")
+    others = n.get("others") or {}
+    if others:
+        s += " " + "; ".join(f"{name} does beat the baseline on {name_list(ms)}" for name, ms in others.items()) + "."
+    return s
 
 
 def _r_top(c):
@@ -311,10 +482,13 @@ def _r_disagreement(c):
     f = c.features[0]
     hi = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.methods]
     below = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.below_null()]
-    negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and not e.below_null()]
+    negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.negligible()]
+    small = [f"{e.small_words()} for {label(e.method)} ({e.words()})" for e in c.evidence
+             if e.method in c.low and e.small_beside()]
     low = []
     if negl:
         low.append(f"negligible for {'; '.join(negl)}")
+    low += small
     if below:
         low.append(f"entirely below 0 for {'; '.join(below)} -- the loss is lower without {f}: the model does worse "
                    f"with it in that method's sense")
@@ -351,13 +525,18 @@ def _r_independent(c):
     return s + "."
 
 
+def _partners(n):
+    return name_list([f"{p} (|r| = {num(r)})" for p, r in n.get("partners", ())])
+
+
 def _r_info_vs_use(c):
-    f = c.features[0]
-    low = name_list([label(m) for m in c.numbers["low"]])
-    verb = "shows" if len(c.numbers["low"]) == 1 else "show"
-    return (f"{f} carries information about the target that the model takes from correlated features: conditional "
-            f"SAGE credits information (question 2), while {low} {verb} that the model itself barely uses {f} "
-            f"(question 1).")
+    f, n = c.features[0], c.numbers
+    low = name_list([label(m) for m in n["low"]])
+    verb = "shows" if len(n["low"]) == 1 else "show"
+    with_ = f", most with {_partners(n)}" if n.get("partners") else ""
+    return (f"{f} is predictable from the other features (R² = {num(n['r2'])} >= {n['threshold']}{with_}), so the "
+            f"model can take its information from them: conditional SAGE credits the information {f} carries about "
+            f"the target (question 2), while {low} {verb} that the model itself barely uses {f} (question 1).")
 
 
 def _r_interaction(c):
@@ -374,9 +553,23 @@ def _r_refit(c):
             f"can compensate for it; {name_list([label(m) for m in high])} {judge} the fitted model, which cannot.")
 
 
+def _r_unconverged(c):
+    e = c.evidence[0]
+    return (f"{label(e.method)} did not converge: after {e.n_orderings} orderings its largest standard error is "
+            f"{num(e.ratio)} x the range of its values (the tolerance is {num(e.tolerance)}), so its values (in the "
+            f"table) are not read here: they call no feature important, first or in disagreement.")
+
+
+def _r_near_converged(c):
+    e = c.evidence[0]
+    return (f"{label(e.method)} stopped after {e.n_orderings} orderings a little short of its tolerance: its largest "
+            f"standard error is {num(e.ratio)} x the range of its values (the tolerance is {num(e.tolerance)}; up to "
+            f"{num(NEAR_CONVERGED)} times it is read), so its intervals are wider than it aimed for.")
+
+
 def _r_no_disagreement(c):
     return (f"No disagreement the intervals support: no feature is important for one of the {len(c.methods)} methods "
-            f"and negligible or below 0 for another.")
+            f"and negligible, below 0 or small beside its largest for another.")
 
 
 def _items(c):
@@ -391,8 +584,8 @@ def _r_unsettled(c):
 
 
 def _r_small(c):
-    return (f"{label(c.methods[0])}: above 0, but less than {pct(c.numbers['loss_share'])} of the model's loss, so "
-            f"not called important: {_items(c)}.")
+    return (f"{label(c.methods[0])}: above 0, but less than {pct(c.numbers['loss_share'])} of what the features "
+            f"explain together, so not called important: {_items(c)}.")
 
 
 def _r_below_zero(c):
@@ -416,6 +609,12 @@ def _pimp_items(c):
             s += f" from a fitted tail, finer than {n['n_null']} null values resolve"
         out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
     return out
+
+
+def _r_pimp_unused(c):
+    return (f"PIMP: the model does not use {name_list(c.features)}: the observed importance is 0 (up to rounding), "
+            f"so {'its p-value compares' if len(c.features) == 1 else 'their p-values compare'} rounding noise "
+            f"with rounding noise and {'says' if len(c.features) == 1 else 'say'} nothing.")
 
 
 def _r_pimp_matters(c):
@@ -448,9 +647,12 @@ def _r_pimp_no_evidence(c):
 _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
            "dependence": _r_dependence, "moderate_dependence": _r_moderate, "not_dependence": _r_independent,
            "info_vs_use": _r_info_vs_use, "interaction": _r_interaction, "refit": _r_refit,
-           "no_disagreement": _r_no_disagreement, "unsettled": _r_unsettled, "small": _r_small,
+           "no_disagreement": _r_no_disagreement, "unconverged": _r_unconverged,
+           "near_converged": _r_near_converged,
+           "unsettled": _r_unsettled, "small": _r_small,
            "below_zero": _r_below_zero, "interactions": _r_interactions, "pimp_matters": _r_pimp_matters,
-           "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence}
+           "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence,
+           "pimp_unused": _r_pimp_unused}
 KINDS = tuple(_RENDER)
 
 
@@ -469,11 +671,16 @@ def _c_rules(c):
 
 
 def _c_no_better(c):
-    return [] if c.numbers.get("baseline") else ["no baseline named"]
+    n = c.numbers
+    bad = [] if n.get("baseline") else ["no baseline named"]
+    if n.get("noise") and not (n.get("differences") and n.get("small_gain") == NOISE_GAIN):
+        bad.append("'describe noise' without the differences that show the gain is small")
+    return bad
 
 
 def _c_top(c):
     bad = [f"{e.feature} is not {label(e.method)}'s largest (rank {e.rank})" for e in c.evidence if e.rank != 1]
+    bad += [f"{label(e.method)} did not converge" for e in c.evidence if not e.readable]
     same = len({e.feature for e in c.evidence}) == 1
     if same != (len(c.features) == 1):
         bad.append("'all rank X first' said of different features" if same else "one feature for different firsts")
@@ -489,10 +696,12 @@ def _c_disagreement(c):
     for e in c.evidence:
         if e.method in c.methods and not e.important():
             bad.append(f"{e.feature} called important for {label(e.method)}: {e.words()}")
-        if e.method in c.low and not (e.negligible() or e.below_null()):
+        if e.method in c.low and not (e.negligible() or e.below_null() or e.small_beside()):
             bad.append(f"{e.feature} called negligible/below 0 for {label(e.method)}: {e.words()}")
         if e.method not in c.methods and e.method not in c.low:
             bad.append(f"evidence of {e.method} is on neither side")
+        if not e.readable:
+            bad.append(f"{label(e.method)} did not converge but takes a side")
     return bad
 
 
@@ -519,8 +728,11 @@ def _c_independent(c):
 
 
 def _c_info_vs_use(c):
-    low, high = set(c.numbers["low"]), set(c.numbers["high"])
+    n = c.numbers
+    low, high = set(n["low"]), set(n["high"])
     bad = [] if "sage_conditional" in high else ["conditional SAGE does not find it important"]
+    if not n.get("r2", -1) >= n.get("threshold") == R2_STRONG:
+        bad.append(f"'takes its information from correlated features' with R² {n.get('r2')}")
     if high & set(MARGINAL):
         bad.append(f"'the model barely uses it' while {high & set(MARGINAL)} find it important")
     if not low or not low <= set(MARGINAL):
@@ -538,6 +750,15 @@ def _c_refit(c):
     n = c.numbers
     ok = set(n["low"]) <= set(REFIT) and n["low"] and n["high"] and not set(n["high"]) & set(REFIT)
     return [] if ok else [f"refit sentence with low {n['low']} and high {n['high']}"]
+
+
+def _c_unconverged(c):
+    return [f"{label(e.method)} converged or nearly ({e.ratio} vs {e.tolerance})" for e in c.evidence if e.readable]
+
+
+def _c_near_converged(c):
+    return [f"{label(e.method)}: converged or far from it ({e.ratio} vs {e.tolerance})" for e in c.evidence
+            if e.converged or not e.readable]
 
 
 def _c_no_disagreement(c):
@@ -575,6 +796,8 @@ def _c_pimp(c):
             bad.append(f"{f}: floor {floor} <= alpha, so the refits could tell")
         if c.kind == "pimp_no_evidence" and not floor <= n["alpha"]:
             bad.append(f"{f}: floor {floor} > alpha, 'no evidence' would be false")
+    if c.kind == "pimp_unused" and any(v != 0 for v in n["observed"]):
+        bad.append(f"observed importances {n['observed']} are not 0")
     if c.kind == "pimp_cannot_tell" and not n["needed"] > n["n_null"]:
         bad.append(f"{n['needed']} refits needed but {n['n_null']} were run")
     return bad
@@ -583,9 +806,11 @@ def _c_pimp(c):
 _CHECK = {"rules": _c_rules, "no_better": _c_no_better, "top": _c_top, "disagreement": _c_disagreement,
           "dependence": _c_dependence, "moderate_dependence": _c_moderate, "not_dependence": _c_independent,
           "info_vs_use": _c_info_vs_use, "interaction": _c_interaction, "refit": _c_refit,
-          "no_disagreement": _c_no_disagreement, "unsettled": _c_unsettled, "small": _c_small,
+          "no_disagreement": _c_no_disagreement, "unconverged": _c_unconverged,
+          "near_converged": _c_near_converged,
+          "unsettled": _c_unsettled, "small": _c_small,
           "below_zero": _c_below_zero, "interactions": _c_interactions, "pimp_matters": _c_pimp,
-          "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp}
+          "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp, "pimp_unused": _c_pimp}
 
 
 def check(claim):
@@ -603,3 +828,131 @@ def consistent(paragraph):
             if seen.setdefault(key, verdict) != verdict:
                 bad.append(f"{key[0]} is {seen[key]} and {verdict} for {label(key[1])}")
     return bad
+
+
+# --------------------------------------------------------------------------- the ranking
+def evidence_by_method(results, y_of=None):
+    """``{method: {feature: Evidence}}`` of every result with a finite, non-zero value.
+
+    ``y_of(method)``: the target on the rows that method used (None: the yardstick is unknown).
+    """
+    out = {}
+    for m, r in results.items():
+        ev = evidence(r, None if y_of is None else y_of(m))
+        if ev:
+            out[m] = ev
+    return out
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One feature's place in :func:`ranked_features`: for how many converged methods it is important
+    (``important_for``, of ``n_methods``), its median rank over those (``rank_where_important``; NaN
+    when none) and over every method (``median_rank``); 1 = a method's largest."""
+
+    feature: str
+    important_for: tuple
+    n_methods: int
+    median_rank: float
+    rank_where_important: float = math.nan
+
+    @property
+    def n_important(self):
+        return len(self.important_for)
+
+
+def ranked_features(results, k=None, y_of=None, fill=False):
+    """The "most important" features by the reading's own rules, most important first.
+
+    Each feature is ranked by the number of converged methods for which it is *important*
+    (:meth:`Evidence.important`: the interval or adjusted p-value puts it above 0, at least
+    ``IMPORTANT_SHARE`` of the method's largest and ``LOSS_SHARE`` of what the features explain
+    together), ties broken by its median rank over the methods that find it important (its rank
+    among the others' unimportant tail is noise: a negative CFI must not sink a feature that PFI and
+    SAGE rank first), then by its median rank over every method. An estimate that did not
+    converge (SAGE's ``extra["converged"]``, beyond ``NEAR_CONVERGED`` x its tolerance) takes no
+    part: its noise would pick the features. A summed relative score would let one noisy method
+    outvote the others, and a negative value of one method cancel a first place for three.
+
+    Parameters
+    ----------
+    results : dict
+        ``{method: ImportanceResult}`` (the report's ``ctx.importance.compared()``).
+    k : int or None
+        At most this many (None: all).
+    y_of : callable or None
+        ``method -> y`` on the rows that method used (the yardstick of the shares).
+    fill : bool
+        After the important features, add those that are neither important for any method nor
+        negligible or below 0 for every method (by median rank) -- never one that is negligible or
+        below 0 for every method. Only when at least one feature is important.
+
+    Returns
+    -------
+    list of Ranked
+        Empty when no feature is important for any converged method (the caller says so with
+        :func:`no_important_words`).
+    """
+    ev = {m: e for m, e in evidence_by_method(results, y_of).items()
+          if all(x.readable for x in e.values())}
+    # the feature budget's "all other features" group is no feature to show an effect of
+    features = [f for f in dict.fromkeys(f for e in ev.values() for f in e) if f != OTHERS]
+    rows = []
+    for f in features:
+        xs = [e[f] for e in ev.values() if f in e]
+        imp = tuple(x.method for x in xs if x.important())
+        out_of_it = all(x.negligible() or x.below_null() or x.estimate <= 0 for x in xs)
+        where = [x.rank for x in xs if x.method in imp]
+        rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
+                            float(np.median(where)) if where else math.nan), out_of_it))
+    important = [r for r, _ in rows if r.n_important]
+    if not important:
+        return []
+    important.sort(key=lambda r: (-r.n_important, r.rank_where_important, r.median_rank))
+    if fill:
+        important += sorted((r for r, out in rows if not r.n_important and not out), key=lambda r: r.median_rank)
+    return important if k is None else important[:k]
+
+
+def ranking_words(ranked):
+    """How the caller names the features it took from :func:`ranked_features`, with the counts that justify it.
+
+    "the 2 most important features by how many of the 4 methods find each important: a (4 of 4) and
+    b (3 of 4)"; with one method "the 2 features important for PFI: a and b"; a feature added by
+    ``fill`` says "important for none".
+    """
+    if not ranked:
+        return "no feature"
+    n = max(r.n_methods for r in ranked)
+    plural = len(ranked) > 1
+    if n == 1:
+        method = next(r.important_for[0] for r in ranked if r.important_for)
+        items = [r.feature if r.n_important else f"{r.feature} (not important for it, not negligible)"
+                 for r in ranked]
+        if all(r.n_important for r in ranked):
+            head = f"the {len(ranked)} features" if plural else "the feature"
+            return f"{head} important for {label(method)}: {name_list(items)}"
+        return f"the features ranked first for {label(method)}: {name_list(items)}"
+    items = [f"{r.feature} ({r.n_important} of {r.n_methods})" if r.n_important
+             else f"{r.feature} (important for none of {r.n_methods}; not negligible for all)" for r in ranked]
+    head = f"the {len(ranked)} most important features" if plural else "the most important feature"
+    return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
+
+
+def no_important_words(results, y_of=None):
+    """The sentence for a caller that found no important feature (:func:`ranked_features` empty)."""
+    vals = [np.asarray(a, dtype=float) for r in results.values() for a in (r.importance, r.ci_low, r.ci_high)]
+    vals = np.concatenate([v[np.isfinite(v)] for v in vals]) if vals else np.zeros(0)
+    nulls = {1.0 if r.params.get("relation") == "ratio" else 0.0 for r in results.values()}
+    if not results:
+        return "no importance was computed, so no feature can be called important"
+    if vals.size and len(nulls) == 1:
+        null = nulls.pop()
+        if np.all(np.abs(vals - null) <= 1e-12 * max(1.0, abs(null))):
+            return f"no feature is important for any method: every importance is {num(null)} [{num(null)}, {num(null)}]"
+    ev = evidence_by_method(results, y_of)
+    unconv = [label(m) for m, e in ev.items() if not all(x.readable for x in e.values())]
+    tail = f" ({name_list(unconv)} did not converge and is not counted)" if unconv else ""
+    return (f"no feature is important for any method by the reading's rules (above 0 by its interval or test, at "
+            f"least {pct(IMPORTANT_SHARE)} of the method's largest and {pct(LOSS_SHARE)} of what the features explain "
+            f"together){tail}")

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._sec_importance import cli_advice  # noqa: F401 - cli_advice is public here too
 
-__all__ = ["cli_advice", "disagreements", "reading_blocks", "reading_claims", "unsettled", "Paragraph"]
+__all__ = ["cli_advice", "disagreements", "most_important", "reading_blocks", "reading_claims", "unsettled",
+           "Paragraph"]
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
 TOP = 5
@@ -34,24 +36,82 @@ class Paragraph:
     title: str | None = None
 
 
-def _evidence_by_method(results):
-    return {k: ev for k, r in results.items() if (ev := cl.evidence(r))}
+def _evidence_by_method(results, y_of=None):
+    """The converged methods' evidence (an unconverged estimate creates no verdict; see :func:`_unconverged`)."""
+    return {m: e for m, e in cl.evidence_by_method(results, y_of).items() if all(x.readable for x in e.values())}
+
+
+def _unconverged(results, y_of=None):
+    """One claim per method whose estimate did not converge (SAGE's ``extra["converged"]``): "unconverged"
+    (not read) or "near_converged" (read, within ``NEAR_CONVERGED`` x its tolerance)."""
+    out = []
+    for m, e in cl.evidence_by_method(results, y_of).items():
+        x = next(iter(e.values()))
+        if not x.converged:
+            out.append(cl.Claim("near_converged" if x.readable else "unconverged", methods=(m,), evidence=(x,)))
+    return out
+
+
+#: The step whose rows each importance result read (``ctx.rows(step)``).
+STEP_OF = {"sage_marginal": "sage", "sage_conditional": "sage"}
+
+
+def _y_of(ctx):
+    """``method -> y`` on the rows the method used (None when the context cannot say)."""
+    rows = getattr(ctx, "rows", None)
+    y_test = getattr(ctx, "y_test", None)
+
+    def y_of(method):
+        if callable(rows):
+            # reading the rows records their use ("How it was made"); the reading leaves that record as it was
+            use = getattr(ctx, "row_use", None)
+            saved = dict(use) if isinstance(use, dict) else None
+            try:
+                return rows(STEP_OF.get(method, method))[1]
+            except (KeyError, ValueError, AttributeError):
+                pass
+            finally:
+                if saved is not None:
+                    use.clear()
+                    use.update(saved)
+        return y_test
+    return y_of
+
+
+def most_important(ctx, k=None, fill=True):
+    """The report's "most important" features (:func:`~imlkit.report._claims.ranked_features` on section 3's
+    results, converged methods only, the shares on each method's rows), and the words that name them.
+
+    Returns ``(features, words)``: ``features`` a list of names (empty when no feature is important for
+    any method), ``words`` "the 2 most important features by the number of the 4 methods that find
+    each important: a (important for 4 of 4) and b (...)" or, when empty, "no feature is important
+    for any method: ...".
+    """
+    results = ctx.importance.compared()
+    y_of = _y_of(ctx)
+    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
+    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)
+    return [r.feature for r in ranked], words
+
+
+def _partners(X, f, k=3):
+    """Up to ``k`` other numeric features most correlated with ``f``, as ``((name, |r|), ...)``."""
+    if X is None or f not in X.columns or isinstance(X[f].dtype, pd.CategoricalDtype):
+        return ()
+    num = [c for c in X.columns if c != f and not isinstance(X[c].dtype, pd.CategoricalDtype)]
+    if not num:
+        return ()
+    corr = X[num].astype(float).corrwith(X[f].astype(float)).abs().dropna().sort_values(ascending=False)
+    return tuple((str(c), float(min(1.0, v))) for c, v in corr.iloc[:k].items())
 
 
 def _partner(X, f):
     """The other numeric feature most correlated with ``f`` and |r| (None when there is none)."""
-    if X is None or f not in X.columns or isinstance(X[f].dtype, pd.CategoricalDtype):
-        return None
-    num = [c for c in X.columns if c != f and not isinstance(X[c].dtype, pd.CategoricalDtype)]
-    if not num:
-        return None
-    corr = X[num].astype(float).corrwith(X[f].astype(float)).abs().dropna()
-    if corr.empty:
-        return None
-    return corr.idxmax(), float(min(1.0, corr.max()))
+    found = _partners(X, f, 1)
+    return found[0] if found else None
 
 
-def _reasons(f, high, low, r2, h_overall, X):
+def _reasons(f, high, low, r2, h_overall, X, ev=None):
     """The claims that explain why methods disagree about ``f`` (each from its numbers)."""
     out = []
     dep = np.nan if r2 is None else float(r2.get(f, np.nan))
@@ -65,17 +125,22 @@ def _reasons(f, high, low, r2, h_overall, X):
         out.append(cl.Claim("dependence", (f,), numbers=nums))
     elif np.isfinite(dep) and dep >= cl.R2_WEAK:
         out.append(cl.Claim("moderate_dependence", (f,), numbers=dict(r2=dep, weak=cl.R2_WEAK, strong=cl.R2_STRONG)))
-    marginal_low = tuple(m for m in low if m in cl.MARGINAL)
-    # "the model barely uses f" only when no method of question 1 finds it important
-    if "sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL):
-        out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low)))
+    # "the model barely uses f" only where it is negligible or below 0 for a method of question 1 (not merely
+    # small beside the largest) and none finds it important; "takes it from correlated features" only when
+    # the others predict it (R² >= R2_STRONG), with that R² and the partners in the sentence
+    marginal_low = tuple(m for m in low if m in cl.MARGINAL
+                         and (ev is None or ev[m][f].negligible() or ev[m][f].below_null()))
+    if ("sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL)
+            and np.isfinite(dep) and dep >= cl.R2_STRONG):
+        out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low, r2=dep,
+                                                               threshold=cl.R2_STRONG, partners=_partners(X, f))))
     if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high:
         out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), h2=h, threshold=cl.H_INTERACTION)))
     refit_low = tuple(m for m in low if m in cl.REFIT)
     judged_high = tuple(m for m in high if m not in cl.REFIT)
     if refit_low and judged_high:
         out.append(cl.Claim("refit", (f,), numbers=dict(high=judged_high, low=refit_low)))
-    if not out and np.isfinite(dep) and dep < cl.R2_WEAK:
+    if np.isfinite(dep) and dep < cl.R2_WEAK:
         nums = dict(r2=dep, threshold=cl.R2_WEAK)
         if np.isfinite(h) and h <= cl.H_INTERACTION:
             nums.update(h2=h, h_threshold=cl.H_INTERACTION)
@@ -89,23 +154,26 @@ def _disagreement_claims(ev, r2=None, h_overall=None, X=None):
     features = list(dict.fromkeys(f for e in ev.values() for f in e))
     for f in features:
         high = [m for m, e in ev.items() if f in e and e[f].important()]
-        low = [m for m, e in ev.items() if f in e and m not in high and (e[f].negligible() or e[f].below_null())]
+        low = [m for m, e in ev.items() if f in e and m not in high
+               and (e[f].negligible() or e[f].below_null() or e[f].small_beside())]
         if not high or not low:
             continue
         claim = cl.Claim("disagreement", (f,), methods=tuple(high), low=tuple(low),
                          evidence=tuple(ev[m][f] for m in high + low))
-        out.append((claim, _reasons(f, high, low, r2, h_overall, X)))
+        out.append((claim, _reasons(f, high, low, r2, h_overall, X, ev)))
     return out
 
 
-def disagreements(results, r2=None, h_overall=None, X=None):
+def disagreements(results, r2=None, h_overall=None, X=None, y=None):
     """Features that one method finds important and another negligible or below 0 -- by their uncertainty.
 
     Importances are compared relative to each method's largest value (methods have different
-    units); the rules are those of :mod:`imlkit.report._claims`. Returns a list of dicts:
+    units); the rules are those of :mod:`imlkit.report._claims`; ``y`` the test target (the yardstick of the
+    shares; None: unknown). Returns a list of dicts:
     feature, high (methods), low (methods), reason (the explaining sentences).
     """
-    found = _disagreement_claims(_evidence_by_method(results), r2, h_overall, X)
+    found = _disagreement_claims(_evidence_by_method(results, None if y is None else (lambda m: y)), r2,
+                                 h_overall, X)
     return [{"feature": c.features[0], "high": list(c.methods), "low": list(c.low),
              "reason": " ".join(r.text() for r in reasons)} for c, reasons in found]
 
@@ -160,12 +228,20 @@ def _pimp_claims(pimp):
     null = pimp.extra.get("null")
     if null is not None and np.shape(null)[1] != n_null:
         null = None   # a sequential run stopped early: "above k of n_null" would count refits never run
-    # how many null importances lie below the observed one: "above all 60" is worth saying
-    below = pd.Series(np.sum(np.asarray(null) < pimp.importance[:, None], axis=1) if null is not None
-                      else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
+    # rounding noise is 0 before it is compared with the null: a constant column's observed PFI of 1.1e-16
+    # "above 9 of 10 null values" is round-off against round-off (the model does not use the column)
+    observed = np.asarray(pimp.importance, dtype=float)
+    scale = np.nanmax(np.abs(observed)) if np.isfinite(observed).any() else 0.0
+    if pimp.baseline_loss is not None and np.isfinite(pimp.baseline_loss):
+        scale = max(scale, abs(float(pimp.baseline_loss)))
+    observed = snap_zero(observed, scale)
+    below = pd.Series(np.sum(snap_zero(np.asarray(null, dtype=float), scale) < observed[:, None], axis=1)
+                      if null is not None else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
+    unused = (pd.Series(observed, index=list(pimp.feature_names)).reindex(frame.index) == 0).to_numpy()
     # a p-value below what the null refits can resolve (a parametric tail) does not make a feature matter
-    groups = {"pimp_matters": (p <= alpha) & (floor <= alpha), "pimp_cannot_tell": floor > alpha,
-              "pimp_no_evidence": (p > alpha) & (floor <= alpha)}
+    groups = {"pimp_unused": unused, "pimp_matters": (p <= alpha) & (floor <= alpha) & ~unused,
+              "pimp_cannot_tell": (floor > alpha) & ~unused,
+              "pimp_no_evidence": (p > alpha) & (floor <= alpha) & ~unused}
     out = []
     for kind, mask in groups.items():
         if not mask.any():
@@ -173,6 +249,8 @@ def _pimp_claims(pimp):
         sub = frame[mask]
         nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
                     p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
+        if kind == "pimp_unused":
+            nums["observed"] = tuple(0.0 for _ in range(len(sub)))
         if kind == "pimp_cannot_tell":
             nums["needed"] = int(np.nanmax(sub["n_null_needed"].to_numpy(float)))
         out.append(cl.Claim(kind, tuple(str(f) for f in sub.index), methods=("pimp",), numbers=nums))
@@ -197,14 +275,49 @@ def _per_method(ev, kind, keep, top_only=True):
     return out
 
 
+def _gain(difference, measure, baseline):
+    """The largest improvement on the baseline the interval of (model - baseline) allows, as a share of the
+    baseline's score (NaN when it cannot be said)."""
+    from ._scores import LOWER_IS_BETTER
+
+    _, lo, hi = difference
+    best = -lo if measure in LOWER_IS_BETTER else hi
+    if not (np.isfinite(best) and np.isfinite(baseline)) or baseline == 0:
+        return np.nan
+    return float(best / abs(baseline))
+
+
+def _no_better_numbers(ctx):
+    """The "could not be shown to beat the baseline" claim's numbers: the rows, the differences, whether even the
+    interval's most favourable end is a small gain (then: "describe noise"), and other models that beat it."""
+    check = ctx.model_check
+    nums = dict(baseline=check.no_better_than, small_gain=cl.NOISE_GAIN)
+    X = getattr(ctx, "X_test", None)
+    if X is not None:
+        nums["n_rows"] = len(X)
+        nums["rows_word"] = getattr(ctx, "eval_rows", "test rows")
+    decision = getattr(check, "decision", None) or {}
+    nums["differences"] = {m: tuple(float(v) for v in d["difference"]) for m, d in decision.items()}
+    gains = [_gain(d["difference"], m, float(d["baseline"])) for m, d in decision.items()]
+    nums["noise"] = bool(gains) and all(np.isfinite(g) and g < cl.NOISE_GAIN for g in gains)
+    # Other models of section 2 (the GLM) that beat the same baseline: {name: (measures,)}; section 2 does not
+    # record them yet (ModelCheck has no such field), so this reads it only where it exists.
+    nums["others"] = dict(getattr(check, "others_beating_baseline", None) or {})
+    return nums
+
+
 def reading_claims(ctx):
     """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
     results = ctx.importance.compared()
+    y_of = _y_of(ctx)
     out = []
     nb = ctx.model_check.no_better_than
     if nb:
-        out.append(Paragraph(((cl.Claim("no_better", numbers=dict(baseline=nb)),),)))
-    ev = _evidence_by_method(results)
+        out.append(Paragraph(((cl.Claim("no_better", numbers=_no_better_numbers(ctx)),),)))
+    unconverged = _unconverged(results, y_of)
+    if unconverged:
+        out.append(Paragraph(tuple((c,) for c in unconverged)))
+    ev = _evidence_by_method(results, y_of)
     if ev:
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
@@ -214,9 +327,10 @@ def reading_claims(ctx):
         found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test)
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
-                                 title="Where the methods disagree (important for one method, negligible or below 0 "
-                                       "for another; the numbers: estimate, interval, adjusted p-value when tested, "
-                                       "share of the method's largest, share of the model's loss)"))
+                                 title="Where the methods disagree (important for one method; negligible, below 0 or "
+                                       "small beside its largest for another; the numbers: estimate, interval, "
+                                       "adjusted p-value when tested, share of the method's largest, share of what "
+                                       "the features explain together)"))
         elif len(ev) > 1:
             out.append(Paragraph(((cl.Claim("no_disagreement", methods=tuple(ev), numbers=dict(n_found=0)),),)))
         vague = _per_method(ev, "unsettled", _is_unsettled)
