@@ -220,7 +220,7 @@ def _glm_blocks(ctx, tg, perf):
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
     sentences = []
-    read = [f for f in top_features(ctx, 4) if f in guarded_inputs(pipe)]
+    read = [f for f in top_features(ctx, 4)[0] if f in guarded_inputs(pipe)]
     for f in read:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     # the closing lines once, after the readings: the interval's level, every weight not read and why
@@ -282,7 +282,8 @@ def _gam_plan(ctx, X):
            f"carry at most {n // 2:,} (2 rows per coefficient)")
     cost = dict(need)
     chosen, used = [], 1
-    for f in top_features(ctx, X.shape[1]):
+    ranked = top_features(ctx, X.shape[1])[0]
+    for f in ranked:
         if f not in cost or cost[f] == 0:
             continue
         if 2 * (used + cost[f]) > n or len(chosen) >= MAX_REDUCED_GAM_TERMS:
@@ -290,7 +291,8 @@ def _gam_plan(ctx, X):
         chosen.append(f)
         used += cost[f]
     if not chosen:
-        return None, f"GAM skipped: {why}, and not even the most important feature fits."
+        return None, (f"GAM skipped: {why}, and not even the most important feature fits." if ranked else
+                      f"GAM skipped: {why}, and no feature is important for any method to choose a smaller GAM by.")
     from .._dtypes import is_numeric
 
     terms = {f: ("spline" if is_numeric(X[f]) and X[f].nunique() >= 4 else
@@ -329,7 +331,7 @@ def _gam_blocks(ctx, tg, perf):
                            "so no smoothing makes the fit unique): " + "; ".join(
                                f"{c} (collinear with {', '.join(w[:4])})" for c, w in aliased.items()) + "."))
     blocks.append(frame_table(gam.summary(), caption="Terms"))
-    feats = [f for f in top_features(ctx, 6) if f in guarded_inputs(pipe) and f in gam.terms_]
+    feats = [f for f in top_features(ctx, 6)[0] if f in guarded_inputs(pipe) and f in gam.terms_]
     with report_style():
         ncol = 3
         nrow = int(np.ceil(len(feats) / ncol))

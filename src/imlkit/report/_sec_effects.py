@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .. import effects as eff
 from ._blocks import Section, frame_table, heading, pre, table, text
@@ -14,23 +13,20 @@ __all__ = ["section_effects", "section_regional", "top_features", "effect_output
 
 
 def top_features(ctx, k):
-    """The ``k`` features with the largest importance, averaged over methods on a relative scale.
+    """The report's ``k`` most important features and the words that justify the choice: ``(features, words)``.
 
-    Without importance results (none selected), the first ``k`` columns.
+    Ranked by :func:`~imlkit.report._reading.most_important` -- how many of the methods that
+    converged find each feature important (the reading's own definition), ties by rank -- so a
+    feature below 0 for PFI and SAGE is never "most important" because one noisy method ranks it
+    high. ``features`` is empty when no feature is important for any method (``words`` then says
+    so, with the numbers). Without importance results (none selected), the first ``k`` columns.
     """
-    results = ctx.importance.compared()
-    cols = list(ctx.X_test.columns)
-    if not results:
-        return cols[:k]
-    score = pd.Series(0.0, index=cols)
-    for r in results.values():
-        top = np.nanmax(np.abs(r.importance))
-        if not np.isfinite(top) or top <= 0:
-            continue
-        for f, v in zip(r.feature_names, r.importance):
-            if f in score.index and np.isfinite(v):
-                score[f] += v / top
-    return list(score.sort_values(ascending=False, kind="stable").index[:k])
+    from ._reading import most_important
+
+    if not ctx.importance.compared():
+        cols = [str(c) for c in ctx.X_test.columns[:k]]
+        return cols, f"the first {len(cols)} columns (no importance method was selected to rank them)"
+    return most_important(ctx, k)
 
 
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
@@ -158,7 +154,9 @@ def section_effects(ctx):
     p = ctx.params["effects"]
     output = effect_output(ctx)
     outputs = effect_classes(ctx)
-    feats = top_features(ctx, p["n_features"])
+    feats, words = top_features(ctx, p["n_features"])
+    if not feats:
+        return Section("effects", title, [text(f"No feature effects shown: {words}.")])
     X_ice, _ = ctx.rows("ice")
     n_classes = len(getattr(ctx.model, "classes_", []))
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
@@ -171,7 +169,7 @@ def section_effects(ctx):
                 f"({', '.join(str(c) for c in outputs)}; one column per class)")
     else:
         what = _output_text(ctx, outputs[0])
-    blocks = [text(f"Effects on {what} of the {len(feats)} most important features ({', '.join(feats)}).")]
+    blocks = [text(f"Effects on {what} of {words}.")]
     if ctx.methods("effects"):
         blocks[0] = text(blocks[0]["text"] + f" ICE curves (thin lines, {len(X_ice):,} {ctx.eval_rows}) with their "
                          f"mean, the partial dependence (PD, thick line); beside them the accumulated local effects "
@@ -318,7 +316,10 @@ def section_regional(ctx):
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params["effects"]["n_features"] + 1
-    candidates = top_features(ctx, n_cand)
+    candidates, _ = top_features(ctx, n_cand)
+    if not candidates:
+        return Section("regional", title, [text("Not computed: no feature is important for any method, so "
+                                                "no feature's effect is split into regions.")])
     with ctx.step("c-ICE heterogeneity of the top features", candidates=", ".join(candidates), rows=len(X_rep),
                   grid=p["grid"]):
         feature, het = choose_repid_feature(ctx, X_rep, candidates, p["grid"], output)
