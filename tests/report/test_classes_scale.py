@@ -51,3 +51,54 @@ def test_matrix_and_per_class_auc_agree_under_bootstrap_weights(monkeypatch):
     slow = scores(out, y, "classification", W, labels)["ROC AUC"]
     assert calls  # the loop ran
     assert_allclose(fast, slow, rtol=1e-12)
+
+
+def _table(k=40, n=400, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, k + 1)
+    y = rng.choice(k, size=n, p=w / w.sum())
+    centres = rng.normal(scale=1.5, size=(k, 2))
+    X = pd.DataFrame(rng.normal(size=(n, 4)), columns=["a", "b", "c", "d"])
+    X[["a", "b"]] += centres[y]
+    return X.assign(y=[f"c{v:02d}" for v in y])
+
+
+def test_quick_report_of_forty_classes_has_every_method_and_says_what_it_set_aside(tmp_path):
+    import warnings
+
+    from imlkit.report import ReportConfig, build_report
+    from imlkit.report._build import prepare_context
+    from imlkit.report._fit import MANY_CLASSES, many_class_gbm
+
+    df = _table()
+    cfg = dict(data=df, target="y", quick=True, n_null=3, strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ctx = prepare_context(ReportConfig(**cfg, methods=("pimp",)))
+        # the report's gbm on more than MANY_CLASSES classes: bounded Newton steps, 15 iterations
+        k = len(ctx.model.classes_)
+        assert k > MANY_CLASSES and ctx.model.max_iter == many_class_gbm(k)["max_iter"]
+        assert ctx.model.l2_regularization == 1.0
+        # the refits' budgeted training rows lack classes of the test rows: scored at probability 0, no failure
+        _, y_refit = ctx.rows("pimp", "train", n=120)
+        assert set(ctx.y_test) - set(y_refit)
+        path = build_report(ReportConfig(**cfg, out=str(tmp_path), max_rows=120,
+                                         methods=("pfi", "cfi", "loco", "lofo", "sage", "pimp")))
+    html = open(path, encoding="utf-8").read()
+    assert "failed" not in html
+    for name in ("PFI", "CFI", "LOCO", "LOFO", "SAGE (marginal)", "SAGE (conditional)", "PIMP"):
+        assert f">{name}" in html
+    rare = df.y.value_counts()
+    n_rare = int((rare < 2).sum())
+    # the classes with one row are set aside, with their number, in the report's own words
+    assert n_rare > 0 and f"of {n_rare} class(es) too rare to appear in both the training and the test rows" in html
+    assert f"With {k} classes (more than {MANY_CLASSES})" in html
+    # RuleFit (one L1 path per class) says in one line why it is not fitted, without fitting
+    from imlkit.report._sec_alternatives import RULEFIT_MAX_CLASSES, _rulefit_blocks
+
+    perf = {}
+    blocks = _rulefit_blocks(ctx, perf)
+    assert ctx.y_train.nunique() > RULEFIT_MAX_CLASSES and perf == {}
+    assert f"a target with {ctx.y_train.nunique()} classes is one cross-validated path per class" in blocks[1]["text"]
