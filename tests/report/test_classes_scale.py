@@ -102,3 +102,17 @@ def test_quick_report_of_forty_classes_has_every_method_and_says_what_it_set_asi
     blocks = _rulefit_blocks(ctx, perf)
     assert ctx.y_train.nunique() > RULEFIT_MAX_CLASSES and perf == {}
     assert f"a target with {ctx.y_train.nunique()} classes is one cross-validated path per class" in blocks[1]["text"]
+
+
+def test_the_set_aside_note_names_ten_classes_and_counts_the_rest():
+    import pandas as pd
+
+    from imlkit.report._fit import RARE_NAMED, set_aside_rare
+
+    y = pd.Series(["a"] * 50 + ["b"] * 50 + [f"r{i:02d}" for i in range(25)])
+    X = pd.DataFrame({"x": np.arange(len(y), dtype=float)})
+    Xk, yk, note = set_aside_rare(X, y, "classification", 0.3)
+    assert len(Xk) == 100 and set(yk) == {"a", "b"}
+    assert note.startswith("25 row(s) of 25 class(es) too rare")
+    assert note.count("(1 row)") == RARE_NAMED
+    assert f"and {25 - RARE_NAMED} other class(es) of at most 1 row(s) each" in note

@@ -64,6 +64,10 @@ def split_rows(X, y, task, test_size, seed):
             y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
 
 
+#: The set-aside note names at most this many classes (the rest are counted).
+RARE_NAMED = 10
+
+
 def set_aside_rare(X, y, task, test_size, where="the data"):
     """``(X, y, note)``: the rows of classes too rare to split stratified removed, and a sentence naming them."""
     if task != "classification":
@@ -76,7 +80,10 @@ def set_aside_rare(X, y, task, test_size, where="the data"):
         raise ReportInputError(f"Too few rows per class to split {where} into training and test rows: "
                                f"{pd.Series(y).value_counts().to_dict()}.")
     counts = pd.Series(y[drop]).astype(str).value_counts()
-    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.items())
+    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.iloc[:RARE_NAMED].items())
+    if len(counts) > RARE_NAMED:  # 1,000 Zipf-sized classes: hundreds of names would bury the sentence
+        most = int(counts.iloc[RARE_NAMED:].max())
+        named += f" and {len(counts) - RARE_NAMED:,} other class(es) of at most {most} row(s) each"
     note = (f"{int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to appear in both the training and the "
             f"test rows were set aside from {where}: {named}. A stratified split needs at least two rows of a "
             f"class (and a test part with a row of every class).")
