@@ -64,6 +64,10 @@ def split_rows(X, y, task, test_size, seed):
             y_tr.reset_index(drop=True), y_te.reset_index(drop=True))
 
 
+#: The set-aside note names at most this many classes (the rest are counted).
+RARE_NAMED = 10
+
+
 def set_aside_rare(X, y, task, test_size, where="the data"):
     """``(X, y, note)``: the rows of classes too rare to split stratified removed, and a sentence naming them."""
     if task != "classification":
@@ -76,7 +80,10 @@ def set_aside_rare(X, y, task, test_size, where="the data"):
         raise ReportInputError(f"Too few rows per class to split {where} into training and test rows: "
                                f"{pd.Series(y).value_counts().to_dict()}.")
     counts = pd.Series(y[drop]).astype(str).value_counts()
-    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.items())
+    named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.iloc[:RARE_NAMED].items())
+    if len(counts) > RARE_NAMED:  # 1,000 Zipf-sized classes: hundreds of names would bury the sentence
+        most = int(counts.iloc[RARE_NAMED:].max())
+        named += f" and {len(counts) - RARE_NAMED:,} other class(es) of at most {most} row(s) each"
     note = (f"{int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to appear in both the training and the "
             f"test rows were set aside from {where}: {named}. A stratified split needs at least two rows of a "
             f"class (and a test part with a row of every class).")
@@ -181,10 +188,29 @@ def glm_family(task, y):
     return "gaussian"
 
 
+#: Above this many classes the report's gradient boosting is regularised and shortened (:func:`many_class_gbm`).
+MANY_CLASSES = 10
+
+
+def many_class_gbm(k):
+    """Gradient boosting's parameters for a target with ``k`` > ``MANY_CLASSES`` classes.
+
+    scikit-learn's HistGradientBoostingClassifier grows one tree per class and iteration, and
+    its Newton steps have no ridge term by default: a class with one or two training rows gets a
+    near-zero hessian and leaf values that blow up (measured: 100 Zipf-sized classes on 2,100
+    rows, test log loss 28 against 3.7 for the class frequencies, accuracy 0.21). With
+    ``l2_regularization=1`` the steps stay bounded (log loss 2.7); 15 iterations at learning
+    rate 0.2 keep the trees at 15 k instead of 100 k (the same test log loss, 2.5, and 7x less
+    time in every fit, refit and prediction of the report).
+    """
+    return {"l2_regularization": 1.0, "max_iter": 15, "learning_rate": 0.2}
+
+
 def make_model(name, task, X, y, seed):
     """An unfitted estimator for ``--model``: gbm, rf, glm, gam or rulefit.
 
-    Gradient boosting takes missing values and categoricals natively; the others get a
+    Gradient boosting takes missing values and categoricals natively (a target with more than
+    ``MANY_CLASSES`` classes: :func:`many_class_gbm`); the others get a
     pipeline that imputes missing numeric values (median plus a missing indicator) and
     encodes categoricals (:func:`_encoded`, :func:`guarded_pipeline`), so no row is ever dropped
     for a missing feature value.
@@ -194,6 +220,9 @@ def make_model(name, task, X, y, seed):
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
         cls = HistGradientBoostingClassifier if classification else HistGradientBoostingRegressor
+        k = pd.Series(y).nunique() if classification else 0
+        if k > MANY_CLASSES:
+            return cls(categorical_features="from_dtype", random_state=seed, **many_class_gbm(k))
         return cls(categorical_features="from_dtype", random_state=seed)
     if name == "rf":
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor

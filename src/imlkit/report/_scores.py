@@ -8,6 +8,8 @@ consistently one model beats the other on the same rows, not the spread of each 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
@@ -123,6 +125,84 @@ def _weighted_auc(W, score, pos):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+
+class _ClassSums:
+    """Sums of a (B, n) matrix's columns within each class: ``(B, n) -> (B, K)``, classes by code."""
+
+    def __init__(self, codes, k):
+        self.order = np.argsort(codes, kind="stable")
+        counts = np.bincount(codes, minlength=k)
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        self.empty = counts == 0
+
+    def __call__(self, M):
+        if M.shape[1] == 0:
+            return np.zeros((M.shape[0], len(self.starts)))
+        out = np.add.reduceat(M[:, self.order], np.minimum(self.starts, M.shape[1] - 1), axis=1)
+        out[:, self.empty] = 0.0
+        return out
+
+
+#: :func:`_macro_auc` takes the matrix product up to this many test rows per class (measured, one
+#: thread: 10 classes x 1,000 rows 0.08 s against 0.29 s for the loop; 100 x 6,000: 2.4 s against 26 s).
+AUC_MATRIX_ROWS_PER_CLASS = 48
+#: Most cells of the (n, columns) comparison matrix :func:`_macro_auc` builds at once (~32 MB).
+AUC_BLOCK_CELLS = 1 << 22
+
+
+def _macro_auc(W, proba, idx, present, position, codes, by_class, tot):
+    """Mean over the classes present of the one-vs-rest ROC AUC under each row of weights; (B,).
+
+    For a row i of class c, ``G[b, i]`` = the weight in resample b of the rows of other classes
+    whose probability of c is below row i's (ties count half): AUC_c = sum over c's rows of
+    ``W[b, i] G[b, i]`` over (weight of c) x (weight of the others), the Mann-Whitney count of
+    :func:`_weighted_auc`. ``G = W @ M`` with ``M[j, i]`` the comparison of row j with row i:
+    one matrix product of O(B n^2) for every class at once, where one sort-and-gather per class
+    costs O(B n K) -- the product is chosen when n is below ~48 K (many classes, few rows);
+    otherwise the per-class loop. Classes whose probability is the same on every row (a
+    baseline's) have AUC 0.5 without either.
+    """
+    n = len(idx)
+    cols = np.array([position.get(c, -1) for c in present], dtype=int)
+    neg = n - tot  # rows of W sum to n (bootstrap counts; the point estimate's ones)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        defined = (tot > 0) & (neg > 0)
+    auc = np.full(tot.shape, np.nan)
+    constant = np.ptp(proba, axis=0) == 0 if n else np.ones(proba.shape[1], dtype=bool)
+    flat = (cols >= 0) & constant[np.maximum(cols, 0)]
+    auc[:, flat] = np.where(defined[:, flat], 0.5, np.nan)
+    todo = np.flatnonzero((cols >= 0) & ~flat)
+    if len(todo) == 0:
+        pass
+    elif n <= AUC_MATRIX_ROWS_PER_CLASS * len(todo):
+        rows = np.flatnonzero(np.isin(codes, todo))
+        G = np.zeros((W.shape[0], n))
+        step = max(1, AUC_BLOCK_CELLS // max(n, 1))
+        for start in range(0, len(rows), step):
+            i = rows[start:start + step]
+            c = idx[i]
+            s = proba[:, c]  # (n, block): every row's probability of row i's class
+            own = s[i, np.arange(len(i))]
+            M = (s < own).astype(float)
+            M += 0.5 * (s == own)
+            M[idx[:, None] == c[None, :]] = 0.0  # rows of the same class are not negatives
+            G[:, i] = W @ M
+        num = by_class(W * G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auc[:, todo] = np.where(defined[:, todo], num[:, todo] / np.where(defined[:, todo],
+                                                                              tot[:, todo] * neg[:, todo], 1.0),
+                                    np.nan)
+    else:
+        for k in todo:
+            auc[:, k] = _weighted_auc(W, proba[:, cols[k]], codes == k)
+    known = cols >= 0
+    if not known.any():
+        return np.full(W.shape[0], np.nan)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without two classes: NaN
+        return np.nanmean(auc[:, known], axis=1)
+
+
 def scores(out, y, task, W, labels=None):
     """Every metric of one model under each row of weights ``W`` (B, n): dict metric -> (B,) array.
 
@@ -145,31 +225,32 @@ def scores(out, y, task, W, labels=None):
     ys = np.asarray(y).astype(str)
     correct = (out["pred"] == ys).astype(float)
     res = {"accuracy": W @ correct / n}
-    recalls = []
-    for c in np.unique(ys):
-        is_c = (ys == c).astype(float)
-        tot = W @ is_c
-        with np.errstate(invalid="ignore", divide="ignore"):
-            recalls.append(np.where(tot > 0, (W @ (correct * is_c)) / np.where(tot > 0, tot, 1.0), np.nan))
-    res["balanced accuracy"] = np.nanmean(np.vstack(recalls), axis=0)
+    # Every per-class quantity is a sum of W's columns over the rows of one class: one gather of
+    # W in class order and one reduceat give all of them, (B, classes present), in O(B n) -- a
+    # loop of two (B, n) products per class cost O(B n K) (1,000 classes: minutes).
+    present, codes = np.unique(ys, return_inverse=True)
+    by_class = _ClassSums(codes, len(present))
+    tot, hits = by_class(W), by_class(W * correct)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recalls = np.where(tot > 0, hits / np.where(tot > 0, tot, 1.0), np.nan)
+    res["balanced accuracy"] = np.nanmean(recalls, axis=1)
     proba = out.get("proba")
     if proba is None or labels is None:
         nan = np.full(W.shape[0], np.nan)
         res.update({"log loss": nan, "Brier score": nan, "ROC AUC": nan})
     else:
-        idx = np.array([labels.index(c) if c in labels else -1 for c in ys])
-        onehot = np.zeros_like(proba)
+        position = {c: k for k, c in enumerate(labels)}
+        idx = np.array([position.get(c, -1) for c in ys], dtype=int)
         known = idx >= 0
-        onehot[np.flatnonzero(known), idx[known]] = 1.0
         p_true = np.where(known, proba[np.arange(n), np.maximum(idx, 0)], 0.0)
         res["log loss"] = W @ -np.log(np.clip(p_true, 1e-15, 1.0)) / n
-        res["Brier score"] = W @ ((proba - onehot) ** 2).sum(axis=1) / n
+        # sum_k (p_k - 1{y = k})^2 = sum_k p_k^2 - 2 p_y + 1 (a row of an unknown class: sum_k p_k^2 + 1)
+        brier = np.einsum("ij,ij->i", proba, proba) - 2.0 * p_true + 1.0
+        res["Brier score"] = W @ brier / n
         if len(labels) == 2:
             res["ROC AUC"] = _weighted_auc(W, proba[:, 1], ys == labels[1])
         else:
-            aucs = [_weighted_auc(W, proba[:, k], ys == c) for k, c in enumerate(labels) if (ys == c).any()]
-            with np.errstate(invalid="ignore"):
-                res["ROC AUC"] = np.nanmean(np.vstack(aucs), axis=0) if aucs else np.full(W.shape[0], np.nan)
+            res["ROC AUC"] = _macro_auc(W, proba, idx, present, position, codes, by_class, tot)
     return {m: res[m] for m in CLASSIFICATION_METRICS}
 
 

@@ -345,7 +345,18 @@ def _gam_blocks(ctx, tg, perf):
     return blocks
 
 
+#: RuleFit's L1 fit of a multi-class target is one cross-validated path per class: above this many
+#: classes the section says so in one line instead (100 classes: 100 paths, 190 s of CPU).
+RULEFIT_MAX_CLASSES = 10
+
+
 def _rulefit_blocks(ctx, perf):
+    k = ctx.y_train.nunique() if ctx.task == "classification" else 0
+    if k > RULEFIT_MAX_CLASSES:
+        return [heading("RuleFit"),
+                text(f"Not fitted: RuleFit's L1 fit of a target with {k} classes is one cross-validated path per class "
+                     f"({k} paths; more than {RULEFIT_MAX_CLASSES} classes takes minutes). Fit imlkit.models.RuleFit "
+                     f"on a few classes of interest (one against the rest) to see their rules.")]
     with ctx.step("RuleFit", random_state=ctx.seed):
         task = "regression" if ctx.task == "regression" else "classification"
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))

@@ -87,6 +87,7 @@ def section_model(ctx):
     from ._sec_data import evaluation_sentence
 
     blocks = [text(evaluation_sentence(ctx))]
+    blocks += _many_class_model_note(ctx)
     fitted, boxes = _fit_baselines(ctx)
     labels = class_labels(ctx.model, ctx.y_train, ctx.y_test) if task == "classification" else None
     outputs = {ctx.model_label: model_outputs(ctx.model, ctx.X_test, task, labels)}
@@ -117,6 +118,21 @@ def section_model(ctx):
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
     blocks += ctx.guard("figure: model scores", lambda: _figure(ctx, res, key), kind="figure")
     return Section("model", "2. Model and baselines", blocks)
+
+
+def _many_class_model_note(ctx):
+    """Say how the report's own gradient boosting was set for a target with many classes (see ``many_class_gbm``)."""
+    from ._fit import MANY_CLASSES, many_class_gbm
+
+    k = len(getattr(ctx.model, "classes_", ()))
+    if ctx.task != "classification" or ctx.config.model != "gbm" or ctx.config.model_file or k <= MANY_CLASSES:
+        return []
+    p = many_class_gbm(k)
+    return [text(f"With {k} classes (more than {MANY_CLASSES}), imlkit's gradient boosting grows one tree per class "
+                 f"and iteration and is set to l2_regularization = {p['l2_regularization']:g}, {p['max_iter']} "
+                 f"iterations at learning rate {p['learning_rate']:g} ({k * p['max_iter']:,} trees): without the ridge "
+                 f"term a class with one or two training rows makes the fit diverge, and the default 100 iterations "
+                 f"cost 7x the time of every fit, refit and prediction. Pass your own model to change it.")]
 
 
 def _mean_baseline_name(fitted):

@@ -1,0 +1,123 @@
+"""The report on many classes (issue 22 item 4): time, CPU and peak memory of ``imlkit report --quick``.
+
+A synthetic classification table is written to CSV for each number of classes K at a fixed
+number of rows: 8 numeric features, of which x1..x4 carry the class (each class has its own
+centre in those four dimensions, drawn once; x5, x6 are noise correlated with x1, x2; x7, x8
+pure noise) and one 6-level categorical ``g`` that shifts the class centre. Class sizes are
+either Zipf-like (class k has weight 1/k, as product categories or species counts are: a few
+large classes and a long tail) or balanced.
+
+Each run is a subprocess with one BLAS/OpenMP thread; the child's wall time, user+sys CPU
+time and peak RSS are read from ``os.wait4``. The report's own step table ("How it was made")
+is parsed from the written HTML for the per-step seconds. Run::
+
+    PYTHONPATH=src python bench/report_classes.py --classes 2 10 100 1000 --rows 3000 --sizes zipf
+
+Results are written to ``bench/results/report_classes.md`` (``--json`` keeps raw rows).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results", "report_classes.md")
+THREADS = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                            "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+
+
+def class_weights(k, sizes):
+    """Class shares: ``"zipf"`` (share of class j proportional to 1/j) or ``"balanced"``."""
+    if sizes == "balanced":
+        return np.full(k, 1.0 / k)
+    w = 1.0 / np.arange(1, k + 1)
+    return w / w.sum()
+
+
+def make_table(n, k, sizes="zipf", seed=0):
+    """n rows, k classes (labels "c0001", ... by decreasing share), features informative of the class."""
+    rng = np.random.default_rng([seed, k])
+    w = class_weights(k, sizes)
+    y = rng.choice(k, size=n, p=w)
+    centres = rng.normal(scale=1.5, size=(k, 4))
+    g = rng.integers(0, 6, size=n)
+    X = rng.normal(size=(n, 8))
+    X[:, :4] += centres[y] + 0.5 * (g[:, None] - 2.5) / 2.5
+    X[:, 4] = 0.7 * X[:, 0] + 0.7 * X[:, 4]
+    X[:, 5] = 0.7 * X[:, 1] + 0.7 * X[:, 5]
+    df = pd.DataFrame(X.round(4), columns=[f"x{i}" for i in range(1, 9)])
+    df["g"] = np.array([f"g{j}" for j in range(6)])[g]
+    width = len(str(k))
+    df["y"] = [f"c{j + 1:0{width}d}" for j in y]
+    return df
+
+
+def timed(cmd, cwd):
+    """Wall seconds, CPU seconds (user + sys), peak RSS (MB) of the child alone, and its stderr."""
+    env = dict(os.environ, **THREADS, PYTHONPATH=os.path.join(ROOT, "src"))
+    t = time.perf_counter()
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fo, stderr=fe)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        code = os.waitstatus_to_exitcode(status)
+        fe.seek(0)
+        err = fe.read().decode()
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({code}): {err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, err
+
+
+_STEP_ROW = re.compile(r"<tr><td>(?P<step>[^<]*)</td>.*?<td[^>]*>(?P<sec>[0-9.]+)</td></tr>", re.S)
+
+
+def step_seconds(html):
+    """The report's own step table as {step: seconds} (the slowest steps are what the bench prints)."""
+    out = {}
+    for m in _STEP_ROW.finditer(html):
+        out[m.group("step")] = out.get(m.group("step"), 0.0) + float(m.group("sec"))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--classes", type=int, nargs="+", default=[2, 10, 100, 1000])
+    ap.add_argument("--rows", type=int, default=3000)
+    ap.add_argument("--sizes", nargs="+", default=["zipf"], choices=["zipf", "balanced"])
+    ap.add_argument("--json", default=None, help="also append raw rows to this JSON-lines file")
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for sizes in args.sizes:
+            for k in args.classes:
+                csv = os.path.join(tmp, f"classes_{k}_{sizes}.csv")
+                make_table(args.rows, k, sizes).to_csv(csv, index=False)
+                out = os.path.join(tmp, f"rep_{k}_{sizes}")
+                cmd = [sys.executable, "-m", "imlkit.cli", "report", "--data", csv, "--target", "y", "--quick",
+                       "--quiet", "--out", out]
+                wall, cpu, rss, err = timed(cmd, tmp)
+                with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
+                    steps = step_seconds(fh.read())
+                slow = sorted(steps.items(), key=lambda kv: -kv[1])[:4]
+                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=wall, cpu=cpu, peak_mb=rss,
+                           failed=err.count("failed"), slowest=slow)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if args.json:
+                    with open(args.json, "a") as fh:
+                        fh.write(json.dumps(row) + "\n")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
