@@ -260,11 +260,9 @@ def prepare_context(config, *, progress=None):
         from ._sec_data import all_rows_warning
 
         ctx.alerts.append(all_rows_warning(ctx))
-    from .._losses import default_loss
+    from ._loss import model_loss
 
-    ctx.loss = "squared_error" if ctx.task == "regression" else default_loss(ctx.model)
-    if ctx.task == "classification" and ctx.loss == "squared_error":
-        ctx.loss = "log_loss" if hasattr(ctx.model, "predict_proba") else "zero_one"
+    ctx.loss = model_loss(ctx.task, ctx.model)
     try:
         ctx.model_check.performance = performance(ctx.model, ctx.X_test, ctx.y_test, ctx.task)
     except ReportInputError:

@@ -6,17 +6,17 @@ import re
 import numpy as np
 
 from .. import importance as imp
-from .._display import snap_zero
+from .._display import method_name, snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
+from ._loss import method_loss
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
            "screen_ranking", "OTHERS"]
 
-METHOD_LABELS = {
-    "pfi": "PFI", "cfi": "CFI", "loco": "LOCO", "lofo": "LOFO", "sage_marginal": "SAGE (marginal)",
-    "sage_conditional": "SAGE (conditional)", "pimp": "PIMP",
-}
+#: The importance methods' display names, from the one name table (:func:`imlkit._display.method_name`).
+METHOD_LABELS = {k: method_name(k) for k in ("pfi", "cfi", "loco", "lofo", "sage_marginal", "sage_conditional",
+                                             "pimp")}
 _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the tested importance"}
 
 
@@ -174,14 +174,7 @@ def _and(labels):
 
 
 def _refit_loss(ctx, method):
-    # The API's losses by task (imlkit._losses.DEFAULT_LOSSES): LOCO keeps Lei et al.'s
-    # absolute error for regression (median + sign test), and a classifier's LOCO takes the
-    # Brier score with the API's default aggregate for classification, the mean (t-interval):
-    # bounded differences keep the t-interval reliable where the log loss's are dominated by
-    # one confident mistake. LOFO keeps the report's loss (the mean of the log loss).
-    if ctx.task == "classification":
-        return "brier" if method == "loco" and ctx.loss == "log_loss" else ctx.loss
-    return "absolute_error" if method == "loco" else "squared_error"
+    return method_loss(ctx.task, ctx.loss, method)
 
 
 def _loco(ctx):
@@ -283,7 +276,7 @@ def compute_importance(ctx, method):
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
     # the loss this method uses (LOCO/LOFO choose their own): section 7 shows the same label as section 3
-    loss = _refit_loss(ctx, method) if method in ("loco", "lofo") else ctx.loss
+    loss = _refit_loss(ctx, method)
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
