@@ -117,16 +117,24 @@ def effect_classes(ctx):
     return [effect_output(ctx)]
 
 
+def class_label(value):
+    """A class label as text: an integral float (a 0/1 float target's 1.0) as an integer, "1"."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _output_text(ctx, output):
     if ctx.task == "regression":
         return f"the predicted {ctx.data.target}"
     classes = list(getattr(ctx.model, "classes_", []))
     if output is None:
-        return f"the predicted probability of class {classes[1]!s}" if len(classes) > 1 else "the prediction"
+        return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
     if ctx.target_class is not None:
-        return f"the predicted probability of class {output!s} (chosen with --class)"
-    return (f"the predicted probability of class {output!s}, the most frequent of the {len(classes)} classes "
-            f"(one class is shown when there are more than {MAX_CLASS_PANELS}; choose another with --class)")
+        return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+    return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
+            f"{len(classes)} classes (one class is shown when there are more than {MAX_CLASS_PANELS}; "
+            f"choose another with --class)")
 
 
 def complete_rows(ctx, X, method):
@@ -193,7 +201,7 @@ def section_effects(ctx):
 def _label(output, outputs, ctx):
     if len(outputs) == 1:
         return ""
-    return f"P({output!s}): "
+    return f"P({class_label(output)}): "
 
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
