@@ -9,6 +9,11 @@ from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._sec_importance import screen_ranking
 
+#: REPID's regions differ materially when the regional curves' root-mean-square difference from
+#: the overall curve is at least this share of the effect's range (and the splits remove at least
+#: ``min_improvement`` of the heterogeneity, REPID's own rule).
+MATERIAL_REGIONAL_SHARE = 0.1
+
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
            "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
 
@@ -347,16 +352,47 @@ def section_regional(ctx):
     blocks.append(frame_table(regions, caption="Regions (leaves)", index=False))
     scores = g.interaction_scores[g.interaction_scores > 0]
     if len(scores):
+        share, spread, span = regional_difference(g)
+        material = share >= p["min_improvement"] and spread >= MATERIAL_REGIONAL_SHARE * span
+        ratio = spread / span if span > 0 else np.inf
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
-                            caption=f"Features interacting with {feature}"))
-        blocks.append(text(f"The effect of {feature} differs between the regions: it interacts with "
-                           f"{', '.join(scores.index)}."))
+                            caption=f"Features interacting with {feature}" if material
+                            else f"Split features of the REPID tree of {feature}"))
+        numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
+                   f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
+                   f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
+        if material:
+            blocks.append(text(f"The effect of {feature} differs between the regions: {numbers}, at least "
+                               f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}."))
+        else:
+            blocks.append(text(f"The regions do not differ materially: {numbers}, below the "
+                               f"{MATERIAL_REGIONAL_SHARE:.0%} needed to call it an interaction); the effect of "
+                               f"{feature} is about the same everywhere."))
     else:
         blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
                            f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
+
+
+def regional_difference(g):
+    """How much REPID's regions differ: (share of heterogeneity removed, RMS difference, effect range).
+
+    With R₀ the risk of the root (the squared deviations of the n mean-centred ICE curves from
+    their mean, summed over the m grid points) and R_l those of the leaves, the share is
+    1 − Σ R_l / R₀ (the sum of the splits' intImp), and the regional curves' root-mean-square
+    difference from the overall curve, in the output's units, is sqrt((R₀ − Σ R_l) / (n·m)).
+    The range is the largest range (max − min over the grid) of the global PD and the regional
+    PDs, so an interaction whose global PD is flat still has a scale.
+    """
+    root = g.tree[0]
+    leaves = sum(r.risk for r in g.regions)
+    m = np.size(g.regions[0].centered_average)     # grid points (× classes when several are explained)
+    share = 1.0 - leaves / root.risk if root.risk > 0 else 0.0
+    spread = float(np.sqrt(max(root.risk - leaves, 0.0) / (root.n * m)))
+    span = max(float(np.ptp(np.ravel(c))) for c in [g.average, *(r.average for r in g.regions)])
+    return float(share), spread, span
 
 
 def _repid_figure(g, feature, n):
