@@ -394,3 +394,10 @@ def _draw_by_level(x, x_perm, codes, names, feature, partner, axes):
         a.set_xlabel(str(feature))
         a.set_ylabel(str(partner))
         a.set_title(f"{title}\n(box: quartiles, whiskers: 1st-99th percentiles)")
+        a.set_xlim(*_padded(x))     # one scale for both panels (the permutation keeps x's values)
+
+
+def _padded(x):
+    lo, hi = float(x.min()), float(x.max())
+    pad = 0.03 * (hi - lo) if hi > lo else 0.5
+    return lo - pad, hi + pad
