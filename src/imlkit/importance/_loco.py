@@ -486,8 +486,8 @@ def _median_collapse_warning(stats_, options, names, classification=False):
     low, high = min(z for _, z in hit), max(z for _, z in hit)
     share = f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%} to {high:.0%}"
     why = ("typical of a classifier predicting with certainty" if classification else
-           "the reduced fit predicts those rows exactly as the full fit, e.g. a tree learner that splits on "
-           "the same values without the feature")
+           "the reduced fit predicts those rows exactly as the full fit, e.g. a tree learner that never split "
+           "on the feature")
     return [f"LOCO is exactly 0 for {shown}: the full and the reduced fit give the same loss on "
             f"{share} of the test rows ({why}), so the median of the loss differences is 0 whatever the other "
             f"rows show; aggregate='mean' estimates the change in risk R(f_-j) − R(f) instead."]
