@@ -7,7 +7,7 @@ from scipy import sparse
 
 from ._dtypes import numeric_or_bool_columns
 
-__all__ = ["MAX_DUMMIES", "RIDGE", "dependence_r2"]
+__all__ = ["MAX_DUMMIES", "MIN_ROWS_PER_REGRESSOR", "RIDGE", "adjusted_r2", "dependence_r2"]
 
 #: Dummy columns allowed for the categoricals other than the one with the most levels (that one
 #: is absorbed exactly, whatever its number of levels). Beyond it each of them keeps its most
@@ -18,6 +18,10 @@ MAX_DUMMIES = 1024
 #: columns are as many as the rows' degrees of freedom: there the unpenalised R² is 1 for every
 #: column whatever the data, and a shrunken one still ranks how well each is explained.
 RIDGE = 0.1
+
+#: Rows per regressor below which :func:`adjusted_r2` refuses to judge (NaN): with fewer, even
+#: the adjusted R² of unrelated columns scatters widely around 0 (its sd is about sqrt(d) / n).
+MIN_ROWS_PER_REGRESSOR = 5
 
 
 def dependence_r2(X):
@@ -35,7 +39,10 @@ def dependence_r2(X):
     Series indexed by column, values in [0, 1] or NaN. ``attrs["lumped"]`` lists the
     categoricals whose rare levels were lumped (see Notes); usually empty. ``attrs["ridge"]`` is
     the ridge term used (0.0: exact least squares; ``RIDGE`` when the columns are at least as
-    many as the rows' degrees of freedom, where every exact R² would be 1).
+    many as the rows' degrees of freedom, where every exact R² would be 1). ``attrs["n_rows"]``
+    is the rows fitted and ``attrs["n_regressors"]`` the design's columns d besides the intercept
+    (the other numeric columns, the dummies and the absorbed categorical's levels minus one), for
+    :func:`adjusted_r2`.
 
     Notes
     -----
@@ -60,6 +67,7 @@ def dependence_r2(X):
     others = [c for c in X.columns if c not in numeric]
     out = pd.Series(np.nan, index=X.columns, dtype=float)
     out.attrs["lumped"] = []
+    out.attrs["n_rows"], out.attrs["n_regressors"] = 0, 0
     if not numeric or len(X) < 3:
         return out
     # Column by column (memory: one n × q array, not a copied frame, its array and their centred
@@ -135,11 +143,44 @@ def dependence_r2(X):
     # combination of the others (R² = 1 says nothing): shrink with a ridge term, and say so.
     ridge = RIDGE if q + d >= n - LB else 0.0
     out.attrs["ridge"] = ridge
+    out.attrs["n_rows"], out.attrs["n_regressors"] = n, q - 1 + d + LB - 1
     rss = _residual_variances(S, ridge)
     for k, c in enumerate(numeric):
         if constant[k]:
             continue
         out[c] = 1.0 if dropped[k] else float(np.clip(1.0 - rss[k] * ss[k] / tss[k], 0.0, 1.0))
+    return out
+
+
+def adjusted_r2(r2, min_rows_per_regressor=MIN_ROWS_PER_REGRESSOR):
+    """Adjusted R² of :func:`dependence_r2`'s values, NaN where the rows are too few to judge.
+
+    On n rows with d regressors the in-sample R² of unrelated columns is about d / (n − 1), so on
+    few rows it grows with the number of regressors; the adjusted
+
+        R²_adj = 1 − (1 − R²) (n − 1) / (n − d − 1)
+
+    (Theil 1961) removes that bias. It differs from R² by (1 − R²) d / (n − d − 1): below 1e-3
+    for d = 10 regressors on 1e4 rows. Where n < ``min_rows_per_regressor`` · d, or the R² was
+    ridge-penalised (d ≥ n), the value is NaN: the check refuses to judge.
+
+    Parameters
+    ----------
+    r2 : Series
+        The output of :func:`dependence_r2` (its ``attrs`` carry n and d).
+    min_rows_per_regressor : float
+
+    Returns
+    -------
+    Series, values in [0, 1] or NaN; ``attrs`` as ``r2``'s.
+    """
+    n, d = int(r2.attrs.get("n_rows", 0)), int(r2.attrs.get("n_regressors", 0))
+    out = r2.copy()
+    out.attrs = dict(r2.attrs)
+    if r2.attrs.get("ridge") or n - d - 1 <= 0 or n < min_rows_per_regressor * d:
+        out[:] = np.nan
+        return out
+    out[:] = np.clip(1.0 - (1.0 - r2.to_numpy(dtype=float)) * (n - 1) / (n - d - 1), 0.0, 1.0)
     return out
 
 

@@ -70,6 +70,7 @@ def test_the_median_collapses_and_says_so(cancer):
     assert_array_equal(r.importance, 0.0)
     assert np.all(zero >= 0.1)
     assert any("LOCO is exactly 0 for" in w and "aggregate='mean'" in w for w in r.warnings)
+    assert any("typical of a classifier predicting with certainty" in w for w in r.warnings)
     assert "LOCO is exactly 0 for" in r.explain()
 
 

@@ -179,6 +179,10 @@ def test_section_regional_alone_finds_the_planted_interaction(small_ctx):
     assert g.feature == "x3"
     assert g.interaction_scores.index[0] == "g"
     assert any(b["kind"] == "pre" and "split on g" in b["text"] for b in s["blocks"])
+    # a sign flip: the regional curves differ by far more than 10% of the effect's range, and it is said
+    said = " ".join(b["text"] for b in s["blocks"] if b["kind"] == "text")
+    assert "The effect of x3 differs between the regions: the splits by g remove" in said
+    assert "it interacts with g." in said and "do not differ materially" not in said
 
 
 def test_section_provenance_lists_steps_and_versions(small_ctx):

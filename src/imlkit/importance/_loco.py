@@ -421,7 +421,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
     params["p_adjust_applied"] = options.p_adjust if adjusted else None
     params["interval_adjust"] = "bonferroni" if adjusted else None
     warns = list(notes)
-    warns += _median_collapse_warning(stats_, options, names)
+    warns += _median_collapse_warning(stats_, options, names, _is_classification(template, loss_obj))
     warns += _holm_interval_warning(stats_, options, names, params["alpha"])
     if permuted and n_refits == 1:
         warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
@@ -453,17 +453,22 @@ def _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds):
     return jobs
 
 
+def _is_classification(template, loss_obj):
+    """A classifier as learner, or a loss that reads probabilities or labels."""
+    return bool(is_classifier_model(template) or loss_obj.needs_proba or loss_obj.needs_labels)
+
+
 def _auto_aggregate(template, loss_obj):
     """``aggregate="auto"``: the mean for classification and aggregate-only scores, else the median.
 
     A classifier's Δ_j(i) is exactly 0 on every row that both fits predict with certainty, so
     its median is 0 whenever those rows are half the test set (see :func:`loco`, Notes).
     """
-    classification = is_classifier_model(template) or loss_obj.needs_proba or loss_obj.needs_labels
+    classification = _is_classification(template, loss_obj)
     return "mean" if classification or loss_obj.pointwise is None else "median"
 
 
-def _median_collapse_warning(stats_, options, names):
+def _median_collapse_warning(stats_, options, names, classification=False):
     """A note when the median of Δ_j is exactly 0 because many rows have Δ_j(i) = 0 exactly.
 
     Rows that both fits predict with the same loss (a classifier certain of them) pile up at
@@ -478,11 +483,14 @@ def _median_collapse_warning(stats_, options, names):
     if not hit:
         return []
     shown = ", ".join(repr(n) for n, _ in hit[:5]) + (f" and {len(hit) - 5} more" if len(hit) > 5 else "")
-    share = min(z for _, z in hit), max(z for _, z in hit)
+    low, high = min(z for _, z in hit), max(z for _, z in hit)
+    share = f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%} to {high:.0%}"
+    why = ("typical of a classifier predicting with certainty" if classification else
+           "the reduced fit predicts those rows exactly as the full fit, e.g. a tree learner that never split "
+           "on the feature")
     return [f"LOCO is exactly 0 for {shown}: the full and the reduced fit give the same loss on "
-            f"{share[0]:.0%}-{share[1]:.0%} of the test rows (typical of a classifier predicting with certainty), "
-            f"so the median of the loss differences is 0 whatever the other rows show; aggregate='mean' (the "
-            f"default for classification) estimates the change in risk R(f_-j) − R(f) instead."]
+            f"{share} of the test rows ({why}), so the median of the loss differences is 0 whatever the other "
+            f"rows show; aggregate='mean' estimates the change in risk R(f_-j) − R(f) instead."]
 
 
 def _holm_interval_warning(stats_, options, names, alpha):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dependence import dependence_r2
+from .._dependence import MIN_ROWS_PER_REGRESSOR, adjusted_r2, dependence_r2
 from .._parallel import parallel_map, spawn
 from .._timing import Timer
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
@@ -359,12 +359,25 @@ def _block_losses(loss, y, block, base_point, total):
 
 
 def _dependence_warnings(X, groups):
-    r2 = dependence_r2(X)
+    """Caveats for features well explained by the others, by the adjusted R² on the rows given.
+
+    The adjusted R² (see :func:`imlkit._dependence.adjusted_r2`) does not grow with the number of
+    regressors on few rows; below ``MIN_ROWS_PER_REGRESSOR`` rows per regressor there is one note
+    that the check was not made instead of a verdict.
+    """
+    raw = dependence_r2(X)
+    r2 = adjusted_r2(raw)
+    n, d = raw.attrs["n_rows"], raw.attrs["n_regressors"]
+    if d and raw.notna().any() and r2.isna().all():
+        return (f"The dependence between the features was not judged: {n} rows for {d} regressors (fewer than "
+                f"{MIN_ROWS_PER_REGRESSOR} rows per regressor), where an R² from a linear fit mostly measures the "
+                f"number of regressors. Judge it on more rows (the report's data section uses all rows).",)
     out = []
     for name, cols in groups.items():
         vals = [r2[c] for c in cols if np.isfinite(r2[c])]
         if vals and max(vals) > DEPENDENCE_WARNING_R2:
-            out.append(f"Feature {name!r} is strongly dependent on the other features (R² = {max(vals):.2f} "
-                       "from a linear fit): permuting it creates unrealistic data points, so its PFI mixes "
-                       "the model's reliance with extrapolation. Use CFI or group it with its correlates.")
+            out.append(f"Feature {name!r} is strongly dependent on the other features (adjusted R² = {max(vals):.2f} "
+                       f"from a linear fit on the {n:,} rows given, {d} regressors): permuting it creates unrealistic "
+                       "data points, so its PFI mixes the model's reliance with extrapolation. Use CFI or group it "
+                       "with its correlates.")
     return tuple(out)

@@ -19,6 +19,14 @@ EXTRAPOLATION_R2 = 0.5
 MAX_DRAWN = 40
 #: Features named in the extrapolation warning; the rest are counted.
 MAX_LISTED = 10
+#: A cell of the extrapolation figure is "where the data have no points" when it holds fewer than
+#: this share of the rows independence would put there (see :func:`unsupported_share`).
+UNSUPPORTED_FRACTION = 0.1
+#: The figure says the permuted pairs fall where the data have no points when at least this share
+#: of them do; below it, that there is little extrapolation against the partner.
+EXTRAPOLATION_SHARE = 0.1
+#: Levels of a categorical partner drawn in the extrapolation figure (the most frequent).
+MAX_LEVELS_DRAWN = 12
 
 
 def _describe(col):
@@ -259,20 +267,137 @@ def _correlation_blocks(X, top=6):
                   caption="The most correlated pairs of numeric features")]
 
 
+def dependence_partner(X, feature):
+    """The column that carries most of ``feature``'s dependence, categoricals included.
+
+    Each other column's single-column R² of ``feature``, adjusted for its degrees of freedom
+    (1 − (1 − R²)(n − 1)/(n − k − 1), k = 1 for a numeric column, L − 1 for one with L levels):
+    a numeric column's squared Pearson r, a categorical's correlation ratio η² (the share of
+    ``feature``'s variance between its level means; a missing value is a level). The adjustment
+    keeps a many-level categorical (an identifier: η² = 1) from winning by its levels alone.
+
+    Returns (partner, adjusted R², r or None, categorical) or None when no column qualifies.
+    """
+    x = X[feature].to_numpy(dtype=float)
+    numeric = set(numeric_or_bool_columns(X))
+    best = None
+    for c in X.columns:
+        if c == feature:
+            continue
+        if c in numeric:
+            z = X[c].to_numpy(dtype=float)
+            ok = np.isfinite(x) & np.isfinite(z)
+            a, b = x[ok] - x[ok].mean(), z[ok] - z[ok].mean()
+            den = np.sqrt((a @ a) * (b @ b))
+            if ok.sum() < 3 or den <= 0:
+                continue
+            r = float(a @ b / den)
+            r2, k, n = r * r, 1, int(ok.sum())
+        else:
+            ok = np.isfinite(x)
+            codes, _ = pd.factorize(X[c].astype(object)[ok], use_na_sentinel=False)
+            n, k, r = int(ok.sum()), int(codes.max()) if len(codes) else 0, None
+            u = x[ok] - x[ok].mean()
+            tss = u @ u
+            if n < 3 or k < 1 or tss <= 0:
+                continue
+            counts = np.bincount(codes).astype(float)
+            r2 = float((np.bincount(codes, weights=u) ** 2 / counts).sum() / tss)
+        if n - k - 1 <= 0:
+            continue
+        adj = 1.0 - (1.0 - r2) * (n - 1) / (n - k - 1)
+        if best is None or adj > best[1]:
+            best = (c, adj, r, c not in numeric)
+    return best
+
+
+def unsupported_share(x, x_permuted, groups, k=None):
+    """Share of the permuted pairs that land where the data have (almost) no points.
+
+    ``x`` is binned at its quantiles into k bins (k = min(10, n / (5 L)) so that independence would
+    put at least 5 rows in each cell of the k × L table); ``groups`` are the partner's cells (a
+    categorical's levels, or a numeric partner binned the same way), L of them. A cell is
+    unsupported when the data hold fewer than ``UNSUPPORTED_FRACTION`` of the rows independence
+    would put there (n_i · n_j / n); the share is the fraction of the permuted pairs
+    (x̃_i, group_i) in unsupported cells. Under independence it is about e^-5 ≈ 0.7%; when x is a
+    function of the partner it approaches 1 − Σ_cells p_ij.
+    """
+    n = len(x)
+    L = int(groups.max()) + 1
+    if k is None:
+        k = int(np.clip(n // (5 * L), 2, 10))
+    edges = np.unique(np.quantile(x, np.linspace(0, 1, k + 1)[1:-1]))
+    bx, bp = np.searchsorted(edges, x, side="right"), np.searchsorted(edges, x_permuted, side="right")
+    kb = len(edges) + 1
+    observed = np.bincount(bx * L + groups, minlength=kb * L).reshape(kb, L)
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
+    empty = observed < UNSUPPORTED_FRACTION * expected
+    return float(empty[bp, groups].mean())
+
+
+def _bins(z, k):
+    edges = np.unique(np.quantile(z, np.linspace(0, 1, k + 1)[1:-1]))
+    return np.searchsorted(edges, z, side="right")
+
+
 def _extrapolation_blocks(X, feature, seed):
-    """The course's diagnostic for the most dependent feature: hexbins of it against its strongest
-    correlate before and after permuting it (nothing when it has no numeric partner)."""
+    """The course's diagnostic for the most dependent feature: it against the column that carries
+    its dependence (a numeric partner: hexbins; a categorical: the feature per level), before and
+    after permuting it, with the share of permuted pairs that fall where the data have no points."""
     from .._extrapolation import permutation_extrapolation
     from ..plotting import draw_extrapolation
 
-    numeric = numeric_or_bool_columns(X)
-    if feature not in numeric or len(numeric) < 2:
+    found = dependence_partner(X, feature)
+    if found is None:
         return []
-    d = permutation_extrapolation(X[numeric], feature, random_state=seed)
+    partner, adj, r, categorical = found
+    if categorical:
+        x = X[feature].to_numpy(dtype=float)
+        ok = np.isfinite(x)
+        x = x[ok]
+        levels = X[partner].astype(object)[ok].where(X[partner][ok].notna(), MISSING_LEVEL).astype(str)
+        codes, names = pd.factorize(levels)
+        x_perm = np.random.default_rng(seed).permutation(x)
+        share = unsupported_share(x, x_perm, codes)
+        strength = f"η² = {adj:.2f}, adjusted, from its {len(names)} level means"
+    else:
+        d = permutation_extrapolation(X[[feature, partner]], feature, partner=partner, random_state=seed)
+        x, x_perm = d.x, d.x_permuted
+        k = int(np.clip(np.sqrt(len(x) / 5), 2, 10))
+        share = unsupported_share(x, x_perm, _bins(d.partner_values, k), k=k)
+        strength = f"Pearson r = {r:.2f}"
+    where = (f"{share:.0%} of the permuted pairs fall where the data have almost no points (cells holding under "
+             f"{UNSUPPORTED_FRACTION:.0%} of the rows independence would put there)")
+    verdict = (f"{where}, at least {EXTRAPOLATION_SHARE:.0%}: PFI and marginal SAGE judge the model there"
+               if share >= EXTRAPOLATION_SHARE else
+               f"only {where}, below {EXTRAPOLATION_SHARE:.0%}: little extrapolation against {partner}")
     with report_style():
         fig, ax = new_figure(1, 2, figsize=(10, 4))
-        draw_extrapolation(d, ax=ax[0])
-        cap = (f"{d.feature} against its strongest correlate {d.partner} (Pearson r = {d.r_before:.2f}) before and "
-               f"after permuting {d.feature} ({len(d.x):,} rows): the permuted pairs fall where the data have no "
-               f"points, and PFI and marginal SAGE judge the model there")
-        return [figure_block(fig, f"Two hexbin plots of {cap}", caption=cap)]
+        if categorical:
+            _draw_by_level(x, x_perm, codes, names, feature, partner, ax[0])
+            kind = "Box plots"
+        else:
+            draw_extrapolation(d, ax=ax[0])
+            kind = "Two hexbin plots"
+        cap = (f"{feature} against {partner}, the column that carries most of its dependence ({strength}), before "
+               f"and after permuting {feature} ({len(x):,} rows): {verdict}")
+        return [figure_block(fig, f"{kind} of {cap}", caption=cap)]
+
+
+def _draw_by_level(x, x_perm, codes, names, feature, partner, axes):
+    """The feature per level of a categorical partner, before and after permuting it (the most
+    frequent ``MAX_LEVELS_DRAWN`` levels)."""
+    shown = np.argsort(-np.bincount(codes), kind="stable")[:MAX_LEVELS_DRAWN]
+    for a, values, title in zip(axes, (x, x_perm), (f"before permuting {feature}", f"after permuting {feature}")):
+        a.boxplot([values[codes == j] for j in shown], orientation="horizontal", whis=(1, 99), showfliers=False)
+        a.set_yticks(np.arange(1, len(shown) + 1), [str(names[j]) for j in shown])
+        a.set_xlabel(str(feature))
+        a.set_ylabel(str(partner))
+        a.set_title(f"{title}\n(box: quartiles, whiskers: 1st-99th percentiles)")
+        a.set_xlim(*_padded(x))     # one scale for both panels (the permutation keeps x's values)
+
+
+def _padded(x):
+    lo, hi = float(x.min()), float(x.max())
+    pad = 0.03 * (hi - lo) if hi > lo else 0.5
+    return lo - pad, hi + pad

@@ -8,6 +8,11 @@ from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._sec_importance import screen_ranking
 
+#: REPID's regions differ materially when the regional curves' root-mean-square difference from
+#: the overall curve is at least this share of the effect's range (and the splits remove at least
+#: ``min_improvement`` of the heterogeneity, REPID's own rule).
+MATERIAL_REGIONAL_SHARE = 0.1
+
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
            "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
 
@@ -113,16 +118,24 @@ def effect_classes(ctx):
     return [effect_output(ctx)]
 
 
+def class_label(value):
+    """A class label as text: an integral float (a 0/1 float target's 1.0) as an integer, "1"."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _output_text(ctx, output):
     if ctx.task == "regression":
         return f"the predicted {ctx.data.target}"
     classes = list(getattr(ctx.model, "classes_", []))
     if output is None:
-        return f"the predicted probability of class {classes[1]!s}" if len(classes) > 1 else "the prediction"
+        return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
     if ctx.target_class is not None:
-        return f"the predicted probability of class {output!s} (chosen with --class)"
-    return (f"the predicted probability of class {output!s}, the most frequent of the {len(classes)} classes "
-            f"(one class is shown when there are more than {MAX_CLASS_PANELS}; choose another with --class)")
+        return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+    return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
+            f"{len(classes)} classes (one class is shown when there are more than {MAX_CLASS_PANELS}; "
+            f"choose another with --class)")
 
 
 def complete_rows(ctx, X, method):
@@ -191,7 +204,7 @@ def section_effects(ctx):
 def _label(output, outputs, ctx):
     if len(outputs) == 1:
         return ""
-    return f"P({output!s}): "
+    return f"P({class_label(output)}): "
 
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
@@ -340,16 +353,47 @@ def section_regional(ctx):
     blocks.append(frame_table(regions, caption="Regions (leaves)", index=False))
     scores = g.interaction_scores[g.interaction_scores > 0]
     if len(scores):
+        share, spread, span = regional_difference(g)
+        material = share >= p["min_improvement"] and spread >= MATERIAL_REGIONAL_SHARE * span
+        ratio = spread / span if span > 0 else np.inf
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
-                            caption=f"Features interacting with {feature}"))
-        blocks.append(text(f"The effect of {feature} differs between the regions: it interacts with "
-                           f"{', '.join(scores.index)}."))
+                            caption=f"Features interacting with {feature}" if material
+                            else f"Split features of the REPID tree of {feature}"))
+        numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
+                   f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
+                   f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
+        if material:
+            blocks.append(text(f"The effect of {feature} differs between the regions: {numbers}, at least "
+                               f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}."))
+        else:
+            blocks.append(text(f"The regions do not differ materially: {numbers}, below the "
+                               f"{MATERIAL_REGIONAL_SHARE:.0%} needed to call it an interaction); the effect of "
+                               f"{feature} is about the same everywhere."))
     else:
         blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
                            f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
+
+
+def regional_difference(g):
+    """How much REPID's regions differ: (share of heterogeneity removed, RMS difference, effect range).
+
+    With R₀ the risk of the root (the squared deviations of the n mean-centred ICE curves from
+    their mean, summed over the m grid points) and R_l those of the leaves, the share is
+    1 − Σ R_l / R₀ (the sum of the splits' intImp), and the regional curves' root-mean-square
+    difference from the overall curve, in the output's units, is sqrt((R₀ − Σ R_l) / (n·m)).
+    The range is the largest range (max − min over the grid) of the global PD and the regional
+    PDs, so an interaction whose global PD is flat still has a scale.
+    """
+    root = g.tree[0]
+    leaves = sum(r.risk for r in g.regions)
+    m = np.size(g.regions[0].centered_average)     # grid points (× classes when several are explained)
+    share = 1.0 - leaves / root.risk if root.risk > 0 else 0.0
+    spread = float(np.sqrt(max(root.risk - leaves, 0.0) / (root.n * m)))
+    span = max(float(np.ptp(np.ravel(c))) for c in [g.average, *(r.average for r in g.regions)])
+    return float(share), spread, span
 
 
 def _repid_figure(g, feature, n):
