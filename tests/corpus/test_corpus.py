@@ -66,7 +66,9 @@ def sections(doc):
 def decisions(doc):
     """{column: (kind, action, why, missing)} from section 1's "How each column was prepared" table."""
     data = sections(doc)["data"]
-    tbl = re.search(r"<caption>How each column was prepared.*?</table>", data, flags=re.DOTALL).group(0)
+    # a wide table lists its plain numeric columns past the first few in the table's expandable part
+    tbl = re.search(r"<caption>How each column was prepared.*?</table>(?:\s*<details>.*?</details>)?", data,
+                    flags=re.DOTALL).group(0)
     rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>",
                       tbl)
     out = {}

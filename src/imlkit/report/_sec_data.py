@@ -149,26 +149,33 @@ GROUP_ABOVE = 12
 
 
 def _decision_rows(ds):
-    """Rows of the decisions table; on wide tables the plain numeric columns share one row."""
+    """Rows of the decisions table and the rows shown on request: ``(rows, more)``.
+
+    On wide tables the plain numeric columns share one row naming the first ``MAX_LISTED``; every
+    other one gets its own row in ``more`` (the report's expandable part of the table), so every
+    column of the table is still accounted for without a cell naming 2,308 genes.
+    """
     missing = ds.missing if ds.missing is not None else ds.raw.isna().sum()
     n_read = ds.n_rows or len(ds.raw)
     dec = ds.decisions
     plain = (dec["kind"] == "numeric") & (dec["action"] == "used as is")
     group = len(dec) > GROUP_ABOVE and plain.sum() > 1
-    rows, grouped = [], False
+    rows, more, grouped = [], [], False
     for r, is_plain in zip(dec.itertuples(index=False), plain):
         if group and is_plain:
             if not grouped:
                 names = [str(c) for c in dec.loc[plain, "column"]]
-                # a wide table's cell would name every column (2,308 genes): the first few and a count
-                shown = ", ".join(names[:MAX_LISTED]) + (f" and {len(names) - MAX_LISTED:,} others"
-                                                         if len(names) > MAX_LISTED else "")
-                rows.append([shown, "numeric", "used as is",
-                             f"{len(names)} numeric columns without missing values", _count(0, n_read)])
+                why = f"{len(names)} numeric columns without missing values"
+                if len(names) > MAX_LISTED:
+                    why = (f"{MAX_LISTED} of the {len(names):,} numeric columns without missing values "
+                           f"(the other {len(names) - MAX_LISTED:,} are listed under the table)")
+                    more = [[c, "numeric", "used as is", "numeric, no missing values", _count(0, n_read)]
+                            for c in names[MAX_LISTED:]]
+                rows.append([", ".join(names[:MAX_LISTED]), "numeric", "used as is", why, _count(0, n_read)])
                 grouped = True
             continue
         rows.append([r.column, r.kind, r.action, r.reason, _count(int(missing.get(r.column, 0)), n_read)])
-    return rows
+    return rows, more
 
 
 def section_data(ctx):
@@ -184,8 +191,13 @@ def section_data(ctx):
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:
-        blocks.append(table(["column", "kind", "what was done", "why", "missing cells"], _decision_rows(ds),
-                            caption=_decisions_caption(ctx)))
+        shown, more = _decision_rows(ds)
+        block = table(["column", "kind", "what was done", "why", "missing cells"], shown,
+                      caption=_decisions_caption(ctx))
+        if more:
+            block["more"] = table(block["columns"], more)["rows"]
+            block["more_label"] = f"Show the other {len(more):,} numeric columns used as is"
+        blocks.append(block)
     rows = []
     numeric = _numeric_summaries(X)
     for c in X.columns:
