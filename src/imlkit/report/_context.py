@@ -101,6 +101,10 @@ class ModelCheck:
     decision_level : float or None
         Level of those intervals: simultaneous over the deciding measures (Bonferroni,
         ``1 - 0.05/k``), so that "beats on any of them" keeps a 2.5% one-sided error.
+    others_beating_baseline : dict
+        ``{name: (measures,)}``: the other models of section 2 (the GLM) that beat the same
+        baseline on those measures (paired intervals at the same level, same rows); filled when
+        the model itself does not beat it.
     """
 
     performance: dict = field(default_factory=dict)
@@ -110,6 +114,7 @@ class ModelCheck:
     baseline: str | None = None
     decision: dict = field(default_factory=dict)
     decision_level: float | None = None
+    others_beating_baseline: dict = field(default_factory=dict)
 
 
 @dataclass

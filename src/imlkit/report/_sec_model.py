@@ -112,7 +112,10 @@ def section_model(ctx):
                             [[k] + [_cell(v[m]) for m in metrics] for k, v in res["differences"].items()],
                             caption="The model's score minus each baseline's score, with its paired interval"))
     blocks += boxes
-    blocks += _verdict(ctx, res, fitted, deciding)
+    base = _mean_baseline_name(fitted)
+    others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
+                                       deciding)
+    blocks += _verdict(ctx, res, fitted, deciding, others=others)
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -175,13 +178,17 @@ def _one(res, name, other, m, d):
             f"(difference {_cell(d)})")
 
 
-def _verdict(ctx, res, fitted, deciding):
+def _verdict(ctx, res, fitted, deciding, others=None):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
     difference lies entirely on the model's side of 0; it is "no better than" the mean /
     majority baseline when it beats it on none of the deciding measures. The verdict, the
     measures and their numbers are stored in ``ctx.model_check``.
+
+    ``others`` is ``{name: {measure: (value, low, high)}}``: another model's (the GLM's) paired
+    difference to that baseline on the same rows (see :func:`_others_against_baseline`); the
+    ones that beat it are stored in ``ctx.model_check.others_beating_baseline`` and named.
     """
     blocks = []
     diffs = res.get("simultaneous_differences", res["differences"])
@@ -211,9 +218,8 @@ def _verdict(ctx, res, fitted, deciding):
                           + "; ".join(f"{_one(res, name, base, m, d[m])}, "
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
-            msg = (f"The model is no better than the {base} baseline on the {ctx.eval_rows}: {detail}. Its importance "
-                   f"and effect explanations below describe noise (what the model does), not a relationship in the "
-                   f"data.")
+            check.others_beating_baseline = _others_beating(others or {}, base, deciding)
+            msg = _no_better_message(ctx, base, detail, check, others or {})
             check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
@@ -233,6 +239,66 @@ def _verdict(ctx, res, fitted, deciding):
             continue
         blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True)))
     return blocks
+
+
+def _others_beating(others, base, deciding):
+    """{name: (measures,)}: the other models that beat ``base`` on a deciding measure (same rule as the model)."""
+    out = {}
+    for name, d in others.items():
+        if name == base:
+            continue
+        won = tuple(m for m in deciding if m in d and beats(d[m], m))
+        if won:
+            out[name] = won
+    return out
+
+
+def _others_against_baseline(outputs, y, task, seed, labels, model_label, base, deciding):
+    """Each other model's (the GLM's) paired difference to the mean / majority baseline: the same
+    bootstrap resamples (same seed, same rows) and the same simultaneous level as the model's."""
+    out = {}
+    if base not in outputs:
+        return out
+    for name, o in outputs.items():
+        if name in (model_label, base):
+            continue
+        r = score_intervals({name: o, base: outputs[base]}, y, task, seed, labels=labels, reference=name,
+                            simultaneous=deciding)
+        out[name] = r.get("simultaneous_differences", r["differences"]).get(base, {})
+    return out
+
+
+def _no_better_message(ctx, base, detail, check, others):
+    """The alert when the model beats the baseline on no deciding measure.
+
+    It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
+    when even the end of every interval most in the model's favour improves on the baseline by less
+    than that share of the baseline's score. Otherwise the rows cannot show an improvement, which is
+    not evidence that there is none (few test rows, a heavy-tailed target).
+    """
+    from ._claims import NOISE_GAIN
+    from ._reading import _gain
+
+    y = getattr(ctx, "y_test", None)
+    rows = f"the {len(y):,} {ctx.eval_rows}" if y is not None else f"the {ctx.eval_rows}"
+    gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
+    noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
+    if noise:
+        msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
+                f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
+                f"describe noise (what the model does), not a relationship in the data.")
+    else:
+        best = {m: g for m, g in gains.items() if np.isfinite(g) and g >= NOISE_GAIN}
+        allow = "; ".join(f"{m} up to {100 * g:.0f}% better than the baseline" for m, g in best.items())
+        msg += (f"The intervals also allow a real improvement{f' ({allow})' if allow else ''}, so these rows "
+                f"cannot show one, which is not evidence that there is none: read the importance and effect "
+                f"explanations below as what the model does, not as relationships the data confirm.")
+    for name, ms in check.others_beating_baseline.items():
+        diffs = "; ".join(f"{m} {_cell(others[name][m])}" for m in ms)
+        msg += (f" {name} does beat the {base} baseline on the same rows ({name} minus the {base}, same paired "
+                f"intervals: {diffs}).")
+    return msg
 
 
 def _log_loss_note(res, base):

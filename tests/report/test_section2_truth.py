@@ -1,0 +1,59 @@
+"""Section 2's sentences say what the numbers support: "describe noise" only by the reading's rule,
+the GLM named when it beats the baseline the model could not beat."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from imlkit.report._claims import NOISE_GAIN
+from imlkit.report._context import ModelCheck
+from imlkit.report._fit import MeanBaseline
+from imlkit.report._reading import _gain
+from imlkit.report._scores import deciding_metrics, score_intervals
+from imlkit.report._sec_model import _others_against_baseline, _verdict
+
+
+def _run(outputs, y, glm=None):
+    deciding = deciding_metrics("regression")
+    res = score_intervals(outputs, y, "regression", 0, reference="model", simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y)
+    others = _others_against_baseline(outputs, y, "regression", 0, None, "model", "mean", deciding) if glm else None
+    _verdict(ctx, res, {"mean": MeanBaseline(), **({glm: None} if glm else {})}, deciding, others=others)
+    return ctx
+
+
+def test_few_rows_cannot_show_a_gain_and_the_alert_says_so():
+    # 27 rows: the model halves the error on most rows but the interval of the difference still includes 0.
+    rng = np.random.default_rng(3)
+    y = rng.standard_t(2, size=27) * 3
+    mean = {"pred": np.full(27, 0.0), "proba": None}
+    model = {"pred": 0.5 * y + rng.normal(scale=3.0, size=27), "proba": None}
+    glm = {"pred": 0.6 * y, "proba": None}
+    ctx = _run({"model": model, "mean": mean, "GLM": glm}, y, glm="GLM")
+    check = ctx.model_check
+    assert check.no_better_than == "mean"
+    d = check.decision["RMSE"]
+    assert d["difference"][1] <= 0 <= d["difference"][2]
+    assert _gain(d["difference"], "RMSE", d["baseline"]) >= NOISE_GAIN  # the interval allows a real gain
+    alert = ctx.alerts[0]
+    assert alert.startswith("The model could not be shown to beat the mean baseline on the 27 test rows: ")
+    assert "describe noise" not in alert and "The intervals also allow a real improvement (RMSE up to " in alert
+    # the GLM's own paired difference to the mean baseline excludes 0: it is said and stored for the reading
+    assert check.others_beating_baseline == {"GLM": ("RMSE",)}
+    assert " GLM does beat the mean baseline on the same rows (GLM minus the mean, same paired intervals: RMSE " \
+        in alert
+
+
+def test_a_model_within_noise_gain_of_the_baseline_describes_noise():
+    rng = np.random.default_rng(0)
+    n = 4000
+    y = rng.normal(size=n)
+    mean = {"pred": np.full(n, 0.0), "proba": None}
+    model = {"pred": rng.normal(scale=0.01, size=n), "proba": None}  # the mean, jittered
+    ctx = _run({"model": model, "mean": mean}, y)
+    d = ctx.model_check.decision["RMSE"]
+    assert _gain(d["difference"], "RMSE", d["baseline"]) < NOISE_GAIN
+    assert "less than 2% of the baseline's score, so its importance and effect explanations below describe noise" \
+        in ctx.alerts[0]
+    assert ctx.model_check.others_beating_baseline == {}
