@@ -57,3 +57,38 @@ def test_a_model_within_noise_gain_of_the_baseline_describes_noise():
     assert "less than 2% of the baseline's score, so its importance and effect explanations below describe noise" \
         in ctx.alerts[0]
     assert ctx.model_check.others_beating_baseline == {}
+
+
+def _plain(path):
+    import html
+    import re
+
+    with open(path, encoding="utf-8") as fh:
+        return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", fh.read())))
+
+
+def test_a_fitted_model_with_one_table_never_calls_its_rows_test(tmp_path):
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+
+    from imlkit.report import build_report
+    from imlkit.report._sec_alternatives import _where
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(150, 3)), columns=["a", "b", "c"])
+    y = 2 * X["a"] + rng.normal(scale=0.5, size=150)
+    model = RandomForestRegressor(n_estimators=20, random_state=1).fit(X.iloc[:100], y.iloc[:100])
+    frame = X.assign(y=y)
+    doc = _plain(build_report(data=frame, target="y", model=model, quick=True, methods=("pfi",), out=str(tmp_path)))
+    start = doc.rindex("2. Model and baselines")  # the section, not the table of contents
+    sec2 = doc[start:doc.index("3. Feature importance", start)]
+    assert "Scores on all 150 rows of the table (possibly the model's training rows)" in sec2
+    assert "Test scores" not in sec2 and "test RMSE" not in sec2
+    assert "The model beats the mean baseline on evaluation RMSE" in sec2
+    assert "This comparison is not fair: the GLM (gaussian) is fitted and scored on the same 150 rows (in-sample)" \
+        in sec2
+    assert "PFI, CFI and SAGE explain the fitted model on all the table's rows (possibly its training rows)" in doc
+    assert "explain the fitted model on test data" not in doc
+    assert _where(SimpleNamespace(evaluation="all_rows", X_test=X)).startswith(
+        "Performance on all 150 rows of the table (possibly the black box's training rows")
+    assert _where(SimpleNamespace(evaluation="split", X_test=X)) == "Test performance on the same split"

@@ -247,6 +247,19 @@ class ReportContext:
         return "rows" if self.evaluation == "all_rows" else "test rows"
 
     @property
+    def score_word(self):
+        """The adjective of a score: "test" (RMSE on held-out rows), or "evaluation" when a fitted model came
+        with one table and its scores may be on its own training rows."""
+        return "evaluation" if self.evaluation == "all_rows" else "test"
+
+    @property
+    def scores_where(self):
+        """Where the scores were taken, for captions: "Test scores" or "Scores on all N rows (possibly ...)"."""
+        if self.evaluation == "all_rows":
+            return f"Scores on all {len(self.X_test):,} rows of the table (possibly the model's training rows)"
+        return "Test scores"
+
+    @property
     def seed(self):
         return self.config.seed
 

@@ -74,7 +74,8 @@ def _guarded(ctx, name, build):
 def _where(ctx):
     """The comparison table's caption: where every model was scored."""
     if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
-        return "Performance on every row of the table (these models were fitted on the same rows)"
+        return (f"Performance on all {len(ctx.X_test):,} rows of the table (possibly the black box's training rows; "
+                f"these interpretable models were fitted on the same rows, so every score here is in-sample or may be)")
     return "Test performance on the same split"
 
 
@@ -431,7 +432,7 @@ def _figure(ctx, perf_all):
     with report_style():
         fig, ax = new_figure(figsize=(6, 0.4 * len(perf_all) + 1.2))
         draw_performance(perf_all, key, ax[0, 0])
-        return [figure_block(fig, f"Test {key} of the black box and the interpretable models")]
+        return [figure_block(fig, f"{ctx.score_word.capitalize()} {key} of the black box and the interpretable models")]
 
 
 def _comparison(perf, caption):

@@ -106,7 +106,7 @@ def section_model(ctx):
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
            f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model)")
     blocks.append(table(["model"] + metrics, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
-                        caption=f"Test scores ({_directions(metrics)}); {how}"))
+                        caption=f"{ctx.scores_where} ({_directions(metrics)}); {how}"))
     if res["differences"]:
         blocks.append(table(["compared with"] + metrics,
                             [[k] + [_cell(v[m]) for m in metrics] for k, v in res["differences"].items()],
@@ -199,6 +199,7 @@ def _verdict(ctx, res, fitted, deciding, others=None):
     base = _mean_baseline_name(fitted)
     name = ctx.model_label
     note = _level_note(res, deciding)
+    word = getattr(ctx, "score_word", "test")
     if base in diffs and deciding:
         d = diffs[base]
         check.baseline = base
@@ -210,7 +211,7 @@ def _verdict(ctx, res, fitted, deciding, others=None):
             if len(deciding) == 1:
                 m = deciding[0]
                 side = "favours the baseline" if worse(d[m], m) else "includes 0"
-                detail = (f"test {m} {_cell(res['scores'][name][m])} against {_cell(res['scores'][base][m])} for "
+                detail = (f"{word} {m} {_cell(res['scores'][name][m])} against {_cell(res['scores'][base][m])} for "
                           f"the {base}; the interval of their difference, {_cell(d[m])}, {side}")
             else:
                 detail = (f"on none of {_join(deciding)} does the interval of the difference exclude 0 in the "
@@ -224,11 +225,11 @@ def _verdict(ctx, res, fitted, deciding, others=None):
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
         elif len(deciding) == 1:
-            blocks.append(text(f"The model beats the {base} baseline on test {won[0]}: difference {_cell(d[won[0]])} "
+            blocks.append(text(f"The model beats the {base} baseline on {word} {won[0]}: difference {_cell(d[won[0]])} "
                                f"(the interval excludes 0)."))
         else:
             rest = [m for m in deciding if m not in won]
-            msg = (f"The model beats the {base} baseline on test {_join(won)}{note}: "
+            msg = (f"The model beats the {base} baseline on {word} {_join(won)}{note}: "
                    + "; ".join(_one(res, name, base, m, d[m]) for m in won) + ".")
             if rest:
                 msg += (f" Not on {_join(rest, 'or')}: " + "; ".join(_one(res, name, base, m, d[m]) for m in rest)
@@ -237,8 +238,19 @@ def _verdict(ctx, res, fitted, deciding, others=None):
     for other, d in diffs.items():
         if other == base or not deciding:
             continue
-        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True)))
+        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True), word))
+        if getattr(ctx, "evaluation", "split") == "all_rows":
+            blocks.append(text(_unfair_note(ctx, other)))
     return blocks
+
+
+def _unfair_note(ctx, other):
+    """With a fitted model and one table both are scored on rows they may have been fitted on: say how."""
+    n = len(ctx.X_test)
+    return (f"This comparison is not fair: the {other} is fitted and scored on the same {n:,} rows (in-sample), and "
+            f"the model, fitted outside imlkit, is scored on rows that may include its own training rows. A flexible "
+            f"model gains far more from being scored on its training rows than a GLM does, so the model's advantage "
+            f"may be overstated. Pass rows the model never saw as test data for a fair comparison.")
 
 
 def _others_beating(others, base, deciding):
@@ -311,30 +323,30 @@ def _log_loss_note(res, base):
             f"confident misses weigh on it however well the model ranks and predicts the other rows.")
 
 
-def _compare(res, name, other, d, deciding, note):
+def _compare(res, name, other, d, deciding, note, word="test"):
     """The model against another baseline (the GLM) on the deciding measures."""
     won = [m for m in deciding if beats(d[m], m)]
     lost = [m for m in deciding if worse(d[m], m)]
     if len(deciding) == 1:
         m = deciding[0]
         if lost:
-            return warning(f"{other} beats the model on test {m} (difference {_cell(d[m])}): the report explains a "
+            return warning(f"{other} beats the model on {word} {m} (difference {_cell(d[m])}): the report explains a "
                            f"model that is not the best available.")
         if won:
-            return text(f"The model improves test {m} over {other} from {fmt(res['scores'][other][m][0])} to "
+            return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
-        return text(f"The model and {other} are not distinguishable on test {m} (difference {_cell(d[m])} includes "
+        return text(f"The model and {other} are not distinguishable on {word} {m} (difference {_cell(d[m])} includes "
                     f"0): the simpler model may explain the data as well.")
     detail = "; ".join(_one(res, name, other, m, d[m]) for m in deciding)
     if lost and not won:
-        return warning(f"{other} beats the model on test {_join(lost)}{note}: {detail}. The report explains a "
+        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {detail}. The report explains a "
                        f"model that is not the best available.")
     if won and not lost:
-        return text(f"The model improves over {other} on test {_join(won)}{note}: {detail}.")
+        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {detail}.")
     if won:
-        return text(f"The model is better than {other} on test {_join(won)} and worse on "
+        return text(f"The model is better than {other} on {word} {_join(won)} and worse on "
                     f"{_join(lost)}{note}: {detail}.")
-    return text(f"The model and {other} are not distinguishable on test {_join(deciding)}{note}: {detail}. The "
+    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {detail}. The "
                 f"simpler model may explain the data as well.")
 
 
@@ -344,7 +356,7 @@ def _figure(ctx, res, key):
     with ctx.step("figure: model scores"), report_style():
         fig, ax = new_figure(figsize=(6, 0.4 * len(perf) + 1.2))
         draw_performance(perf, key, ax[0, 0], intervals=intervals)
-        return [figure_block(fig, f"Bar chart of test {key} per model with its bootstrap interval")]
+        return [figure_block(fig, f"Bar chart of {ctx.score_word} {key} per model with its bootstrap interval")]
 
 
 # --------------------------------------------------------------------------- possible leaks
