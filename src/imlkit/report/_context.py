@@ -234,6 +234,10 @@ class ReportContext:
     #: With "all_rows": (X_train, y_train, X_test, y_test) of a seeded split of the table, used by
     #: the steps in REFIT_STEPS (refits and the leak check) instead of the evaluation rows.
     refit_rows: tuple | None = None
+    #: Section 6's interpretable models fitted on the report's own task (name -> fitted pipeline; the
+    #: one-class-against-the-rest GLM and GAM of a multi-class target are not here): section 6 compares
+    #: each with the model on the same rows, with paired intervals.
+    alternative_models: dict = field(default_factory=dict)
     _orders: dict = field(default_factory=dict, repr=False)
 
     @property

@@ -209,6 +209,8 @@ def _glm_blocks(ctx, tg, perf):
             entry.parameters["alpha"] = float(alpha)
         pipe, glm = _fit(models.GLM(family=fam, alpha=alpha), X, y)
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
+        if not tg.one_vs_rest:
+            ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
                else "Coefficients with 95% Wald intervals")
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
@@ -319,6 +321,8 @@ def _gam_blocks(ctx, tg, perf):
             pipe.fit(X, y)
             gam = pipe[-1]
         perf[f"GAM ({fam}{', reduced' if why else ''})"] = tg.score(ctx, pipe)
+        if not tg.one_vs_rest:
+            ctx.alternative_models[f"GAM ({fam}{', reduced' if why else ''})"] = pipe
     blocks = [heading(f"GAM ({fam} family)")]
     if why:
         blocks.append(warning(why))
@@ -362,6 +366,7 @@ def _rulefit_blocks(ctx, perf):
         task = "regression" if ctx.task == "regression" else "classification"
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["RuleFit"] = pipe
     rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
     return [heading("RuleFit"),
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
@@ -375,6 +380,7 @@ def _tree_blocks(ctx, perf):
         pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
                           *ctx.rows("tree", "train"))
         perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["decision tree (depth 3)"] = pipe
     return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
 
 
@@ -383,9 +389,11 @@ def _rule_learner_blocks(ctx, perf):
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
         pipe, ripper = _fit(models.RIPPER(random_state=ctx.seed), *ctx.rows("ripper", "train"))
         perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["RIPPER"] = pipe
     with ctx.step("OneR", min_bucket=6):
         pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["OneR"] = pipe
     return [heading("Rule learners: RIPPER and OneR"),
             text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
                  f"decides):"),
@@ -423,8 +431,38 @@ def section_alternatives(ctx):
         head.append(_comparison(perf_all, f"{_where(ctx)} (all classes)"))
     else:
         head.append(_comparison(perf_all, _where(ctx)))
+    head += ctx.guard("paired comparison with the model", lambda: paired_comparison(ctx), kind="part")
     head += ctx.guard("figure: interpretable models", lambda: _figure(ctx, perf_all), kind="figure")
     return Section("alternatives", title, head + body)
+
+
+def paired_comparison(ctx):
+    """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
+    the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
+    resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
+    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._sec_model import _compare, _level_note
+
+    fitted = getattr(ctx, "alternative_models", None) or {}
+    if not fitted:
+        return []
+    task, name = ctx.task, ctx.model_label
+    labels = class_labels(ctx.model, ctx.y_train, ctx.y_test) if task == "classification" else None
+    outputs = {name: model_outputs(ctx.model, ctx.X_test, task, labels)}
+    for other, est in fitted.items():
+        outputs[other] = model_outputs(est, ctx.X_test, task, labels)
+    deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
+    res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
+    diffs = res.get("simultaneous_differences", res["differences"])
+    word = ctx.score_word
+    blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
+                   f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
+                   f"minus the other, as in section 2; an interval that excludes 0 decides):")]
+    for other, d in diffs.items():
+        ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
+        if ms:
+            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word))
+    return blocks
 
 
 def _figure(ctx, perf_all):
