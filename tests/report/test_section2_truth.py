@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from imlkit.report._claims import NOISE_GAIN
 from imlkit.report._context import ModelCheck
@@ -92,3 +93,31 @@ def test_a_fitted_model_with_one_table_never_calls_its_rows_test(tmp_path):
     assert _where(SimpleNamespace(evaluation="all_rows", X_test=X)).startswith(
         "Performance on all 150 rows of the table (possibly the black box's training rows")
     assert _where(SimpleNamespace(evaluation="split", X_test=X)) == "Test performance on the same split"
+
+
+@pytest.mark.filterwarnings("ignore:Perfect separation")  # the point of the test
+def test_a_separated_glm_baseline_is_called_a_diverged_fit():
+    import pandas as pd
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._fit import separated
+    from imlkit.report._sec_model import section_model
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    x = x + np.sign(x) * 0.5  # a gap around 0: x > 0 separates the classes completely
+    frame = pd.DataFrame({"x": x, "z": rng.normal(size=200), "y": np.where(x > 0, "yes", "no")})
+    ctx = prepare_context(ReportConfig(data=frame, target="y", quick=True))
+    sec = section_model(ctx)
+    said = " ".join(b.get("text", "") for b in sec["blocks"])
+    assert "The GLM (binomial) baseline is a diverged fit: the classes are (almost) perfectly separable" in said
+    # the same rule as section 6's warning, and it does not fire on overlapping classes
+    frame["y"] = np.where(x + rng.normal(scale=1.0, size=200) > 0, "yes", "no")
+    ctx = prepare_context(ReportConfig(data=frame, target="y", quick=True))
+    said = " ".join(b.get("text", "") for b in section_model(ctx)["blocks"])
+    assert "diverged fit" not in said
+    from imlkit.report._fit import baseline_models
+
+    glm = baseline_models("classification", ctx.X_train, ctx.y_train)["GLM (binomial)"].fit(ctx.X_train, ctx.y_train)
+    assert not separated(glm, ctx.X_train)

@@ -482,9 +482,9 @@ def _comparison(perf, caption):
 def _separation_warning(glm, X):
     """A warning when the fitted probabilities are all (almost) 0 or 1: the classes are separable,
     so the GLM's weights diverge and their intervals are meaningless."""
-    proba = np.asarray(glm.predict_proba(X))[:, 1]
-    inside = float(np.mean((proba > 1e-6) & (proba < 1 - 1e-6)))
-    if inside >= 0.01:
+    from ._fit import separated
+
+    if not separated(glm, X):
         return []
     return [warning("The classes are (almost) perfectly separable by the features: the logistic "
              "GLM's weights grow without bound, so their values, standard errors and intervals below are not "

@@ -115,7 +115,7 @@ def section_model(ctx):
     base = _mean_baseline_name(fitted)
     others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
                                        deciding)
-    blocks += _verdict(ctx, res, fitted, deciding, others=others)
+    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted))
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -178,7 +178,25 @@ def _one(res, name, other, m, d):
             f"(difference {_cell(d)})")
 
 
-def _verdict(ctx, res, fitted, deciding, others=None):
+def _diverged(ctx, fitted):
+    """The two-class GLM baselines whose fit separates their training rows (their weights diverge)."""
+    from ._fit import separated
+
+    if ctx.task != "classification":
+        return ()
+    X, _ = ctx.rows("baselines", "train")
+    out = []
+    for name, est in fitted.items():
+        if name.startswith("GLM") and not isinstance(est, MeanBaseline):
+            try:
+                if separated(est, X):
+                    out.append(name)
+            except Exception:  # noqa: BLE001 -- a baseline that cannot say is not called diverged
+                continue
+    return tuple(out)
+
+
+def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
@@ -186,6 +204,7 @@ def _verdict(ctx, res, fitted, deciding, others=None):
     majority baseline when it beats it on none of the deciding measures. The verdict, the
     measures and their numbers are stored in ``ctx.model_check``.
 
+    ``diverged`` names the GLM baselines whose fit separated its training rows (said after their comparison).
     ``others`` is ``{name: {measure: (value, low, high)}}``: another model's (the GLM's) paired
     difference to that baseline on the same rows (see :func:`_others_against_baseline`); the
     ones that beat it are stored in ``ctx.model_check.others_beating_baseline`` and named.
@@ -239,6 +258,12 @@ def _verdict(ctx, res, fitted, deciding, others=None):
         if other == base or not deciding:
             continue
         blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True), word))
+        if other in diverged:
+            blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
+                                  f"separable on its training rows, so its weights grow without bound and the fit "
+                                  f"stops where its iterations end (fewer than 1% of its fitted probabilities lie "
+                                  f"strictly between 0 and 1 by more than 1e-6). The comparison above is with that "
+                                  f"near-hard classifier, not with a converged GLM."))
         if getattr(ctx, "evaluation", "split") == "all_rows":
             blocks.append(text(_unfair_note(ctx, other)))
     return blocks
