@@ -121,3 +121,30 @@ def test_a_separated_glm_baseline_is_called_a_diverged_fit():
 
     glm = baseline_models("classification", ctx.X_train, ctx.y_train)["GLM (binomial)"].fit(ctx.X_train, ctx.y_train)
     assert not separated(glm, ctx.X_train)
+
+
+@pytest.mark.filterwarnings("ignore:Perfect separation")
+def test_the_brier_score_is_named_as_the_sum_over_classes():
+    import pandas as pd
+    from sklearn.metrics import brier_score_loss
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._scores import BRIER_WORDS, model_outputs, scores
+    from imlkit.report._sec_model import section_model
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=300)
+    frame = pd.DataFrame({"x": x, "z": rng.normal(size=300),
+                          "y": np.where(x + rng.normal(size=300) > 0, "yes", "no")})
+    ctx = prepare_context(ReportConfig(data=frame, target="y", quick=True))
+    out = model_outputs(ctx.model, ctx.X_test, "classification", ["no", "yes"])
+    report = scores(out, ctx.y_test, "classification", np.ones((1, len(ctx.y_test))), ["no", "yes"])["Brier score"][0]
+    sk = brier_score_loss((ctx.y_test == "yes").astype(int), out["proba"][:, 1])
+    np.testing.assert_allclose(report, 2 * sk, rtol=1e-12)  # the sum over two classes is twice scikit-learn's
+    sec = section_model(ctx)
+    tables = [b for b in sec["blocks"] if b.get("kind") == "table"]
+    assert all(BRIER_WORDS in t["columns"] for t in tables) and len(tables) == 2  # scores and differences
+    caption = next(t["caption"] for t in tables if t.get("caption", "").startswith("Test scores"))
+    assert "the Brier score is summed over the classes, Σ_k (p_k − 1{y = k})², from 0 to 2: for two classes twice " \
+           "scikit-learn's brier_score_loss" in caption

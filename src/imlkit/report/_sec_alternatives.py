@@ -475,8 +475,10 @@ def _figure(ctx, perf_all):
 
 def _comparison(perf, caption):
     metrics = list(next(iter(perf.values())))
+    from ._scores import header
+
     rows = [[n] + [m.get(k) for k in metrics] for n, m in perf.items()]
-    return table(["model"] + metrics, rows, caption=caption)
+    return table(["model"] + [header(k) for k in metrics], rows, caption=caption)
 
 
 def _separation_warning(glm, X):

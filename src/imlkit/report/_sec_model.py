@@ -21,12 +21,14 @@ from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models
 from ._scores import (
+    BRIER_NOTE,
     CLASSIFICATION_METRICS,
     LOWER_IS_BETTER,
     REGRESSION_METRICS,
     beats,
     class_labels,
     deciding_metrics,
+    header,
     model_outputs,
     score_intervals,
     worse,
@@ -105,10 +107,12 @@ def section_model(ctx):
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
            f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model)")
-    blocks.append(table(["model"] + metrics, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
-                        caption=f"{ctx.scores_where} ({_directions(metrics)}); {how}"))
+    brier = f"; {BRIER_NOTE}" if "Brier score" in metrics else ""
+    heads = [header(m) for m in metrics]
+    blocks.append(table(["model"] + heads, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
+                        caption=f"{ctx.scores_where} ({_directions(metrics)}); {how}{brier}"))
     if res["differences"]:
-        blocks.append(table(["compared with"] + metrics,
+        blocks.append(table(["compared with"] + heads,
                             [[k] + [_cell(v[m]) for m in metrics] for k, v in res["differences"].items()],
                             caption="The model's score minus each baseline's score, with its paired interval"))
     blocks += boxes
@@ -331,6 +335,8 @@ def _no_better_message(ctx, base, detail, check, others):
         msg += (f"The intervals also allow a real improvement{f' ({allow})' if allow else ''}, so these rows "
                 f"cannot show one, which is not evidence that there is none: read the importance and effect "
                 f"explanations below as what the model does, not as relationships the data confirm.")
+    if "Brier score" in check.decision:
+        msg += f" (Here {BRIER_NOTE}.)"
     for name, ms in check.others_beating_baseline.items():
         diffs = "; ".join(f"{m} {_cell(others[name][m])}" for m in ms)
         msg += (f" {name} does beat the {base} baseline on the same rows ({name} minus the {base}, same paired "
