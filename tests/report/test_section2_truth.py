@@ -148,3 +148,20 @@ def test_the_brier_score_is_named_as_the_sum_over_classes():
     caption = next(t["caption"] for t in tables if t.get("caption", "").startswith("Test scores"))
     assert "the Brier score is summed over the classes, Σ_k (p_k − 1{y = k})², from 0 to 2: for two classes twice " \
            "scikit-learn's brier_score_loss" in caption
+
+
+def test_the_glm_model_is_not_compared_with_itself():
+    import pandas as pd
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_model import section_model
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.normal(size=(150, 2)), columns=["a", "b"])
+    frame["y"] = frame["a"] + rng.normal(scale=0.5, size=150)
+    ctx = prepare_context(ReportConfig(data=frame, target="y", model="glm", quick=True))
+    said = " ".join(b.get("text", "") for b in section_model(ctx)["blocks"])
+    assert "The model is imlkit's GLM (gaussian), the same model as the GLM (gaussian) baseline" in said
+    assert "not distinguishable" not in said and "may explain the data as well" not in said
+    assert "The model beats the mean baseline on test RMSE" in said

@@ -48,3 +48,19 @@ def test_a_linear_model_that_beats_a_stump_is_said_to_beat_it():
 
 def test_nothing_fitted_says_nothing():
     assert paired_comparison(SimpleNamespace(alternative_models={})) == []
+
+
+def test_with_model_glm_the_glm_alternative_is_not_compared_with_itself():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = pd.Series(X["a"] + rng.normal(scale=0.5, size=200), name="y")
+    lin = LinearRegression().fit(X.iloc[:150], y.iloc[:150])
+    tree = DecisionTreeRegressor(max_depth=2).fit(X.iloc[:150], y.iloc[:150])
+    ctx = SimpleNamespace(task="regression", model_label="GLM model", model=lin, y_train=y.iloc[:150],
+                          y_test=y.iloc[150:], X_test=X.iloc[150:], seed=0, score_word="test", eval_rows="test rows",
+                          config=SimpleNamespace(model="glm", model_file=None),
+                          alternative_models={"GLM (gaussian)": lin, "decision tree (depth 3)": tree})
+    said = _texts(paired_comparison(ctx))
+    assert "; GLM (gaussian) is the model itself and is not compared with it:" in said
+    assert "GLM (gaussian) (difference" not in said and "over GLM (gaussian)" not in said
+    assert "decision tree (depth 3)" in said

@@ -441,9 +441,13 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
-    from ._sec_model import _compare, _level_note
+    from ._sec_model import _compare, _level_note, model_is_glm
 
     fitted = getattr(ctx, "alternative_models", None) or {}
+    skipped = []
+    if fitted and model_is_glm(ctx):  # --model glm: the GLM below is the model itself
+        skipped = [k for k in fitted if k.startswith("GLM")]
+        fitted = {k: v for k, v in fitted.items() if k not in skipped}
     if not fitted:
         return []
     task, name = ctx.task, ctx.model_label
@@ -457,7 +461,9 @@ def paired_comparison(ctx):
     word = ctx.score_word
     blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
                    f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
-                   f"minus the other, as in section 2; an interval that excludes 0 decides):")]
+                   f"minus the other, as in section 2; an interval that excludes 0 decides)"
+                   + (f"; {' and '.join(skipped)} is the model itself and is not compared with it:" if skipped
+                      else ":"))]
     for other, d in diffs.items():
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:

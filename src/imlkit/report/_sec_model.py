@@ -34,7 +34,7 @@ from ._scores import (
     worse,
 )
 
-__all__ = ["section_model", "leak_candidates", "LEAK_R2", "LEAK_ACCURACY"]
+__all__ = ["section_model", "leak_candidates", "model_is_glm", "LEAK_R2", "LEAK_ACCURACY"]
 
 #: A single column whose one-feature model reaches this test R² (regression) ...
 LEAK_R2 = 0.95
@@ -74,6 +74,12 @@ def _fit_baselines(ctx):
     """The baselines fitted on the training rows (each in its own guard): name -> estimator, and boxes."""
     fitted, blocks = {}, []
     for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train).items():
+        if name.startswith("GLM") and model_is_glm(ctx):
+            blocks.append(text(f"The model is imlkit's {name}, the same model as the {name} baseline (same family, "
+                               f"same training rows): it is not compared with itself, so the report has no GLM "
+                               f"baseline. Explain another model (--model gbm, rf, gam or rulefit) to see whether it "
+                               f"beats the GLM."))
+            continue
         def fit(name=name, est=est):
             with ctx.step(f"baseline: {name}", estimator=type(est).__name__):
                 fitted[name] = _fit_baseline(ctx, name, est)
@@ -81,6 +87,12 @@ def _fit_baselines(ctx):
 
         blocks += ctx.guard(f"baseline {name}", fit)
     return fitted, blocks
+
+
+def model_is_glm(ctx):
+    """Whether the explained model is the report's own GLM (``--model glm``): then it is the GLM baseline."""
+    cfg = getattr(ctx, "config", None)
+    return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
 
 
 def section_model(ctx):
