@@ -71,8 +71,9 @@ def _plain(path):
 def test_a_fitted_model_with_one_table_never_calls_its_rows_test(tmp_path):
     import pandas as pd
     from sklearn.ensemble import RandomForestRegressor
+    from sklearn.linear_model import LinearRegression
 
-    from imlkit.report import build_report
+    from imlkit.report import ReportConfig, build_report
     from imlkit.report._sec_alternatives import _where
 
     rng = np.random.default_rng(0)
@@ -90,6 +91,14 @@ def test_a_fitted_model_with_one_table_never_calls_its_rows_test(tmp_path):
         in sec2
     assert "PFI, CFI and SAGE explain the fitted model on all the table's rows (possibly its training rows)" in doc
     assert "explain the fitted model on test data" not in doc
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_alternatives import paired_comparison
+
+    ctx = prepare_context(ReportConfig(data=frame, target="y", model=model, quick=True))
+    ctx.alternative_models = {"linear": LinearRegression().fit(X, y)}
+    said = " ".join(b.get("text", "") for b in paired_comparison(ctx))
+    assert "same 150 rows" in said and "not a fair comparison: these models were fitted on the same rows" in said
+    assert "on evaluation RMSE" in said and "test RMSE" not in said
     assert _where(SimpleNamespace(evaluation="all_rows", X_test=X)).startswith(
         "Performance on all 150 rows of the table (possibly the black box's training rows")
     assert _where(SimpleNamespace(evaluation="split", X_test=X)) == "Test performance on the same split"

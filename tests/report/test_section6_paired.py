@@ -25,7 +25,7 @@ def test_a_linear_model_that_beats_a_stump_is_said_to_beat_it():
     lin = LinearRegression().fit(Xtr, ytr)
     noisy = LinearRegression().fit(Xtr[["b"]].assign(a=rng.normal(size=200))[["a", "b"]], ytr)  # b only, a noise
     ctx = SimpleNamespace(task="regression", model_label="stump", model=stump, y_train=ytr, y_test=yte, X_test=Xte,
-                          seed=0, score_word="test", eval_rows="test rows",
+                          seed=0, score_word="test", eval_rows="test rows", evaluation="split",
                           alternative_models={"linear": lin, "noisy linear": noisy})
     said = _texts(paired_comparison(ctx))
     out = {k: {"pred": m.predict(Xte), "proba": None} for k, m in [("stump", stump), ("linear", lin),
@@ -58,7 +58,7 @@ def test_with_model_glm_the_glm_alternative_is_not_compared_with_itself():
     tree = DecisionTreeRegressor(max_depth=2).fit(X.iloc[:150], y.iloc[:150])
     ctx = SimpleNamespace(task="regression", model_label="GLM model", model=lin, y_train=y.iloc[:150],
                           y_test=y.iloc[150:], X_test=X.iloc[150:], seed=0, score_word="test", eval_rows="test rows",
-                          config=SimpleNamespace(model="glm", model_file=None),
+                          evaluation="split", config=SimpleNamespace(model="glm", model_file=None),
                           alternative_models={"GLM (gaussian)": lin, "decision tree (depth 3)": tree})
     said = _texts(paired_comparison(ctx))
     assert "; GLM (gaussian) is the model itself and is not compared with it:" in said

@@ -462,8 +462,10 @@ def paired_comparison(ctx):
     blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
                    f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
                    f"minus the other, as in section 2; an interval that excludes 0 decides)"
-                   + (f"; {' and '.join(skipped)} is the model itself and is not compared with it:" if skipped
-                      else ":"))]
+                   + (f"; {' and '.join(skipped)} is the model itself and is not compared with it" if skipped
+                      else "")
+                   + ("; not a fair comparison: these models were fitted on the same rows they are scored on, and the "
+                      "model may have been" if ctx.evaluation == "all_rows" else "") + ":")]
     for other, d in diffs.items():
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:
