@@ -7,9 +7,10 @@ every model, seeded by the run's seed). The verdict is taken on the deciding mea
 Brier score, ROC AUC and balanced accuracy (the log loss is shown, never decisive: it is
 unbounded). When the model beats the baseline on none of them -- each interval of the
 difference (simultaneous over the measures) includes 0 or favours the baseline -- the report
-opens with a warning that the model is "no better than" the baseline: its importance and
-effects then describe noise. A column that alone predicts the test target almost perfectly
-is flagged as a possible leak.
+opens with a warning that the model "could not be shown to beat" the baseline; it says the
+importance and effects describe noise only when even the favourable end of every interval
+gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule). A column
+that alone predicts the test target almost perfectly is flagged as a possible leak.
 """
 from __future__ import annotations
 
