@@ -553,10 +553,17 @@ def build_report(config=None, **options):
             progress.close()
         created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         html = render_html(sections, title=f"Interpretation report: {short_name(ctx.data.target)} ({ctx.model_label})",
-                           subtitle=f"{ctx.data.source} — {len(ctx.data.X):,} rows, {ctx.data.X.shape[1]} features, "
-                                    f"{ctx.task}", version=__version__, created=created, alerts=top_alerts(ctx),
+                           subtitle=f"{_rows_subtitle(ctx)}, {ctx.data.X.shape[1]} features, {ctx.task}",
+                           version=__version__, created=created, alerts=top_alerts(ctx),
                            names=[*map(str, ctx.data.raw.columns), *map(str, ctx.data.X.columns)])
         return write_atomic(plan.path, html)
     except BaseException:  # no report (an error, Ctrl-C, SIGTERM): remove the directories this run created
         plan.discard()
         raise
+
+
+def _rows_subtitle(ctx):
+    """The header's source and rows: with test data both tables and their rows (the frames hold both)."""
+    from ._sec_provenance import data_text
+
+    return data_text(ctx) if ctx.evaluation == "test_data" else f"{ctx.data.source} — {len(ctx.data.X):,} rows"

@@ -101,6 +101,10 @@ class ModelCheck:
     decision_level : float or None
         Level of those intervals: simultaneous over the deciding measures (Bonferroni,
         ``1 - 0.05/k``), so that "beats on any of them" keeps a 2.5% one-sided error.
+    others_beating_baseline : dict
+        ``{name: (measures,)}``: the other models of section 2 (the GLM) that beat the same
+        baseline on those measures (paired intervals at the same level, same rows); filled when
+        the model itself does not beat it.
     """
 
     performance: dict = field(default_factory=dict)
@@ -110,6 +114,7 @@ class ModelCheck:
     baseline: str | None = None
     decision: dict = field(default_factory=dict)
     decision_level: float | None = None
+    others_beating_baseline: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -229,6 +234,10 @@ class ReportContext:
     #: With "all_rows": (X_train, y_train, X_test, y_test) of a seeded split of the table, used by
     #: the steps in REFIT_STEPS (refits and the leak check) instead of the evaluation rows.
     refit_rows: tuple | None = None
+    #: Section 6's interpretable models fitted on the report's own task (name -> fitted pipeline; the
+    #: one-class-against-the-rest GLM and GAM of a multi-class target are not here): section 6 compares
+    #: each with the model on the same rows, with paired intervals.
+    alternative_models: dict = field(default_factory=dict)
     _orders: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -240,6 +249,19 @@ class ReportContext:
         """What the rows the model is scored on are called: "test rows", or "rows" when a fitted model
         came with one table (imlkit cannot know they were held out, so it never says so)."""
         return "rows" if self.evaluation == "all_rows" else "test rows"
+
+    @property
+    def score_word(self):
+        """The adjective of a score: "test" (RMSE on held-out rows), or "evaluation" when a fitted model came
+        with one table and its scores may be on its own training rows."""
+        return "evaluation" if self.evaluation == "all_rows" else "test"
+
+    @property
+    def scores_where(self):
+        """Where the scores were taken, for captions: "Test scores" or "Scores on all N rows (possibly ...)"."""
+        if self.evaluation == "all_rows":
+            return f"Scores on all {len(self.X_test):,} rows of the table (possibly the model's training rows)"
+        return "Test scores"
 
     @property
     def seed(self):

@@ -349,3 +349,21 @@ def _onehot(X):
     return ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
                                make_column_selector(dtype_include="category"))],
                              remainder="passthrough", verbose_feature_names_out=False)
+
+
+#: A binomial GLM is called separated (its weights grow without bound) when fewer than this share of its
+#: fitted probabilities on its training rows lie strictly between SEPARATED_EPS and 1 - SEPARATED_EPS.
+SEPARATED_SHARE = 0.01
+SEPARATED_EPS = 1e-6
+
+
+def separated(glm, X):
+    """Whether a fitted two-class GLM ``glm`` separates its training rows ``X`` (n, p): fewer than
+    ``SEPARATED_SHARE`` of its probabilities are inside (``SEPARATED_EPS``, 1 - ``SEPARATED_EPS``).
+    Then the likelihood has no maximum (complete or quasi-complete separation; Albert & Anderson
+    1984): the weights diverge and the fit stops wherever the iterations end."""
+    proba = np.asarray(glm.predict_proba(X))
+    if proba.ndim != 2 or proba.shape[1] != 2:
+        return False
+    inside = float(np.mean((proba[:, 1] > SEPARATED_EPS) & (proba[:, 1] < 1 - SEPARATED_EPS)))
+    return inside < SEPARATED_SHARE

@@ -300,8 +300,8 @@ def _no_better_numbers(ctx):
     nums["differences"] = {m: tuple(float(v) for v in d["difference"]) for m, d in decision.items()}
     gains = [_gain(d["difference"], m, float(d["baseline"])) for m, d in decision.items()]
     nums["noise"] = bool(gains) and all(np.isfinite(g) and g < cl.NOISE_GAIN for g in gains)
-    # Other models of section 2 (the GLM) that beat the same baseline: {name: (measures,)}; section 2 does not
-    # record them yet (ModelCheck has no such field), so this reads it only where it exists.
+    # Other models of section 2 (the GLM) that beat the same baseline: {name: (measures,)}, recorded by section 2's
+    # verdict (ModelCheck.others_beating_baseline); read with getattr for contexts built without it.
     nums["others"] = dict(getattr(check, "others_beating_baseline", None) or {})
     return nums
 

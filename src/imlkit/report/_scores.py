@@ -13,11 +13,25 @@ import warnings
 import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
-           "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level"]
+           "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
+           "header", "BRIER_WORDS", "BRIER_NOTE"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
 LOWER_IS_BETTER = {"RMSE", "MAE", "log loss", "Brier score"}
+#: The Brier score of the report is Brier's (1950) original, summed over the classes:
+#: ``sum_k (p_k - 1{y = k})^2`` averaged over rows, from 0 to 2 -- for two classes twice scikit-learn's
+#: ``brier_score_loss`` (which scores the positive class only). It is kept so (not halved for two
+#: classes) because it is the same for any number of classes and is the Brier loss of section 3's
+#: LOCO; tables and sentences say so with these words.
+BRIER_WORDS = "Brier score (sum over classes, 0–2)"
+BRIER_NOTE = ("the Brier score is summed over the classes, Σ_k (p_k − 1{y = k})², from 0 to 2: for two classes "
+              "twice scikit-learn's brier_score_loss")
+
+
+def header(metric):
+    """A metric's column header: the Brier score with its definition, every other metric by its name."""
+    return BRIER_WORDS if metric == "Brier score" else metric
 #: Bootstrap resamples of the test rows for the intervals.
 N_BOOT = 1000
 

@@ -74,7 +74,8 @@ def _guarded(ctx, name, build):
 def _where(ctx):
     """The comparison table's caption: where every model was scored."""
     if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
-        return "Performance on every row of the table (these models were fitted on the same rows)"
+        return (f"Performance on all {len(ctx.X_test):,} rows of the table (possibly the black box's training rows; "
+                f"these interpretable models were fitted on the same rows, so every score here is in-sample or may be)")
     return "Test performance on the same split"
 
 
@@ -208,6 +209,8 @@ def _glm_blocks(ctx, tg, perf):
             entry.parameters["alpha"] = float(alpha)
         pipe, glm = _fit(models.GLM(family=fam, alpha=alpha), X, y)
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
+        if not tg.one_vs_rest:
+            ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
                else "Coefficients with 95% Wald intervals")
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
@@ -318,6 +321,8 @@ def _gam_blocks(ctx, tg, perf):
             pipe.fit(X, y)
             gam = pipe[-1]
         perf[f"GAM ({fam}{', reduced' if why else ''})"] = tg.score(ctx, pipe)
+        if not tg.one_vs_rest:
+            ctx.alternative_models[f"GAM ({fam}{', reduced' if why else ''})"] = pipe
     blocks = [heading(f"GAM ({fam} family)")]
     if why:
         blocks.append(warning(why))
@@ -361,6 +366,7 @@ def _rulefit_blocks(ctx, perf):
         task = "regression" if ctx.task == "regression" else "classification"
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["RuleFit"] = pipe
     rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
     return [heading("RuleFit"),
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
@@ -374,6 +380,7 @@ def _tree_blocks(ctx, perf):
         pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
                           *ctx.rows("tree", "train"))
         perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["decision tree (depth 3)"] = pipe
     return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
 
 
@@ -382,9 +389,11 @@ def _rule_learner_blocks(ctx, perf):
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
         pipe, ripper = _fit(models.RIPPER(random_state=ctx.seed), *ctx.rows("ripper", "train"))
         perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["RIPPER"] = pipe
     with ctx.step("OneR", min_bucket=6):
         pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models["OneR"] = pipe
     return [heading("Rule learners: RIPPER and OneR"),
             text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
                  f"decides):"),
@@ -422,8 +431,46 @@ def section_alternatives(ctx):
         head.append(_comparison(perf_all, f"{_where(ctx)} (all classes)"))
     else:
         head.append(_comparison(perf_all, _where(ctx)))
+    head += ctx.guard("paired comparison with the model", lambda: paired_comparison(ctx), kind="part")
     head += ctx.guard("figure: interpretable models", lambda: _figure(ctx, perf_all), kind="figure")
     return Section("alternatives", title, head + body)
+
+
+def paired_comparison(ctx):
+    """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
+    the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
+    resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
+    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._sec_model import _compare, _level_note, model_is_glm
+
+    fitted = getattr(ctx, "alternative_models", None) or {}
+    skipped = []
+    if fitted and model_is_glm(ctx):  # --model glm: the GLM below is the model itself
+        skipped = [k for k in fitted if k.startswith("GLM")]
+        fitted = {k: v for k, v in fitted.items() if k not in skipped}
+    if not fitted:
+        return []
+    task, name = ctx.task, ctx.model_label
+    labels = class_labels(ctx.model, ctx.y_train, ctx.y_test) if task == "classification" else None
+    outputs = {name: model_outputs(ctx.model, ctx.X_test, task, labels)}
+    for other, est in fitted.items():
+        outputs[other] = model_outputs(est, ctx.X_test, task, labels)
+    deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
+    res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
+    diffs = res.get("simultaneous_differences", res["differences"])
+    word = ctx.score_word
+    blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
+                   f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
+                   f"minus the other, as in section 2; an interval that excludes 0 decides)"
+                   + (f"; {' and '.join(skipped)} is the model itself and is not compared with it" if skipped
+                      else "")
+                   + ("; not a fair comparison: these models were fitted on the same rows they are scored on, and the "
+                      "model may have been" if ctx.evaluation == "all_rows" else "") + ":")]
+    for other, d in diffs.items():
+        ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
+        if ms:
+            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word))
+    return blocks
 
 
 def _figure(ctx, perf_all):
@@ -431,21 +478,23 @@ def _figure(ctx, perf_all):
     with report_style():
         fig, ax = new_figure(figsize=(6, 0.4 * len(perf_all) + 1.2))
         draw_performance(perf_all, key, ax[0, 0])
-        return [figure_block(fig, f"Test {key} of the black box and the interpretable models")]
+        return [figure_block(fig, f"{ctx.score_word.capitalize()} {key} of the black box and the interpretable models")]
 
 
 def _comparison(perf, caption):
     metrics = list(next(iter(perf.values())))
+    from ._scores import header
+
     rows = [[n] + [m.get(k) for k in metrics] for n, m in perf.items()]
-    return table(["model"] + metrics, rows, caption=caption)
+    return table(["model"] + [header(k) for k in metrics], rows, caption=caption)
 
 
 def _separation_warning(glm, X):
     """A warning when the fitted probabilities are all (almost) 0 or 1: the classes are separable,
     so the GLM's weights diverge and their intervals are meaningless."""
-    proba = np.asarray(glm.predict_proba(X))[:, 1]
-    inside = float(np.mean((proba > 1e-6) & (proba < 1 - 1e-6)))
-    if inside >= 0.01:
+    from ._fit import separated
+
+    if not separated(glm, X):
         return []
     return [warning("The classes are (almost) perfectly separable by the features: the logistic "
              "GLM's weights grow without bound, so their values, standard errors and intervals below are not "

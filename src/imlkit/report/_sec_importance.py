@@ -426,8 +426,13 @@ def section_importance(ctx):
     if note:
         blocks.append(text(note))
     losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in computed.items())
-    blocks.append(text(f"Losses: {losses}. PFI, CFI and SAGE explain the fitted model on test data; LOCO, "
-                       f"LOFO and PIMP refit the learner on the training data."))
+    if ctx.evaluation == "all_rows":
+        where = ("PFI, CFI and SAGE explain the fitted model on all the table's rows (possibly its training rows); "
+                 "LOCO, LOFO and PIMP refit the learner on a seeded training split of the table.")
+    else:
+        where = ("PFI, CFI and SAGE explain the fitted model on test data; LOCO, LOFO and PIMP refit the learner on "
+                 "the training data.")
+    blocks.append(text(f"Losses: {losses}. {where}"))
     if results:
         cols, rows = side_by_side_rows(results)
         blocks.append(_collapsed(table(cols, rows, caption=_side_by_side_caption(results), css="wide")))
@@ -509,10 +514,11 @@ def _sage_caveat(ctx, key, r):
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
     if r.extra.get("converged"):
-        return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} test rows (the largest standard "
-                f"error is below {tol} of the largest value).")
-    return (f"{METHOD_LABELS[key]} stopped after {n} orderings (its budget) on {n_rows} test rows before reaching "
-            f"tolerance {tol}: its values are estimates with standard errors shown (the intervals in the table). "
+        return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} {ctx.eval_rows} (the largest "
+                f"standard error is below {tol} of the largest value).")
+    return (f"{METHOD_LABELS[key]} stopped after {n} orderings (its budget) on {n_rows} {ctx.eval_rows} before "
+            f"reaching tolerance {tol}: its values are estimates with standard errors shown (the intervals in the "
+            f"table). "
             f"Allow more orderings with --sage-orderings (now {r.params.get('max_permutations', n)}).")
 
 

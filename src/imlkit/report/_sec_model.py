@@ -7,9 +7,10 @@ every model, seeded by the run's seed). The verdict is taken on the deciding mea
 Brier score, ROC AUC and balanced accuracy (the log loss is shown, never decisive: it is
 unbounded). When the model beats the baseline on none of them -- each interval of the
 difference (simultaneous over the measures) includes 0 or favours the baseline -- the report
-opens with a warning that the model is "no better than" the baseline: its importance and
-effects then describe noise. A column that alone predicts the test target almost perfectly
-is flagged as a possible leak.
+opens with a warning that the model "could not be shown to beat" the baseline; it says the
+importance and effects describe noise only when even the favourable end of every interval
+gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule). A column
+that alone predicts the test target almost perfectly is flagged as a possible leak.
 """
 from __future__ import annotations
 
@@ -21,18 +22,20 @@ from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models
 from ._scores import (
+    BRIER_NOTE,
     CLASSIFICATION_METRICS,
     LOWER_IS_BETTER,
     REGRESSION_METRICS,
     beats,
     class_labels,
     deciding_metrics,
+    header,
     model_outputs,
     score_intervals,
     worse,
 )
 
-__all__ = ["section_model", "leak_candidates", "LEAK_R2", "LEAK_ACCURACY"]
+__all__ = ["section_model", "leak_candidates", "model_is_glm", "LEAK_R2", "LEAK_ACCURACY"]
 
 #: A single column whose one-feature model reaches this test R² (regression) ...
 LEAK_R2 = 0.95
@@ -72,6 +75,12 @@ def _fit_baselines(ctx):
     """The baselines fitted on the training rows (each in its own guard): name -> estimator, and boxes."""
     fitted, blocks = {}, []
     for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train).items():
+        if name.startswith("GLM") and model_is_glm(ctx):
+            blocks.append(text(f"The model is imlkit's {name}, the same model as the {name} baseline (same family, "
+                               f"same training rows): it is not compared with itself, so the report has no GLM "
+                               f"baseline. Explain another model (--model gbm, rf, gam or rulefit) to see whether it "
+                               f"beats the GLM."))
+            continue
         def fit(name=name, est=est):
             with ctx.step(f"baseline: {name}", estimator=type(est).__name__):
                 fitted[name] = _fit_baseline(ctx, name, est)
@@ -79,6 +88,12 @@ def _fit_baselines(ctx):
 
         blocks += ctx.guard(f"baseline {name}", fit)
     return fitted, blocks
+
+
+def model_is_glm(ctx):
+    """Whether the explained model is the report's own GLM (``--model glm``): then it is the GLM baseline."""
+    cfg = getattr(ctx, "config", None)
+    return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
 
 
 def section_model(ctx):
@@ -105,14 +120,19 @@ def section_model(ctx):
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
            f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model)")
-    blocks.append(table(["model"] + metrics, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
-                        caption=f"Test scores ({_directions(metrics)}); {how}"))
+    brier = f"; {BRIER_NOTE}" if "Brier score" in metrics else ""
+    heads = [header(m) for m in metrics]
+    blocks.append(table(["model"] + heads, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],
+                        caption=f"{ctx.scores_where} ({_directions(metrics)}); {how}{brier}"))
     if res["differences"]:
-        blocks.append(table(["compared with"] + metrics,
+        blocks.append(table(["compared with"] + heads,
                             [[k] + [_cell(v[m]) for m in metrics] for k, v in res["differences"].items()],
                             caption="The model's score minus each baseline's score, with its paired interval"))
     blocks += boxes
-    blocks += _verdict(ctx, res, fitted, deciding)
+    base = _mean_baseline_name(fitted)
+    others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
+                                       deciding)
+    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted))
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -175,13 +195,36 @@ def _one(res, name, other, m, d):
             f"(difference {_cell(d)})")
 
 
-def _verdict(ctx, res, fitted, deciding):
+def _diverged(ctx, fitted):
+    """The two-class GLM baselines whose fit separates their training rows (their weights diverge)."""
+    from ._fit import separated
+
+    if ctx.task != "classification":
+        return ()
+    X, _ = ctx.rows("baselines", "train")
+    out = []
+    for name, est in fitted.items():
+        if name.startswith("GLM") and not isinstance(est, MeanBaseline):
+            try:
+                if separated(est, X):
+                    out.append(name)
+            except Exception:  # noqa: BLE001 -- a baseline that cannot say is not called diverged
+                continue
+    return tuple(out)
+
+
+def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
     difference lies entirely on the model's side of 0; it is "no better than" the mean /
     majority baseline when it beats it on none of the deciding measures. The verdict, the
     measures and their numbers are stored in ``ctx.model_check``.
+
+    ``diverged`` names the GLM baselines whose fit separated its training rows (said after their comparison).
+    ``others`` is ``{name: {measure: (value, low, high)}}``: another model's (the GLM's) paired
+    difference to that baseline on the same rows (see :func:`_others_against_baseline`); the
+    ones that beat it are stored in ``ctx.model_check.others_beating_baseline`` and named.
     """
     blocks = []
     diffs = res.get("simultaneous_differences", res["differences"])
@@ -192,6 +235,7 @@ def _verdict(ctx, res, fitted, deciding):
     base = _mean_baseline_name(fitted)
     name = ctx.model_label
     note = _level_note(res, deciding)
+    word = getattr(ctx, "score_word", "test")
     if base in diffs and deciding:
         d = diffs[base]
         check.baseline = base
@@ -203,7 +247,7 @@ def _verdict(ctx, res, fitted, deciding):
             if len(deciding) == 1:
                 m = deciding[0]
                 side = "favours the baseline" if worse(d[m], m) else "includes 0"
-                detail = (f"test {m} {_cell(res['scores'][name][m])} against {_cell(res['scores'][base][m])} for "
+                detail = (f"{word} {m} {_cell(res['scores'][name][m])} against {_cell(res['scores'][base][m])} for "
                           f"the {base}; the interval of their difference, {_cell(d[m])}, {side}")
             else:
                 detail = (f"on none of {_join(deciding)} does the interval of the difference exclude 0 in the "
@@ -211,18 +255,17 @@ def _verdict(ctx, res, fitted, deciding):
                           + "; ".join(f"{_one(res, name, base, m, d[m])}, "
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
-            msg = (f"The model is no better than the {base} baseline on the {ctx.eval_rows}: {detail}. Its importance "
-                   f"and effect explanations below describe noise (what the model does), not a relationship in the "
-                   f"data.")
+            check.others_beating_baseline = _others_beating(others or {}, base, deciding)
+            msg = _no_better_message(ctx, base, detail, check, others or {})
             check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
         elif len(deciding) == 1:
-            blocks.append(text(f"The model beats the {base} baseline on test {won[0]}: difference {_cell(d[won[0]])} "
+            blocks.append(text(f"The model beats the {base} baseline on {word} {won[0]}: difference {_cell(d[won[0]])} "
                                f"(the interval excludes 0)."))
         else:
             rest = [m for m in deciding if m not in won]
-            msg = (f"The model beats the {base} baseline on test {_join(won)}{note}: "
+            msg = (f"The model beats the {base} baseline on {word} {_join(won)}{note}: "
                    + "; ".join(_one(res, name, base, m, d[m]) for m in won) + ".")
             if rest:
                 msg += (f" Not on {_join(rest, 'or')}: " + "; ".join(_one(res, name, base, m, d[m]) for m in rest)
@@ -231,8 +274,87 @@ def _verdict(ctx, res, fitted, deciding):
     for other, d in diffs.items():
         if other == base or not deciding:
             continue
-        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True)))
+        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True), word))
+        if other in diverged:
+            blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
+                                  f"separable on its training rows, so its weights grow without bound and the fit "
+                                  f"stops where its iterations end (fewer than 1% of its fitted probabilities lie "
+                                  f"strictly between 0 and 1 by more than 1e-6). The comparison above is with that "
+                                  f"near-hard classifier, not with a converged GLM."))
+        if getattr(ctx, "evaluation", "split") == "all_rows":
+            blocks.append(text(_unfair_note(ctx, other)))
     return blocks
+
+
+def _unfair_note(ctx, other):
+    """With a fitted model and one table both are scored on rows they may have been fitted on: say how."""
+    n = len(ctx.X_test)
+    return (f"This comparison is not fair: the {other} is fitted and scored on the same {n:,} rows (in-sample), and "
+            f"the model, fitted outside imlkit, is scored on rows that may include its own training rows. A flexible "
+            f"model gains far more from being scored on its training rows than a GLM does, so the model's advantage "
+            f"may be overstated. Pass rows the model never saw as test data for a fair comparison.")
+
+
+def _others_beating(others, base, deciding):
+    """{name: (measures,)}: the other models that beat ``base`` on a deciding measure (same rule as the model)."""
+    out = {}
+    for name, d in others.items():
+        if name == base:
+            continue
+        won = tuple(m for m in deciding if m in d and beats(d[m], m))
+        if won:
+            out[name] = won
+    return out
+
+
+def _others_against_baseline(outputs, y, task, seed, labels, model_label, base, deciding):
+    """Each other model's (the GLM's) paired difference to the mean / majority baseline: the same
+    bootstrap resamples (same seed, same rows) and the same simultaneous level as the model's."""
+    out = {}
+    if base not in outputs:
+        return out
+    for name, o in outputs.items():
+        if name in (model_label, base):
+            continue
+        r = score_intervals({name: o, base: outputs[base]}, y, task, seed, labels=labels, reference=name,
+                            simultaneous=deciding)
+        out[name] = r.get("simultaneous_differences", r["differences"]).get(base, {})
+    return out
+
+
+def _no_better_message(ctx, base, detail, check, others):
+    """The alert when the model beats the baseline on no deciding measure.
+
+    It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
+    when even the end of every interval most in the model's favour improves on the baseline by less
+    than that share of the baseline's score. Otherwise the rows cannot show an improvement, which is
+    not evidence that there is none (few test rows, a heavy-tailed target).
+    """
+    from ._claims import NOISE_GAIN
+    from ._reading import _gain
+
+    y = getattr(ctx, "y_test", None)
+    rows = f"the {len(y):,} {ctx.eval_rows}" if y is not None else f"the {ctx.eval_rows}"
+    gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
+    noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
+    if noise:
+        msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
+                f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
+                f"describe noise (what the model does), not a relationship in the data.")
+    else:
+        best = {m: g for m, g in gains.items() if np.isfinite(g) and g >= NOISE_GAIN}
+        allow = "; ".join(f"{m} up to {100 * g:.0f}% better than the baseline" for m, g in best.items())
+        msg += (f"The intervals also allow a real improvement{f' ({allow})' if allow else ''}, so these rows "
+                f"cannot show one, which is not evidence that there is none: read the importance and effect "
+                f"explanations below as what the model does, not as relationships the data confirm.")
+    if "Brier score" in check.decision:
+        msg += f" (Here {BRIER_NOTE}.)"
+    for name, ms in check.others_beating_baseline.items():
+        diffs = "; ".join(f"{m} {_cell(others[name][m])}" for m in ms)
+        msg += (f" {name} does beat the {base} baseline on the same rows ({name} minus the {base}, same paired "
+                f"intervals: {diffs}).")
+    return msg
 
 
 def _log_loss_note(res, base):
@@ -245,30 +367,30 @@ def _log_loss_note(res, base):
             f"confident misses weigh on it however well the model ranks and predicts the other rows.")
 
 
-def _compare(res, name, other, d, deciding, note):
+def _compare(res, name, other, d, deciding, note, word="test"):
     """The model against another baseline (the GLM) on the deciding measures."""
     won = [m for m in deciding if beats(d[m], m)]
     lost = [m for m in deciding if worse(d[m], m)]
     if len(deciding) == 1:
         m = deciding[0]
         if lost:
-            return warning(f"{other} beats the model on test {m} (difference {_cell(d[m])}): the report explains a "
+            return warning(f"{other} beats the model on {word} {m} (difference {_cell(d[m])}): the report explains a "
                            f"model that is not the best available.")
         if won:
-            return text(f"The model improves test {m} over {other} from {fmt(res['scores'][other][m][0])} to "
+            return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
-        return text(f"The model and {other} are not distinguishable on test {m} (difference {_cell(d[m])} includes "
+        return text(f"The model and {other} are not distinguishable on {word} {m} (difference {_cell(d[m])} includes "
                     f"0): the simpler model may explain the data as well.")
     detail = "; ".join(_one(res, name, other, m, d[m]) for m in deciding)
     if lost and not won:
-        return warning(f"{other} beats the model on test {_join(lost)}{note}: {detail}. The report explains a "
+        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {detail}. The report explains a "
                        f"model that is not the best available.")
     if won and not lost:
-        return text(f"The model improves over {other} on test {_join(won)}{note}: {detail}.")
+        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {detail}.")
     if won:
-        return text(f"The model is better than {other} on test {_join(won)} and worse on "
+        return text(f"The model is better than {other} on {word} {_join(won)} and worse on "
                     f"{_join(lost)}{note}: {detail}.")
-    return text(f"The model and {other} are not distinguishable on test {_join(deciding)}{note}: {detail}. The "
+    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {detail}. The "
                 f"simpler model may explain the data as well.")
 
 
@@ -278,7 +400,7 @@ def _figure(ctx, res, key):
     with ctx.step("figure: model scores"), report_style():
         fig, ax = new_figure(figsize=(6, 0.4 * len(perf) + 1.2))
         draw_performance(perf, key, ax[0, 0], intervals=intervals)
-        return [figure_block(fig, f"Bar chart of test {key} per model with its bootstrap interval")]
+        return [figure_block(fig, f"Bar chart of {ctx.score_word} {key} per model with its bootstrap interval")]
 
 
 # --------------------------------------------------------------------------- possible leaks

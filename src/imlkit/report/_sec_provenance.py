@@ -7,7 +7,7 @@ from importlib import metadata
 
 from ._blocks import Section, bullets, table, text
 
-__all__ = ["section_provenance", "versions"]
+__all__ = ["section_provenance", "versions", "seed_text", "data_text"]
 
 _PACKAGES = ("imlkit", "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "joblib", "matplotlib",
              "jinja2", "distributed")
@@ -36,12 +36,10 @@ def _params_text(params):
 def section_provenance(ctx, total_seconds=None):
     """Data source, command, seeds, versions, and one row per step with its parameters and run time."""
     cfg = ctx.config
-    blocks = [text(f"Data: {ctx.data.source}; target {ctx.data.target!r}; task {ctx.task}."),
+    blocks = [text(f"Data: {data_text(ctx)}; target {ctx.data.target!r}; task {ctx.task}."),
               text(f"Command: {cfg.command or '(called from Python)'}"),
               text(evaluation_text(ctx)),
-              text(f"Seed {cfg.seed}: the train/test split, the model, every method (random_state) and every "
-                   f"row subsample derive from it; the same command gives the same numbers (for any --n-jobs and "
-                   f"with or without --scheduler)."),
+              text(seed_text(ctx)),
               text(f"Mode: {'quick' if cfg.quick else 'full'}; n_jobs={cfg.n_jobs}; scheduler="
                    f"{cfg.scheduler or 'none (local joblib)'}; BLAS/OpenMP threads limited to 1 per process "
                    f"(avoids oversubscribing the cores when methods run in parallel).")]
@@ -78,6 +76,41 @@ def _model_rows(ctx):
 def _outside(ctx):
     cfg = ctx.config
     return bool(cfg.model_file) or (not isinstance(cfg.model, str) and ctx.model is cfg.model)
+
+
+def data_text(ctx):
+    """The source and its rows: with test data, the rows of each table (the frames hold both, data first)."""
+    ds = ctx.data
+    if ctx.evaluation == "test_data":
+        return (f"{ds.source}: {len(ctx.X_train):,} training rows; test data {ds.test_source}: {len(ctx.X_test):,} "
+                f"evaluation rows ({len(ds.X):,} in all)")
+    return f"{ds.source}: {len(ds.X):,} rows"
+
+
+def seed_text(ctx):
+    """What derives from the seed, and -- in the cases where something does not -- what does not."""
+    cfg = ctx.config
+    derived, not_derived = [], []
+    if ctx.evaluation == "split":
+        derived.append("the train/test split")
+    elif ctx.evaluation == "all_rows":
+        derived.append("the split of the table for the refits and the leak check")
+        not_derived.append("no split of the evaluation rows is made (the model is scored on every row)")
+    else:
+        not_derived.append("no split is made (the rows given as data and as test data are used as given)")
+    if isinstance(cfg.model, str) and not cfg.model_file:
+        derived.append("the model (its random_state)")
+    elif _outside(ctx):
+        not_derived.append("the model was fitted outside imlkit, with whatever randomness it had")
+    else:
+        not_derived.append("the model passed unfitted is fitted with its own random_state, not the seed")
+    derived += ["the baselines' bootstrap intervals", "imlkit's interpretable models (random_state)",
+                "every method (random_state)", "every row subsample"]
+    s = (f"Seed {cfg.seed}: {', '.join(derived[:-1])} and {derived[-1]} derive from it; the same command gives the "
+         f"same numbers (for any --n-jobs and with or without --scheduler).")
+    if not_derived:
+        s += " Not from the seed: " + "; ".join(not_derived) + "."
+    return s
 
 
 def evaluation_text(ctx):
