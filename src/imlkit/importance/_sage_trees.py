@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._model import Predictor
-from ._sage_value import SageGame
+from ._sage_game import SageGame
 
 __all__ = ["tree_game"]
 

@@ -18,7 +18,6 @@ rows z_1..z_B. Three ways to its Shapley values, one game:
 """
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -40,6 +39,7 @@ from .._validation import (
 from ..importance._sage import RunOptions, _estimate
 from ..importance._sage_value import GameOptions, build_game, players_of_features
 from ._result import ShapResult
+from ._shapley import shapley_matrix as _shapley_matrix
 
 __all__ = ["shap", "MAX_AUTO_EXACT", "MAX_EXACT"]
 
@@ -110,16 +110,6 @@ def _payoff(game, output, rows, pred):
     if output == "prediction":
         return np.asarray(pred, dtype=float).reshape(len(rows))
     return -game.pointwise_loss(rows, pred)
-
-
-def _shapley_matrix(m):
-    """M (2^m, m) with φ = V @ M for the values V (…, 2^m) of all coalitions (bit k = player k)."""
-    bits = ((np.arange(2 ** m)[:, None] >> np.arange(m)[None, :]) & 1).astype(bool)
-    size = bits.sum(axis=1)
-    fact = [math.factorial(k) for k in range(m + 1)]
-    w_in = np.array([fact[s - 1] * fact[m - s] / fact[m] if s > 0 else 0.0 for s in range(m + 1)])
-    w_out = np.array([fact[s] * fact[m - s - 1] / fact[m] if s < m else 0.0 for s in range(m + 1)])
-    return np.where(bits, w_in[size][:, None], -w_out[size][:, None]), bits
 
 
 def _exact_block(game, output, rows, bits, matrix):

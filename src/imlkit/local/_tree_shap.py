@@ -86,7 +86,7 @@ def _brute_force_ok(tm, fn, frame, bg, Xe, Be, cols, A, as_frame):
     then has K players, enumerated through the model's own predictions.
     """
     from .._trees._shap_kernels import interventional_kernel, shapley_weights
-    from ._shap import _shapley_matrix
+    from ._shapley import shapley_matrix as _shapley_matrix
 
     xe, be = Xe[0], Be[0]
     differ = [k for k, j in enumerate(cols) if not (xe[j] == be[j] or (np.isnan(xe[j]) and np.isnan(be[j])))]

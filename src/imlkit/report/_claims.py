@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._display import snap_zero
-from ._sec_importance import METHOD_LABELS, OTHERS
+from ._labels import METHOD_LABELS, OTHERS
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",

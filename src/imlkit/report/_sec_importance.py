@@ -6,17 +6,15 @@ import re
 import numpy as np
 
 from .. import importance as imp
-from .._display import method_name, snap_zero
+from .._display import snap_zero
 from ._blocks import Section, bullets, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
+from ._labels import METHOD_LABELS, OTHERS
 from ._loss import method_loss
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
            "screen_ranking", "OTHERS"]
 
-#: The importance methods' display names, from the one name table (:func:`imlkit._display.method_name`).
-METHOD_LABELS = {k: method_name(k) for k in ("pfi", "cfi", "loco", "lofo", "sage_marginal", "sage_conditional",
-                                             "pimp")}
 _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the tested importance"}
 
 
@@ -41,8 +39,6 @@ def _pfi_cfi_features(ctx):
     return None if ctx.params.get("every_feature") else budgeted_features(ctx, group=False)
 
 
-#: The group of the features beyond the feature budget (SAGE, LOCO/LOFO and PIMP score it as one).
-OTHERS = "all other features"
 #: The methods whose cost grows with the number of features, under the feature budget.
 BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
 

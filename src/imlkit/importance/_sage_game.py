@@ -1,0 +1,341 @@
+"""The SAGE game: v(S) = R(f_∅) − R(f_S) for one model, rows, loss and set of players.
+
+:class:`SageGame` evaluates f_S on stacked hybrid rows (the predict path); the tree engine's game
+(:mod:`._sage_trees`) subclasses it and takes f_S from the trees. :mod:`._sage_value` builds games
+and holds the public :func:`~imlkit.importance.sage_value`; see its docstring for the removal
+kinds and the common random numbers.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._model import DEFAULT_MAX_ROWS, stack_frame
+
+__all__ = ["SageGame"]
+
+#: Hybrid rows built at once when the user sets no ``max_rows``: ~50 MB for 12 float columns.
+_CHUNK_ROWS = 1 << 19
+
+
+class SageGame:
+    """v(S) for coalitions of players over (a subset of) the evaluation rows.
+
+    Parameters
+    ----------
+    predictor : Predictor
+    X : DataFrame, shape (n, p)
+    y : ndarray, shape (n,)
+        Encoded for the loss (class positions for probability losses).
+    loss : Loss
+    players : list of list of str, length m
+        The columns of each player.
+    removal : {"marginal", "conditional"}
+    background : DataFrame, shape (B, p)
+        Marginal draws of the dropped features; its mean prediction is f_∅.
+    sampler : Sampler or None
+        Fitted conditional sampler (conditional removal only).
+    n_draws : int
+        B: draws of the dropped features averaged per prediction.
+    classes : ndarray or None
+        Set when a label loss is evaluated on probabilities: f_S is the class with the
+        largest mean probability.
+    vote : bool
+        A label loss on a model without probabilities: f_S is the most frequent label.
+    """
+
+    def __init__(self, *, predictor, X, y, loss, players, removal, background, sampler, n_draws,
+                 classes=None, vote=False, max_rows=None, sampler_fit_on_X=False):
+        self.predictor = predictor
+        self.X = X
+        self.y = y
+        self.loss = loss
+        self.players = players
+        self.removal = removal
+        self.background = background
+        self.sampler = sampler
+        self.n_draws = n_draws
+        self.classes = classes
+        self.vote = vote
+        self.max_rows = max_rows
+        # The sampler was fitted on X itself: draws can be taken as row indices of X and the
+        # hybrid rows built from X's arrays (the lean path of _conditional).
+        self.sampler_fit_on_X = sampler_fit_on_X
+        cols = list(X.columns)
+        # Column membership of each player: (m, p) bool, used to expand player masks.
+        self.player_columns = np.zeros((len(players), len(cols)), dtype=bool)
+        for k, pc in enumerate(players):
+            self.player_columns[k, [cols.index(c) for c in pc]] = True
+        self._prepare_arrays()
+        self.fixed_columns = self._fixed_columns()
+        self.full_pred = predictor.predict(X, context="the unperturbed data")
+        bg_pred = predictor.predict(background, context="the background rows")
+        self.empty_pred = self._average(bg_pred[None])[0]
+
+    def _fixed_columns(self):
+        """(p,) bool: columns whose value a conditional draw cannot change.
+
+        A column constant in X (and, with the same value, in the sampler's fitted data) takes
+        that value whether it is kept or drawn, and conditioning on a constant is conditioning
+        on nothing. Treating it as always kept gives the sampler the same dropped set with and
+        without the column, so -- with common random numbers -- the column is a null player
+        of the estimated game exactly, as it is of the true one (its φ is 0, not noise).
+        """
+        fixed = np.zeros(len(self.X.columns), dtype=bool)
+        if self.removal != "conditional" or len(self.X) == 0:
+            return fixed
+        fit = getattr(self.sampler, "X_fit_", None)
+        for k, c in enumerate(self.X.columns):
+            col = self.X[c]
+            if col.nunique(dropna=False) != 1:
+                continue
+            if fit is not None:
+                other = fit[c] if c in fit.columns else None
+                if other is None or other.nunique(dropna=False) != 1 or \
+                        not pd.concat([col.iloc[:1], other.iloc[:1]], ignore_index=True).nunique(dropna=False) == 1:
+                    continue
+            fixed[k] = True
+        return fixed
+
+    def common_noise(self, n_keys, rng):
+        """The conditional draws' randomness for ``n_keys`` (row, ordering) samples, or None.
+
+        Passed (with ``keys``) to :meth:`coalition_predictions`, it makes every coalition of a
+        sample use the same noise (common random numbers): f_S and f_{S∪j} then differ only
+        where the two conditionals differ. None for marginal removal (no draws) and for a
+        sampler that cannot draw from given noise.
+        """
+        if self.removal != "conditional":
+            return None
+        return self.sampler.common_noise(n_keys, self.n_draws, rng)
+
+    # ------------------------------------------------------------------ data layout
+    def _prepare_arrays(self):
+        """Column arrays for fast hybrid rows; one 2-D array when all columns share a dtype."""
+        X, bg = self.X, self.background
+        dtypes = set(X.dtypes) | set(bg.dtypes)
+        self._homogeneous = (len(dtypes) == 1 and not isinstance(next(iter(dtypes)), pd.CategoricalDtype)
+                             and next(iter(dtypes)).kind in "biufc")
+        if self._homogeneous:
+            self._xa = X.to_numpy()
+            self._ba = bg.to_numpy()
+            return
+        self._xcols, self._bcols, self._cats = [], [], []
+        for c in X.columns:
+            s, b = X[c], bg[c]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                # Codes of the background under X's categories, so both index one dtype.
+                self._xcols.append(s.cat.codes.to_numpy())
+                self._bcols.append(pd.Categorical(b, dtype=s.dtype).codes)
+                self._cats.append(s.dtype)
+            else:
+                self._xcols.append(s.to_numpy())
+                self._bcols.append(b.to_numpy())
+                self._cats.append(None)
+
+    def _hybrid_from_rows(self, rows, keep, idx):
+        """Source rows of x_{rows,S} completed by rows ``idx`` of X: (B, q) draws -> (B*q, p) ints.
+
+        Entry ``[b*q + i, k]`` is the row of X whose column k hybrid row ``b*q + i`` takes:
+        ``rows[i]`` for the kept columns (``keep``, (p,)), ``idx[b, i]`` for the others -- the
+        layout of :func:`imlkit._model.stack_frame`. The values are gathered later, once per
+        predict call for all coalitions (:meth:`_frame_from_arrays`).
+        """
+        B, q = idx.shape
+        src = np.where(keep[None, None, :], np.asarray(rows)[None, :, None], idx[:, :, None])
+        return src.reshape(B * q, -1)
+
+    def _frame_from_arrays(self, parts):
+        """One DataFrame from the source-row arrays of several ``_hybrid_from_rows`` calls.
+
+        Concatenating the (small) index arrays and gathering every column once costs one
+        gather per column and one pandas construction per predict call instead of per coalition.
+        """
+        src = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if self._homogeneous:
+            a = self._xa[src, np.arange(src.shape[1])[None, :]]
+            return pd.DataFrame(a, columns=self.X.columns, copy=False)
+        return self._frame_of([col[src[:, k]] for k, col in enumerate(self._xcols)])
+
+    def _hybrid_frame(self, rows, colmask):
+        """Rows (q, B) of x_{rows,S} completed by background rows: DataFrame of q*B rows."""
+        if self._homogeneous:
+            a = np.where(colmask[:, None, :], self._xa[rows][:, None, :], self._ba[None, :, :])
+            a = a.reshape(-1, a.shape[-1])
+            return pd.DataFrame(a, columns=self.X.columns, copy=False)
+        return self._frame_of([np.where(colmask[:, k, None], self._xcols[k][rows][:, None],
+                                        self._bcols[k][None, :]).reshape(-1)
+                               for k in range(len(self.X.columns))])
+
+    def _frame_of(self, columns):
+        """Encoded column arrays (one per column of X) -> a DataFrame with X's dtypes."""
+        cols = {}
+        for k, (name, v) in enumerate(zip(self.X.columns, columns)):
+            cat = self._cats[k]
+            if cat is not None:
+                v = pd.Categorical.from_codes(v, dtype=cat)
+            elif self.X[name].dtype.kind not in "biufcM":
+                v = pd.Series(v, dtype=self.X[name].dtype)
+            cols[name] = v
+        return pd.DataFrame(cols, columns=self.X.columns, copy=False)
+
+    # ------------------------------------------------------------------ predictions
+    def _average(self, pred):
+        """(q, B[, k]) predictions -> (q[, k]) prediction of f_S (mean, or majority label)."""
+        if self.vote:
+            labels, codes = np.unique(pred, return_inverse=True)
+            codes = codes.reshape(pred.shape)
+            counts = np.zeros(codes.shape[:1] + (len(labels),))
+            for j in range(len(labels)):
+                counts[:, j] = (codes == j).sum(axis=1)
+            return labels[np.argmax(counts, axis=1)]
+        return pred.mean(axis=1)
+
+    def _rows_per_chunk(self):
+        limit = self.max_rows or min(DEFAULT_MAX_ROWS, _CHUNK_ROWS)
+        return max(1, limit // max(self.n_draws, 1))
+
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None):
+        """f_S(x_i) for pairs (row i, coalition S).
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (q,)
+        masks : ndarray of bool, shape (q, m)
+            Players in the coalition.
+        rng : numpy Generator
+            Conditional draws (unused for marginal removal) when no ``noise`` is given.
+        keys : ndarray of int, shape (q,), optional
+            The sample of each pair: pairs with the same key use the same row of ``noise``.
+        noise : ndarray, optional
+            :meth:`common_noise` of the samples (conditional removal).
+
+        Returns
+        -------
+        ndarray, shape (q,) or (q, k)
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        masks = np.asarray(masks, dtype=bool)
+        q = len(rows)
+        fixed = self.fixed_columns
+        if fixed.any():
+            # Fixed columns (constant, see _fixed_columns) count as kept: a coalition that keeps
+            # every other column is f itself, one that keeps none of them is the empty one.
+            kept = masks.astype(np.uint8) @ self.player_columns[:, ~fixed].astype(np.uint8) > 0
+            full, empty = kept.all(axis=1), ~kept.any(axis=1)
+        else:
+            full, empty = masks.all(axis=1), ~masks.any(axis=1)
+        mid = np.flatnonzero(~(full | empty))
+        out = np.empty((q,) + self.empty_pred.shape, dtype=np.result_type(self.full_pred, self.empty_pred))
+        out[full] = self.full_pred[rows[full]]
+        out[empty] = self.empty_pred
+        if len(mid):
+            colmask = masks[mid].astype(np.uint8) @ self.player_columns.astype(np.uint8) > 0
+            if self.removal == "marginal":
+                out[mid] = self._marginal(rows[mid], colmask)
+            else:
+                common = None if noise is None or keys is None else (np.asarray(keys)[mid], noise)
+                out[mid] = self._conditional(rows[mid], colmask | fixed, rng, common)
+        return out
+
+    def _marginal(self, rows, colmask):
+        B = len(self.background)
+        step = self._rows_per_chunk()
+        parts = []
+        for s in range(0, len(rows), step):
+            frame = self._hybrid_frame(rows[s:s + step], colmask[s:s + step])
+            pred = self.predictor.predict(frame, context="coalitions completed by background rows")
+            parts.append(self._average(pred.reshape((-1, B) + pred.shape[1:])))
+        return np.concatenate(parts, axis=0)
+
+    def _conditional(self, rows, colmask, rng, common=None):
+        """One sampler call per distinct dropped set, but few predict calls: the stacked frames
+        of all sets are concatenated up to the row budget, because per-call overhead (thread
+        start-up in tree ensembles) dominates many small calls.
+
+        ``common``: ``(keys, noise)``, the noise row of every pair (common random numbers);
+        None draws from ``rng``."""
+        B = self.n_draws
+        cols = np.asarray(self.X.columns)
+        uniq, inverse = np.unique(colmask, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        budget = self._rows_per_chunk()
+        done_rows, done_vals = [], []
+        pending, pending_rows = [], 0
+
+        def flush():
+            if all(isinstance(f, np.ndarray) for _, f in pending):
+                frame = self._frame_from_arrays([f for _, f in pending])
+            else:
+                frames = [f if not isinstance(f, np.ndarray) else self._frame_from_arrays([f]) for _, f in pending]
+                frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+            pred = self.predictor.predict(frame, context="coalitions completed by conditional draws")
+            start = 0
+            for part, _f in pending:
+                size = B * len(part)
+                block = pred[start:start + size]
+                start += size
+                # stack_frame puts draw r of every row in block r: (B, q) -> (q, B).
+                block = np.moveaxis(block.reshape((B, len(part)) + block.shape[1:]), 0, 1)
+                done_rows.append(part)
+                done_vals.append(self._average(block))
+            pending.clear()
+
+        for u in range(len(uniq)):
+            sel = np.flatnonzero(inverse == u)
+            dropped = list(cols[~uniq[u]])
+            for s in range(0, len(sel), budget):
+                part = sel[s:s + budget]
+                part_noise = None if common is None else common[1][common[0][part]]
+                idx = None
+                if self.sampler_fit_on_X:
+                    idx = self.sampler.fit_row_indices(rows[part], dropped, B, rng,
+                                                       uniforms=None if part_noise is None else part_noise.T)
+                if idx is not None:
+                    # Lean path: indices of X drawn within the cached subgroups, hybrid rows
+                    # from X's arrays -- no frame is built, checked or encoded per coalition.
+                    frame = self._hybrid_from_rows(rows[part], uniq[u], idx)
+                else:
+                    Xr = self.X.iloc[rows[part]].reset_index(drop=True)
+                    if part_noise is None:
+                        draws = self.sampler.sample(Xr, dropped, n_samples=B, rng=rng)
+                    else:
+                        draws = self.sampler.sample_with_noise(Xr, dropped, part_noise)
+                    frame = stack_frame(Xr, B, draws)
+                pending.append((part, frame))
+                pending_rows += len(part)
+                if pending_rows >= budget:
+                    flush()
+                    pending_rows = 0
+        if pending:
+            flush()
+        vals = np.concatenate(done_vals, axis=0)
+        return vals[np.argsort(np.concatenate(done_rows), kind="stable")]
+
+    # ------------------------------------------------------------------ losses
+    def pointwise_loss(self, rows, pred):
+        """L(y_i, f_S(x_i)) times the loss sign (so smaller is always better), shape (q,)."""
+        if self.classes is not None:
+            pred = np.asarray(self.classes)[np.argmax(pred, axis=1)]
+        return self.loss.sign * np.asarray(self.loss.pointwise(self.y[rows], pred), dtype=float)
+
+    def risk_empty(self):
+        rows = np.arange(len(self.X))
+        empty = np.broadcast_to(self.empty_pred, (len(rows),) + self.empty_pred.shape)
+        return float(self.pointwise_loss(rows, empty).mean())
+
+    def risk_full(self):
+        rows = np.arange(len(self.X))
+        return float(self.pointwise_loss(rows, self.full_pred).mean())
+
+    def value(self, mask, rng):
+        """v(S) over all rows (in loss units; for scores the sign is flipped so v grows with S)."""
+        mask = np.asarray(mask, dtype=bool)
+        n = len(self.X)
+        rows = np.arange(n)
+        pred = self.coalition_predictions(rows, np.broadcast_to(mask, (n, len(mask))), rng,
+                                          keys=rows, noise=self.common_noise(n, rng))
+        return self.risk_empty() - float(self.pointwise_loss(rows, pred).mean())
+
+
+# ---------------------------------------------------------------------- construction
