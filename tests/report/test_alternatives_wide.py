@@ -127,3 +127,16 @@ def test_cv_alpha_picks_a_grid_point_scaled_to_the_target(fam):
     a = alt._cv_alpha(fam, X, y, seed=0)
     scale = float(np.var(y)) if fam == "gaussian" else 1.0
     assert any(np.isclose(a, g * scale) for g in alt.ALPHA_GRID)
+
+
+def test_a_tall_table_wider_than_the_feature_budget_gets_a_gam_of_the_budget():
+    # 400 rows carry every term of 20 features, but --quick's feature budget is 15: the GAM keeps the
+    # features the importance methods rank first (at most MAX_REDUCED_GAM_TERMS) and says why
+    tall = _wide(n=400, p=20, seed=5)
+    ctx = _ctx(tall)
+    X = ctx.X_train
+    terms, why = alt._gam_plan(ctx, X)
+    assert isinstance(terms, dict) and 1 <= len(terms) <= min(alt.MAX_REDUCED_GAM_TERMS, 15)
+    assert "more than the feature budget of 15" in why and "--max-features" in why
+    within = _wide(n=400, p=12, seed=5).drop(columns="y")
+    assert alt._gam_plan(ctx, within) == ("auto", None)
