@@ -102,3 +102,18 @@ def test_effects_of_many_classes_show_the_frequent_ones_and_the_others():
     assert f"each of the {MAX_CLASS_PANELS - 1} most frequent of the 12 classes" in words
     assert f"any of the other {12 - MAX_CLASS_PANELS + 1} classes" in words
     assert "most frequent classes and all other classes" in words
+
+
+def test_no_beeswarm_of_a_many_class_model_without_tree_shap_the_three_rows_stay():
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report._sec_local import section_local
+
+    df = _many_classes(k=12, n=300)
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, methods=("shap",),
+                                       model=LogisticRegression(max_iter=300), strict=True))
+    sec = section_local(ctx)
+    words = " ".join(b.get("text", "") for b in sec["blocks"] if b["kind"] == "text")
+    assert "No beeswarm" in words and "all 12 classes' probabilities" in words and "up to 10 classes" in words
+    assert "SHAP beeswarm" not in [e.step for e in ctx.log]
+    assert any(b["kind"] == "table" and "The three explained" in (b.get("caption") or "") for b in sec["blocks"])

@@ -13,6 +13,7 @@ from .._validation import ModelError, ValidationError
 from ..local import shap
 from ._blocks import Section, table, text
 from ._figures import figure_block, new_figure, report_style
+from ._fit import MANY_CLASSES
 from ._sec_effects import effect_output
 
 __all__ = ["section_local", "TITLE"]
@@ -98,8 +99,11 @@ def section_local(ctx):
             Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
             opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "predict"}
             first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
-    with ctx.step("SHAP beeswarm", rows=len(Xb), background=len(bg), engine=first.extra.get("engine")):
-        swarm = shap(ctx.model, Xb, background=bg, class_=cls, random_state=ctx.seed, **opts)
+    n_classes = len(getattr(ctx.model, "classes_", ()))
+    swarm = None
+    if trees or n_classes <= MANY_CLASSES:
+        with ctx.step("SHAP beeswarm", rows=len(Xb), background=len(bg), engine=first.extra.get("engine")):
+            swarm = shap(ctx.model, Xb, background=bg, class_=cls, random_state=ctx.seed, **opts)
     how = ("exact interventional TreeSHAP on the model's trees" if trees else
            "exact enumeration of the coalitions" if first.extra.get("exact") else
            f"the permutation estimator (at most {ORDERINGS_AGNOSTIC} orderings per row)")
@@ -114,6 +118,16 @@ def section_local(ctx):
                         [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],
                         caption=f"The three explained {ctx.eval_rows}"))
     blocks += ctx.guard("figure: SHAP waterfalls", lambda: [_waterfalls(first, labels, ctx.eval_rows)], kind="figure")
+    if swarm is None:
+        # The permutation estimator predicts every class's probability for each of its rows × orderings
+        # × background rows; with many classes the beeswarm of ROWS_AGNOSTIC rows cost more than the rest
+        # of a --quick report (100 classes: 26 s of 109 s). The three rows above are still explained.
+        blocks.append(text(
+            f"No beeswarm: this model has no exact TreeSHAP for its output, so the beeswarm's {len(Xb)} rows "
+            f"would need the permutation estimator (up to {ORDERINGS_AGNOSTIC} orderings × {len(bg)} background "
+            f"rows per row, each predicting all {n_classes:,} classes' probabilities); the report draws it only "
+            f"up to {MANY_CLASSES} classes. imlkit.shap(model, X, class_=...) computes it."))
+        return Section("local", TITLE, blocks)
     blocks += ctx.guard("figure: SHAP beeswarm", lambda: [_beeswarm(swarm, ctx.eval_rows)], kind="figure")
     blocks.append(_beside(ctx, swarm))
     return Section("local", TITLE, blocks)
