@@ -446,7 +446,8 @@ def choose(predictor, X, engine="auto", features=None):
     check_engine(engine)
     if engine == "predict" or len(X) == 0:
         return None, {"engine": "predict"}
-    rows = _check_rows(X)
+    odd = _odd_rows(X)  # (rows with inf, rows with NaN): the plain check and the perturbed check both use them
+    rows = _check_rows(X, odd)
     sub = X.iloc[rows]
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
@@ -469,7 +470,7 @@ def choose(predictor, X, engine="auto", features=None):
             return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
                           {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
         eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
-        base, chunks = _perturbed_plan(eng, X, features)
+        base, chunks = _perturbed_plan(eng, X, features, odd[1])
         Xb = X.iloc[base]
         first = None
         try:
@@ -537,10 +538,11 @@ def _odd_rows(X):
     return np.flatnonzero(inf)[:N_ODD_ROWS], np.flatnonzero(nan)[:N_ODD_ROWS]
 
 
-def _check_rows(X):
-    """Rows of the unperturbed check: spread over X, and those holding infinite or missing values."""
+def _check_rows(X, odd=None):
+    """Rows of the unperturbed check: spread over X, and those holding infinite or missing values
+    (``odd``: :func:`_odd_rows` of X when the caller has it -- it scans every column)."""
     spread = np.linspace(0, len(X) - 1, min(N_CHECK_ROWS, len(X))).astype(int)
-    return np.unique(np.concatenate([spread, *_odd_rows(X)]))
+    return np.unique(np.concatenate([spread, *(_odd_rows(X) if odd is None else odd)]))
 
 
 def _value_rows(s):
@@ -563,7 +565,7 @@ def _value_rows(s):
     return np.asarray(out, dtype=np.int64)
 
 
-def _perturbed_plan(eng, X, features):
+def _perturbed_plan(eng, X, features, nan_rows=None):
     """What the perturbed check predicts: ``(base, chunks)``.
 
     ``base`` indexes a few rows of X (spread over it, plus a row with a missing value); each chunk is
@@ -578,7 +580,8 @@ def _perturbed_plan(eng, X, features):
     if not cols:
         return np.zeros(0, dtype=int), []
     base = np.linspace(0, len(X) - 1, min(N_PERTURBED_ROWS, len(X))).astype(int)
-    base = np.unique(np.concatenate([base, _odd_rows(X)[1][:1]]))
+    nan_rows = _odd_rows(X)[1] if nan_rows is None else nan_rows
+    base = np.unique(np.concatenate([base, nan_rows[:1]]))
     nb = len(base)
     values = {c: _value_rows(X[c]) for c in cols}
     cols = [c for c in cols if len(values[c])]

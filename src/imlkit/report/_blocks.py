@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Section", "text", "heading", "pre", "warning", "bullets", "table", "frame_table", "fmt", "one_line"]
+__all__ = ["Section", "text", "heading", "pre", "warning", "bullets", "table", "collapse", "frame_table", "fmt",
+           "one_line"]
 
 
 def Section(id, title, blocks, intro=None):  # noqa: N802 - a record constructor
@@ -53,6 +54,18 @@ def table(columns, rows, caption=None, numeric=None, css=None):
     """
     return {"kind": "table", "columns": [str(c) for c in columns],
             "rows": [[fmt(v) for v in row] for row in rows], "caption": caption, "css": css}
+
+
+def collapse(block, keep, label):
+    """``block`` (a table) showing its first ``keep`` rows, the others behind ``label``.
+
+    The report has no scripts: the template renders ``block["more"]`` as a second table inside
+    ``<details>``, which a browser expands on a click.
+    """
+    rows = block["rows"]
+    block["rows"], block["more"] = rows[:keep], rows[keep:]
+    block["more_label"] = label
+    return block
 
 
 def frame_table(frame, caption=None, index=True, digits=4, snap=False):

@@ -7,7 +7,7 @@ import pandas as pd
 from .._columns import MISSING_LEVEL
 from .._dependence import dependence_r2
 from .._dtypes import numeric_or_bool_columns
-from ._blocks import Section, bullets, table, text, warning
+from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 
 __all__ = ["section_data", "EXTRAPOLATION_R2", "evaluation_sentence", "split_sentence", "all_rows_warning"]
@@ -192,11 +192,10 @@ def section_data(ctx):
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:
         shown, more = _decision_rows(ds)
-        block = table(["column", "kind", "what was done", "why", "missing cells"], shown,
+        block = table(["column", "kind", "what was done", "why", "missing cells"], shown + more,
                       caption=_decisions_caption(ctx))
         if more:
-            block["more"] = table(block["columns"], more)["rows"]
-            block["more_label"] = f"Show the other {len(more):,} numeric columns used as is"
+            collapse(block, len(shown), f"Show the other {len(more):,} numeric columns used as is")
         blocks.append(block)
     rows = []
     numeric = _numeric_summaries(X)

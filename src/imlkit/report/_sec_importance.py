@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import importance as imp
 from .._display import snap_zero
-from ._blocks import Section, bullets, fmt, table, text
+from ._blocks import Section, bullets, collapse, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
 from ._loss import method_loss
@@ -169,16 +169,13 @@ def _and(labels):
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def _refit_loss(ctx, method):
-    return method_loss(ctx.task, ctx.loss, method)
-
-
 def _loco(ctx):
     # aggregate is left to the API's "auto": the median for regression, the mean for a
     # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
     p = ctx.params["loco"]
     with ctx.refit_backend():
-        r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"), loss=_refit_loss(ctx, "loco"),
+        r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"),
+                     loss=method_loss(ctx.task, ctx.loss, "loco"),
                      features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
                      n_jobs=ctx.n_jobs,
                      random_state=ctx.seed, progress=ctx.progress)
@@ -188,7 +185,8 @@ def _loco(ctx):
 def _lofo(ctx):
     p = ctx.params["lofo"]
     with ctx.refit_backend():
-        r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"), loss=_refit_loss(ctx, "lofo"),
+        r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"),
+                     loss=method_loss(ctx.task, ctx.loss, "lofo"),
                      features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
                      progress=ctx.progress)
     return {"lofo": r}
@@ -272,7 +270,7 @@ def compute_importance(ctx, method):
         params["learner"] = type(ctx.learner).__name__
         params["backend"] = f"dask ({ctx.config.scheduler})" if ctx.config.scheduler else "joblib/loky"
     # the loss this method uses (LOCO/LOFO choose their own): section 7 shows the same label as section 3
-    loss = _refit_loss(ctx, method)
+    loss = method_loss(ctx.task, ctx.loss, method)
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
@@ -363,17 +361,12 @@ TABLE_TOP = 20
 
 
 def _collapsed(block, top=TABLE_TOP):
-    """A table block showing its first ``top`` rows (ranked by the first method), the rest behind a summary line.
-
-    The report has no scripts: the template renders ``block["more"]`` as a second table inside
-    ``<details>`` ("the other N features"), which a browser expands on a click.
-    """
+    """A table block showing its first ``top`` rows (ranked by the first method), the rest behind a summary line
+    (:func:`._blocks.collapse`)."""
     rows = block["rows"]
     if len(rows) <= top + 5:  # collapsing a handful of rows hides more than it saves
         return block
-    block["rows"], block["more"] = rows[:top], rows[top:]
-    block["more_label"] = f"Show the other {len(rows) - top:,} features (ranked below the top {top})"
-    return block
+    return collapse(block, top, f"Show the other {len(rows) - top:,} features (ranked below the top {top})")
 
 
 def _side_by_side_caption(results):
