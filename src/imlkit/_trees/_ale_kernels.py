@@ -15,6 +15,8 @@ the engine's own walk sends it.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._numba import njit
@@ -42,15 +44,235 @@ def separating_trees(U, nodes, node_tree, n_trees, kind, thr, missing_left, cat_
     n_groups, k = U.shape
     mask = np.zeros((n_groups, n_trees), dtype=np.bool_)
     for g in range(n_groups):
+        vmin, vmax, has_nan = _range(U, g)
         for a in range(nodes.shape[0]):
             t = node_tree[a]
             if mask[g, t]:
                 continue
             nd = nodes[a]
-            d0 = _go_left(U[g, 0], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-            for q in range(1, k):
-                if _go_left(U[g, q], nd, kind, thr, missing_left, cat_left, cat_known, bitsets) != d0:
-                    mask[g, t] = True
-                    break
+            if kind[nd] == 0:  # inline (a call per node, with its arrays' reference counts, costs 20x)
+                s = thr[nd]
+                split = not math.isnan(vmin) and (vmin <= s < vmax
+                                                  or has_nan and (vmin <= s) != (missing_left[nd] != 0))
+            else:
+                split = _separates(U, g, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+            mask[g, t] = split
     return mask
 
+
+@njit(cache=True, nogil=True)
+def _range(U, g):
+    """(smallest, largest non-NaN value of group g (NaN when none), whether it has a NaN value).
+
+    With them a numeric ``x <= s`` node on the feature separates the group's values when
+    vmin <= s < vmax (the non-NaN values part at s), or when the group has a NaN value and the
+    non-NaN values (all one way) go where ``missing_left`` does not send it.
+    """
+    vmin = math.inf
+    vmax = -math.inf
+    has_nan = False
+    for q in range(U.shape[1]):
+        v = U[g, q]
+        if math.isnan(v):
+            has_nan = True
+        else:
+            vmin = min(vmin, v)
+            vmax = max(vmax, v)
+    if vmin > vmax:
+        return math.nan, math.nan, has_nan
+    return vmin, vmax, has_nan
+
+
+@njit(cache=True, nogil=True)
+def _separates(U, g, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+    """Whether node ``nd`` (a split on the feature) sends two of group g's values different ways."""
+    d0 = _go_left(U[g, 0], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+    for q in range(1, U.shape[1]):
+        if _go_left(U[g, q], nd, kind, thr, missing_left, cat_left, cat_known, bitsets) != d0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def group_kernel(X, j, order, start, U, cnt, nodes, parent, roots, feature, kind, thr, left, right, missing_left,
+                 cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Each row's raw scores at its group's values, up to a constant per row.
+
+    Group by group (rows ``order[start[g]:start[g + 1]]``, values ``U[g]``), the nodes on the
+    feature that separate the group's values are marked with their ancestors; a tree whose root
+    is unmarked is skipped (as :func:`separating_trees` would say). A row's walk carries the set of
+    the group's values as :func:`._kernels.free_kernel` does, but while the set is whole it stops
+    at the first unmarked node: no node below it separates the values, so every copy of the row
+    reaches the same leaf of the tree, whose value is the same in every copy and cancels from the
+    differences. Leaf values are added only once the set has split.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in the model's encoding (any order: read through ``order``).
+    j : int
+        The free feature.
+    order : int64 (n,)
+        Rows by group; ``start`` int64 (g + 1,): group g is ``order[start[g]:start[g + 1]]``.
+    U : float64 (g, k)
+        Each group's values, ascending with NaN last; ``cnt`` int64 (g,) the non-NaN ones.
+    nodes : int64 (s,)
+        The nodes that split on ``j``; ``parent`` int64 (N,) each node's parent (-1 at a root).
+
+    Returns
+    -------
+    float64 (n, k, n_out)
+        Row ``order[r]`` (position r of ``order``) at value q of its group: the sum, over the trees
+        that separate the group's values, of the leaf reached minus a constant of the row.
+        Indexed by the position in ``order``, not by the row.
+    """
+    n = order.shape[0]
+    n_groups, k = U.shape
+    n_trees = roots.shape[0]
+    diff = np.zeros((n, k + 1, n_out))
+    nan_acc = np.zeros((n, n_out))
+    sep = np.zeros(feature.shape[0], dtype=np.uint8)
+    marked = np.empty(feature.shape[0], dtype=np.int64)
+    cap = (max_depth + 2) * (k + 2)
+    s_node = np.empty(cap, dtype=np.int64)
+    s_lo = np.empty(cap, dtype=np.int64)
+    s_hi = np.empty(cap, dtype=np.int64)
+    s_nan = np.empty(cap, dtype=np.uint8)
+    for g in range(n_groups):
+        c = cnt[g]
+        n_marked = 0
+        vmin, vmax, has_nan = _range(U, g)
+        for a in range(nodes.shape[0]):
+            nd = nodes[a]
+            if sep[nd]:
+                continue
+            if kind[nd] == 0:  # as in separating_trees
+                s = thr[nd]
+                split = not math.isnan(vmin) and (vmin <= s < vmax
+                                                  or has_nan and (vmin <= s) != (missing_left[nd] != 0))
+            else:
+                split = _separates(U, g, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+            if not split:
+                continue
+            x = nd
+            while x >= 0 and sep[x] == 0:
+                sep[x] = 1
+                marked[n_marked] = x
+                n_marked += 1
+                x = parent[x]
+        for t in range(n_trees):
+            if sep[roots[t]] == 0:
+                continue
+            out_col = tree_out[t]
+            for r in range(start[g], start[g + 1]):
+                i = order[r]
+                s_node[0] = roots[t]
+                s_lo[0] = 0
+                s_hi[0] = c
+                s_nan[0] = 1 if c < k else 0
+                top = 1
+                whole = True  # only the first set is the whole group; any pushed set is a part
+                while top > 0:
+                    top -= 1
+                    nd = s_node[top]
+                    lo = s_lo[top]
+                    hi = s_hi[top]
+                    has_nan = s_nan[top]
+                    while True:
+                        if whole and sep[nd] == 0:
+                            break  # every value reaches the same leaf: the same value in every copy
+                        kd = kind[nd]
+                        if kd < 0:
+                            if out_col >= 0:
+                                v = value[nd, 0]
+                                diff[r, lo, out_col] += v
+                                diff[r, hi, out_col] -= v
+                                if has_nan:
+                                    nan_acc[r, out_col] += v
+                            else:
+                                for o in range(n_out):
+                                    v = value[nd, o]
+                                    diff[r, lo, o] += v
+                                    diff[r, hi, o] -= v
+                                    if has_nan:
+                                        nan_acc[r, o] += v
+                            break
+                        f = feature[nd]
+                        if f != j:
+                            x = X[i, f]
+                            if kd == 0:
+                                if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nd = left[nd]
+                                else:
+                                    nd = right[nd]
+                            elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                            continue
+                        nan_left = missing_left[nd] != 0
+                        if kd == 0:
+                            s = thr[nd]
+                            e = lo
+                            while e < hi and U[g, e] <= s:
+                                e += 1
+                            l_any = e > lo or (has_nan and nan_left)
+                            r_any = hi > e or (has_nan and not nan_left)
+                            if l_any and r_any:
+                                s_node[top] = right[nd]
+                                s_lo[top] = e
+                                s_hi[top] = hi
+                                s_nan[top] = 1 if (has_nan and not nan_left) else 0
+                                top += 1
+                                hi = e
+                                has_nan = 1 if (has_nan and nan_left) else 0
+                                nd = left[nd]
+                                whole = False
+                            elif l_any:
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
+                            continue
+                        # any other split: each value its own way, runs of one direction together
+                        # (the set is whole only if all go one way: then it stays whole)
+                        first = top
+                        if has_nan:
+                            s_node[top] = left[nd] if nan_left else right[nd]
+                            s_lo[top] = 0
+                            s_hi[top] = 0
+                            s_nan[top] = 1
+                            top += 1
+                        e0 = lo
+                        while e0 < hi:
+                            d = _go_left(U[g, e0], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                            e = e0 + 1
+                            while e < hi and _go_left(U[g, e], nd, kind, thr, missing_left, cat_left,
+                                                      cat_known, bitsets) == d:
+                                e += 1
+                            s_node[top] = left[nd] if d else right[nd]
+                            s_lo[top] = e0
+                            s_hi[top] = e
+                            s_nan[top] = 0
+                            top += 1
+                            e0 = e
+                        if whole and top - first == 1 and not (has_nan and hi > lo):
+                            # one part only: still the whole set, going one way
+                            top -= 1
+                            nd = s_node[top]
+                            continue
+                        whole = False
+                        break
+        for a in range(n_marked):
+            sep[marked[a]] = 0
+    out = np.empty((n, k, n_out))
+    for g in range(n_groups):
+        c = cnt[g]
+        for r in range(start[g], start[g + 1]):
+            for o in range(n_out):
+                run = 0.0
+                for q in range(c):
+                    run += diff[r, q, o]
+                    out[r, q, o] = run
+                for q in range(c, k):
+                    out[r, q, o] = nan_acc[r, o]
+    return out

@@ -261,6 +261,20 @@ def _free_of(tm, j):
     return hit
 
 
+def _parents(tm):
+    """int64 per node: its parent's number, -1 at a root; cached on ``tm``."""
+    hit = tm.__dict__.get("_parents_cache")
+    if hit is None:
+        f = tm.forest
+        kind, left, right = np.asarray(f.kind), np.asarray(f.left), np.asarray(f.right)
+        hit = np.full(len(kind), -1, dtype=np.int64)
+        inner = np.flatnonzero(kind >= 0)
+        hit[left[inner]] = inner
+        hit[right[inner]] = inner
+        tm.__dict__["_parents_cache"] = hit
+    return hit
+
+
 def _finish(tm, raw, output):
     n, m, k = raw.shape
     pred = np.asarray(tm.finish(raw.reshape(n * m, k), output), dtype=np.float64)
@@ -1066,17 +1080,14 @@ def local_predictions(eng, X, feature, values, column=None):
             raw[np.arange(e - s)[:, None], q] = _kernel_module().free_kernel(Xb, int(j), Gs, cnt, trees, _NO_WEIGHTS,
                                                                              _block(tm, k), *args)
             mask = mask[:0]  # nothing left to walk group by group
-        Xg = np.ascontiguousarray(Xb[order]) if len(mask) else Xb  # a group's rows are read in a stream
-        for g in range(len(mask)):
-            trees = np.flatnonzero(mask[g]).astype(np.int64)
-            if len(trees) == 0:
-                continue  # no tree tells the group's values apart: every copy gets the same sum
-            q = np.argsort(U[g], kind="stable")  # the kernel's grid ascending, NaN last
-            Gs = np.ascontiguousarray(U[g, q][None, :])
-            cnt = np.array([np.sum(~np.isnan(Gs))], dtype=np.int64)
-            part = _kernel_module().free_kernel(Xg[start[g]:start[g + 1]], int(j), Gs, cnt, trees, _NO_WEIGHTS,
-                                                _block(tm, k), *args)
-            raw[np.ix_(order[start[g]:start[g + 1]], q)] = part
+        if len(mask):
+            # group by group in one call: only the trees separating a group's values, each walk
+            # stopping where no node below separates them (the rest of such a walk cancels)
+            q = np.argsort(U, axis=1, kind="stable")  # each group's values ascending, NaN last
+            Us = np.ascontiguousarray(np.take_along_axis(U, q, axis=1))
+            cnt = np.sum(~np.isnan(Us), axis=1).astype(np.int64)
+            part = kernels.group_kernel(Xb, int(j), order, start, Us, cnt, nodes, _parents(tm), *args)
+            raw[order[:, None], q[np.repeat(np.arange(len(U)), np.diff(start))]] = part
         if not tm.linear:
             # the whole raw score at copy 0 (every tree), the separating trees' differences on top
             Xc = Xb.copy()
