@@ -276,3 +276,103 @@ def group_kernel(X, j, order, start, U, cnt, nodes, parent, roots, feature, kind
                 for q in range(c, k):
                     out[r, q, o] = nan_acc[r, o]
     return out
+
+
+@njit(cache=True, nogil=True)
+def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr, left, right, missing_left, cat_left,
+                cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """:func:`group_kernel` for groups of two finite values (a numeric feature's bin edges): each
+    row's raw score at its group's second value minus that at the first, over the trees that
+    separate them.
+
+    Without a set of values to carry, a walk is a plain descent: while the two values go together
+    it stops at the first node below which no node separates them (they share every leaf below:
+    the difference is 0); at the separating node each value walks on to its own leaf, and the
+    difference of the two leaves' values is added.
+
+    Parameters
+    ----------
+    U : float64 (g, 2)
+        Each group's two values, finite (no NaN).
+
+    Returns
+    -------
+    float64 (n, n_out)
+        Indexed by the position in ``order``, as :func:`group_kernel`.
+    """
+    n = order.shape[0]
+    n_groups = U.shape[0]
+    n_trees = roots.shape[0]
+    out = np.zeros((n, n_out))
+    # 0: no node below separates the group's values; 1: a node below does; 2: the node itself does
+    sep = np.zeros(feature.shape[0], dtype=np.uint8)
+    marked = np.empty(feature.shape[0], dtype=np.int64)
+    for g in range(n_groups):
+        u0 = U[g, 0]
+        u1 = U[g, 1]
+        vmin = min(u0, u1)
+        vmax = max(u0, u1)
+        n_marked = 0
+        for a in range(nodes.shape[0]):
+            nd = nodes[a]
+            if sep[nd] == 2:
+                continue
+            if kind[nd] == 0:
+                split = vmin <= thr[nd] < vmax
+            else:
+                split = _separates(U, g, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+            if not split:
+                continue
+            if sep[nd] == 0:
+                marked[n_marked] = nd
+                n_marked += 1
+            sep[nd] = 2
+            x = parent[nd]
+            while x >= 0 and sep[x] == 0:
+                sep[x] = 1
+                marked[n_marked] = x
+                n_marked += 1
+                x = parent[x]
+        for t in range(n_trees):
+            if sep[roots[t]] == 0:
+                continue
+            out_col = tree_out[t]
+            for r in range(start[g], start[g + 1]):
+                i = order[r]
+                nd = roots[t]
+                while sep[nd] == 1:  # together, above a separating node: move as the row says
+                    f = feature[nd]
+                    x = u0 if f == j else X[i, f]
+                    if kind[nd] == 0:
+                        go = x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0
+                    else:
+                        go = _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                    nd = left[nd] if go else right[nd]
+                if sep[nd] == 0:
+                    continue  # the same leaf for both values
+                # the separating node: each value on to its own leaf
+                a0 = nd
+                a1 = nd
+                for side in range(2):
+                    u = u0 if side == 0 else u1
+                    a = nd
+                    while kind[a] >= 0:
+                        f = feature[a]
+                        x = u if f == j else X[i, f]
+                        if kind[a] == 0:
+                            go = x <= thr[a] or math.isnan(x) and missing_left[a] != 0
+                        else:
+                            go = _go_left(x, a, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                        a = left[a] if go else right[a]
+                    if side == 0:
+                        a0 = a
+                    else:
+                        a1 = a
+                if out_col >= 0:
+                    out[r, out_col] += value[a1, 0] - value[a0, 0]
+                else:
+                    for o in range(n_out):
+                        out[r, o] += value[a1, o] - value[a0, o]
+        for a in range(n_marked):
+            sep[marked[a]] = 0
+    return out

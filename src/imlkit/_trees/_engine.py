@@ -125,11 +125,11 @@ def tree_model(model, data, fresh=False):
     Parameters
     ----------
     model : fitted estimator
-    data : DataFrame or ndarray
-        Rows as the model reads them: the rows the engine is checked on. A model whose adapter
-        cannot read its intercept (XGBoost's base_score through its link) has it read off the
-        model's own margin on these rows (:func:`_calibrate`); a cached model keeps the intercept
-        of the rows it was first read on.
+    data : DataFrame or ndarray, or a callable returning one
+        Rows as the model reads them: the rows the engine is checked on (a callable is called
+        only when they are read). A model whose adapter cannot read its intercept (XGBoost's
+        base_score through its link) has it read off the model's own margin on these rows
+        (:func:`_calibrate`); a cached model keeps the intercept of the rows it was first read on.
     fresh : bool
         Read the model again (it may have been refitted since it was cached).
     """
@@ -144,7 +144,7 @@ def tree_model(model, data, fresh=False):
     adapter, parts, base = _read(model)
     if base is None:
         try:
-            base = _calibrate(adapter, parts, data)
+            base = _calibrate(adapter, parts, data() if callable(data) else data)
         except Exception:
             # The intercept depends on the rows: the next rows read the model again. (A failure
             # here is not the model's: its margin or encoding refused these rows.)
@@ -462,46 +462,52 @@ def choose(predictor, X, engine="auto", features=None):
         return None, {"engine": "predict"}
     odd = _odd_rows(X)  # (rows with inf, rows with NaN): the plain check and the perturbed check both use them
     rows = _check_rows(X, odd)
-    sub = X.iloc[rows]
+    as_frame = predictor.as_frame
+    kept = []
+
+    def sub():  # the check's rows of X (a take of X costs ~0.2 ms: only when needed)
+        if not kept:
+            kept.append(X.iloc[rows])
+        return kept[0] if as_frame else kept[0].to_numpy()
     theirs = None
     for fresh in (False, True):  # a cached model that disagrees may have been refitted: read it again
         try:
-            tm = tree_model(predictor.model, sub if predictor.as_frame else sub.to_numpy(), fresh=fresh)
-            if tm.name.startswith("Pipeline") and not predictor.as_frame:
+            tm = tree_model(predictor.model, sub, fresh=fresh)
+            if tm.name.startswith("Pipeline") and not as_frame:
                 raise Unsupported("a Pipeline is read through the columns of a DataFrame; X is an array")
             Xe = None
             if X.shape[0] * X.shape[1] <= SHARE_ENCODED_CELLS:
                 # X encoded once: the check's rows are slices of it and the method that follows
                 # finds it kept (a small encoding is mostly the fixed cost of the model's encoder)
-                Xe = _encoded_rows(tm.encode, tm.forest, X if predictor.as_frame else X.to_numpy())
+                Xe = _encoded_rows(tm.encode, tm.forest, X if as_frame else X.to_numpy())
                 mine = _predict_encoded(tm, Xe[rows], predictor.output)
             else:
-                mine = predict_rows(tm, sub if predictor.as_frame else sub.to_numpy(), predictor.output)
+                mine = predict_rows(tm, sub(), predictor.output)
         except Exception as exc:  # Unsupported, or a library's internals changed
             if engine == "trees":
                 raise ValidationError(f"engine='trees' needs a model the tree engine supports; {exc}. "
                                       f"Use engine='auto' or 'predict'.") from None
             return None, ({"engine": "predict"} if not _looks_like_trees(predictor.model) else
                           {"engine": "predict", "engine_note": f"tree engine not used: {exc}"})
-        eng = TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+        eng = TreeEngine(tm, predictor.output, as_frame, predictor.max_rows)
         base, chunks = _perturbed_plan(eng, X, features, odd[1])
-        Xb = X.iloc[base]
         first = None
         try:
             if theirs is None:
                 # one call of the model's predict for the unperturbed rows and the first chunk of
-                # copies: its fixed cost (input validation, a ColumnTransformer) is most of a small call
-                batch = sub if not chunks else pd.concat([sub, chunks[0][1]], ignore_index=True)
+                # copies (one take of X for both): its fixed cost (input validation, a
+                # ColumnTransformer) is most of a small call
+                batch = _copies(X, base, *chunks[0], prefix=rows) if chunks else X.iloc[rows]
                 pred = np.asarray(predictor.predict(batch, context="the rows of X checking the tree engine"),
                                   dtype=np.float64)
-                theirs, first = pred[:len(sub)], (pred[len(sub):] if chunks else None)
+                theirs, first = pred[:len(rows)], (pred[len(rows):] if chunks else None)
         except ModelError as exc:  # e.g. inf in X: predict refuses, so the engine must not answer
             return _refused(engine, exc)
         if theirs.shape == mine.shape and np.allclose(mine, theirs, rtol=tm.rtol, atol=tm.atol):
-            if Xe is not None:
-                eng._encoded = (Xb, np.ascontiguousarray(Xe[base]))
+            # the base rows in the model's encoding: slices of X's when it is kept
+            Xb = np.ascontiguousarray(Xe[base]) if Xe is not None else X.iloc[base]
             try:
-                note = _check_perturbed(predictor, eng, X, Xb, chunks, first)
+                note = _check_perturbed(predictor, eng, X, base, Xb, chunks, first)
             except ModelError as exc:
                 return _refused(engine, exc)
             if note is None:
@@ -541,14 +547,16 @@ def _odd_rows(X):
     """Rows of X with an infinite (or float32-overflowing) value, and rows with a missing value."""
     inf = np.zeros(len(X), dtype=bool)
     nan = np.zeros(len(X), dtype=bool)
-    for c in X.columns:
-        s = X[c]
-        if s.dtype.kind == "f":
-            v = s.to_numpy()
-            nan |= np.isnan(v)
-            inf |= np.isinf(v) | (np.abs(np.nan_to_num(v)) > _F32_MAX)
-        elif s.dtype.kind == "O" or isinstance(s.dtype, pd.CategoricalDtype):
-            nan |= s.isna().to_numpy()
+    for c, dtype in X.dtypes.items():  # integer and bool columns hold neither: not even read
+        if dtype.kind == "f":
+            v = X[c].to_numpy()
+            isnan = np.isnan(v)
+            nan |= isnan
+            inf |= ~(np.abs(v) <= _F32_MAX) & ~isnan  # infinite, or beyond float32
+        elif isinstance(dtype, pd.CategoricalDtype):
+            nan |= X[c].array.codes < 0
+        elif dtype.kind == "O":
+            nan |= X[c].isna().to_numpy()
     return np.flatnonzero(inf)[:N_ODD_ROWS], np.flatnonzero(nan)[:N_ODD_ROWS]
 
 
@@ -583,9 +591,10 @@ def _perturbed_plan(eng, X, features, nan_rows=None):
     """What the perturbed check predicts: ``(base, chunks)``.
 
     ``base`` indexes a few rows of X (spread over it, plus a row with a missing value); each chunk is
-    ``(columns, copies, values)``: the base rows once per value of each feature of the chunk (the
-    values of :func:`_value_rows`), at most ``CHECK_CELLS`` cells per chunk, so that the model's
-    predict is called a few times even for wide data.
+    ``(columns, values)``: the base rows are copied once per value of each feature of the chunk
+    (``values[c]``: the rows of :func:`_value_rows`; :func:`_copies` builds them), at most
+    ``CHECK_CELLS`` cells per chunk, so that the model's predict is called a few times even for
+    wide data.
     """
     tm = eng.tm
     cols = list(X.columns) if features is None else [c for c in dict.fromkeys(features) if c in X.columns]
@@ -607,24 +616,39 @@ def _perturbed_plan(eng, X, features, nan_rows=None):
             chunk.append(cols[start])
             rows += len(values[cols[start]]) * nb
             start += 1
-        # The base rows once per value of each feature of the chunk (one take of the whole frame,
-        # fast for wide data); then each feature's own block of copies gets its values.
-        copies = X.iloc[np.tile(base, rows // nb)].reset_index(drop=True)
-        offset = 0
-        for c in chunk:
-            k = len(values[c]) * nb
-            copies.iloc[offset:offset + k, X.columns.get_loc(c)] = X[c].iloc[np.repeat(values[c], nb)].to_numpy()
-            offset += k
-        chunks.append((chunk, copies, {c: values[c] for c in chunk}))
+        chunks.append((chunk, {c: values[c] for c in chunk}))
     return base, chunks
+
+
+def _copies(X, base, chunk, values, prefix=None):
+    """The frame the model predicts for a chunk of the perturbed check: the rows ``prefix`` of X as
+    they are, then the base rows once per value of each feature of the chunk, in the feature's own
+    block of copies with the feature set to the value (``values[c]``: rows of X holding them).
+
+    One take of the whole frame (fast for wide data), then each feature's column replaced whole.
+    """
+    nb = len(base)
+    pre = np.zeros(0, dtype=np.int64) if prefix is None else np.asarray(prefix, dtype=np.int64)
+    take = np.concatenate([pre, np.tile(base, sum(len(values[c]) for c in chunk))])
+    copies = X.iloc[take].reset_index(drop=True)
+    offset = len(pre)
+    for c in chunk:
+        k = len(values[c]) * nb
+        src = take.copy()
+        src[offset:offset + k] = np.repeat(values[c], nb)
+        col = X[c].iloc[src]
+        copies.isetitem(X.columns.get_loc(c), col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array)
+        offset += k
+    return copies
 
 
 _PERTURBED_CONTEXT = "the rows of X checking the tree engine, with features replaced by other rows' values"
 
 
-def _check_perturbed(predictor, eng, X, Xb, chunks, first=None):
+def _check_perturbed(predictor, eng, X, base, Xb, chunks, first=None):
     """The engine against the model's predict on the copies of :func:`_perturbed_plan`.
 
+    ``Xb``: the base rows, as a frame or already in the model's encoding (float64 array).
     ``first``: the model's predictions of the first chunk's copies when the caller already has
     them (:func:`choose` predicts them in one call with its unperturbed check rows).
 
@@ -634,15 +658,21 @@ def _check_perturbed(predictor, eng, X, Xb, chunks, first=None):
     model's own predict fails on the copies.
     """
     tm = eng.tm
-    nb = 0 if Xb is None else len(Xb)
-    for i, (chunk, copies, values) in enumerate(chunks):
+    nb = len(base)
+    for i, (chunk, values) in enumerate(chunks):
         theirs = first if i == 0 and first is not None else \
-            np.asarray(predictor.predict(copies, context=_PERTURBED_CONTEXT), dtype=np.float64)
+            np.asarray(predictor.predict(_copies(X, base, chunk, values), context=_PERTURBED_CONTEXT),
+                       dtype=np.float64)
         offset = 0
         for c in chunk:
             k = len(values[c]) * nb
-            replacement = pd.DataFrame({c: X[c].iloc[np.repeat(values[c], nb)].reset_index(drop=True)})
-            mine = eng.perturbed(Xb, [c], replacement, len(values[c]))
+            if isinstance(Xb, pd.DataFrame):
+                replacement = pd.DataFrame({c: X[c].iloc[np.repeat(values[c], nb)].reset_index(drop=True)})
+                mine = eng.perturbed(Xb, [c], replacement, len(values[c]))
+            else:
+                j, enc = _column(eng, tm, X, c)
+                v = np.asarray(_encoded_values(enc, X[c].iloc[values[c]]), dtype=np.float64)
+                mine = _perturbed_column(eng, Xb, j, np.repeat(v[:, None], nb, axis=1))
             want = theirs[offset:offset + k]
             offset += k
             if mine is None:
@@ -941,16 +971,34 @@ def perturbed(eng, X, cols, replacement, n_repeats):
         return _finish(tm, raw, eng.output)[:, 0]
     j, enc = found[0]
     values = np.ascontiguousarray(_encoded_values(enc, replacement[cols[0]]), dtype=np.float64).reshape(n_repeats, n)
+    return _perturbed_column(eng, X, j, values)
+
+
+def _perturbed_column(eng, X, j, values):
+    """:func:`perturbed` of one column: model column ``j`` of copy r of row i set to ``values[r, i]``
+    (the model's encoding, shape (n_repeats, n)); X a DataFrame (encoded block by block through
+    the engine) or its rows already in the model's encoding (float64 array)."""
+    tm = eng.tm
+    n_repeats, n = values.shape
+    frame = isinstance(X, pd.DataFrame)
     using, skipped = _tree_split(tm, j)
     n_out = int(tm.forest.n_out)
     # Skipped trees: every copy keeps the row's whole score minus the splitting trees' at its own value.
-    plain = eng.plain_raw(X) if len(skipped) else np.empty((0, n_out))
+    if not len(skipped):
+        plain = np.empty((0, n_out))
+    elif frame:
+        plain = eng.plain_raw(X)
+    else:
+        plain = _kernel_module().free_kernel(X, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
+                                             _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
     trees_ = using if len(skipped) else _all_trees(tm)
     raw = np.empty((n_repeats, n, n_out))
     kernel = _kernel_module().perm_kernel
+    values = np.ascontiguousarray(values, dtype=np.float64)
     for s in range(0, n, PERTURBED_BLOCK):
-        kernel(eng.encoded_rows(X, s, min(n, s + PERTURBED_BLOCK)), int(j), values, plain, raw, s, trees_,
-               _free_of(tm, j) if len(plain) else _NO_NODES, PERM_KERNEL_BLOCK, *tm.kernel_args)
+        e = min(n, s + PERTURBED_BLOCK)
+        kernel(eng.encoded_rows(X, s, e) if frame else np.ascontiguousarray(X[s:e]), int(j), values, plain, raw, s,
+               trees_, _free_of(tm, j) if len(plain) else _NO_NODES, PERM_KERNEL_BLOCK, *tm.kernel_args)
     del values
     raw += tm.base
     pred = np.asarray(tm.finish(raw.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)
@@ -1086,8 +1134,12 @@ def local_predictions(eng, X, feature, values, column=None):
             q = np.argsort(U, axis=1, kind="stable")  # each group's values ascending, NaN last
             Us = np.ascontiguousarray(np.take_along_axis(U, q, axis=1))
             cnt = np.sum(~np.isnan(Us), axis=1).astype(np.int64)
-            part = kernels.group_kernel(Xb, int(j), order, start, Us, cnt, nodes, _parents(tm), *args)
-            raw[order[:, None], q[np.repeat(np.arange(len(U)), np.diff(start))]] = part
+            if k == 2 and not np.isnan(Us).any():
+                # two finite values (the bin's edges): each row's difference between them
+                raw[order, 1] = kernels.pair_kernel(Xb, int(j), order, start, U, nodes, _parents(tm), *args)
+            else:
+                part = kernels.group_kernel(Xb, int(j), order, start, Us, cnt, nodes, _parents(tm), *args)
+                raw[order[:, None], q[np.repeat(np.arange(len(U)), np.diff(start))]] = part
         if not tm.linear:
             # the whole raw score at copy 0 (every tree), the separating trees' differences on top
             Xc = Xb.copy()
