@@ -394,33 +394,34 @@ def _hgb_frame_encoder(model):
         width = max(sl.stop for sl in pre.output_indices_.values())
     except Exception:  # a scikit-learn version that keeps its preprocessor otherwise
         return None
-    if sorted(p for p, _, _ in plan) != list(range(len(names))) or width != len(names):
+    plan.sort(key=lambda e: e[0])
+    if [p for p, _, _ in plan] != list(range(len(names))) or width != len(names):
         return None
     tables = {}  # (position, categorical dtype) -> float64 code of each of the dtype's categories
 
     def encode(X):
         if X.shape[1] != len(names) or [str(c) for c in X.columns] != names:
             return None
-        out = np.empty((len(X), width), dtype=np.float64)
-        for i, o, cats in plan:
-            s = X.iloc[:, i]
+        out = np.empty((width, len(X)), dtype=np.float64)  # column by column, transposed once at the end
+        # X.items(): the columns in order (a quarter of the cost of X.iloc[:, i] one by one)
+        for (_, s), (i, o, cats) in zip(X.items(), plan):
             if cats is None:
                 if not isinstance(s.dtype, np.dtype) or s.dtype.kind not in "biuf":
                     return None
-                out[:, o] = s.to_numpy(dtype=np.float64)
+                out[o] = s.to_numpy()
             elif isinstance(s.dtype, pd.CategoricalDtype):
                 key = (i, s.dtype)
                 table = tables.get(key)
                 if table is None:
                     table = np.append(_category_codes(cats, s.dtype.categories.to_numpy(dtype=object)), np.nan)
                     tables[key] = table
-                out[:, o] = table[s.cat.codes.to_numpy()]  # code -1 (missing) takes the last entry, NaN
+                out[o] = table[s.array.codes]  # code -1 (missing) takes the last entry, NaN
             elif s.dtype == object or isinstance(s.dtype, pd.StringDtype) or \
                     (isinstance(s.dtype, np.dtype) and s.dtype.kind in "biuf"):
-                out[:, o] = _category_codes(cats, s.to_numpy(dtype=object))
+                out[o] = _category_codes(cats, s.to_numpy(dtype=object))
             else:
                 return None
-        return out
+        return np.ascontiguousarray(out.T)
     return encode
 
 

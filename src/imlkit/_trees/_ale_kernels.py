@@ -285,10 +285,12 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
     row's raw score at its group's second value minus that at the first, over the trees that
     separate them.
 
-    Without a set of values to carry, a walk is a plain descent: while the two values go together
-    it stops at the first node below which no node separates them (they share every leaf below:
-    the difference is 0); at the separating node each value walks on to its own leaf, and the
-    difference of the two leaves' values is added.
+    Without a set of values to carry, a walk is a plain descent. Per group, a node on the feature
+    that does not separate the two values sends both the same way: its parent's pointer to it is
+    redirected, for the group, past it (to where the values go), so that no walk visits it. While
+    the two values go together a walk stops at the first node below which no node separates them
+    (they share every leaf below: the difference is 0); at the separating node each value walks
+    on to its own leaf, and the difference of the two leaves' values is added.
 
     Parameters
     ----------
@@ -303,10 +305,15 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
     n = order.shape[0]
     n_groups = U.shape[0]
     n_trees = roots.shape[0]
+    n_nodes = feature.shape[0]
     out = np.zeros((n, n_out))
     # 0: no node below separates the group's values; 1: a node below does; 2: the node itself does
-    sep = np.zeros(feature.shape[0], dtype=np.uint8)
-    marked = np.empty(feature.shape[0], dtype=np.int64)
+    sep = np.zeros(n_nodes, dtype=np.uint8)
+    marked = np.empty(n_nodes, dtype=np.int64)
+    lft = left.copy()  # the group's pointers: past the nodes on the feature that do not separate
+    rgt = right.copy()
+    patched = np.empty(nodes.shape[0], dtype=np.int64)
+    top = roots.copy()
     for g in range(n_groups):
         u0 = U[g, 0]
         u1 = U[g, 1]
@@ -333,21 +340,52 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                 marked[n_marked] = x
                 n_marked += 1
                 x = parent[x]
+        # redirect the pointers to the nodes on the feature that do not separate (both values go
+        # one way: u0's), past chains of them
+        n_patched = 0
+        for a in range(nodes.shape[0]):
+            nd = nodes[a]
+            if sep[nd] == 2:
+                continue
+            to = nd
+            while kind[to] >= 0 and feature[to] == j and sep[to] != 2:
+                if kind[to] == 0:
+                    go = u0 <= thr[to]
+                else:
+                    go = _go_left(u0, to, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                to = left[to] if go else right[to]
+            p = parent[nd]
+            if p >= 0:
+                if left[p] == nd:
+                    lft[p] = to
+                else:
+                    rgt[p] = to
+                patched[n_patched] = p
+                n_patched += 1
+        for t in range(n_trees):
+            top[t] = roots[t]
+            to = roots[t]
+            while kind[to] >= 0 and feature[to] == j and sep[to] != 2:
+                if kind[to] == 0:
+                    go = u0 <= thr[to]
+                else:
+                    go = _go_left(u0, to, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                to = left[to] if go else right[to]
+            top[t] = to
         for t in range(n_trees):
             if sep[roots[t]] == 0:
                 continue
             out_col = tree_out[t]
             for r in range(start[g], start[g + 1]):
                 i = order[r]
-                nd = roots[t]
+                nd = top[t]
                 while sep[nd] == 1:  # together, above a separating node: move as the row says
-                    f = feature[nd]
-                    x = u0 if f == j else X[i, f]
+                    x = X[i, feature[nd]]  # no node on the feature: they were passed
                     if kind[nd] == 0:
                         go = x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0
                     else:
                         go = _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                    nd = left[nd] if go else right[nd]
+                    nd = lft[nd] if go else rgt[nd]
                 if sep[nd] == 0:
                     continue  # the same leaf for both values
                 # the separating node: each value on to its own leaf
@@ -363,7 +401,7 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                             go = x <= thr[a] or math.isnan(x) and missing_left[a] != 0
                         else:
                             go = _go_left(x, a, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                        a = left[a] if go else right[a]
+                        a = lft[a] if go else rgt[a]
                     if side == 0:
                         a0 = a
                     else:
@@ -373,6 +411,10 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                 else:
                     for o in range(n_out):
                         out[r, o] += value[a1, o] - value[a0, o]
+        for a in range(n_patched):
+            p = patched[a]
+            lft[p] = left[p]
+            rgt[p] = right[p]
         for a in range(n_marked):
             sep[marked[a]] = 0
     return out
