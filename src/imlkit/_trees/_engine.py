@@ -570,7 +570,12 @@ def _check_rows(X, odd=None):
 def _value_rows(s):
     """Rows of column ``s`` whose values replace it in the check: its levels, or the quantiles of its
     values (infinite ones included), and one missing value if it has any."""
-    isna = s.isna().to_numpy()
+    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "biu":  # no missing value to look for
+        isna = np.zeros(len(s), dtype=bool)
+    elif isinstance(s.dtype, np.dtype) and s.dtype.kind == "f":
+        isna = np.isnan(s.to_numpy())
+    else:
+        isna = s.isna().to_numpy()
     ok = np.flatnonzero(~isna)
     if len(ok) == 0:
         out = []
@@ -1079,6 +1084,18 @@ def _groups(V, extra=()):
     return np.ascontiguousarray(V[order[start[:-1]]]), start, order.astype(np.int64)
 
 
+def _nodes_on(tm, j):
+    """(the nodes that split on model column j, the tree of each), int64; cached on ``tm``."""
+    cache = tm.__dict__.setdefault("_nodes_on_cache", {})
+    hit = cache.get(j)
+    if hit is None:
+        f = tm.forest
+        tree_of = np.repeat(np.arange(len(f.roots), dtype=np.int64), np.diff(np.append(f.roots, len(f.feature))))
+        nodes = np.flatnonzero((np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)).astype(np.int64)
+        hit = cache[j] = (nodes, tree_of[nodes])
+    return hit
+
+
 def _busiest_column(tm, j):
     """The model column other than j with the most splits (-1 when none); cached on ``tm``."""
     cache = tm.__dict__.setdefault("_busiest_cache", {})
@@ -1129,8 +1146,7 @@ def local_predictions(eng, X, feature, values, column=None):
     f = tm.forest
     args = tm.kernel_args
     n_trees = len(f.roots)
-    tree_of = np.repeat(np.arange(n_trees, dtype=np.int64), np.diff(np.append(f.roots, len(f.feature))))
-    nodes = np.flatnonzero((np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)).astype(np.int64)
+    nodes, node_tree = _nodes_on(tm, j)
     kernels = _ale_kernel_module()
     out = None
     for s in range(0, n, PERTURBED_BLOCK):
@@ -1139,8 +1155,8 @@ def local_predictions(eng, X, feature, values, column=None):
         Xb = eng.encoded_rows(X, s, e)
         busiest = _busiest_column(tm, j)
         U, start, order = _groups(Vb, () if busiest < 0 else (Xb[:, busiest],))
-        mask = kernels.separating_trees(U, nodes, tree_of[nodes], n_trees, args[2], args[3], args[6], args[7],
-                                        args[8], args[9])
+        mask = kernels.separating_trees(U, nodes, node_tree, n_trees, args[2], args[3], args[6], args[7], args[8],
+                                        args[9])
         raw = np.zeros((e - s, k, int(f.n_out)))
         walks = np.diff(start) @ mask.sum(axis=1)  # (row, tree) walks group by group
         if len(U) > MAX_ALE_GROUPS or walks > ALE_GROUP_SHARE * (e - s) * max(int(mask.any(axis=0).sum()), 1):
