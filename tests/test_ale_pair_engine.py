@@ -151,3 +151,36 @@ def test_hgb_frame_encoder_is_the_models_encoding():
     # no categorical features: no ColumnTransformer, nothing to replace
     plain = HistGradientBoostingRegressor(max_iter=5).fit(X[["x0", "x1", "x2"]], y)
     assert _hgb_frame_encoder(plain) is None
+
+
+@pytest.mark.parametrize("share", [True, False])
+def test_perturbed_check_frame_and_encoded_paths(share, monkeypatch):
+    """The perturbed check with X's encoding kept (small X) and from frames of the base rows (large
+    X), in several chunks: a model right on X as it is but not with a feature replaced is caught on
+    both paths, and a right one passes with the method's numbers those of predict."""
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    from imlkit._trees import _adapters
+
+    if not share:
+        monkeypatch.setattr(_engine, "SHARE_ENCODED_CELLS", 0)
+    monkeypatch.setattr(_engine, "CHECK_CELLS", 30)  # a chunk per feature: several predict calls
+    rng = np.random.default_rng(0)
+    n = 200
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.normal(size=n)})
+    miss = rng.random(n) < 0.3
+    miss[:80] = False
+    y = (X.a + 2 * X.b + 5 * miss + 0.1 * rng.normal(size=n)).to_numpy()
+    X.loc[miss, "a"] = np.nan
+    # the missing-value indicator maps one column to two: the engine would be wrong with "a" replaced
+    model = make_pipeline(SimpleImputer(add_indicator=True), RandomForestRegressor(15, random_state=0)).fit(X, y)
+    monkeypatch.setattr(_adapters, "_check_columnwise", lambda step: None)
+    fast = ik.pfi(model, X, y, n_repeats=2, random_state=0)
+    assert fast.info["engine"] == "predict" and "'a' replaced by other rows' values" in fast.info["engine_note"]
+    right = HistGradientBoostingRegressor(max_iter=10, random_state=0).fit(X, y)
+    fast = ik.pfi(right, X, y, n_repeats=2, random_state=0)
+    slow = ik.pfi(right, X, y, n_repeats=2, random_state=0, engine="predict")
+    assert fast.info["engine"] == "trees"
+    assert_allclose(fast.repeats, slow.repeats, rtol=1e-10, atol=1e-12)

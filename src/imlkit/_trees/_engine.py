@@ -1066,22 +1066,37 @@ def _groups(V, extra=()):
     split on most take the same branches one after the other, which the processor then predicts
     (bike data, ``hr``: 10 % less time in the kernel).
     """
+    n, k = V.shape
     nan = np.isnan(V)
-    k = V.shape[1]
-    if nan.any():
-        key = np.where(nan, np.inf, V)  # NaN sorts and compares as one value
-        order = np.lexsort(tuple(extra) + tuple(key[:, q] for q in range(k - 1, -1, -1))
-                           + tuple(nan[:, q] for q in range(k - 1, -1, -1)))
-        ks, ns = key[order], nan[order]
-        new = np.ones(len(order), dtype=bool)
-        new[1:] = np.any(ks[1:] != ks[:-1], axis=1) | np.any(ns[1:] != ns[:-1], axis=1)
-    else:
-        order = np.lexsort(tuple(extra) + tuple(V[:, q] for q in range(k - 1, -1, -1)))
-        ks = V[order]
-        new = np.ones(len(order), dtype=bool)
-        new[1:] = np.any(ks[1:] != ks[:-1], axis=1)
-    start = np.append(np.flatnonzero(new), len(order)).astype(np.int64)
+    has_nan = bool(nan.any())
+    cols = [np.ascontiguousarray(np.where(nan[:, q], np.inf, V[:, q]) if has_nan else V[:, q]) for q in range(k)]
+    # NaN sorts and compares as one value (after every number, inf included)
+    nan_keys = tuple(nan[:, q] for q in range(k - 1, -1, -1)) if has_nan else ()
+    order = np.lexsort(tuple(extra) + tuple(cols[::-1]) + nan_keys)
+    new = np.zeros(n, dtype=bool)
+    new[:1] = True
+    for q in range(k):  # column by column: np.any(axis=1) over k columns costs 10x
+        c = cols[q][order]
+        new[1:] |= c[1:] != c[:-1]
+        if has_nan:
+            m = nan[order, q]
+            new[1:] |= m[1:] != m[:-1]
+    start = np.append(np.flatnonzero(new), n).astype(np.int64)
     return np.ascontiguousarray(V[order[start[:-1]]]), start, order.astype(np.int64)
+
+
+def _coarse(x):
+    """``x`` as uint16 in its range (NaN last): an order of rows within a group that sorts 3x faster
+    than the float64 values."""
+    x = np.asarray(x, dtype=np.float64)
+    ok = ~np.isnan(x)
+    if not ok.any():
+        return np.zeros(len(x), dtype=np.uint16)
+    lo, hi = float(np.min(x[ok])), float(np.max(x[ok]))
+    scale = 65534.0 / (hi - lo) if hi > lo and np.isfinite(hi - lo) else 0.0
+    out = np.full(len(x), 65535, dtype=np.uint16)
+    out[ok] = ((np.clip(x[ok], lo, hi) - lo) * scale).astype(np.uint16)
+    return out
 
 
 def _nodes_on(tm, j):
@@ -1154,7 +1169,7 @@ def local_predictions(eng, X, feature, values, column=None):
         Vb = np.ascontiguousarray(V[:, s:e].T)  # (b, k): row i's values in copies 0..k-1
         Xb = eng.encoded_rows(X, s, e)
         busiest = _busiest_column(tm, j)
-        U, start, order = _groups(Vb, () if busiest < 0 else (Xb[:, busiest],))
+        U, start, order = _groups(Vb, () if busiest < 0 else (_coarse(Xb[:, busiest]),))
         mask = kernels.separating_trees(U, nodes, node_tree, n_trees, args[2], args[3], args[6], args[7], args[8],
                                         args[9])
         raw = np.zeros((e - s, k, int(f.n_out)))
