@@ -184,3 +184,54 @@ def test_perturbed_check_frame_and_encoded_paths(share, monkeypatch):
     slow = ik.pfi(right, X, y, n_repeats=2, random_state=0, engine="predict")
     assert fast.info["engine"] == "trees"
     assert_allclose(fast.repeats, slow.repeats, rtol=1e-10, atol=1e-12)
+
+
+def _kernel_vs_free_kernel(tm, Xe, j, lo, hi):
+    """pair_kernel's differences against the free-feature kernel (the engine's generic walk, every
+    decision through ``_go_left``) at each row's two values, on rows given in the model's encoding."""
+    from imlkit._trees import _ale_kernels, _kernels
+
+    V = np.column_stack([lo, hi])
+    U, start, order = _engine._groups(V)
+    nodes = _engine._nodes_on(tm, j)[0]
+    got = np.empty((len(Xe), tm.forest.n_out))
+    got[order] = _ale_kernels.pair_kernel(Xe, j, order, start, U, nodes, _engine._parents(tm), *tm.kernel_args)
+    G = np.sort(V, axis=1)
+    raw = _kernels.free_kernel(Xe, j, G, np.full(len(Xe), 2, dtype=np.int64), _engine._all_trees(tm), np.empty(0),
+                               1 << 62, *tm.kernel_args)
+    want = np.where((lo <= hi)[:, None], raw[:, 1] - raw[:, 0], raw[:, 0] - raw[:, 1])
+    assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    return got
+
+
+def test_pair_kernel_decisions_are_the_engines():
+    """Encoded rows the encoders never produce (a code outside the known categories, negative or huge
+    codes, NaN, inf) still go where the engine's own walk sends them, for HGB, LightGBM and XGBoost
+    category splits."""
+    lightgbm = pytest.importorskip("lightgbm")
+    xgboost = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(5)
+    n = 400
+    c = rng.choice(["p", "q", "r", "s", "t", "u"], n).astype(object)
+    c[rng.random(n) < 0.15] = None
+    X = pd.DataFrame({"x0": rng.normal(size=n), "x1": rng.normal(size=n),
+                      "c": pd.Categorical(c, categories=["p", "q", "r", "s", "t", "u"])})
+    codes = X["c"].cat.codes.to_numpy()
+    # the category matters most, missing like the high levels: category splits with NaN on either side
+    y = np.where(codes < 0, 4.0, np.array([0.0, 3.0, -2.0, 5.0, 1.0, -4.0])[codes]) + X.x0 * (codes % 2) + X.x1
+    models = [HistGradientBoostingRegressor(max_iter=15, random_state=0).fit(X, y),
+              lightgbm.LGBMRegressor(n_estimators=15, min_child_samples=5, verbose=-1, random_state=0).fit(X, y),
+              xgboost.XGBRegressor(n_estimators=15, max_depth=4, enable_categorical=True, tree_method="hist").fit(X, y)]
+    for model in models:
+        tm = _engine.tree_model(model, X.iloc[:32], fresh=True)
+        Xe = np.ascontiguousarray(tm.encode(X), dtype=np.float64)
+        jc = tm.column("c", X)[0]
+        odd = rng.choice([-1.0, 0.0, 2.0, 3.0, 5.0, 40.0, 1e6, np.nan, np.inf], len(Xe))
+        Xe[::2, jc] = odd[::2]
+        kind = np.asarray(tm.forest.kind)
+        assert np.sum((np.asarray(tm.forest.feature) == jc) & (kind > 0)) >= 5  # category splits to test
+        j0 = tm.column("x0", X)[0]
+        Xe[::9, j0] = np.nan
+        lo, hi = rng.normal(size=(2, len(Xe)))
+        d = _kernel_vs_free_kernel(tm, Xe, j0, lo, hi)
+        assert np.ptp(d) > 0.1

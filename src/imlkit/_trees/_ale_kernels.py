@@ -1,4 +1,4 @@
-"""numba kernel of ALE on the tree engine: which trees can tell a row's replacement values apart.
+"""numba kernels of ALE on the tree engine: only the walks that can tell a row's values apart.
 
 ALE needs, per row, the model at a handful of values of one feature (the two edges of the row's
 bin, or its level and the neighbouring ones) and only their differences. Rows that share those
@@ -6,9 +6,14 @@ values form a group (at most the number of bins or levels). A tree whose nodes o
 send all of a group's values the same way puts every copy of a row of that group in the same
 leaf, so it adds the same value to each copy and cancels from every difference: per group only
 the trees with a node on the feature that *separates* the group's values
-(:func:`separating_trees`) are walked (by :func:`._kernels.free_kernel`, the group's values as
-its grid). On the bike data's HistGradientBoosting 89 of 100 trees split on ``temp``, but a
-given one of 20 bins is separated by about 10 of them (40 for ``hr``).
+(:func:`separating_trees`) are walked. On the bike data's HistGradientBoosting 89 of 100 trees
+split on ``temp``, but a given one of 20 bins is separated by about 10 of them (40 for ``hr``).
+
+Within a separating tree, a row's walk needs to go on only while it is above a separating node:
+where all of the group's values reach a node below which no node separates them, they share
+every leaf below, and the rest of the walk cancels as well (:func:`group_kernel`, and
+:func:`pair_kernel` for two finite values, where a walk is a plain descent that forks at the
+separating node). On ``hr`` 59 % of the walks of separating trees stop so, after 2.5 nodes.
 
 Node kinds and decisions are those of :mod:`._kernels` (its ``_go_left``), so a value goes where
 the engine's own walk sends it.
@@ -280,17 +285,20 @@ def group_kernel(X, j, order, start, U, cnt, nodes, parent, roots, feature, kind
 
 @njit(cache=True, nogil=True)
 def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr, left, right, missing_left, cat_left,
-                cat_known, bitsets, value, tree_out, n_out, max_depth):
+              cat_known, bitsets, value, tree_out, n_out, max_depth):
     """:func:`group_kernel` for groups of two finite values (a numeric feature's bin edges): each
     row's raw score at its group's second value minus that at the first, over the trees that
     separate them.
 
-    Without a set of values to carry, a walk is a plain descent. Per group, a node on the feature
-    that does not separate the two values sends both the same way: its parent's pointer to it is
-    redirected, for the group, past it (to where the values go), so that no walk visits it. While
-    the two values go together a walk stops at the first node below which no node separates them
-    (they share every leaf below: the difference is 0); at the separating node each value walks
-    on to its own leaf, and the difference of the two leaves' values is added.
+    Per group, a node on the feature that does not separate the two values sends both the same
+    way: its parent's pointer to it is redirected, for the group, past it (to where the values
+    go), so that no walk meets it. Then, tree by tree, the group's rows are not walked one by one
+    but passed down the tree as a list, partitioned at each node by their own values (no branch
+    per row for the processor to mispredict: 40 % less time than row-by-row walks on ``hr``).
+    While the two values go together the list goes only into nodes below which some node
+    separates them (elsewhere they share every leaf: the difference is 0); at the separating node
+    the list goes on with the first value on one side and, copied, with the second on the other,
+    and each leaf reached subtracts (first value) or adds (second) its value for the list's rows.
 
     Parameters
     ----------
@@ -313,7 +321,20 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
     lft = left.copy()  # the group's pointers: past the nodes on the feature that do not separate
     rgt = right.copy()
     patched = np.empty(nodes.shape[0], dtype=np.int64)
-    top = roots.copy()
+    top = roots.copy()  # each tree's first node for the group (its root, or past it)
+    max_group = 0
+    for g in range(n_groups):
+        max_group = max(max_group, start[g + 1] - start[g])
+    # the group's rows (positions in order), partitioned in place; behind them the copies for the
+    # second value (a row forks once per tree: at most as many copies as rows)
+    buf = np.empty(2 * max_group, dtype=np.int64)
+    # (node, rows buf[lo:hi], mode 0: values together / 1: first value / 2: second value) to visit;
+    # at most one entry is pushed per node of the current path
+    cap = 2 * (max_depth + 2) + 4
+    s_node = np.empty(cap, dtype=np.int64)
+    s_lo = np.empty(cap, dtype=np.int64)
+    s_hi = np.empty(cap, dtype=np.int64)
+    s_mode = np.empty(cap, dtype=np.int64)
     for g in range(n_groups):
         u0 = U[g, 0]
         u1 = U[g, 1]
@@ -340,8 +361,6 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                 marked[n_marked] = x
                 n_marked += 1
                 x = parent[x]
-        # redirect the pointers to the nodes on the feature that do not separate (both values go
-        # one way: u0's), past chains of them
         n_patched = 0
         for a in range(nodes.shape[0]):
             nd = nodes[a]
@@ -363,7 +382,6 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                 patched[n_patched] = p
                 n_patched += 1
         for t in range(n_trees):
-            top[t] = roots[t]
             to = roots[t]
             while kind[to] >= 0 and feature[to] == j and sep[to] != 2:
                 if kind[to] == 0:
@@ -372,45 +390,126 @@ def pair_kernel(X, j, order, start, U, nodes, parent, roots, feature, kind, thr,
                     go = _go_left(u0, to, kind, thr, missing_left, cat_left, cat_known, bitsets)
                 to = left[to] if go else right[to]
             top[t] = to
+        g0 = start[g]
+        m = start[g + 1] - g0
         for t in range(n_trees):
-            if sep[roots[t]] == 0:
+            if sep[roots[t]] == 0 or sep[top[t]] == 0:
                 continue
             out_col = tree_out[t]
-            for r in range(start[g], start[g + 1]):
-                i = order[r]
-                nd = top[t]
-                while sep[nd] == 1:  # together, above a separating node: move as the row says
-                    x = X[i, feature[nd]]  # no node on the feature: they were passed
-                    if kind[nd] == 0:
-                        go = x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0
-                    else:
-                        go = _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                    nd = lft[nd] if go else rgt[nd]
-                if sep[nd] == 0:
-                    continue  # the same leaf for both values
-                # the separating node: each value on to its own leaf
-                a0 = nd
-                a1 = nd
-                for side in range(2):
-                    u = u0 if side == 0 else u1
-                    a = nd
-                    while kind[a] >= 0:
-                        f = feature[a]
-                        x = u if f == j else X[i, f]
-                        if kind[a] == 0:
-                            go = x <= thr[a] or math.isnan(x) and missing_left[a] != 0
+            for q in range(m):
+                buf[q] = g0 + q
+            bump = m  # copies for the second value go from here
+            s_node[0] = top[t]
+            s_lo[0] = 0
+            s_hi[0] = m
+            s_mode[0] = 0
+            sp = 1
+            while sp > 0:
+                sp -= 1
+                nd = s_node[sp]
+                lo = s_lo[sp]
+                hi = s_hi[sp]
+                mode = s_mode[sp]
+                while True:
+                    if mode == 0:
+                        st = sep[nd]
+                        if st == 0:
+                            break
+                        if st == 2:
+                            # fork: the rows go on with u0 here and with u1 in a copy of the list
+                            for q in range(lo, hi):
+                                buf[bump + q - lo] = buf[q]
+                            if kind[nd] == 0:
+                                d0 = u0 <= thr[nd]
+                                d1 = u1 <= thr[nd]
+                            else:
+                                d0 = _go_left(u0, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                                d1 = _go_left(u1, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                            s_node[sp] = lft[nd] if d1 else rgt[nd]
+                            s_lo[sp] = bump
+                            s_hi[sp] = bump + hi - lo
+                            s_mode[sp] = 2
+                            sp += 1
+                            bump += hi - lo
+                            nd = lft[nd] if d0 else rgt[nd]
+                            mode = 1
+                            continue
+                    kd = kind[nd]
+                    if kd < 0:
+                        sign = 1.0 if mode == 2 else -1.0
+                        if out_col >= 0:
+                            v = sign * value[nd, 0]
+                            for q in range(lo, hi):
+                                out[buf[q], out_col] += v
                         else:
-                            go = _go_left(x, a, kind, thr, missing_left, cat_left, cat_known, bitsets)
-                        a = lft[a] if go else rgt[a]
-                    if side == 0:
-                        a0 = a
+                            for o in range(n_out):
+                                v = sign * value[nd, o]
+                                for q in range(lo, hi):
+                                    out[buf[q], o] += v
+                        break
+                    f = feature[nd]
+                    if f == j:  # only in a copy: one value for all its rows
+                        u = u0 if mode == 1 else u1
+                        if kd == 0:
+                            d = u <= thr[nd] or math.isnan(u) and missing_left[nd] != 0
+                        else:
+                            d = _go_left(u, nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                        nd = lft[nd] if d else rgt[nd]
+                        continue
+                    # partition the rows [lo, hi) by the row's own value: left part first
+                    p = lo
+                    if kd == 0:
+                        s = thr[nd]
+                        ml = missing_left[nd] != 0
+                        for q in range(lo, hi):
+                            r = buf[q]
+                            x = X[order[r], f]
+                            go = (x <= s) | (math.isnan(x) & ml)
+                            buf[q] = buf[p]
+                            buf[p] = r
+                            p += go
+                    elif kd == 1:  # a category set (inline: a call per row costs its arrays' reference counts)
+                        ml = missing_left[nd] != 0
+                        cl = cat_left[nd]
+                        ck = cat_known[nd]
+                        top_code = bitsets.shape[1] * 32
+                        for q in range(lo, hi):
+                            r = buf[q]
+                            x = X[order[r], f]
+                            if math.isnan(x) or x < 0 or x >= top_code:
+                                go = ml
+                            else:
+                                c = int(x)
+                                w = c >> 5
+                                b = c & 31
+                                if (bitsets[cl, w] >> b) & 1:
+                                    go = True
+                                elif ck < 0 or (bitsets[ck, w] >> b) & 1:
+                                    go = False
+                                else:
+                                    go = ml
+                            buf[q] = buf[p]
+                            buf[p] = r
+                            p += go
                     else:
-                        a1 = a
-                if out_col >= 0:
-                    out[r, out_col] += value[a1, 0] - value[a0, 0]
-                else:
-                    for o in range(n_out):
-                        out[r, o] += value[a1, o] - value[a0, o]
+                        for q in range(lo, hi):
+                            r = buf[q]
+                            go = _go_left(X[order[r], f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+                            buf[q] = buf[p]
+                            buf[p] = r
+                            p += go
+                    if p == lo:
+                        nd = rgt[nd]
+                    elif p == hi:
+                        nd = lft[nd]
+                    else:
+                        s_node[sp] = rgt[nd]
+                        s_lo[sp] = p
+                        s_hi[sp] = hi
+                        s_mode[sp] = mode
+                        sp += 1
+                        nd = lft[nd]
+                        hi = p
         for a in range(n_patched):
             p = patched[a]
             lft[p] = left[p]

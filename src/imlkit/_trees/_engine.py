@@ -1131,8 +1131,12 @@ def local_predictions(eng, X, feature, values, column=None):
     differences. Rows with the same values form a group; a tree none of whose nodes on the
     feature separates a group's values puts every copy of such a row in one leaf, so it adds the
     same value to every copy and cancels from the differences. Per group only the separating
-    trees (:func:`._ale_kernels.separating_trees`) are walked, by the free-feature kernel with
-    the group's values as a shared grid (one walk per row and tree for all of them). For a model
+    trees (:func:`._ale_kernels.separating_trees`) are walked, all groups in one kernel call
+    (:func:`._ale_kernels.pair_kernel` for two finite values, a numeric feature's bin edges;
+    :func:`._ale_kernels.group_kernel` otherwise), and a walk stops where no node below separates
+    the group's values (the rest of it cancels too). Many small groups, or groups that would walk
+    most trees anyway (deep forests), go in one call of the free-feature kernel instead, each
+    row's values as its grid. For a model
     whose ``finish`` is affine the other trees' sum is the row's constant, left out; a non-affine
     link (a classifier's sigmoid or softmax) needs the whole raw score: every tree is walked once
     at the first copy's value and the separating trees add the differences to the other copies
