@@ -446,8 +446,16 @@ def _hgb_frame_encoder(model):
 def _category_codes(categories, values):
     """OrdinalEncoder's codes of ``values`` (object array) in ``categories``: missing and unknown
     values NaN (HGB's encoder has ``encoded_missing_value`` and ``unknown_value`` NaN)."""
-    codes = pd.Index(categories).get_indexer(pd.Index(values, dtype=object)).astype(np.float64)
-    codes[(codes < 0) | pd.isna(values)] = np.nan
+    missing = pd.isna(values)
+    if len(values) <= 64:  # a dtype's categories: a dict is 10x faster than two pandas Indexes
+        try:
+            lookup = {c: i for i, c in enumerate(categories.tolist() if hasattr(categories, "tolist") else categories)}
+            codes = np.array([lookup.get(v, -1) for v in values.tolist()], dtype=np.float64)
+        except TypeError:  # an unhashable value
+            codes = pd.Index(categories).get_indexer(pd.Index(values, dtype=object)).astype(np.float64)
+    else:
+        codes = pd.Index(categories).get_indexer(pd.Index(values, dtype=object)).astype(np.float64)
+    codes[(codes < 0) | missing] = np.nan
     return codes
 
 
