@@ -391,6 +391,11 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
                                 nd = left[nd]
                             else:
                                 nd = right[nd]
+                        elif kd == 1:
+                            if _go_left_cat(x, missing_left[nd] != 0, cat_left[nd], cat_known[nd], bitsets):
+                                nd = left[nd]
+                            else:
+                                nd = right[nd]
                         elif _go_left(x, nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
                             nd = left[nd]
                         else:
@@ -635,6 +640,11 @@ def perm_kernel(X, j, V, plain, out, s0, trees, jfree, block, roots, feature, ki
                             x = X[i, f]
                             if kd == 0:  # the common case, inlined (as in free_kernel)
                                 if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nd = left[nd]
+                                else:
+                                    nd = right[nd]
+                            elif kd == 1:
+                                if _go_left_cat(x, missing_left[nd] != 0, cat_left[nd], cat_known[nd], bitsets):
                                     nd = left[nd]
                                 else:
                                     nd = right[nd]
