@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from .._numba import njit
-from ._kernels import _go_left
+from ._kernels import _go_left, _go_left_cat
 
 
 @njit(cache=True, nogil=True)
@@ -207,6 +207,11 @@ def group_kernel(X, j, order, start, U, cnt, nodes, parent, roots, feature, kind
                             x = X[i, f]
                             if kd == 0:
                                 if x <= thr[nd] or math.isnan(x) and missing_left[nd] != 0:
+                                    nd = left[nd]
+                                else:
+                                    nd = right[nd]
+                            elif kd == 1:
+                                if _go_left_cat(x, missing_left[nd] != 0, cat_left[nd], cat_known[nd], bitsets):
                                     nd = left[nd]
                                 else:
                                     nd = right[nd]
