@@ -19,7 +19,8 @@ side by side in this one process, each pair interleaved.
    ``ik.ale`` (engine "auto" = trees, and ``engine="predict"``) vs ``PyALE.ale(X, model, [f],
    grid_size=20, include_CI=True, plot=False)``; target <= 0.3x PyALE on the test rows. Median
    wall and CPU time of 7 interleaved rounds; ``check_s`` is the tree engine's check against the
-   model's own predictions alone (``Predictor.use_engine``), part of every engine call.
+   model's own predictions alone (``Predictor.use_engine``), part of every engine call; ``new_model``
+   the same ik.ale on a new model object each round (the engine reads its trees first).
    Equality: imlkit on PyALE's edges (``bins=<PyALE's index>``) vs PyALE's ``eff``, and engine
    "trees" vs "predict" on those edges.
 4. Two free features, every supported model class, ``engine="trees"`` vs ``engine="predict"``:
@@ -34,6 +35,7 @@ Run: .venv/bin/python bench/trees.py   (writes bench/results/trees.md)
 """
 from __future__ import annotations
 
+import copy
 import logging
 import sys
 import time
@@ -111,6 +113,7 @@ def interleaved_median(fns, runs=7):
 
 
 ALE_FEATURES = ["temp", "hr", "hum"]
+ALE_RUNS = 7
 
 
 def ale_vs_pyale(X, X_tr, X_te, y_tr):
@@ -133,11 +136,14 @@ def ale_vs_pyale(X, X_tr, X_te, y_tr):
         def check(f=f, data=data, model=model):
             return Predictor(model, numeric=True).use_engine(data, "auto", [f])
 
-        (t_tr, t_pr, t_py, t_ck), (c_tr, c_pr, c_py, c_ck), (a, _, ref, _) = interleaved_median([
+        # a new model object per round: the engine reads its trees again (nothing cached for it)
+        fresh = [copy.deepcopy(model) for _ in range(ALE_RUNS)]
+        (t_tr, t_pr, t_py, t_ck, t_new), (c_tr, c_pr, c_py, c_ck, c_new), (a, _, ref, _, _) = interleaved_median([
             lambda f=f, data=data, model=model: ik.ale(model, data, f, bins=20),
             lambda f=f, data=data, model=model: ik.ale(model, data, f, bins=20, engine="predict"),
             lambda f=f, data=data, model=model: pyale(data, model, [f], grid_size=20, include_CI=True, plot=False),
-            check])
+            check,
+            lambda f=f, data=data, fresh=fresh: ik.ale(fresh.pop(), data, f, bins=20)], runs=ALE_RUNS)
         edges = ref.index.to_numpy(dtype=float)
         on_edges = ik.ale(model, data, f, bins=edges)
         on_edges_pr = ik.ale(model, data, f, bins=edges, engine="predict")
@@ -145,7 +151,8 @@ def ale_vs_pyale(X, X_tr, X_te, y_tr):
                          imlkit_s=t_tr, predict_s=t_pr, pyale_s=t_py, predict_cpu_s=c_pr,
                          check_s=t_ck, ratio=t_tr / t_py, ratio_predict=t_pr / t_py,
                          imlkit_cpu_s=c_tr, pyale_cpu_s=c_py, check_cpu_s=c_ck, cpu_ratio=c_tr / c_py,
-                         cpu_ratio_after_check=(c_tr - c_ck) / c_py,
+                         cpu_ratio_after_check=(c_tr - c_ck) / c_py, new_model_cpu_s=c_new,
+                         new_model_cpu_ratio=c_new / c_py,
                          target="<= 0.3" if data is X_te and name == "HGB" else "",
                          # stacked data: PyALE files the rows at the minimum under a bin of their own
                          # (its first size is 30 there, 0 on the test rows): not the same estimator
@@ -265,16 +272,21 @@ ALE_TITLE = "## ALE of HGB (native categoricals) vs PyALE, 20 bins, every row"
 def ale_section(a):
     return (ALE_TITLE + "\n\n"
             "Command: `.venv/bin/python bench/trees.py` (or `--ale-only` for this section alone). "
-            "Median of 7 rounds, the four calls interleaved in each: `imlkit_s` ik.ale (tree engine), "
+            "Median of 7 rounds, the five calls interleaved in each: `imlkit_s` ik.ale (tree engine), "
             "`predict_s` ik.ale(engine='predict'), `pyale_s` PyALE.ale(include_CI=True), `check_s` the "
             "tree engine's check against the model's own predictions alone (part of `imlkit_s`); "
             "`*_cpu_s` process CPU time of the same calls (the machine is shared: wall times are "
             "inflated, the CPU ratio is the one to read). The engine walks, per bin, only the trees "
-            "with a node on the feature between the bin's edges. `rows` 2,594: the test rows; 25,935: "
+            "with a node on the feature between the bin's edges, and in them only down to where no node "
+            "below separates the edges (a bin's rows go down each tree together, partitioned at each "
+            "node); the check is one call of the model's own predict on ~80 rows (HGB: ~4 ms of it its "
+            "ColumnTransformer) and the engine on the same rows. `rows` 2,594: the test rows; 25,935: "
             "the whole data stacked 3 times. RF(100): RandomForestRegressor(100) on the numeric "
             "table (as bench/effects.py), whose every tree separates every bin: the engine walks the "
             "whole forest once, at about the cost of the model's two predicts. `cpu_ratio_after_check`: "
-            "(imlkit - check) / PyALE, CPU. "
+            "(imlkit - check) / PyALE, CPU. `new_model_cpu_s`: ik.ale on a new model object each round "
+            "(a deep copy), whose trees the engine reads first (it keeps a model's reading, not its check, "
+            "between calls); `new_model_cpu_ratio` that over PyALE. "
             "`ratio_predict`: what ik.ale cost before the engine (its only path then). `diff_vs_pyale`: "
             "imlkit on PyALE's edges vs PyALE's `eff`, on the test rows (on the stacked data PyALE files "
             "the 30 rows at the minimum of `temp` under a bin of their own at the first edge -- its "

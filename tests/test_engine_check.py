@@ -64,3 +64,27 @@ def test_numbers_equal_the_predict_path(fitted):
     b = ik.ale(model, X, "b", bins=10, engine="predict")
     assert a.info["engine"] == "trees"
     np.testing.assert_allclose(a.average, b.average, rtol=1e-10, atol=1e-12)
+
+
+def test_reading_trees_checks_they_are_trees():
+    """The forest's depth (the kernels' stack size) and its structure, from whole arrays."""
+    from imlkit._trees._adapters import Unsupported, _Builder
+
+    def forest(left, right, kinds):
+        b = _Builder(1)
+        for lt, rt, kd in zip(left, right, kinds):
+            n = len(kd)
+            b.add_tree(0, np.zeros(n), kd, np.zeros(n), lt, rt, np.zeros(n), np.zeros(n))
+        return b.build()
+
+    # a stump and a tree of depth 3 (root 0 -> 2 -> 3 -> 5)
+    f = forest([[1, -1, -1], [1, -1, 3, 4, -1, -1, -1]], [[2, -1, -1], [2, -1, 6, 5, -1, -1, -1]],
+               [[0, -1, -1], [0, -1, 0, 0, -1, -1, -1]])
+    assert f.max_depth == 3 and f.roots.tolist() == [0, 3]
+    assert f.left.tolist() == [1, -1, -1, 4, -1, 6, 7, -1, -1, -1]
+    with pytest.raises(Unsupported, match="child index out of range"):
+        forest([[1, -1, -1], [1, -1, -1]], [[2, -1, -1], [3, -1, -1]], [[0, -1, -1], [0, -1, -1]])  # into tree 1
+    with pytest.raises(Unsupported, match="reached twice"):
+        forest([[1, -1]], [[1, -1]], [[0, -1]])  # both children the same node
+    with pytest.raises(Unsupported, match="reached twice"):
+        forest([[1, 0, -1, -1]], [[2, 3, -1, -1]], [[0, 0, -1, -1]])  # node 1 leads back to the root
