@@ -78,14 +78,27 @@ def timed(cmd, cwd):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, err
 
 
-_STEP_ROW = re.compile(r"<tr><td>(?P<step>[^<]*)</td>.*?<td[^>]*>(?P<sec>[0-9.]+)</td></tr>", re.S)
+#: The report's own step table ("How it was made"): found by its caption, so that no other table's cell (the
+#: versions table's "3.11.7") is read as seconds.
+_STEP_TABLE = re.compile(r"<table><caption>Every step, its parameters and its run time</caption>(?P<body>.*?)</table>",
+                         re.S)
+_ROW = re.compile(r"<tr>(?P<cells>.*?)</tr>", re.S)
+_CELL = re.compile(r"<td[^>]*>(?P<text>.*?)</td>", re.S)
 
 
 def step_seconds(html):
-    """The report's own step table as {step: seconds} (the slowest steps are what the bench prints)."""
+    """The report's own step table as {step: seconds}, its "total" row included (the slowest steps are printed)."""
+    found = _STEP_TABLE.search(html)
+    if found is None:
+        raise ValueError("the report has no step table ('Every step, its parameters and its run time')")
     out = {}
-    for m in _STEP_ROW.finditer(html):
-        out[m.group("step")] = out.get(m.group("step"), 0.0) + float(m.group("sec"))
+    for row in _ROW.finditer(found.group("body")):
+        cells = [c.group("text") for c in _CELL.finditer(row.group("cells"))]
+        if len(cells) < 2:  # the header row (<th> cells)
+            continue
+        step, sec = cells[0].strip(), cells[-1].replace(",", "").strip()
+        if sec:
+            out[step] = out.get(step, 0.0) + float(sec)
     return out
 
 
@@ -94,6 +107,7 @@ def main(argv=None):
     ap.add_argument("--classes", type=int, nargs="+", default=[2, 10, 100, 1000])
     ap.add_argument("--rows", type=int, default=3000)
     ap.add_argument("--sizes", nargs="+", default=["zipf"], choices=["zipf", "balanced"])
+    ap.add_argument("--top", type=int, default=6, help="slowest steps printed per run")
     ap.add_argument("--json", default=None, help="also append raw rows to this JSON-lines file")
     args = ap.parse_args(argv)
     rows = []
@@ -108,9 +122,11 @@ def main(argv=None):
                 wall, cpu, rss, err = timed(cmd, tmp)
                 with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
                     steps = step_seconds(fh.read())
-                slow = sorted(steps.items(), key=lambda kv: -kv[1])[:4]
-                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=wall, cpu=cpu, peak_mb=rss,
-                           failed=err.count("failed"), slowest=slow)
+                total = next((v for s, v in steps.items() if s.startswith("total")), None)
+                slow = sorted(((s, round(v, 2)) for s, v in steps.items() if not s.startswith("total")),
+                              key=lambda kv: -kv[1])[:args.top]
+                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=round(wall, 1), cpu=round(cpu, 1),
+                           peak_mb=round(rss), report_total=total, failed=err.count("failed"), slowest=slow)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 if args.json:
