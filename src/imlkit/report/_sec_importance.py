@@ -222,35 +222,48 @@ def _pimp(ctx):
     return {"pimp": r}
 
 
+def pimp_entries(ctx):
+    """How many entries PIMP would test: every feature, or within the feature budget its top features + one group."""
+    budget = ctx.params.get("max_features")
+    p = len(ctx.X_test.columns)
+    return (budget + 1, True) if budget is not None and p > budget else (p, False)
+
+
 def pimp_cannot_reject(ctx):
     """One sentence when PIMP's null refits could not reject any feature whatever the data, else None.
 
-    Below ``MIN_PARAMETRIC_NULL`` refits PIMP uses the empirical null, whose smallest p-value is
-    1/(B + 1); Holm or Bonferroni over m entries then leaves every adjusted p-value >= m/(B + 1).
-    Above ``alpha`` that is known before any refit, and the refits could support no claim either
-    way, so on a table wider than the feature budget (where each refit fits on every column) the
-    report does not pay for them and says how many would do.
+    Below ``MIN_PARAMETRIC_NULL`` refits (or with ``distribution="empirical"``) PIMP uses the
+    empirical null, whose smallest p-value is 1/(B + 1); Holm or Bonferroni over m entries then
+    leaves every adjusted p-value >= min(1, m/(B + 1)) (>= 1/(B + 1) uncorrected). When that
+    floor is above ``alpha`` it is known before any refit, and the refits could support no
+    claim either way: the report does not pay for them (``--quick``'s 10 null refits over 9
+    features: floor 9/11, on any table) and says how many would do. m is the number of entries
+    PIMP would test (:func:`pimp_entries`).
     """
     from ..importance._pimp import MIN_PARAMETRIC_NULL, resolution
 
-    budget = ctx.params.get("max_features")
-    p = len(ctx.X_test.columns)
-    if budget is None or p <= budget:
-        return None
     params = ctx.params["pimp"]
     B, adj, alpha = params["n_null"], params["p_adjust"], 0.05
-    m = budget + 1
-    if B >= MIN_PARAMETRIC_NULL:
+    empirical_only = params.get("distribution", "auto") == "empirical"
+    if B >= MIN_PARAMETRIC_NULL and not empirical_only:
+        return None
+    m, budgeted = pimp_entries(ctx)
+    if m == 0:
         return None
     floor, needed = resolution(np.full(m, 0.5), ["empirical"] * m, B, adj, alpha)
     if floor.min() <= alpha:
         return None
     need = int(np.nanmax(needed))
     c = 1 if adj is None else m
-    return (f"PIMP was not run: with {B} null refits (empirical null) and the {adj} correction over {m} entries (the "
-            f"feature budget), the smallest adjusted p-value any feature could reach is min(1, {c}/{B + 1}) = "
-            f"{fmt(float(floor.min()))}, above {alpha}, whatever the data, so its refits could support no claim either "
-            f"way. Rerun with --n-null {need} (at least) to run it.")
+    over = (f"the {adj} correction over {m} entries (the feature budget)" if budgeted and adj else
+            f"the {adj} correction over {m} features" if adj else "no correction")
+    rerun = (f"Rerun with --n-null {need} (at least) to run it." if empirical_only or need <= MIN_PARAMETRIC_NULL
+             else f"Rerun with --n-null {MIN_PARAMETRIC_NULL} or more to run it: from {MIN_PARAMETRIC_NULL} "
+                  f"refits PIMP fits a null distribution to each feature's null importances where one fits; "
+                  f"a feature left on the empirical null needs --n-null {need} to reach {alpha}.")
+    return (f"PIMP was not run: with {B} null refits (empirical null) and {over}, the smallest adjusted p-value any "
+            f"feature could reach is min(1, {c}/{B + 1}) = {fmt(float(floor.min()))}, above {alpha}, whatever the "
+            f"data, so its refits could support no claim either way. {rerun}")
 
 
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
@@ -400,6 +413,11 @@ def section_importance(ctx):
         skip = pimp_cannot_reject(ctx) if method == "pimp" else None
         if skip:
             skipped.append(text(skip))
+            # section 7's table of every step says so too (no refit ran: its seconds are the decision's)
+            p = ctx.params["pimp"]
+            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=p["n_null"],
+                          p_adjust=p["p_adjust"], entries=pimp_entries(ctx)[0], see="section 3"):
+                pass
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
     computed = ctx.importance.results()
