@@ -1,6 +1,7 @@
 """Section 3: importance side by side, the question each method answers, PIMP's p-values."""
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -169,11 +170,38 @@ def _and(labels):
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
+def reused_full_fit(ctx, method):
+    """The report's model when LOCO/LOFO's full fit would repeat its fit exactly, else None.
+
+    imlkit fitted it (not a model given fitted, whose rows imlkit cannot know) from the learner the
+    refits clone, with fixed random states, one refit per feature; :func:`imlkit.importance._loco.reuse_full_fit`
+    further requires that the refits' training rows are the model's own (within the row budget).
+    """
+    from ..importance._loco import full_fit_reusable
+    from ._sec_data import _fitted_outside
+
+    if _fitted_outside(ctx) or ctx.learner is None:
+        return None
+    n_refits = ctx.params[method].get("n_refits", 1)
+    return ctx.model if full_fit_reusable(ctx.model, ctx.learner, n_refits) else None
+
+
+@contextlib.contextmanager
+def _full_fit_offer(ctx, method):
+    """Offer the report's model as LOCO/LOFO's full fit; section 7 says when it was taken."""
+    from ..importance._loco import reuse_full_fit
+
+    with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
+        yield
+    if record["used"]:
+        ctx.__dict__.setdefault("_full_fit_used", set()).add(method)
+
+
 def _loco(ctx):
     # aggregate is left to the API's "auto": the median for regression, the mean for a
     # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
     p = ctx.params["loco"]
-    with ctx.refit_backend():
+    with ctx.refit_backend(), _full_fit_offer(ctx, "loco"):
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"),
                      loss=method_loss(ctx.task, ctx.loss, "loco"),
                      features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
@@ -184,7 +212,7 @@ def _loco(ctx):
 
 def _lofo(ctx):
     p = ctx.params["lofo"]
-    with ctx.refit_backend():
+    with ctx.refit_backend(), _full_fit_offer(ctx, "lofo"):
         r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"),
                      loss=method_loss(ctx.task, ctx.loss, "lofo"),
                      features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
@@ -287,6 +315,8 @@ def compute_importance(ctx, method):
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
+        if method in ctx.__dict__.get("_full_fit_used", ()):
+            entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
     for key, r in results.items():
         ctx.importance.set(key, r)
         if key != method:
