@@ -541,6 +541,8 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
         if tree_out[t] < 0:
             one = False
     acc = np.zeros((n_out if one else 0, q, nbo))
+    # (a one-output tree walks into a one-column buffer: its B values side by side)
+    val1 = np.zeros((nbo, 1))
     for t in range(n_trees):
         root = roots[t]
         out_col = tree_out[t]
@@ -551,12 +553,15 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
                     if uses[t, changed[k]]:
                         walk = True
                         break
-            if walk:
+            if walk and one:
+                _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val1, root, 0, per_b, feature, kind,
+                                thr, left, right, missing_left, cat_left, cat_known, bitsets, value, 1)
+            elif walk:
                 _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val, root, out_col, per_b, feature, kind,
                                 thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
             if one:
                 for b in range(nbo):
-                    acc[out_col, i, b] += val[b, out_col]
+                    acc[out_col, i, b] += val1[b, 0]
             elif out_col >= 0:  # (val's other columns are stale: _walk_coalition zeroes out_col only)
                 for b in range(nbo):
                     out[i, b, out_col] += val[b, out_col]
