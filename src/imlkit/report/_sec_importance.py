@@ -444,9 +444,9 @@ def section_importance(ctx):
         if skip:
             skipped.append(text(skip))
             # section 7's table of every step says so too (no refit ran: its seconds are the decision's)
-            p = ctx.params["pimp"]
-            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=p["n_null"],
-                          p_adjust=p["p_adjust"], entries=pimp_entries(ctx)[0], see="section 3"):
+            asked = ctx.params["pimp"]
+            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked["n_null"],
+                          p_adjust=asked["p_adjust"], entries=pimp_entries(ctx)[0], see="section 3"):
                 pass
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
