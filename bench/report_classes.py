@@ -15,7 +15,7 @@ is given). Each printed step is (name, wall s, CPU s). Run::
 
     PYTHONPATH=src python bench/report_classes.py --classes 2 10 100 1000 --rows 3000 --sizes zipf
 
-Results are written to ``bench/results/report_classes.md`` (``--json`` keeps raw rows).
+The results are recorded by hand in ``bench/results/report_classes.md``; ``--json`` appends the raw rows to a file.
 """
 from __future__ import annotations
 
