@@ -78,6 +78,9 @@ def test_report_loco_says_it_took_the_model_and_a_given_fitted_model_is_refitted
         warnings.simplefilter("ignore")
         c = prepare_context(ReportConfig(data=df, target="y", quick=True, methods=("loco",)))
         assert reused_full_fit(c, "loco") is c.model
+        # refits in worker processes fit the full model there too, as the reduced ones
+        par = prepare_context(ReportConfig(data=df, target="y", quick=True, methods=("loco",), n_jobs=2))
+        assert reused_full_fit(par, "loco") is None
         compute_importance(c, "loco")
         entry = next(e for e in c.log if e.step == "LOCO")
         assert entry.parameters["full_fit"].startswith("the report's model")

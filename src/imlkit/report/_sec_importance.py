@@ -174,13 +174,19 @@ def reused_full_fit(ctx, method):
     """The report's model when LOCO/LOFO's full fit would repeat its fit exactly, else None.
 
     imlkit fitted it (not a model given fitted, whose rows imlkit cannot know) from the learner the
-    refits clone, with fixed random states, one refit per feature; :func:`imlkit.importance._loco.reuse_full_fit`
-    further requires that the refits' training rows are the model's own (within the row budget).
+    refits clone, with fixed random states, one refit per feature, and the refits run in this process
+    (no --n-jobs, no --scheduler); :func:`imlkit.importance._loco.reuse_full_fit` further requires
+    that the refits' training rows are the model's own (within the row budget).
     """
     from ..importance._loco import full_fit_reusable
     from ._sec_data import _fitted_outside
 
     if _fitted_outside(ctx) or ctx.learner is None:
+        return None
+    # Only when the refits run in this process, as the model's fit did: a worker may run a learner's
+    # own threads differently (HistGradientBoosting sums gradients over its OpenMP threads), and the
+    # full and the reduced fits must then come from the same place, as they did before.
+    if ctx.config.scheduler or ctx.n_jobs not in (None, 1):
         return None
     n_refits = ctx.params[method].get("n_refits", 1)
     return ctx.model if full_fit_reusable(ctx.model, ctx.learner, n_refits) else None
