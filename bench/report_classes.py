@@ -9,11 +9,13 @@ large classes and a long tail) or balanced.
 
 Each run is a subprocess with one BLAS/OpenMP thread; the child's wall time, user+sys CPU
 time and peak RSS are read from ``os.wait4``. The report's own step table ("How it was made")
-is parsed from the written HTML for the per-step seconds. Run::
+is parsed from the written HTML for the per-step wall seconds; the child also records each step's
+CPU seconds (``time.process_time``, this process only: the refits run in it unless ``--n-jobs``
+is given). Each printed step is (name, wall s, CPU s). Run::
 
     PYTHONPATH=src python bench/report_classes.py --classes 2 10 100 1000 --rows 3000 --sizes zipf
 
-Results are written to ``bench/results/report_classes.md`` (``--json`` keeps raw rows).
+The results are recorded by hand in ``bench/results/report_classes.md``; ``--json`` appends the raw rows to a file.
 """
 from __future__ import annotations
 
@@ -62,6 +64,35 @@ def make_table(n, k, sizes="zipf", seed=0):
     return df
 
 
+#: The child: ``imlkit report`` in a process that also records each step's CPU seconds (process_time) to a JSON
+#: file -- on the shared machine the report's own step table (wall seconds) is inflated by the other jobs.
+_CHILD = """
+import contextlib, json, sys, time
+from imlkit.report import _context
+from imlkit.cli import main
+
+_step = _context.ReportContext.step
+cpu = []
+
+
+@contextlib.contextmanager
+def step(self, name, **parameters):
+    t = time.process_time()
+    try:
+        with _step(self, name, **parameters) as entry:
+            yield entry
+    finally:
+        cpu.append([name, time.process_time() - t])
+
+
+_context.ReportContext.step = step
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as fh:
+    json.dump(cpu, fh)
+sys.exit(code)
+"""
+
+
 def timed(cmd, cwd):
     """Wall seconds, CPU seconds (user + sys), peak RSS (MB) of the child alone, and its stderr."""
     env = dict(os.environ, **THREADS, PYTHONPATH=os.path.join(ROOT, "src"))
@@ -78,14 +109,27 @@ def timed(cmd, cwd):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, err
 
 
-_STEP_ROW = re.compile(r"<tr><td>(?P<step>[^<]*)</td>.*?<td[^>]*>(?P<sec>[0-9.]+)</td></tr>", re.S)
+#: The report's own step table ("How it was made"): found by its caption, so that no other table's cell (the
+#: versions table's "3.11.7") is read as seconds.
+_STEP_TABLE = re.compile(r"<table><caption>Every step, its parameters and its run time</caption>(?P<body>.*?)</table>",
+                         re.S)
+_ROW = re.compile(r"<tr>(?P<cells>.*?)</tr>", re.S)
+_CELL = re.compile(r"<td[^>]*>(?P<text>.*?)</td>", re.S)
 
 
 def step_seconds(html):
-    """The report's own step table as {step: seconds} (the slowest steps are what the bench prints)."""
+    """The report's own step table as {step: seconds}, its "total" row included (the slowest steps are printed)."""
+    found = _STEP_TABLE.search(html)
+    if found is None:
+        raise ValueError("the report has no step table ('Every step, its parameters and its run time')")
     out = {}
-    for m in _STEP_ROW.finditer(html):
-        out[m.group("step")] = out.get(m.group("step"), 0.0) + float(m.group("sec"))
+    for row in _ROW.finditer(found.group("body")):
+        cells = [c.group("text") for c in _CELL.finditer(row.group("cells"))]
+        if len(cells) < 2:  # the header row (<th> cells)
+            continue
+        step, sec = cells[0].strip(), cells[-1].replace(",", "").strip()
+        if sec:
+            out[step] = out.get(step, 0.0) + float(sec)
     return out
 
 
@@ -94,6 +138,7 @@ def main(argv=None):
     ap.add_argument("--classes", type=int, nargs="+", default=[2, 10, 100, 1000])
     ap.add_argument("--rows", type=int, default=3000)
     ap.add_argument("--sizes", nargs="+", default=["zipf"], choices=["zipf", "balanced"])
+    ap.add_argument("--top", type=int, default=6, help="slowest steps printed per run")
     ap.add_argument("--json", default=None, help="also append raw rows to this JSON-lines file")
     args = ap.parse_args(argv)
     rows = []
@@ -103,14 +148,22 @@ def main(argv=None):
                 csv = os.path.join(tmp, f"classes_{k}_{sizes}.csv")
                 make_table(args.rows, k, sizes).to_csv(csv, index=False)
                 out = os.path.join(tmp, f"rep_{k}_{sizes}")
-                cmd = [sys.executable, "-m", "imlkit.cli", "report", "--data", csv, "--target", "y", "--quick",
+                cpu_json = os.path.join(tmp, f"cpu_{k}_{sizes}.json")
+                cmd = [sys.executable, "-c", _CHILD, cpu_json, "report", "--data", csv, "--target", "y", "--quick",
                        "--quiet", "--out", out]
                 wall, cpu, rss, err = timed(cmd, tmp)
                 with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
                     steps = step_seconds(fh.read())
-                slow = sorted(steps.items(), key=lambda kv: -kv[1])[:4]
-                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=wall, cpu=cpu, peak_mb=rss,
-                           failed=err.count("failed"), slowest=slow)
+                step_cpu = {}
+                with open(cpu_json, encoding="utf-8") as fh:
+                    for name, sec in json.load(fh):
+                        step_cpu[name] = step_cpu.get(name, 0.0) + sec
+                total = next((v for s, v in steps.items() if s.startswith("total")), None)
+                slow = sorted(((s, round(v, 2), round(step_cpu.get(s, float("nan")), 2)) for s, v in steps.items()
+                               if not s.startswith("total")), key=lambda kv: -kv[1])[:args.top]
+                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=round(wall, 1), cpu=round(cpu, 1),
+                           peak_mb=round(rss), report_total=total, failed=err.count("failed"),
+                           slowest_wall_cpu=slow)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 if args.json:

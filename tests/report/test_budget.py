@@ -62,7 +62,9 @@ def test_sixty_columns_with_a_budget_of_ten_give_eleven_entries(tmp_path):
     assert ("PIMP was not run: with 3 null refits (empirical null) and the holm correction over 11 entries (the "
             "feature budget), the smallest adjusted p-value any feature could reach is min(1, 11/4) = 1, above "
             "0.05") in plain
-    assert "Rerun with --n-null 219 (at least) to run it." in plain
+    assert ("Rerun with --n-null 30 or more to run it: from 30 refits PIMP fits a null distribution to each "
+            "feature&#39;s null importances where one fits; a feature left on the empirical null needs --n-null 219 "
+            "to reach 0.05.") in plain
     assert "ran on the 10 ranked first by a screen: PFI with one permutation of each of the 60 features" in plain
     assert "; LOCO and SAGE (marginal) also on one group, &#39;all other features&#39;, holding the other 50 " \
            "features together (11 entries)" in plain

@@ -17,6 +17,7 @@ from imlkit.report._sec_effects import (
     effect_classes,
     section_effects,
 )
+from imlkit.report._sec_importance import compute_importance
 
 
 def _many_classes(k=60, n=400, seed=0):
@@ -69,11 +70,16 @@ def test_sixty_classes_with_classes_absent_from_refit_rows_give_every_method(tmp
     _, y_refit = ctx.rows("pimp", "train")
     absent = set(ctx.y_test) - set(y_refit)
     assert len(absent) >= 5
+    # PIMP itself (as `imlkit importance --method pimp` runs it) on refit rows lacking classes
+    r = compute_importance(ctx, "pimp")["pimp"]
+    assert np.isfinite(r.p_value).all() and r.extra["null"].shape[1] == 3
     path = build_report(ReportConfig(**cfg, out=str(tmp_path), methods=("pfi", "cfi", "loco", "lofo", "sage", "pimp")))
     html = open(path, encoding="utf-8").read()
     assert "failed" not in html
-    for name in ("PFI", "CFI", "LOCO", "LOFO", "SAGE", "PIMP"):
+    for name in ("PFI", "CFI", "LOCO", "LOFO", "SAGE"):
         assert f">{name}" in html
+    # the report does not pay for 3 null refits that could reject nothing (floor min(1, 3/4)): it says so
+    assert ">PIMP was not run: with 3 null refits" in html
 
 
 def test_top_classes_and_other_sum_to_one():

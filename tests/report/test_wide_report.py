@@ -50,7 +50,7 @@ def test_wide_quick_report_names_its_budget_and_screen(wide_html):
     assert "; LOCO and SAGE (marginal) also on one group, 'all other features', holding the other 385 features " \
            "together (16 entries)." in plain
     # --quick's 10 null refits cannot reject anything over 16 entries: PIMP says so instead of refitting
-    assert "PIMP was not run: with 10 null refits" in plain and "--n-null 319" in plain
+    assert "PIMP was not run: with 10 null refits" in plain and "needs --n-null 319 to reach 0.05" in plain
     importance = plain.split("3. Feature importance")[-1].split("4. Feature effects")[0]
     assert "Show the other" not in importance  # 16 entries: nothing to collapse
     assert "PFI" in plain.split("Feature budget:")[1].split("grows")[0]
@@ -85,6 +85,18 @@ def test_within_the_budget_nothing_is_screened():
     ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, methods=("pfi",)))
     compute_importance(ctx, "pfi")
     assert len(ctx.importance.pfi.feature_names) == 10 and screen_info(ctx) is None
+    # within the budget too, --quick's 10 null refits over 10 features cannot reject (floor min(1, 10/11))
+    skip = pimp_cannot_reject(ctx)
+    assert skip.startswith("PIMP was not run: with 10 null refits (empirical null) and the holm correction over 10 "
+                           "features, the smallest adjusted p-value any feature could reach is min(1, 10/11) = 0.9091")
+    assert "Rerun with --n-null 30 or more to run it" in skip and "needs --n-null 199 to reach 0.05" in skip
+    # 30 refits or more: PIMP fits a null tail, its floor is 0; it runs
+    ctx.params["pimp"]["n_null"] = 30
+    assert pimp_cannot_reject(ctx) is None
+    # the empirical null asked for: 199 refits (10/200 = 0.05) run, 198 do not
+    ctx.params["pimp"].update(distribution="empirical", n_null=198)
+    assert "Rerun with --n-null 199 (at least) to run it." in pimp_cannot_reject(ctx)
+    ctx.params["pimp"]["n_null"] = 199
     assert pimp_cannot_reject(ctx) is None
 
 

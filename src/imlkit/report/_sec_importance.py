@@ -1,6 +1,7 @@
 """Section 3: importance side by side, the question each method answers, PIMP's p-values."""
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -169,11 +170,44 @@ def _and(labels):
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
+def reused_full_fit(ctx, method):
+    """The report's model when LOCO/LOFO's full fit would repeat its fit exactly, else None.
+
+    imlkit fitted it (not a model given fitted, whose rows imlkit cannot know) from the learner the
+    refits clone, with fixed random states, one refit per feature, and the refits run in this process
+    (no --n-jobs, no --scheduler); :func:`imlkit.importance._loco.reuse_full_fit` further requires
+    that the refits' training rows are the model's own (within the row budget).
+    """
+    from ..importance._loco import full_fit_reusable
+    from ._sec_data import _fitted_outside
+
+    if _fitted_outside(ctx) or ctx.learner is None:
+        return None
+    # Only when the refits run in this process, as the model's fit did: a worker may run a learner's
+    # own threads differently (HistGradientBoosting sums gradients over its OpenMP threads), and the
+    # full and the reduced fits must then come from the same place, as they did before.
+    if ctx.config.scheduler or ctx.n_jobs not in (None, 1):
+        return None
+    n_refits = ctx.params[method].get("n_refits", 1)
+    return ctx.model if full_fit_reusable(ctx.model, ctx.learner, n_refits) else None
+
+
+@contextlib.contextmanager
+def _full_fit_offer(ctx, method):
+    """Offer the report's model as LOCO/LOFO's full fit; section 7 says when it was taken."""
+    from ..importance._loco import reuse_full_fit
+
+    with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
+        yield
+    if record["used"]:
+        ctx.__dict__.setdefault("_full_fit_used", set()).add(method)
+
+
 def _loco(ctx):
     # aggregate is left to the API's "auto": the median for regression, the mean for a
     # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
     p = ctx.params["loco"]
-    with ctx.refit_backend():
+    with ctx.refit_backend(), _full_fit_offer(ctx, "loco"):
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"),
                      loss=method_loss(ctx.task, ctx.loss, "loco"),
                      features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
@@ -184,7 +218,7 @@ def _loco(ctx):
 
 def _lofo(ctx):
     p = ctx.params["lofo"]
-    with ctx.refit_backend():
+    with ctx.refit_backend(), _full_fit_offer(ctx, "lofo"):
         r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"),
                      loss=method_loss(ctx.task, ctx.loss, "lofo"),
                      features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
@@ -222,35 +256,48 @@ def _pimp(ctx):
     return {"pimp": r}
 
 
+def pimp_entries(ctx):
+    """How many entries PIMP would test: every feature, or within the feature budget its top features + one group."""
+    budget = ctx.params.get("max_features")
+    p = len(ctx.X_test.columns)
+    return (budget + 1, True) if budget is not None and p > budget else (p, False)
+
+
 def pimp_cannot_reject(ctx):
     """One sentence when PIMP's null refits could not reject any feature whatever the data, else None.
 
-    Below ``MIN_PARAMETRIC_NULL`` refits PIMP uses the empirical null, whose smallest p-value is
-    1/(B + 1); Holm or Bonferroni over m entries then leaves every adjusted p-value >= m/(B + 1).
-    Above ``alpha`` that is known before any refit, and the refits could support no claim either
-    way, so on a table wider than the feature budget (where each refit fits on every column) the
-    report does not pay for them and says how many would do.
+    Below ``MIN_PARAMETRIC_NULL`` refits (or with ``distribution="empirical"``) PIMP uses the
+    empirical null, whose smallest p-value is 1/(B + 1); Holm or Bonferroni over m entries then
+    leaves every adjusted p-value >= min(1, m/(B + 1)) (>= 1/(B + 1) uncorrected). When that
+    floor is above ``alpha`` it is known before any refit, and the refits could support no
+    claim either way: the report does not pay for them (``--quick``'s 10 null refits over 9
+    features: floor 9/11, on any table) and says how many would do. m is the number of entries
+    PIMP would test (:func:`pimp_entries`).
     """
     from ..importance._pimp import MIN_PARAMETRIC_NULL, resolution
 
-    budget = ctx.params.get("max_features")
-    p = len(ctx.X_test.columns)
-    if budget is None or p <= budget:
-        return None
     params = ctx.params["pimp"]
     B, adj, alpha = params["n_null"], params["p_adjust"], 0.05
-    m = budget + 1
-    if B >= MIN_PARAMETRIC_NULL:
+    empirical_only = params.get("distribution", "auto") == "empirical"
+    if B >= MIN_PARAMETRIC_NULL and not empirical_only:
+        return None
+    m, budgeted = pimp_entries(ctx)
+    if m == 0:
         return None
     floor, needed = resolution(np.full(m, 0.5), ["empirical"] * m, B, adj, alpha)
     if floor.min() <= alpha:
         return None
     need = int(np.nanmax(needed))
     c = 1 if adj is None else m
-    return (f"PIMP was not run: with {B} null refits (empirical null) and the {adj} correction over {m} entries (the "
-            f"feature budget), the smallest adjusted p-value any feature could reach is min(1, {c}/{B + 1}) = "
-            f"{fmt(float(floor.min()))}, above {alpha}, whatever the data, so its refits could support no claim either "
-            f"way. Rerun with --n-null {need} (at least) to run it.")
+    over = (f"the {adj} correction over {m} entries (the feature budget)" if budgeted and adj else
+            f"the {adj} correction over {m} features" if adj else "no correction")
+    rerun = (f"Rerun with --n-null {need} (at least) to run it." if empirical_only or need <= MIN_PARAMETRIC_NULL
+             else f"Rerun with --n-null {MIN_PARAMETRIC_NULL} or more to run it: from {MIN_PARAMETRIC_NULL} "
+                  f"refits PIMP fits a null distribution to each feature's null importances where one fits; "
+                  f"a feature left on the empirical null needs --n-null {need} to reach {alpha}.")
+    return (f"PIMP was not run: with {B} null refits (empirical null) and {over}, the smallest adjusted p-value any "
+            f"feature could reach is min(1, {c}/{B + 1}) = {fmt(float(floor.min()))}, above {alpha}, whatever the "
+            f"data, so its refits could support no claim either way. {rerun}")
 
 
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
@@ -274,6 +321,8 @@ def compute_importance(ctx, method):
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
+        if method in ctx.__dict__.get("_full_fit_used", ()):
+            entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
     for key, r in results.items():
         ctx.importance.set(key, r)
         if key != method:
@@ -400,6 +449,11 @@ def section_importance(ctx):
         skip = pimp_cannot_reject(ctx) if method == "pimp" else None
         if skip:
             skipped.append(text(skip))
+            # section 7's table of every step says so too (no refit ran: its seconds are the decision's)
+            asked = ctx.params["pimp"]
+            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked["n_null"],
+                          p_adjust=asked["p_adjust"], entries=pimp_entries(ctx)[0], see="section 3"):
+                pass
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))
     computed = ctx.importance.results()
