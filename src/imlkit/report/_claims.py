@@ -283,6 +283,12 @@ class Evidence:
             return f"{num(s)} times what the features explain together ({num(self.explained)})"
         return f"{pct(s)} of what the features explain together"
 
+    def p_words(self):
+        """The adjusted p-value beside the level it is judged at: LOCO's one-sided test rejects at 0.025 for a 95%
+        level, so "adjusted p = 0.0392" alone reads as significant to a reader who assumes 0.05."""
+        side = "at most" if self.p_adjusted <= self.alpha else "above"
+        return f"adjusted p = {num(self.p_adjusted)}, {side} the level {num(self.alpha)}"
+
     def words(self):
         """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
         shift = self.null
@@ -293,7 +299,7 @@ class Evidence:
         else:
             out.append("no interval")
         if self.tested:
-            out.append(f"adjusted p = {num(self.p_adjusted)}")
+            out.append(self.p_words())
         if math.isfinite(self.share):
             out.append(f"{pct(self.share)} of its largest")
         if self.share_words():
@@ -307,7 +313,7 @@ class Evidence:
             why.append(self.share_words() if math.isfinite(self.loss_share) and self.loss_share >= LOSS_SHARE
                        else f"its interval reaches {pct(self.high_share)} of what the features explain together")
         if self.significant():
-            why.append(f"adjusted p = {num(self.p_adjusted)}")
+            why.append(self.p_words())
         tail = f" but {' and '.join(why)}" if why else ""
         return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
 
@@ -423,7 +429,7 @@ def _r_rules(c):
         covers.append("SAGE's intervals cover the sampling of feature orderings only.")
     refit = [label(m) for m in REFIT if m in present]
     if refit:
-        covers.append(f"{' and '.join(refit)} intervals come from a test over the test rows.")
+        covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
             f"value and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
@@ -436,7 +442,10 @@ def _r_rules(c):
 
 def _r_no_better(c):
     n = c.numbers
-    rows = f" on {n['n_rows']:,} {n.get('rows_word', 'test rows')}" if n.get("n_rows") else ""
+    rows_word = n.get("rows_word", "test rows")
+    rows = f" on {n['n_rows']:,} {rows_word}" if n.get("n_rows") else ""
+    if rows and n.get("maybe_training"):  # a fitted model and one table: these rows may have fitted the model
+        rows += " (rows it may have been fitted on, where a model looks its best)"
     diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
     diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
     s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
@@ -449,8 +458,8 @@ def _r_no_better(c):
               f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
               f"model reacts to features that do not help it predict), not structure in the data.")
     else:
-        s += ("The intervals also allow a real improvement, so this says the test rows cannot show one, not that "
-              "there is none: read the importances below as what the model does, not as structure the data confirm.")
+        s += (f"The intervals also allow a real improvement, so this says these {rows_word} cannot show one, not that "
+              f"there is none: read the importances below as what the model does, not as structure the data confirm.")
     others = n.get("others") or {}
     if others:
         s += " " + "; ".join(f"{name} does beat the baseline on {name_list(ms)}" for name, ms in others.items()) + "."

@@ -296,6 +296,7 @@ def _no_better_numbers(ctx):
     if X is not None:
         nums["n_rows"] = len(X)
         nums["rows_word"] = getattr(ctx, "eval_rows", "test rows")
+        nums["maybe_training"] = getattr(ctx, "evaluation", "split") == "all_rows"
     decision = getattr(check, "decision", None) or {}
     nums["differences"] = {m: tuple(float(v) for v in d["difference"]) for m, d in decision.items()}
     gains = [_gain(d["difference"], m, float(d["baseline"])) for m, d in decision.items()]
@@ -321,6 +322,8 @@ def reading_claims(ctx):
     if ev:
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
+        if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
+            rules["refit_rows"] = "the held-out rows of the refits' own seeded split of the table"
         out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall

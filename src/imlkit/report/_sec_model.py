@@ -381,17 +381,27 @@ def _compare(res, name, other, d, deciding, note, word="test"):
                         f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
         return text(f"The model and {other} are not distinguishable on {word} {m} (difference {_cell(d[m])} includes "
                     f"0): the simpler model may explain the data as well.")
-    detail = "; ".join(_one(res, name, other, m, d[m]) for m in deciding)
+    # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
+    # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
+    open_ = [m for m in deciding if m not in won and m not in lost]
+
+    def listed(ms):
+        return "; ".join(_one(res, name, other, m, d[m]) for m in ms)
+
+    includes = "the interval includes 0" if len(open_) == 1 else "each interval includes 0"
+    undecided = ""
+    if open_ and (won or lost):
+        undecided = f" Not decided on {_join(open_, 'or')} ({includes}): {listed(open_)}."
     if lost and not won:
-        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {detail}. The report explains a "
-                       f"model that is not the best available.")
+        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {listed(lost)}.{undecided} The report "
+                       f"explains a model that is not the best available.")
     if won and not lost:
-        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {detail}.")
+        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {listed(won)}.{undecided}")
     if won:
         return text(f"The model is better than {other} on {word} {_join(won)} and worse on "
-                    f"{_join(lost)}{note}: {detail}.")
-    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {detail}. The "
-                f"simpler model may explain the data as well.")
+                    f"{_join(lost)}{note}: {listed(won + lost)}.{undecided}")
+    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {listed(deciding)}. "
+                f"The simpler model may explain the data as well.")
 
 
 def _figure(ctx, res, key):

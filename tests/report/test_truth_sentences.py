@@ -1,0 +1,163 @@
+"""Sentences of the report that said more than their numbers (found on real tables; rebuilt here on data made in code).
+
+Each test builds the numbers behind one sentence and checks the sentence says what they support -- no more.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import imlkit as ik
+from imlkit.models import GLM
+from imlkit.report import _claims as cl
+from imlkit.report._sec_effects import MATERIAL_REGIONAL_SHARE, regional_words
+from imlkit.report._sec_model import _compare
+
+
+# --------------------------------------------------------------------------- GLM readings
+def test_a_glm_odds_ratio_whose_interval_holds_one_is_not_called_no_change():
+    """BrainCancer (88 rows): "multiplies the odds by 0.322 [0.0306, 3.39] (not distinguishable from 1, no change)"
+    called a 97% fall "no change". Not rejecting 1 is no evidence of 1."""
+    rng = np.random.default_rng(0)
+    n = 80
+    X = pd.DataFrame({"signal": rng.normal(size=n), "noise": rng.normal(size=n)})
+    y = pd.Series((X["signal"] + rng.logistic(size=n) > 0).astype(int), name="y")
+    m = GLM(family="binomial").fit(X, y)
+    s = m.summary().loc["noise"]
+    assert s.ci_low < 0 < s.ci_high  # the noise weight's interval holds 0: its odds ratio's holds 1
+    sentence = m.interpret("noise")[0]
+    assert "not distinguishable from 1" in sentence
+    assert "(not distinguishable from 1, no change)" not in sentence
+    assert "(not distinguishable from 1: the data allow every value in the interval, no change among them)" in sentence
+    lo, hi = np.exp([s.ci_low, s.ci_high])
+    assert f"[{lo:.3g}, {hi:.3g}]" in sentence
+    # a clear effect gets no such clause
+    assert "not distinguishable" not in m.interpret("signal")[0]
+
+
+# --------------------------------------------------------------------------- section 2 / 6 comparisons
+def _res(model, other, scores_model, scores_other):
+    return {"scores": {model: {m: (v, v, v) for m, v in scores_model.items()},
+                       other: {m: (v, v, v) for m, v in scores_other.items()}}}
+
+
+def test_a_comparison_lists_after_beats_only_the_measures_that_decide_it():
+    """Default (10,000 rows): "GLM beats the model on test Brier score and ROC AUC: Brier ...; ROC AUC ...; balanced
+    accuracy 0.6814 against 0.6726 (difference 0.008793 [-0.02083, 0.04042])" listed an undecided measure (one the
+    model is even ahead on) inside the list of the GLM's wins."""
+    deciding = ["Brier score", "ROC AUC", "balanced accuracy"]
+    res = _res("model", "GLM", {"Brier score": 0.0458, "ROC AUC": 0.944, "balanced accuracy": 0.681},
+               {"Brier score": 0.0396, "ROC AUC": 0.961, "balanced accuracy": 0.673})
+    d = {"Brier score": (0.0062, 0.0026, 0.0096), "ROC AUC": (-0.0166, -0.028, -0.0068),
+         "balanced accuracy": (0.0088, -0.0208, 0.0404)}
+    block = _compare(res, "model", "GLM", d, deciding, "")
+    said = block["text"]
+    assert block["kind"] == "warning"
+    head, _, rest = said.partition("Not decided on")
+    assert "GLM beats the model on test Brier score and ROC AUC:" in head
+    assert "balanced accuracy" not in head  # not among the GLM's wins
+    assert rest.startswith(" balanced accuracy (the interval includes 0): balanced accuracy 0.681 against 0.673")
+    assert "0.0088 [-0.0208, 0.0404]" in rest
+    # the model wins on one, the other two undecided: both named apart
+    d2 = {"Brier score": (-0.0062, -0.0096, -0.0026), "ROC AUC": (0.001, -0.01, 0.012),
+          "balanced accuracy": (0.0088, -0.0208, 0.0404)}
+    said2 = _compare(res, "model", "GLM", d2, deciding, "")["text"]
+    head2, _, rest2 = said2.partition("Not decided on")
+    assert "The model improves over GLM on test Brier score:" in head2 and "ROC AUC" not in head2
+    assert rest2.startswith(" ROC AUC or balanced accuracy (each interval includes 0)")
+    # nothing decided: one list of every measure, no "not decided" clause
+    d3 = {m: (0.0, -1.0, 1.0) for m in deciding}
+    said3 = _compare(res, "model", "GLM", d3, deciding, "")["text"]
+    assert "not distinguishable on test Brier score, ROC AUC and balanced accuracy" in said3
+    assert "Not decided" not in said3
+
+
+# --------------------------------------------------------------------------- the automatic reading
+def _loco_evidence(p):
+    # LOCO's one-sided test at level 0.95 rejects at alpha = 0.025 (importance._inference.significance_threshold)
+    return cl.Evidence(method="loco", feature="ShelveLoc", estimate=0.439, low=-0.0179, high=1.17, largest=0.447,
+                       p_adjusted=p, alpha=0.025, rank=2)
+
+
+def test_an_adjusted_p_value_is_shown_with_the_level_it_is_judged_at():
+    """Carseats with a fitted model: "the data do not settle these: ... ShelveLoc (0.439, interval [-0.0179, 1.17],
+    adjusted p = 0.0392, ...)" read as significant to anyone assuming 0.05; LOCO's one-sided level is 0.025."""
+    e = _loco_evidence(0.0392)
+    assert not e.above_null()
+    assert "adjusted p = 0.0392, above the level 0.025" in e.words()
+    s = _loco_evidence(0.01)
+    assert s.above_null() and "adjusted p = 0.01, at most the level 0.025" in s.words()
+    claim = cl.Claim("unsettled", ("ShelveLoc",), methods=("loco",), evidence=(e,),
+                     numbers=dict(share=cl.IMPORTANT_SHARE, loss_share=cl.LOSS_SHARE))
+    assert not claim.check() and "above the level 0.025" in claim.text()
+
+
+def _rules(**extra):
+    n = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE, loss_share=cl.LOSS_SHARE,
+             **extra)
+    return cl.Claim("rules", methods=("pfi", "loco"), numbers=n)
+
+
+def test_the_rules_name_the_rows_loco_tests_on_when_a_fitted_model_came_with_one_table():
+    assert "LOCO intervals come from a test over the test rows." in _rules().text()
+    one_table = _rules(refit_rows="the held-out rows of the refits' own seeded split of the table").text()
+    assert "test over the test rows" not in one_table
+    assert "LOCO intervals come from a test over the held-out rows of the refits' own seeded split" in one_table
+    assert not _rules(refit_rows="x").check()
+
+
+@pytest.mark.parametrize("maybe_training", [False, True])
+def test_could_not_beat_the_baseline_names_the_rows_it_was_scored_on(maybe_training):
+    """One table and a fitted model: the model is scored on rows that may have fitted it; the sentence said
+    "this says the test rows cannot show one" of rows that are not test rows."""
+    nums = dict(baseline="mean", small_gain=cl.NOISE_GAIN, n_rows=400,
+                rows_word="rows" if maybe_training else "test rows", maybe_training=maybe_training,
+                differences={"RMSE": (-0.01, -0.2, 0.18)}, noise=False, others={})
+    said = cl.Claim("no_better", numbers=nums).text()
+    if maybe_training:
+        assert "test rows" not in said
+        assert "on 400 rows (rows it may have been fitted on, where a model looks its best)" in said
+        assert "these rows cannot show one" in said
+    else:
+        assert "on 400 test rows (the model minus" in said and "these test rows cannot show one" in said
+
+
+# --------------------------------------------------------------------------- REPID's regions
+class _Product:
+    """f = x1 + 0.01 · x1 · x2 (curves nearly alike) or f = x1 · x2 (curves differ without a clean cut)."""
+
+    def __init__(self, interact):
+        self.interact = interact
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=float)
+        return X[:, 0] * X[:, 1] if self.interact else X[:, 0] + 0.01 * X[:, 0] * X[:, 1]
+
+
+def _left(g):
+    m = np.size(g.regions[0].centered_average)
+    return np.sqrt(sum(r.risk for r in g.regions) / (g.tree[0].n * m))
+
+
+@pytest.mark.parametrize("interact", [False, True])
+def test_repid_says_the_same_everywhere_only_when_the_curves_left_are_close(interact):
+    """BrainCancer (27 REPID rows): "No split improved the homogeneity of the ki curves enough: its effect is about
+    the same everywhere" -- a depth-2 tree not finding a region is no evidence that there is none."""
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"x1": rng.uniform(-1, 1, 300), "x2": rng.uniform(-1, 1, 300)})
+    # a split of x2 at 0 removes about 3/4 of the x1·x2 heterogeneity, short of min_improvement = 0.9
+    g = ik.repid(_Product(interact), X, "x1", grid=10, max_depth=1, min_node_size=30, min_improvement=0.9)
+    assert not (g.interaction_scores > 0).any()
+    said = regional_words(g, "x1", 1, 0.9)
+    assert said.startswith("No split improved the homogeneity of the x1 curves enough (min_improvement = 0.9)")
+    span = np.ptp(np.asarray(g.average, dtype=float))
+    left = _left(g)
+    if interact:
+        assert left > MATERIAL_REGIONAL_SHARE * span
+        assert "is the same for every row" in said and "not evidence" in said
+        assert f"by {left:.3g} (root mean square) ({left / span:.1%} of the effect's range {span:.3g})" in said
+        assert "about the same for every row" not in said
+    else:
+        assert 0 < left < MATERIAL_REGIONAL_SHARE * span
+        assert "the effect of x1 is about the same for every row" in said and "not evidence" not in said
