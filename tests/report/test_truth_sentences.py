@@ -156,8 +156,69 @@ def test_repid_says_the_same_everywhere_only_when_the_curves_left_are_close(inte
     if interact:
         assert left > MATERIAL_REGIONAL_SHARE * span
         assert "is the same for every row" in said and "not evidence" in said
-        assert f"by {left:.3g} (root mean square) ({left / span:.1%} of the effect's range {span:.3g})" in said
+        assert f"by {left:.3g} (root mean square; {left / span:.1%} of the effect's range {span:.3g})" in said
         assert "about the same for every row" not in said
     else:
         assert 0 < left < MATERIAL_REGIONAL_SHARE * span
         assert "the effect of x1 is about the same for every row" in said and "not evidence" not in said
+
+
+# --------------------------------------------------------------------------- the class an effect explains
+@pytest.mark.parametrize("n_classes", [3, 8])
+def test_the_reason_for_one_class_is_true_for_the_number_of_classes(n_classes):
+    """Wine (3 classes): "REPID explains ... class grignolino, the most frequent of the 3 classes (one class is shown
+    when there are more than 6 ...)" gave a reason that did not hold: REPID explains one class whatever their number."""
+    from types import SimpleNamespace
+
+    from imlkit.report._sec_effects import MAX_CLASS_PANELS, _output_text
+
+    classes = [f"c{k}" for k in range(n_classes)]
+    ctx = SimpleNamespace(task="classification", model=SimpleNamespace(classes_=classes), target_class=None,
+                          data=SimpleNamespace(target="y"))
+    said = _output_text(ctx, "c1")
+    assert said.startswith(f"the predicted probability of class c1, the most frequent of the {n_classes} classes")
+    assert ("more than 6" in said) == (n_classes > MAX_CLASS_PANELS)
+    assert said.endswith("choose another with --class)")
+
+
+# --------------------------------------------------------------------------- section 1's dependence
+def _few_complete(seed=0, n=200, p=8, missing=0.35):
+    """n rows of p unrelated features; about (1 - missing)**4 of the rows are complete (four columns have holes)."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"x{j}" for j in range(p)])
+    for c in ["x0", "x1", "x2", "x3"]:
+        X.loc[rng.random(n) < missing, c] = np.nan
+    return X.assign(y=rng.normal(size=n))
+
+
+def test_section_one_judges_no_dependence_from_too_few_complete_rows():
+    """Carseats with 45% of four columns missing: the R² of section 1 came from 33 complete rows for 10 regressors and
+    "Marginal methods will extrapolate: Advertising (R² = 0.80), Education (R² = 0.66), ..." (Education's R² on all
+    400 rows is near 0) -- an R² of unrelated columns on so few rows is about d / (n - 1)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression
+
+    from imlkit._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_data import section_data
+
+    df = _few_complete()
+    X = df.drop(columns="y")
+    r2 = dependence_r2(X)
+    n, d = r2.attrs["n_rows"], r2.attrs["n_regressors"]
+    assert n == int(X.notna().all(axis=1).sum()) and n < MIN_ROWS_PER_REGRESSOR * d
+    model = HistGradientBoostingRegressor(max_iter=5).fit(X, df.y)  # takes NaN
+    ctx = prepare_context(ReportConfig(data=df, target="y", model=model, quick=True, prepare=False))
+    said = " ".join(str(b.get("text", "")) for b in section_data(ctx)["blocks"])
+    assert f"The R² above come from {n:,} complete rows for {d:,} regressors" in said
+    assert f"d / (n − 1) = {d / (n - 1):.2f}" in said
+    assert "will extrapolate" not in said and "should broadly agree" not in said
+    assert ctx.data_outputs.dependence_r2.isna().all()  # the reading gets no R² to tell a story from
+    # enough complete rows: section 1 judges as before
+    full = _few_complete(missing=0.0)
+    ctx2 = prepare_context(ReportConfig(data=full, target="y", model=LinearRegression().fit(full.drop(columns="y"),
+                                                                                             full.y), quick=True))
+    said2 = " ".join(str(b.get("text", "")) for b in section_data(ctx2)["blocks"])
+    assert "complete rows for" not in said2 and "should broadly agree" in said2
+    assert ctx2.data_outputs.dependence_r2.notna().any()

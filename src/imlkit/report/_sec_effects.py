@@ -133,9 +133,12 @@ def _output_text(ctx, output):
         return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
     if ctx.target_class is not None:
         return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+    # "one class is shown when there are more than 6" is true of section 4's panels only; REPID (and the H-statistic)
+    # explain one class whatever the number of classes (Wine, 3 classes: that reason was false)
+    why = (f"one class is shown when there are more than {MAX_CLASS_PANELS}" if len(classes) > MAX_CLASS_PANELS
+           else "this method explains one class at a time")
     return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
-            f"{len(classes)} classes (one class is shown when there are more than {MAX_CLASS_PANELS}; "
-            f"choose another with --class)")
+            f"{len(classes)} classes ({why}; choose another with --class)")
 
 
 def complete_rows(ctx, X, method):
@@ -399,15 +402,15 @@ def regional_words(g, feature, max_depth, min_improvement):
     m = np.size(g.regions[0].centered_average)
     left = float(np.sqrt(max(sum(r.risk for r in g.regions), 0.0) / (root.n * m))) if root.n else 0.0
     same = left <= MATERIAL_REGIONAL_SHARE * span
-    of = f" ({left / span:.1%} of the effect's range {span:.3g})" if span > 0 else ""
+    of = f"; {left / span:.1%} of the effect's range {span:.3g}" if span > 0 else ""
     scores = g.interaction_scores[g.interaction_scores > 0]
     if same:
-        tail = (f"the centred ICE curves stay within {left:.3g} of their region's curve (root mean square){of}, below "
+        tail = (f"the centred ICE curves stay within {left:.3g} of their region's curve (root mean square{of}), below "
                 f"the {MATERIAL_REGIONAL_SHARE:.0%} that would matter: the effect of {feature} is about the same for "
                 f"every row.")
     else:
         tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
-                f"still differ from their region's curve by {left:.3g} (root mean square){of}, a heterogeneity no "
+                f"still differ from their region's curve by {left:.3g} (root mean square{of}), a heterogeneity no "
                 f"split of depth ≤ {max_depth} by another feature explains.")
     if not len(scores):
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
