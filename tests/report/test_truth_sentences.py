@@ -222,3 +222,43 @@ def test_section_one_judges_no_dependence_from_too_few_complete_rows():
     said2 = " ".join(str(b.get("text", "")) for b in section_data(ctx2)["blocks"])
     assert "complete rows for" not in said2 and "should broadly agree" in said2
     assert ctx2.data_outputs.dependence_r2.notna().any()
+
+
+# --------------------------------------------------------------------------- section 6's readings
+def _html_text(path):
+    import html
+    import re
+
+    s = open(path, encoding="utf-8").read()
+    s = re.sub(r"<(script|style|svg).*?</\1>", " ", s, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", s)).split())
+
+
+def test_section_six_names_the_glm_features_by_the_ranking_and_counts_rules_and_errors(tmp_path):
+    """Default: "Reading the weights of the most important features" read student, important for none of the 4
+    methods; "RIPPER's decision list (1 rules; ...)"; "OneR ... (181 training errors)" without the rows."""
+    import re
+
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report import build_report
+
+    rng = np.random.default_rng(3)
+    n = 300
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    y = np.where(2.5 * X["c"] + rng.logistic(size=n) > 0, "yes", "no")
+    frame = X.assign(y=y)
+    model = LogisticRegression().fit(X, y)
+    path = build_report(data=frame, target="y", model=model, quick=True, methods=["pfi", "models"],
+                        out=str(tmp_path / "r"), progress=False)
+    said = _html_text(path)
+    m = re.search(r"Reading the weights of (.*?) (?:Increasing|[abc] =)", said)
+    assert m is not None, said[said.find("Reading the weights"):][:300]
+    title = m.group(1)
+    assert "the most important features" not in title or "of 1)" not in title
+    assert title.startswith("the feature important for PFI: c") or title.startswith("the features")
+    rules = re.search(r"RIPPER's decision list \((\d+) (rules?);", said)
+    assert rules is not None and (rules.group(2) == "rule") == (rules.group(1) == "1")
+    oner = re.search(r"OneR picks the single feature \w+ \(([\d,]+) errors on its ([\d,]+) training rows\)", said)
+    # a fitted model and one table: imlkit's own models are fitted on every row
+    assert oner is not None and int(oner.group(2).replace(",", "")) == n

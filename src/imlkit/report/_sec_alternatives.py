@@ -223,7 +223,8 @@ def _glm_blocks(ctx, tg, perf):
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
     sentences = []
-    read = [f for f in top_features(ctx, 4)[0] if f in guarded_inputs(pipe)]
+    top, top_words = top_features(ctx, 4)
+    read = [f for f in top if f in guarded_inputs(pipe)]
     for f in read:
         sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
     # the closing lines once, after the readings: the interval's level, every weight not read and why
@@ -238,7 +239,11 @@ def _glm_blocks(ctx, tg, perf):
     if by_cause:
         sentences.append(lead + "; ".join(f"{', '.join(n)} ({c})" for c, n in by_cause.items()) + ".")
     if sentences:
-        blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
+        # the words that chose them, with their counts: a feature important for no method (added to fill the list)
+        # is not "most important" (Default: student, important for none of 4, was read under that title)
+        title = (f"Reading the weights of {top_words}" if read == top else
+                 f"Reading the weights of the features section 3 ranks first that this GLM uses ({top_words})")
+        blocks.append(bullets(sentences, title=title))
     return blocks
 
 
@@ -358,7 +363,7 @@ def _gam_blocks(ctx, tg, perf):
             a.set_title(f"GAM term of {f}")
         for a in ax.ravel()[len(feats):]:
             a.set_axis_off()
-        blocks.append(figure_block(fig, "GAM partial effects of the most important features with their bands"))
+        blocks.append(figure_block(fig, "GAM partial effects of the features section 3 ranks first, with their bands"))
     return blocks
 
 
@@ -396,6 +401,11 @@ def _tree_blocks(ctx, perf):
     return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
 
 
+def _count(n, word):
+    """``1 rule``, ``4 rules``."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def _rule_learner_blocks(ctx, perf):
     """Classification only: a RIPPER decision list and Holte's OneR, with their test performance."""
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
@@ -403,15 +413,16 @@ def _rule_learner_blocks(ctx, perf):
         perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RIPPER"] = pipe
     with ctx.step("OneR", min_bucket=6):
-        pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
+        X_oner, y_oner = ctx.rows("oner", "train")
+        pipe, oner = _fit(models.OneR(), X_oner, y_oner)
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["OneR"] = pipe
     return [heading("Rule learners: RIPPER and OneR"),
-            text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
-                 f"decides):"),
+            text(f"RIPPER's decision list ({_count(len(ripper.rules_.rules), 'rule')}; the first rule that covers a "
+                 f"row decides):"),
             pre(str(ripper.rules_)),
-            text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_])} training "
-                 f"errors):"),
+            text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_]):,} errors on its "
+                 f"{len(y_oner):,} training rows):"),
             pre(str(oner.rules_))]
 
 
