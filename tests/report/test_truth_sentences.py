@@ -267,3 +267,26 @@ def test_section_six_names_the_glm_features_by_the_ranking_and_counts_rules_and_
             "columns is not checked.") in said
     # a fitted model and one table: imlkit's own models are fitted on every row
     assert oner is not None and int(oner.group(2).replace(",", "")) == n
+
+
+def test_a_share_of_a_negative_largest_value_says_so():
+    """statecrime (51 rows, random forest): PFI "hs_grad (0.507, ..., 47% of its largest)" -- hs_grad is PFI's first
+    place; its "largest" was single's |-1.09|, a value below 0. The yardstick stays (a size), the words name it."""
+    from imlkit.importance import ImportanceResult
+
+    names = ("hs_grad", "violent", "single")
+    v = np.array([0.507, 0.183, -1.09])
+    r = ImportanceResult(method="pfi", feature_names=names, importance=v, std=0 * v,
+                         ci_low=np.array([-0.153, -0.455, -1.56]), ci_high=np.array([1.17, 0.821, -0.616]),
+                         loss="squared_error", baseline_loss=4.9, params={}, extra={})
+    ev = cl.evidence(r)
+    e = ev["hs_grad"]
+    assert e.rank == 1 and e.largest_below and e.largest_feature == "single"
+    np.testing.assert_allclose(e.share, 0.507 / 1.09)
+    assert "47% of its largest |value| (single's -1.09, below 0)" in e.words()
+    # a positive largest keeps the short words
+    r2 = ImportanceResult(method="pfi", feature_names=names, importance=np.abs(v), std=0 * v,
+                          ci_low=np.abs(v) - 0.1, ci_high=np.abs(v) + 0.1, loss="squared_error", baseline_loss=4.9,
+                          params={}, extra={})
+    e2 = cl.evidence(r2)["hs_grad"]
+    assert not e2.largest_below and e2.words().endswith("47% of its largest")

@@ -191,6 +191,8 @@ class Evidence:
     rank: int = 0
     explained: float = math.nan
     largest_feature: str = ""
+    #: The method's largest |estimate| is a value below 0 (its "largest" is then a size, not a first place).
+    largest_below: bool = False
     converged: bool = True
     ratio: float = math.nan
     n_orderings: int = 0
@@ -301,10 +303,19 @@ class Evidence:
         if self.tested:
             out.append(self.p_words())
         if math.isfinite(self.share):
-            out.append(f"{pct(self.share)} of its largest")
+            out.append(f"{pct(self.share)} of {self.largest_words()}")
         if self.share_words():
             out.append(self.share_words())
         return ", ".join(out)
+
+    def largest_words(self):
+        """What "its largest" is: the method's largest value, or -- when the largest |value| is below 0 (statecrime's
+        PFI of single, -1.09, beside hs_grad's 0.507 ranked first) -- that size, named, so "47% of its largest" does
+        not read as a first place at half of another positive value."""
+        if not self.largest_below:
+            return "its largest"
+        who = self.largest_feature or "a feature"
+        return f"its largest |value| ({who}'s {num(self.null - self.largest)}, below {num(self.null)})"
 
     def small_words(self):
         """Why a relatively small value is not negligible, from its numbers."""
@@ -315,6 +326,8 @@ class Evidence:
         if self.significant():
             why.append(self.p_words())
         tail = f" but {' and '.join(why)}" if why else ""
+        if self.largest_below:
+            return f"small beside {self.largest_words()} ({pct(self.share)} of it){tail}"
         return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
 
 
@@ -351,7 +364,8 @@ def evidence(result, y=None):
     rank[order] = np.arange(1, len(eff) + 1)
     alpha = float(result.params.get("alpha", 0.05))
     names = [str(f) for f in result.feature_names]
-    top = names[int(np.nanargmax(np.abs(eff)))]
+    j_top = int(np.nanargmax(np.abs(eff)))
+    top, top_below = names[j_top], bool(eff[j_top] < 0)
     extra = getattr(result, "extra", None) or {}
     conv = dict(converged=bool(extra.get("converged", True)), ratio=float(extra.get("ratio", math.nan)),
                 n_orderings=int(extra.get("n_permutations", 0) or 0),
@@ -359,7 +373,8 @@ def evidence(result, y=None):
     return {f: Evidence(method=result.method if result.method in LABELS else str(result.method),
                         feature=f, estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
                         largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
-                        rank=int(rank[j]), explained=explained, largest_feature=top, **conv)
+                        rank=int(rank[j]), explained=explained, largest_feature=top,
+                        largest_below=top_below, **conv)
             for j, f in enumerate(names)}
 
 
@@ -432,12 +447,12 @@ def _r_rules(c):
         covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
-            f"value and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
-            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest and "
-            f"below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. What "
-            f"the features explain together is the loss without any feature minus the model's loss, in the method's "
-            f"loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the loss of "
-            f"the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
+            f"|value| and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
+            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest |value| "
+            f"and below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. "
+            f"What the features explain together is the loss without any feature minus the model's loss, in the "
+            f"method's loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the "
+            f"loss of the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
 
 
 def _r_no_better(c):
