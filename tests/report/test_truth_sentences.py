@@ -290,3 +290,36 @@ def test_a_share_of_a_negative_largest_value_says_so():
                           params={}, extra={})
     e2 = cl.evidence(r2)["hs_grad"]
     assert not e2.largest_below and e2.words().endswith("47% of its largest")
+
+
+def test_the_reading_says_why_a_method_has_no_share_of_what_the_features_explain():
+    """randhie (counts, 77% of them 0 or 1): LOCO's numbers carried no "share of what the features explain
+    together" and nothing said why -- the squared-error model does worse than the median in absolute error."""
+    from types import SimpleNamespace
+
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
+    from imlkit.report._reading import reading_claims
+
+    y = pd.Series([0.0] * 20 + [1.0] * 5 + [10.0] * 5)
+    mae_const = float(np.mean(np.abs(y - y.median())))
+    names = ("a", "b")
+
+    def res(method, loss, base, v):
+        v = np.asarray(v, dtype=float)
+        return ImportanceResult(method=method, feature_names=names, importance=v, std=0 * v, ci_low=v - 0.1,
+                                ci_high=v + 0.1, loss=loss, baseline_loss=base, params={}, extra={})
+
+    loco = res("loco", "absolute_error", mae_const + 1.0, [0.5, 0.05])
+    pfi = res("pfi", "squared_error", 0.5 * float(np.var(y)), [2.0, 0.3])
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi, loco=loco), effects=EffectsOutputs(h_overall=None),
+                          data_outputs=DataOutputs(dependence_r2=None), model_check=ModelCheck(no_better_than=None),
+                          X_test=pd.DataFrame({"a": np.zeros(30), "b": np.zeros(30)}), y_test=y)
+    claims = [c for p in reading_claims(ctx) for item in p.items for c in item]
+    rules = next(c for c in claims if c.kind == "rules")
+    assert not rules.check()
+    said = rules.text()
+    assert (f"For LOCO (absolute_error: the constant's {cl.num(mae_const)} against the model's "
+            f"{cl.num(mae_const + 1.0)}) the model does not beat the best constant prediction") in said
+    assert "PFI (squared_error" not in said  # PFI's model beats the mean: its shares are given
+    assert "of what the features explain together" in cl.evidence(pfi, y)["a"].words()

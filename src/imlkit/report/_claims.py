@@ -445,6 +445,14 @@ def _r_rules(c):
     refit = [label(m) for m in REFIT if m in present]
     if refit:
         covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
+    unknown = n.get("no_yardstick") or {}
+    if unknown:
+        # the shares of the yardstick vanish from these methods' numbers: say why, with the two losses
+        items = [f"{label(m)} ({loss}: the constant's {num(const)} against the model's {num(model)})"
+                 for m, (loss, const, model) in unknown.items()]
+        covers.append(f"For {name_list(items)} the model does not beat the best constant prediction in that loss on "
+                      f"the method's rows, so nothing is explained to take a share of: no share of what the features "
+                      f"explain together is given there, and only the share of the method's largest |value| applies.")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
             f"|value| and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
@@ -691,7 +699,9 @@ def render(claim):
 def _c_rules(c):
     n = c.numbers
     want = {"important_share": IMPORTANT_SHARE, "negligible_share": NEGLIGIBLE_SHARE, "loss_share": LOSS_SHARE}
-    return [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+    bad = [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+    return bad + [f"{label(m)}: the constant's loss {const} is below the model's {model}, yet said not to beat it"
+                  for m, (_, const, model) in (n.get("no_yardstick") or {}).items() if const > model]
 
 
 def _c_no_better(c):

@@ -275,6 +275,23 @@ def _per_method(ev, kind, keep, top_only=True):
     return out
 
 
+def _no_yardstick(results, ev, y_of):
+    """``{method: (loss, constant's loss, model's loss)}`` of the methods whose model does not beat the best constant
+    prediction in the method's loss on its rows (randhie's counts: a squared-error model and LOCO's absolute error),
+    so their numbers carry no share of what the features explain together; SAGE's own yardstick is left out."""
+    out = {}
+    for m, e in ev.items():
+        x = next(iter(e.values()))
+        r = results[m]
+        if np.isfinite(x.explained) or "v_all" in (getattr(r, "extra", None) or {}) or r.baseline_loss is None:
+            continue
+        const = cl.best_constant_loss(r.loss, y_of(m))
+        model = float(r.baseline_loss)
+        if np.isfinite(const) and np.isfinite(model) and const <= model:
+            out[m] = (str(r.loss), float(const), model)
+    return out
+
+
 def _gain(difference, measure, baseline):
     """The largest improvement on the baseline the interval of (model - baseline) allows, as a share of the
     baseline's score (NaN when it cannot be said)."""
@@ -324,6 +341,9 @@ def reading_claims(ctx):
                      loss_share=cl.LOSS_SHARE)
         if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
             rules["refit_rows"] = "the held-out rows of the refits' own seeded split of the table"
+        unknown = _no_yardstick(results, ev, y_of)
+        if unknown:
+            rules["no_yardstick"] = unknown
         out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall
