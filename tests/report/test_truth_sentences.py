@@ -323,3 +323,28 @@ def test_the_reading_says_why_a_method_has_no_share_of_what_the_features_explain
             f"{cl.num(mae_const + 1.0)}) the model does not beat the best constant prediction") in said
     assert "PFI (squared_error" not in said  # PFI's model beats the mean: its shares are given
     assert "of what the features explain together" in cl.evidence(pfi, y)["a"].words()
+
+
+def test_a_model_that_scores_exactly_as_the_baseline_is_not_said_to_describe_noise():
+    """linnerud (10 test rows): a boosted model of 10 rows predicts the training mean for every row; section 2 said
+    its explanations "describe noise (what the model does)" -- a model scoring exactly as the mean describes nothing."""
+    from types import SimpleNamespace
+
+    from imlkit.report._context import ModelCheck
+    from imlkit.report._fit import MeanBaseline
+    from imlkit.report._scores import deciding_metrics, score_intervals
+    from imlkit.report._sec_model import _verdict
+
+    rng = np.random.default_rng(0)
+    y = rng.normal(loc=170, scale=20, size=10)
+    same = {"pred": np.full(10, 174.7), "proba": None}
+    deciding = deciding_metrics("regression")
+    res = score_intervals({"model": same, "mean": dict(same)}, y, "regression", 0, reference="model",
+                          simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y)
+    _verdict(ctx, res, {"mean": MeanBaseline()}, deciding)
+    d = ctx.model_check.decision["RMSE"]["difference"]
+    assert tuple(float(v) for v in d) == (0.0, 0.0, 0.0)
+    alert = ctx.alerts[0]
+    assert "scores exactly as the baseline on every measure, with no spread" in alert
+    assert "describe noise" not in alert and "allow a real improvement" not in alert

@@ -338,7 +338,14 @@ def _no_better_message(ctx, base, detail, check, others):
     gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
     noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
     msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
-    if noise:
+    # the same three cases as the reading's claim (_claims._r_no_better): a model that scores exactly as the baseline
+    # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
+    flat = bool(check.decision) and all(tuple(float(v) for v in d["difference"]) == (0.0, 0.0, 0.0)
+                                        for d in check.decision.values())
+    if flat:
+        msg += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
+                "for every row): the importance and effect explanations below have nothing to describe.")
+    elif noise:
         msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                 f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
                 f"describe noise (what the model does), not a relationship in the data.")
