@@ -283,7 +283,7 @@ def test_a_share_of_a_negative_largest_value_says_so():
     e = ev["hs_grad"]
     assert e.rank == 1 and e.largest_below and e.largest_feature == "single"
     np.testing.assert_allclose(e.share, 0.507 / 1.09)
-    assert "47% of its largest |value| (single's -1.09, below 0)" in e.words()
+    assert "47% of its largest |value| (single: -1.09, below 0)" in e.words()
     # a positive largest keeps the short words
     r2 = ImportanceResult(method="pfi", feature_names=names, importance=np.abs(v), std=0 * v,
                           ci_low=np.abs(v) - 0.1, ci_high=np.abs(v) + 0.1, loss="squared_error", baseline_loss=4.9,
@@ -348,3 +348,31 @@ def test_a_model_that_scores_exactly_as_the_baseline_is_not_said_to_describe_noi
     alert = ctx.alerts[0]
     assert "scores exactly as the baseline on every measure, with no spread" in alert
     assert "describe noise" not in alert and "allow a real improvement" not in alert
+
+
+def test_the_feature_budget_group_is_named_as_a_group():
+    """Khan (120 genes, budget 15): "V48: important for PFI (...), but small beside all other features (2.7% of it)"
+    read as "smaller than every other feature"; the largest was the budget's group of 105 features."""
+    from imlkit.report._labels import OTHERS
+
+    e = cl.Evidence(method="sage_marginal", feature="V48", estimate=0.00533, low=0.00319, high=0.00746,
+                    largest=0.197, largest_feature=OTHERS, rank=9)
+    assert e.small_words().startswith(f"small beside the group '{OTHERS}' (2.7% of it)")
+    below = cl.Evidence(method="pfi", feature="a", estimate=0.1, low=0.05, high=0.15, largest=1.0,
+                        largest_feature=OTHERS, largest_below=True, rank=1)
+    assert f"10% of its largest |value| (the group '{OTHERS}': -1, below 0)" in below.words()
+
+
+def test_the_notes_on_every_weight_come_after_the_readings():
+    """Khan (44 training rows, 120 genes, ridge GLM): "Increasing V2 ... by 0.713 (penalised fit, no interval). The
+    weights are from a ridge-penalised fit ... Increasing V107 ..." -- the note sat between the first two readings."""
+    from imlkit.report._sec_alternatives import glm_readings
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    y = pd.Series((X["a"] + rng.logistic(size=40) > 0).astype(int), name="y")
+    m = GLM(family="binomial", alpha=0.5).fit(X, y)
+    said = glm_readings(m, ["a", "b", "c"])
+    notes = [k for k, x in enumerate(said) if x.startswith("The weights are from a ridge-penalised fit")]
+    assert len(notes) == 1 and notes[0] == len(said) - 1
+    assert [x.split(" by ")[0] for x in said[:3]] == [f"Increasing {f}" for f in "abc"]

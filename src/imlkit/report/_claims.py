@@ -314,8 +314,8 @@ class Evidence:
         not read as a first place at half of another positive value."""
         if not self.largest_below:
             return "its largest"
-        who = self.largest_feature or "a feature"
-        return f"its largest |value| ({who}'s {num(self.null - self.largest)}, below {num(self.null)})"
+        who = f"the group '{OTHERS}'" if self.largest_feature == OTHERS else self.largest_feature or "a feature"
+        return f"its largest |value| ({who}: {num(self.null - self.largest)}, below {num(self.null)})"
 
     def small_words(self):
         """Why a relatively small value is not negligible, from its numbers."""
@@ -326,6 +326,8 @@ class Evidence:
         if self.significant():
             why.append(self.p_words())
         tail = f" but {' and '.join(why)}" if why else ""
+        if self.largest_feature == OTHERS:  # the budget's group named as one, not "small beside all other features"
+            return f"small beside the group '{OTHERS}' ({pct(self.share)} of it){tail}"
         if self.largest_below:
             return f"small beside {self.largest_words()} ({pct(self.share)} of it){tail}"
         return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"

@@ -222,15 +222,10 @@ def _glm_blocks(ctx, tg, perf):
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
-    sentences = []
     top, top_words = top_features(ctx, 4)
     read = [f for f in top if f in guarded_inputs(pipe)]
-    for f in read:
-        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
-    # the closing lines once, after the readings: the interval's level, every weight not read and why
+    sentences = glm_readings(glm, read)
     lead = "Not estimable, so not read: "
-    closing = [x for x in sentences if x.startswith("Intervals in brackets")]
-    sentences = [x for x in sentences if x not in closing and not x.startswith(lead)] + closing
     by_cause = {}
     for f in read:
         for j in glm.design_.blocks.get(f, []):
@@ -245,6 +240,18 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features section 3 ranks first that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def glm_readings(glm, features):
+    """The GLM's sentences on ``features`` (at most 3 each), each once, with the notes on every weight (the intervals'
+    level, a ridge fit's shrinkage) once at the end -- not between the first feature's sentence and the second's,
+    where they read as said of the first only -- and without its "Not estimable" line (the caller writes one for
+    the features read)."""
+    sentences = []
+    for f in features:
+        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+    closing = [x for x in sentences if x.startswith(("Intervals in brackets", "The weights are from"))]
+    return [x for x in sentences if x not in closing and not x.startswith("Not estimable, so not read: ")] + closing
 
 
 def _glm_table(summary):
