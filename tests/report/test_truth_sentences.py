@@ -376,3 +376,35 @@ def test_the_notes_on_every_weight_come_after_the_readings():
     notes = [k for k, x in enumerate(said) if x.startswith("The weights are from a ridge-penalised fit")]
     assert len(notes) == 1 and notes[0] == len(said) - 1
     assert [x.split(" by ")[0] for x in said[:3]] == [f"Increasing {f}" for f in "abc"]
+
+
+@pytest.mark.parametrize("own", ["gam", "rulefit"])
+def test_section_six_does_not_compare_the_model_with_itself(own):
+    """Publication with --model gam: "The model and GAM (binomial) are not distinguishable ... (difference 0 [0, 0])
+    ... The simpler model may explain the data as well" -- of the model itself. A reduced one (other predictions)
+    is still compared."""
+    from types import SimpleNamespace
+
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    from imlkit.report._sec_alternatives import paired_comparison
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    y = pd.Series(2 * X["a"] + X["b"] + rng.normal(scale=0.3, size=300), name="y")
+    Xtr, Xte, ytr, yte = X.iloc[:200], X.iloc[200:], y.iloc[:200], y.iloc[200:]
+    model = LinearRegression().fit(Xtr, ytr)
+    same = LinearRegression().fit(Xtr, ytr)  # refitted as the model was: identical predictions
+    reduced = Ridge(alpha=50.0).fit(Xtr[["a", "b"]], ytr)
+    kind = {"gam": "GAM (gaussian)", "rulefit": "RuleFit"}[own]
+    ctx = SimpleNamespace(task="regression", model_label="m", model=model, y_train=ytr, y_test=yte, X_test=Xte,
+                          seed=0, score_word="test", eval_rows="test rows", evaluation="split",
+                          config=SimpleNamespace(model=own, model_file=None),
+                          alternative_models={kind: same, f"{kind.split(' ')[0]} (reduced)": reduced})
+    said = " ".join(b["text"] for b in paired_comparison(ctx))
+    assert f"; {kind} is the model itself and is not compared with it:" in said
+    assert f"The model and {kind} are not distinguishable" not in said and "difference 0 [0, 0]" not in said
+    assert f"{kind.split(' ')[0]} (reduced)" in said.split(":", 1)[1]  # the reduced one is compared
+    # a model given to the report (no --model of that kind) is compared with everything
+    ctx.config = SimpleNamespace(model=model, model_file=None)
+    assert "is the model itself" not in " ".join(b["text"] for b in paired_comparison(ctx))

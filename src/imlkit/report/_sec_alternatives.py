@@ -466,6 +466,24 @@ def section_alternatives(ctx):
     return Section("alternatives", title, head + body)
 
 
+def _own_model(ctx):
+    """The report's own model kind (``--model gam``...), or None for a model given to it."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is None or cfg.model_file or not isinstance(cfg.model, str):
+        return None
+    return cfg.model
+
+
+def _same_outputs(a, b):
+    """Whether two models' outputs on the same rows are identical (predictions and, when given, probabilities)."""
+    def same(x, y):
+        if x is None or y is None:
+            return x is None and y is None
+        x, y = np.asarray(x), np.asarray(y)
+        return x.shape == y.shape and bool(np.all(x == y))
+    return same(a["pred"], b["pred"]) and same(a["proba"], b["proba"])
+
+
 def paired_comparison(ctx):
     """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
@@ -485,6 +503,15 @@ def paired_comparison(ctx):
     outputs = {name: model_outputs(ctx.model, ctx.X_test, task, labels)}
     for other, est in fitted.items():
         outputs[other] = model_outputs(est, ctx.X_test, task, labels)
+    # --model gam (or rulefit): section 6's model of that kind is fitted as the model was and predicts exactly as it
+    # does -- the model itself, "not distinguishable (difference 0 [0, 0]): the simpler model may explain the data as
+    # well" of itself (Publication); a reduced one predicts otherwise and is compared
+    own = {"gam": "GAM", "rulefit": "RuleFit"}.get(_own_model(ctx))
+    for other in [k for k in fitted if own and k.startswith(own) and _same_outputs(outputs[k], outputs[name])]:
+        skipped.append(other)
+        del outputs[other]
+    if len(outputs) == 1:
+        return []
     deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
     res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
     diffs = res.get("simultaneous_differences", res["differences"])
