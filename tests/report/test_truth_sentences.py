@@ -101,9 +101,9 @@ def _rules(**extra):
 
 def test_the_rules_name_the_rows_loco_tests_on_when_a_fitted_model_came_with_one_table():
     assert "LOCO intervals come from a test over the test rows." in _rules().text()
-    one_table = _rules(refit_rows="the held-out rows of the refits' own seeded split of the table").text()
+    one_table = _rules(refit_rows="the scoring rows of the refits' own seeded split of the table").text()
     assert "test over the test rows" not in one_table
-    assert "LOCO intervals come from a test over the held-out rows of the refits' own seeded split" in one_table
+    assert "LOCO intervals come from a test over the scoring rows of the refits' own seeded split" in one_table
     assert not _rules(refit_rows="x").check()
 
 
@@ -263,8 +263,8 @@ def test_section_six_names_the_glm_features_by_the_ranking_and_counts_rules_and_
     oner = re.search(r"OneR picks the single feature \w+ \(([\d,]+) errors on its ([\d,]+) training rows\)", said)
     # the leak check says what it checked: one column at a time
     assert ("No single column predicts the target almost perfectly on its own (no one-feature model reaches balanced "
-            "accuracy >= 0.99 on held-out rows): no sign of a leak through one column; a leak spread over several "
-            "columns is not checked.") in said
+            "accuracy >= 0.99 on rows it was not fitted on): no sign of a leak through one column; a leak spread over "
+            "several columns is not checked.") in said
     # a fitted model and one table: imlkit's own models are fitted on every row
     assert oner is not None and int(oner.group(2).replace(",", "")) == n
 
@@ -408,3 +408,13 @@ def test_section_six_does_not_compare_the_model_with_itself(own):
     # a model given to the report (no --model of that kind) is compared with everything
     ctx.config = SimpleNamespace(model=model, model_file=None)
     assert "is the model itself" not in " ".join(b["text"] for b in paired_comparison(ctx))
+
+
+@pytest.mark.parametrize("value, text", [(33520.7, "33,520"), (13344.0, "13,340"), (772.3, "772.3"), (2654.0, "2654"),
+                                         (-45678.9, "-45,680"), (1.2e8, "1.2e+08"), (0.04145, "0.04145"),
+                                         (float("nan"), "–")])
+def test_section_one_summaries_print_thousands_as_people_write_them(value, text):
+    """Default: "mean 3.352e+04, sd 1.334e+04, range [772, 7.355e+04]" (income) mixed notations in one line."""
+    from imlkit.report._sec_data import summary_number
+
+    assert summary_number(value) == text

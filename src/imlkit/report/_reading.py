@@ -340,7 +340,7 @@ def reading_claims(ctx):
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
         if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
-            rules["refit_rows"] = "the held-out rows of the refits' own seeded split of the table"
+            rules["refit_rows"] = "the scoring rows of the refits' own seeded split of the table"
         unknown = _no_yardstick(results, ev, y_of)
         if unknown:
             rules["no_yardstick"] = unknown

@@ -60,9 +60,22 @@ def _numeric_summaries(X):
         if miss[c] == len(vals):
             desc = ("numeric", "no values")
         else:
-            desc = ("numeric", f"mean {mean[c]:.4g}, sd {sd[c]:.4g}, range [{lo[c]:.4g}, {hi[c]:.4g}]")
+            desc = ("numeric", f"mean {summary_number(mean[c])}, sd {summary_number(sd[c])}, range "
+                               f"[{summary_number(lo[c])}, {summary_number(hi[c])}]")
         out[c] = (desc, int(miss[c]))
     return out
+
+
+def summary_number(v, digits=4):
+    """A number of section 1's summaries at ``digits`` significant digits, read as people write them: ``33,520`` and
+    ``773`` side by side, not ``3.352e+04`` beside ``772`` (Default's income); scientific notation only from 1e7 or
+    below 1e-3."""
+    v = float(v)
+    if not np.isfinite(v):
+        return "–" if np.isnan(v) else str(v)
+    if 10 ** digits <= abs(v) < 1e7:
+        return f"{float(f'{v:.{digits}g}'):,.0f}"
+    return f"{v:.{digits}g}"
 
 
 def _count(k, total):

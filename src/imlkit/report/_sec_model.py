@@ -490,7 +490,7 @@ def _leak_blocks(ctx):
         rule = f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"
         # what was checked, not more: one column at a time (a target spread over two columns passes this check)
         blocks.append(text(f"No single column predicts the target almost perfectly on its own (no one-feature model "
-                           f"reaches {rule} on held-out rows): no sign of a leak through one column; a leak spread "
-                           f"over several columns is not checked."))
+                           f"reaches {rule} on rows it was not fitted on): no sign of a leak through one column; a "
+                           f"leak spread over several columns is not checked."))
     return blocks
 
