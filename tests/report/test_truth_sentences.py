@@ -418,3 +418,27 @@ def test_section_one_summaries_print_thousands_as_people_write_them(value, text)
     from imlkit.report._sec_data import summary_number
 
     assert summary_number(value) == text
+
+
+@pytest.mark.parametrize("sage_estimate, told", [(-0.4, False), (0.02, True)])
+def test_an_interaction_explains_a_smaller_sage_value_not_a_negative_one(sage_estimate, told):
+    """Publication (--model gam): "posres: important for PFI ..., but entirely below 0 for SAGE (marginal) ...
+    posres interacts with other features (H² = 0.172): PFI credits each feature of an interaction with its full
+    effect, SAGE splits it among the players" -- splitting an effect makes SAGE's share smaller, never negative."""
+    from imlkit.report._reading import _disagreement_claims
+
+    def ev(method, est, low, high, largest):
+        return cl.Evidence(method=method, feature="posres", estimate=est, low=low, high=high, largest=largest,
+                           explained=1.0, loss=0.5, rank=2, largest_feature="impact")
+
+    sage = ev("sage_marginal", sage_estimate, sage_estimate - 0.02, sage_estimate + 0.02, 1.0)
+    evidence = {"pfi": {"posres": ev("pfi", 1.2, 0.55, 1.9, 8.0)}, "sage_marginal": {"posres": sage}}
+    (claim, reasons), = _disagreement_claims(evidence, r2=None, h_overall={"posres": 0.172})
+    assert claim.methods == ("pfi",) and claim.low == ("sage_marginal",)
+    kinds = [r.kind for r in reasons]
+    assert ("interaction" in kinds) == told
+    for r in reasons:
+        assert not r.check(), r.check()
+    if told:
+        said = next(r for r in reasons if r.kind == "interaction").text()
+        assert "SAGE (marginal) splits it among the players" in said

@@ -575,8 +575,10 @@ def _r_info_vs_use(c):
 
 def _r_interaction(c):
     n = c.numbers
+    sage = name_list([label(m) for m in n.get("low", ())])
     return (f"{c.features[0]} interacts with other features (overall H² = {num(n['h2'])} > {n['threshold']}): PFI "
-            f"credits each feature of an interaction with its full effect, SAGE splits it among the players.")
+            f"credits each feature of an interaction with its full effect, {sage or 'SAGE'} splits it among the "
+            f"players.")
 
 
 def _r_refit(c):
@@ -779,6 +781,8 @@ def _c_info_vs_use(c):
 def _c_interaction(c):
     n = c.numbers
     bad = [] if n["h2"] > n["threshold"] == H_INTERACTION else [f"H² {n['h2']} is not strong"]
+    sage = set(n.get("low", ())) & {"sage_marginal", "sage_conditional"}
+    bad += [] if sage else ["'SAGE splits it' without SAGE on the other side"]
     return bad + ([] if "pfi" in n["high"] else ["PFI does not find it important"])
 
 

@@ -134,8 +134,14 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None):
             and np.isfinite(dep) and dep >= cl.R2_STRONG):
         out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low, r2=dep,
                                                                threshold=cl.R2_STRONG, partners=_partners(X, f))))
-    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high:
-        out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), h2=h, threshold=cl.H_INTERACTION)))
+    # "SAGE splits an interaction among the players" explains a SAGE value smaller than PFI's, not one below 0
+    # (Publication: posres, PFI important, marginal SAGE entirely below 0, "explained" by the split), nor a
+    # disagreement whose other side is no SAGE at all
+    sage_low = tuple(m for m in low if m in ("sage_marginal", "sage_conditional")
+                     and (ev is None or not ev[m][f].below_null()))
+    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high and sage_low:
+        out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), low=sage_low, h2=h,
+                                                               threshold=cl.H_INTERACTION)))
     refit_low = tuple(m for m in low if m in cl.REFIT)
     judged_high = tuple(m for m in high if m not in cl.REFIT)
     if refit_low and judged_high:
