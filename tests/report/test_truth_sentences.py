@@ -177,8 +177,8 @@ def test_the_reason_for_one_class_is_true_for_the_number_of_classes(n_classes):
                           data=SimpleNamespace(target="y"))
     said = _output_text(ctx, "c1")
     assert said.startswith(f"the predicted probability of class c1, the most frequent of the {n_classes} classes")
-    assert ("more than 6" in said) == (n_classes > MAX_CLASS_PANELS)
-    assert said.endswith("choose another with --class)")
+    assert "more than" not in said and n_classes != MAX_CLASS_PANELS  # digits (10 classes): the same reason holds
+    assert said.endswith("(this method explains one class at a time; choose another with --class)")
 
 
 # --------------------------------------------------------------------------- section 1's dependence
@@ -442,3 +442,24 @@ def test_an_interaction_explains_a_smaller_sage_value_not_a_negative_one(sage_es
     if told:
         said = next(r for r in reasons if r.kind == "interaction").text()
         assert "SAGE (marginal) splits it among the players" in said
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_the_many_class_effects_sentence_keeps_its_clauses_apart():
+    """digits (10 classes): "... ('all other classes': one minus the shown classes' probabilities); one column each;
+    choose one class with --class of the 2 most important features ..." spliced the advice into the subject."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_effects import section_effects
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    y = np.array([f"k{int(v)}" for v in np.clip(np.floor((X["a"] + 3) * 2), 0, 11)])
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", quick=True, methods=("effects",),
+                                       model=RandomForestClassifier(n_estimators=10, random_state=0), strict=True))
+    first = section_effects(ctx)["blocks"][0]["text"]
+    assert "probabilities; one column each; choose one class with --class) of " in first
+    assert "--class of the" not in first

@@ -133,12 +133,10 @@ def _output_text(ctx, output):
         return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
     if ctx.target_class is not None:
         return f"the predicted probability of class {class_label(output)} (chosen with --class)"
-    # "one class is shown when there are more than 6" is true of section 4's panels only; REPID (and the H-statistic)
-    # explain one class whatever the number of classes (Wine, 3 classes: that reason was false)
-    why = (f"one class is shown when there are more than {MAX_CLASS_PANELS}" if len(classes) > MAX_CLASS_PANELS
-           else "this method explains one class at a time")
+    # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
+    # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
     return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
-            f"{len(classes)} classes ({why}; choose another with --class)")
+            f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
 def complete_rows(ctx, X, method):
@@ -178,8 +176,8 @@ def section_effects(ctx):
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
         what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
                 f"classes ({', '.join(str(c) for c in outputs[:-1])}) and of any of the other "
-                f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}': one minus the shown classes' "
-                f"probabilities); one column each; choose one class with --class")
+                f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}' is one minus the shown classes' "
+                f"probabilities; one column each; choose one class with --class)")
     elif len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
                 f"({', '.join(str(c) for c in outputs)}; one column per class)")
