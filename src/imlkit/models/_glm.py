@@ -604,7 +604,8 @@ class GLM(_FamilyEstimator):
 
     def _phrase(self, est, lo, hi):
         """'multiplies the odds of y = 1 by 1.12 [1.07, 1.18]', with enough digits to tell the three
-        numbers apart, and '(not distinguishable from 1)' when the interval holds no change."""
+        numbers apart, and '(not distinguishable from 1: ...)' when the interval holds no change -- which
+        it does not show either: the sentence says the interval allows every value in it."""
         what, verb, expo = self._scale_words()
         if self.penalized_:
             v = np.exp(est) if expo else est
@@ -616,7 +617,9 @@ class GLM(_FamilyEstimator):
             e, a, b = _fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi)))
             out = f"{verb} {what} by {e} [{a}, {b}]"
         if lo <= 0 <= hi:
-            out += f" (not distinguishable from {'1, no change' if expo else '0'})"
+            # not rejecting "no change" is no evidence of it: [0.03, 3.4] allows a 97% fall as much as a 1
+            out += (f" (not distinguishable from {'1' if expo else '0'}: the data allow every value in the interval, "
+                    f"no change among them)")
         return out
 
     def _unit(self, feature, i, step=1.0):

@@ -191,6 +191,8 @@ class Evidence:
     rank: int = 0
     explained: float = math.nan
     largest_feature: str = ""
+    #: The method's largest |estimate| is a value below 0 (its "largest" is then a size, not a first place).
+    largest_below: bool = False
     converged: bool = True
     ratio: float = math.nan
     n_orderings: int = 0
@@ -283,6 +285,12 @@ class Evidence:
             return f"{num(s)} times what the features explain together ({num(self.explained)})"
         return f"{pct(s)} of what the features explain together"
 
+    def p_words(self):
+        """The adjusted p-value beside the level it is judged at: LOCO's one-sided test rejects at 0.025 for a 95%
+        level, so "adjusted p = 0.0392" alone reads as significant to a reader who assumes 0.05."""
+        side = "at most" if self.p_adjusted <= self.alpha else "above"
+        return f"adjusted p = {num(self.p_adjusted)}, {side} the level {num(self.alpha)}"
+
     def words(self):
         """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
         shift = self.null
@@ -293,12 +301,21 @@ class Evidence:
         else:
             out.append("no interval")
         if self.tested:
-            out.append(f"adjusted p = {num(self.p_adjusted)}")
+            out.append(self.p_words())
         if math.isfinite(self.share):
-            out.append(f"{pct(self.share)} of its largest")
+            out.append(f"{pct(self.share)} of {self.largest_words()}")
         if self.share_words():
             out.append(self.share_words())
         return ", ".join(out)
+
+    def largest_words(self):
+        """What "its largest" is: the method's largest value, or -- when the largest |value| is below 0 (statecrime's
+        PFI of single, -1.09, beside hs_grad's 0.507 ranked first) -- that size, named, so "47% of its largest" does
+        not read as a first place at half of another positive value."""
+        if not self.largest_below:
+            return "its largest"
+        who = f"the group '{OTHERS}'" if self.largest_feature == OTHERS else self.largest_feature or "a feature"
+        return f"its largest |value| ({who}: {num(self.null - self.largest)}, below {num(self.null)})"
 
     def small_words(self):
         """Why a relatively small value is not negligible, from its numbers."""
@@ -307,8 +324,12 @@ class Evidence:
             why.append(self.share_words() if math.isfinite(self.loss_share) and self.loss_share >= LOSS_SHARE
                        else f"its interval reaches {pct(self.high_share)} of what the features explain together")
         if self.significant():
-            why.append(f"adjusted p = {num(self.p_adjusted)}")
+            why.append(self.p_words())
         tail = f" but {' and '.join(why)}" if why else ""
+        if self.largest_feature == OTHERS:  # the budget's group named as one, not "small beside all other features"
+            return f"small beside the group '{OTHERS}' ({pct(self.share)} of it){tail}"
+        if self.largest_below:
+            return f"small beside {self.largest_words()} ({pct(self.share)} of it){tail}"
         return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
 
 
@@ -345,7 +366,8 @@ def evidence(result, y=None):
     rank[order] = np.arange(1, len(eff) + 1)
     alpha = float(result.params.get("alpha", 0.05))
     names = [str(f) for f in result.feature_names]
-    top = names[int(np.nanargmax(np.abs(eff)))]
+    j_top = int(np.nanargmax(np.abs(eff)))
+    top, top_below = names[j_top], bool(eff[j_top] < 0)
     extra = getattr(result, "extra", None) or {}
     conv = dict(converged=bool(extra.get("converged", True)), ratio=float(extra.get("ratio", math.nan)),
                 n_orderings=int(extra.get("n_permutations", 0) or 0),
@@ -353,7 +375,8 @@ def evidence(result, y=None):
     return {f: Evidence(method=result.method if result.method in LABELS else str(result.method),
                         feature=f, estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
                         largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
-                        rank=int(rank[j]), explained=explained, largest_feature=top, **conv)
+                        rank=int(rank[j]), explained=explained, largest_feature=top,
+                        largest_below=top_below, **conv)
             for j, f in enumerate(names)}
 
 
@@ -423,20 +446,31 @@ def _r_rules(c):
         covers.append("SAGE's intervals cover the sampling of feature orderings only.")
     refit = [label(m) for m in REFIT if m in present]
     if refit:
-        covers.append(f"{' and '.join(refit)} intervals come from a test over the test rows.")
+        covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
+    unknown = n.get("no_yardstick") or {}
+    if unknown:
+        # the shares of the yardstick vanish from these methods' numbers: say why, with the two losses
+        items = [f"{label(m)} ({loss}: the constant's {num(const)} against the model's {num(model)})"
+                 for m, (loss, const, model) in unknown.items()]
+        covers.append(f"For {name_list(items)} the model does not beat the best constant prediction in that loss on "
+                      f"the method's rows, so nothing is explained to take a share of: no share of what the features "
+                      f"explain together is given there, and only the share of the method's largest |value| applies.")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
-            f"value and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
-            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest and "
-            f"below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. What "
-            f"the features explain together is the loss without any feature minus the model's loss, in the method's "
-            f"loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the loss of "
-            f"the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
+            f"|value| and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
+            f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest |value| "
+            f"and below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. "
+            f"What the features explain together is the loss without any feature minus the model's loss, in the "
+            f"method's loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the "
+            f"loss of the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
 
 
 def _r_no_better(c):
     n = c.numbers
-    rows = f" on {n['n_rows']:,} {n.get('rows_word', 'test rows')}" if n.get("n_rows") else ""
+    rows_word = n.get("rows_word", "test rows")
+    rows = f" on {n['n_rows']:,} {rows_word}" if n.get("n_rows") else ""
+    if rows and n.get("maybe_training"):  # a fitted model and one table: these rows may have fitted the model
+        rows += " (rows it may have been fitted on, where a model looks its best)"
     diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
     diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
     s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
@@ -449,8 +483,8 @@ def _r_no_better(c):
               f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
               f"model reacts to features that do not help it predict), not structure in the data.")
     else:
-        s += ("The intervals also allow a real improvement, so this says the test rows cannot show one, not that "
-              "there is none: read the importances below as what the model does, not as structure the data confirm.")
+        s += (f"The intervals also allow a real improvement, so this says these {rows_word} cannot show one, not that "
+              f"there is none: read the importances below as what the model does, not as structure the data confirm.")
     others = n.get("others") or {}
     if others:
         s += " " + "; ".join(f"{name} does beat the baseline on {name_list(ms)}" for name, ms in others.items()) + "."
@@ -541,8 +575,10 @@ def _r_info_vs_use(c):
 
 def _r_interaction(c):
     n = c.numbers
+    sage = name_list([label(m) for m in n.get("low", ())])
     return (f"{c.features[0]} interacts with other features (overall H² = {num(n['h2'])} > {n['threshold']}): PFI "
-            f"credits each feature of an interaction with its full effect, SAGE splits it among the players.")
+            f"credits each feature of an interaction with its full effect, {sage or 'SAGE'} splits it among the "
+            f"players.")
 
 
 def _r_refit(c):
@@ -667,7 +703,9 @@ def render(claim):
 def _c_rules(c):
     n = c.numbers
     want = {"important_share": IMPORTANT_SHARE, "negligible_share": NEGLIGIBLE_SHARE, "loss_share": LOSS_SHARE}
-    return [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+    bad = [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+    return bad + [f"{label(m)}: the constant's loss {const} is below the model's {model}, yet said not to beat it"
+                  for m, (_, const, model) in (n.get("no_yardstick") or {}).items() if const > model]
 
 
 def _c_no_better(c):
@@ -743,6 +781,8 @@ def _c_info_vs_use(c):
 def _c_interaction(c):
     n = c.numbers
     bad = [] if n["h2"] > n["threshold"] == H_INTERACTION else [f"H² {n['h2']} is not strong"]
+    sage = set(n.get("low", ())) & {"sage_marginal", "sage_conditional"}
+    bad += [] if sage else ["'SAGE splits it' without SAGE on the other side"]
     return bad + ([] if "pfi" in n["high"] else ["PFI does not find it important"])
 
 

@@ -134,8 +134,14 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None):
             and np.isfinite(dep) and dep >= cl.R2_STRONG):
         out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low, r2=dep,
                                                                threshold=cl.R2_STRONG, partners=_partners(X, f))))
-    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high:
-        out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), h2=h, threshold=cl.H_INTERACTION)))
+    # "SAGE splits an interaction among the players" explains a SAGE value smaller than PFI's, not one below 0
+    # (Publication: posres, PFI important, marginal SAGE entirely below 0, "explained" by the split), nor a
+    # disagreement whose other side is no SAGE at all
+    sage_low = tuple(m for m in low if m in ("sage_marginal", "sage_conditional")
+                     and (ev is None or not ev[m][f].below_null()))
+    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high and sage_low:
+        out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), low=sage_low, h2=h,
+                                                               threshold=cl.H_INTERACTION)))
     refit_low = tuple(m for m in low if m in cl.REFIT)
     judged_high = tuple(m for m in high if m not in cl.REFIT)
     if refit_low and judged_high:
@@ -275,6 +281,23 @@ def _per_method(ev, kind, keep, top_only=True):
     return out
 
 
+def _no_yardstick(results, ev, y_of):
+    """``{method: (loss, constant's loss, model's loss)}`` of the methods whose model does not beat the best constant
+    prediction in the method's loss on its rows (randhie's counts: a squared-error model and LOCO's absolute error),
+    so their numbers carry no share of what the features explain together; SAGE's own yardstick is left out."""
+    out = {}
+    for m, e in ev.items():
+        x = next(iter(e.values()))
+        r = results[m]
+        if np.isfinite(x.explained) or "v_all" in (getattr(r, "extra", None) or {}) or r.baseline_loss is None:
+            continue
+        const = cl.best_constant_loss(r.loss, y_of(m))
+        model = float(r.baseline_loss)
+        if np.isfinite(const) and np.isfinite(model) and const <= model:
+            out[m] = (str(r.loss), float(const), model)
+    return out
+
+
 def _gain(difference, measure, baseline):
     """The largest improvement on the baseline the interval of (model - baseline) allows, as a share of the
     baseline's score (NaN when it cannot be said)."""
@@ -296,6 +319,7 @@ def _no_better_numbers(ctx):
     if X is not None:
         nums["n_rows"] = len(X)
         nums["rows_word"] = getattr(ctx, "eval_rows", "test rows")
+        nums["maybe_training"] = getattr(ctx, "evaluation", "split") == "all_rows"
     decision = getattr(check, "decision", None) or {}
     nums["differences"] = {m: tuple(float(v) for v in d["difference"]) for m, d in decision.items()}
     gains = [_gain(d["difference"], m, float(d["baseline"])) for m, d in decision.items()]
@@ -321,6 +345,11 @@ def reading_claims(ctx):
     if ev:
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
+        if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
+            rules["refit_rows"] = "the scoring rows of the refits' own seeded split of the table"
+        unknown = _no_yardstick(results, ev, y_of)
+        if unknown:
+            rules["no_yardstick"] = unknown
         out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall

@@ -222,14 +222,10 @@ def _glm_blocks(ctx, tg, perf):
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
-    sentences = []
-    read = [f for f in top_features(ctx, 4)[0] if f in guarded_inputs(pipe)]
-    for f in read:
-        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
-    # the closing lines once, after the readings: the interval's level, every weight not read and why
+    top, top_words = top_features(ctx, 4)
+    read = [f for f in top if f in guarded_inputs(pipe)]
+    sentences = glm_readings(glm, read)
     lead = "Not estimable, so not read: "
-    closing = [x for x in sentences if x.startswith("Intervals in brackets")]
-    sentences = [x for x in sentences if x not in closing and not x.startswith(lead)] + closing
     by_cause = {}
     for f in read:
         for j in glm.design_.blocks.get(f, []):
@@ -238,8 +234,24 @@ def _glm_blocks(ctx, tg, perf):
     if by_cause:
         sentences.append(lead + "; ".join(f"{', '.join(n)} ({c})" for c, n in by_cause.items()) + ".")
     if sentences:
-        blocks.append(bullets(sentences, title="Reading the weights of the most important features"))
+        # the words that chose them, with their counts: a feature important for no method (added to fill the list)
+        # is not "most important" (Default: student, important for none of 4, was read under that title)
+        title = (f"Reading the weights of {top_words}" if read == top else
+                 f"Reading the weights of the features section 3 ranks first that this GLM uses ({top_words})")
+        blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def glm_readings(glm, features):
+    """The GLM's sentences on ``features`` (at most 3 each), each once, with the notes on every weight (the intervals'
+    level, a ridge fit's shrinkage) once at the end -- not between the first feature's sentence and the second's,
+    where they read as said of the first only -- and without its "Not estimable" line (the caller writes one for
+    the features read)."""
+    sentences = []
+    for f in features:
+        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+    closing = [x for x in sentences if x.startswith(("Intervals in brackets", "The weights are from"))]
+    return [x for x in sentences if x not in closing and not x.startswith("Not estimable, so not read: ")] + closing
 
 
 def _glm_table(summary):
@@ -358,7 +370,7 @@ def _gam_blocks(ctx, tg, perf):
             a.set_title(f"GAM term of {f}")
         for a in ax.ravel()[len(feats):]:
             a.set_axis_off()
-        blocks.append(figure_block(fig, "GAM partial effects of the most important features with their bands"))
+        blocks.append(figure_block(fig, "GAM partial effects of the features section 3 ranks first, with their bands"))
     return blocks
 
 
@@ -396,6 +408,11 @@ def _tree_blocks(ctx, perf):
     return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
 
 
+def _count(n, word):
+    """``1 rule``, ``4 rules``."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def _rule_learner_blocks(ctx, perf):
     """Classification only: a RIPPER decision list and Holte's OneR, with their test performance."""
     with ctx.step("RIPPER", k=2, random_state=ctx.seed):
@@ -403,15 +420,16 @@ def _rule_learner_blocks(ctx, perf):
         perf["RIPPER"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RIPPER"] = pipe
     with ctx.step("OneR", min_bucket=6):
-        pipe, oner = _fit(models.OneR(), *ctx.rows("oner", "train"))
+        X_oner, y_oner = ctx.rows("oner", "train")
+        pipe, oner = _fit(models.OneR(), X_oner, y_oner)
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["OneR"] = pipe
     return [heading("Rule learners: RIPPER and OneR"),
-            text(f"RIPPER's decision list ({len(ripper.rules_.rules)} rules; the first rule that covers a row "
-                 f"decides):"),
+            text(f"RIPPER's decision list ({_count(len(ripper.rules_.rules), 'rule')}; the first rule that covers a "
+                 f"row decides):"),
             pre(str(ripper.rules_)),
-            text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_])} training "
-                 f"errors):"),
+            text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_]):,} errors on its "
+                 f"{len(y_oner):,} training rows):"),
             pre(str(oner.rules_))]
 
 
@@ -448,6 +466,24 @@ def section_alternatives(ctx):
     return Section("alternatives", title, head + body)
 
 
+def _own_model(ctx):
+    """The report's own model kind (``--model gam``...), or None for a model given to it."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is None or cfg.model_file or not isinstance(cfg.model, str):
+        return None
+    return cfg.model
+
+
+def _same_outputs(a, b):
+    """Whether two models' outputs on the same rows are identical (predictions and, when given, probabilities)."""
+    def same(x, y):
+        if x is None or y is None:
+            return x is None and y is None
+        x, y = np.asarray(x), np.asarray(y)
+        return x.shape == y.shape and bool(np.all(x == y))
+    return same(a["pred"], b["pred"]) and same(a["proba"], b["proba"])
+
+
 def paired_comparison(ctx):
     """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
@@ -467,6 +503,15 @@ def paired_comparison(ctx):
     outputs = {name: model_outputs(ctx.model, ctx.X_test, task, labels)}
     for other, est in fitted.items():
         outputs[other] = model_outputs(est, ctx.X_test, task, labels)
+    # --model gam (or rulefit): section 6's model of that kind is fitted as the model was and predicts exactly as it
+    # does -- the model itself, "not distinguishable (difference 0 [0, 0]): the simpler model may explain the data as
+    # well" of itself (Publication); a reduced one predicts otherwise and is compared
+    own = {"gam": "GAM", "rulefit": "RuleFit"}.get(_own_model(ctx))
+    for other in [k for k in fitted if own and k.startswith(own) and _same_outputs(outputs[k], outputs[name])]:
+        skipped.append(other)
+        del outputs[other]
+    if len(outputs) == 1:
+        return []
     deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
     res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
     diffs = res.get("simultaneous_differences", res["differences"])

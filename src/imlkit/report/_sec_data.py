@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._columns import MISSING_LEVEL
-from .._dependence import dependence_r2
+from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
 from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
@@ -60,9 +60,22 @@ def _numeric_summaries(X):
         if miss[c] == len(vals):
             desc = ("numeric", "no values")
         else:
-            desc = ("numeric", f"mean {mean[c]:.4g}, sd {sd[c]:.4g}, range [{lo[c]:.4g}, {hi[c]:.4g}]")
+            desc = ("numeric", f"mean {summary_number(mean[c])}, sd {summary_number(sd[c])}, range "
+                               f"[{summary_number(lo[c])}, {summary_number(hi[c])}]")
         out[c] = (desc, int(miss[c]))
     return out
+
+
+def summary_number(v, digits=4):
+    """A number of section 1's summaries at ``digits`` significant digits, read as people write them: ``33,520`` and
+    ``773`` side by side, not ``3.352e+04`` beside ``772`` (Default's income); scientific notation only from 1e7 or
+    below 1e-3."""
+    v = float(v)
+    if not np.isfinite(v):
+        return "–" if np.isnan(v) else str(v)
+    if 10 ** digits <= abs(v) < 1e7:
+        return f"{float(f'{v:.{digits}g}'):,.0f}"
+    return f"{v:.{digits}g}"
 
 
 def _count(k, total):
@@ -229,6 +242,15 @@ def section_data(ctx):
         draw_dependence(r2, ax[0, 0], EXTRAPOLATION_R2, max_features=MAX_DRAWN)
         blocks.append(figure_block(fig, "Bar chart of each feature's R² from the other features"))
     high = r2[r2 > EXTRAPOLATION_R2].sort_values(ascending=False)
+    too_few = _too_few_rows(r2)
+    if too_few:
+        # 33 complete rows for 11 regressors (Carseats with 45% of four columns missing): unrelated columns reach an
+        # R² of about d / (n - 1) = 0.34, so neither "can be predicted well" nor "should broadly agree" is supported,
+        # and the reading gets no R² to tell a dependence story from
+        blocks.append(text(too_few))
+        ctx.data_outputs.dependence_r2 = pd.Series(np.nan, index=r2.index, dtype=float)
+        ctx.data_outputs.dependence_r2.attrs = dict(r2.attrs)
+        return Section("data", "1. Data", blocks)
     if len(high):
         names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.iloc[:MAX_LISTED].items())
         if len(high) > MAX_LISTED:
@@ -245,6 +267,25 @@ def section_data(ctx):
                            f"conditional methods should broadly agree."))
     ctx.data_outputs.dependence_r2 = r2
     return Section("data", "1. Data", blocks)
+
+
+def _too_few_rows(r2):
+    """The sentence that withholds judgement when the R² come from fewer than ``MIN_ROWS_PER_REGRESSOR`` rows per
+    regressor (None when there are enough rows), ridge-penalised R² of a wide table included: they rank, they do not
+    say a feature is predictable (pure noise reaches R² 0.98 on 40 rows of 300 columns)."""
+    n, d = int(r2.attrs.get("n_rows", 0)), int(r2.attrs.get("n_regressors", 0))
+    if d == 0 or n >= MIN_ROWS_PER_REGRESSOR * d:
+        return None
+    if r2.attrs.get("ridge") or d >= n - 1:
+        # ridge R² of columns of pure noise: 0.98 on 40 rows x 300 columns, 0.91 on 63 x 120 -- as high as those of
+        # columns that share a factor, so a ridge R² ranks but cannot call a feature predictable
+        chance = " (with at least as many regressors as rows even unrelated columns are fitted almost exactly)"
+    else:
+        chance = f" (unrelated columns reach about d / (n − 1) = {d / (n - 1):.2f})"
+    return (f"The R² above come from {n:,} complete rows for {d:,} regressors, fewer than {MIN_ROWS_PER_REGRESSOR} "
+            f"rows per regressor: on so few rows an R² mostly measures the number of regressors{chance}, so no "
+            f"feature is judged dependent or independent from them, and the reading tells no dependence story. Judge "
+            f"the dependence on more complete rows.")
 
 
 def _decisions_caption(ctx):

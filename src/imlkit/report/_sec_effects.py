@@ -133,9 +133,10 @@ def _output_text(ctx, output):
         return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
     if ctx.target_class is not None:
         return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+    # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
+    # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
     return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
-            f"{len(classes)} classes (one class is shown when there are more than {MAX_CLASS_PANELS}; "
-            f"choose another with --class)")
+            f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
 def complete_rows(ctx, X, method):
@@ -175,8 +176,8 @@ def section_effects(ctx):
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
         what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
                 f"classes ({', '.join(str(c) for c in outputs[:-1])}) and of any of the other "
-                f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}': one minus the shown classes' "
-                f"probabilities); one column each; choose one class with --class")
+                f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}' is one minus the shown classes' "
+                f"probabilities; one column each; choose one class with --class)")
     elif len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
                 f"({', '.join(str(c) for c in outputs)}; one column per class)")
@@ -263,7 +264,7 @@ def _hstat_blocks(ctx, output):
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
-                   f"interaction. Computed on {len(X_h)} test rows"
+                   f"interaction. Computed on {len(X_h)} {ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
@@ -355,23 +356,10 @@ def section_regional(ctx):
     if len(scores):
         share, spread, span = regional_difference(g)
         material = share >= p["min_improvement"] and spread >= MATERIAL_REGIONAL_SHARE * span
-        ratio = spread / span if span > 0 else np.inf
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-        numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
-                   f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
-                   f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
-        if material:
-            blocks.append(text(f"The effect of {feature} differs between the regions: {numbers}, at least "
-                               f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}."))
-        else:
-            blocks.append(text(f"The regions do not differ materially: {numbers}, below the "
-                               f"{MATERIAL_REGIONAL_SHARE:.0%} needed to call it an interaction); the effect of "
-                               f"{feature} is about the same everywhere."))
-    else:
-        blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
-                           f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
+    blocks.append(text(regional_words(g, feature, p["max_depth"], p["min_improvement"])))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
@@ -394,6 +382,57 @@ def regional_difference(g):
     spread = float(np.sqrt(max(root.risk - leaves, 0.0) / (root.n * m)))
     span = max(float(np.ptp(np.ravel(c))) for c in [g.average, *(r.average for r in g.regions)])
     return float(share), spread, span
+
+
+#: Curves whose root-mean-square spread is below this share of the effect's range coincide up to rounding.
+ROUNDING = 1e-9
+
+
+def regional_words(g, feature, max_depth, min_improvement):
+    """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
+
+    "Differs between the regions" when the splits remove at least ``min_improvement`` of the
+    heterogeneity *and* the regional curves differ from the overall one by at least
+    ``MATERIAL_REGIONAL_SHARE`` of the effect's range. "About the same for every row" only when the
+    curves left within the regions (root mean square sqrt(Σ R_l / (n·m)) of the centred ICE curves
+    around their region's curve) are themselves within that share of the range: a depth-limited
+    tree that finds no region on a few hundred rows is no evidence that the effect is the same
+    everywhere, so otherwise the sentence says how much heterogeneity no split explains.
+    """
+    share, spread, span = regional_difference(g)
+    root = g.tree[0]
+    m = np.size(g.regions[0].centered_average)
+    total = float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
+    if total <= ROUNDING * max(span, 1e-300):
+        # an additive model (a linear regression): every centred ICE curve is the same up to rounding, and REPID's
+        # relative rule splits that rounding noise ("split on x2 (intImp=715)", "the splits remove 44%")
+        return (f"The centred ICE curves of {feature} coincide up to rounding (root mean square {total:.2g} against "
+                f"the effect's range {span:.3g}): its effect is the same for every row, and any split in the tree "
+                f"above divides rounding noise, not curves that differ.")
+    left = float(np.sqrt(max(sum(r.risk for r in g.regions), 0.0) / (root.n * m))) if root.n else 0.0
+    same = left <= MATERIAL_REGIONAL_SHARE * span
+    of = f"; {left / span:.1%} of the effect's range {span:.3g}" if span > 0 else ""
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    if same:
+        tail = (f"the centred ICE curves stay within {left:.3g} of their region's curve (root mean square{of}), below "
+                f"the {MATERIAL_REGIONAL_SHARE:.0%} that would matter: the effect of {feature} is about the same for "
+                f"every row.")
+    else:
+        tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
+                f"still differ from their region's curve by {left:.3g} (root mean square{of}), a heterogeneity no "
+                f"split of depth ≤ {max_depth} by another feature explains.")
+    if not len(scores):
+        return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
+                f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
+    ratio = spread / span if span > 0 else np.inf
+    numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
+               f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
+               f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
+    if share >= min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span:
+        return (f"The effect of {feature} differs between the regions: {numbers}, at least "
+                f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}.")
+    return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
+            f"call it an interaction); {tail}")
 
 
 def _repid_figure(g, feature, n):

@@ -110,9 +110,10 @@ def section_local(ctx):
     blocks = [text(f"SHAP values split each prediction ({what}) into one contribution per feature: the "
                    f"prediction minus the mean prediction over {len(bg)} background {ctx.eval_rows} "
                    f"({first.base_values[0]:.4g}) is the sum of the contributions (interventional Shapley values, "
-                   f"{how}). The mean of the Shapley values of each row's loss (ik.shap(..., output='loss')) "
-                   f"over the rows is marginal SAGE (section 3) on the same background: SAGE is the average "
-                   f"loss-SHAP value.")]
+                   f"{how}). The mean over rows of the Shapley values of each row's loss (ik.shap(..., output='loss')) "
+                   f"is marginal SAGE with the same background (SAGE is the average loss-SHAP value); section 3's "
+                   f"marginal SAGE estimates it with a background sample and orderings of its own, so its values "
+                   f"match these only up to that sampling.")]
     labels = ["largest error", "most extreme prediction", "typical prediction"]
     blocks.append(table(["row", "why chosen", what, err_name],
                         [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],

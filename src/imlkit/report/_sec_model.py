@@ -338,7 +338,14 @@ def _no_better_message(ctx, base, detail, check, others):
     gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
     noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
     msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
-    if noise:
+    # the same three cases as the reading's claim (_claims._r_no_better): a model that scores exactly as the baseline
+    # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
+    flat = bool(check.decision) and all(tuple(float(v) for v in d["difference"]) == (0.0, 0.0, 0.0)
+                                        for d in check.decision.values())
+    if flat:
+        msg += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
+                "for every row): the importance and effect explanations below have nothing to describe.")
+    elif noise:
         msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                 f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
                 f"describe noise (what the model does), not a relationship in the data.")
@@ -381,17 +388,27 @@ def _compare(res, name, other, d, deciding, note, word="test"):
                         f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
         return text(f"The model and {other} are not distinguishable on {word} {m} (difference {_cell(d[m])} includes "
                     f"0): the simpler model may explain the data as well.")
-    detail = "; ".join(_one(res, name, other, m, d[m]) for m in deciding)
+    # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
+    # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
+    open_ = [m for m in deciding if m not in won and m not in lost]
+
+    def listed(ms):
+        return "; ".join(_one(res, name, other, m, d[m]) for m in ms)
+
+    includes = "the interval includes 0" if len(open_) == 1 else "each interval includes 0"
+    undecided = ""
+    if open_ and (won or lost):
+        undecided = f" Not decided on {_join(open_, 'or')} ({includes}): {listed(open_)}."
     if lost and not won:
-        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {detail}. The report explains a "
-                       f"model that is not the best available.")
+        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {listed(lost)}.{undecided} The report "
+                       f"explains a model that is not the best available.")
     if won and not lost:
-        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {detail}.")
+        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {listed(won)}.{undecided}")
     if won:
         return text(f"The model is better than {other} on {word} {_join(won)} and worse on "
-                    f"{_join(lost)}{note}: {detail}.")
-    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {detail}. The "
-                f"simpler model may explain the data as well.")
+                    f"{_join(lost)}{note}: {listed(won + lost)}.{undecided}")
+    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {listed(deciding)}. "
+                f"The simpler model may explain the data as well.")
 
 
 def _figure(ctx, res, key):
@@ -470,6 +487,10 @@ def _leak_blocks(ctx):
         ctx.alerts.append(msg)
         blocks.append(warning(msg))
     if not found and len(ctx.y_test) >= LEAK_MIN_ROWS[ctx.task] and ctx.y_test.nunique() >= 2:
-        blocks.append(text("No single column predicts the target almost perfectly on its own (no sign of a leak)."))
+        rule = f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"
+        # what was checked, not more: one column at a time (a target spread over two columns passes this check)
+        blocks.append(text(f"No single column predicts the target almost perfectly on its own (no one-feature model "
+                           f"reaches {rule} on rows it was not fitted on): no sign of a leak through one column; a "
+                           f"leak spread over several columns is not checked."))
     return blocks
 
