@@ -50,9 +50,9 @@ from ._validation import (
 )
 
 __all__ = [
-    "Option", "Spec", "integer", "number", "probability", "choice", "flag",
+    "Option", "Spec", "integer", "number", "probability", "choice", "flag", "as_given", "seed_record", "name_record",
     "LOSS", "FEATURES", "N_REPEATS", "N_JOBS", "RANDOM_STATE", "MAX_ROWS", "PROGRESS",
-    "CONFIDENCE_LEVEL", "RELATION", "ENGINE", "RELATIONS",
+    "CONFIDENCE_LEVEL", "RELATION", "ENGINE", "RELATIONS", "GRID_TYPE", "N_SAMPLES", "OUTPUT", "SAMPLE_WEIGHT",
 ]
 
 #: How an importance relates the perturbed (or refitted) loss to the original one.
@@ -60,42 +60,42 @@ RELATIONS = ("difference", "ratio")
 
 
 # --------------------------------------------------------------------------- checks
-# A check is ``check(name, value, checked) -> value``: ``checked`` holds the options already
-# checked in this call (a bound that depends on another option reads it there, e.g. SAGE's
-# ``batch_size`` >= 2 orderings, 4 when antithetic). It returns the normalised value.
+# A check is ``check(name, value, call) -> value``: ``call`` holds the call's options, checked
+# ones normalised, the others as given (a bound that depends on another option reads it there,
+# e.g. SAGE's ``batch_size`` >= 2 orderings, 4 when antithetic). It returns the normalised value.
 def integer(min_value=None, max_value=None, *, allow_none=False):
     """An int within bounds: ``'n_repeats' must be an int >= 1; got 0.``"""
-    return lambda name, value, checked: check_int(name, value, min_value=min_value, max_value=max_value,
+    return lambda name, value, call: check_int(name, value, min_value=min_value, max_value=max_value,
                                                   allow_none=allow_none)
 
 
 def number(low=None, high=None, *, low_inclusive=True, high_inclusive=True, allow_none=False):
     """A finite float within bounds."""
-    return lambda name, value, checked: check_float(name, value, low=low, high=high, low_inclusive=low_inclusive,
+    return lambda name, value, call: check_float(name, value, low=low, high=high, low_inclusive=low_inclusive,
                                                     high_inclusive=high_inclusive, allow_none=allow_none)
 
 
 def probability():
     """A level strictly between 0 and 1 (``confidence_level``, ``alpha``)."""
-    return lambda name, value, checked: check_probability(name, value)
+    return lambda name, value, call: check_probability(name, value)
 
 
 def choice(allowed):
     """One of a closed set: ``'relation' must be one of 'difference', 'ratio'; got 'x'.``"""
     allowed = tuple(allowed)
-    return lambda name, value, checked: check_choice(name, value, allowed)
+    return lambda name, value, call: check_choice(name, value, allowed)
 
 
 def flag():
     """True or False."""
-    return lambda name, value, checked: check_bool(name, value)
+    return lambda name, value, call: check_bool(name, value)
 
 
-def _n_jobs(name, value, checked):
+def _n_jobs(name, value, call):
     return check_n_jobs(value)
 
 
-def _seed(name, value, checked):
+def _seed(name, value, call):
     return as_seed_sequence(value, name)
 
 
@@ -124,8 +124,9 @@ class Option:
     name : str
         The parameter's name in the public signature.
     check : callable or None
-        ``check(name, value, checked) -> value`` raising the message of :mod:`imlkit._validation`;
-        None when the value can only be checked against the data (the doc line says where).
+        ``check(name, value, call) -> value`` raising the message of :mod:`imlkit._validation`
+        (``call``: the call's options, those checked so far normalised); None when the value can
+        only be checked against the data (the doc line says where).
     doc : str
         One line: what the option is (the docstring's Parameters entry says it at length).
     record : bool or callable
@@ -198,11 +199,12 @@ class Spec:
         works: other names in it are ignored). An option with a ``store`` name keeps its given
         value and adds the checked one under ``store`` (``seed``).
         """
-        checked = {}
-        for o, value in zip(self.options, self._values(args).values()):
-            out = value if o.check is None else o.check(o.name, value, checked)
+        given = self._values(args)
+        call, checked = dict(given), {}
+        for o, value in zip(self.options, given.values()):
+            out = value if o.check is None else o.check(o.name, value, call)
             if o.store is None:
-                checked[o.name] = out
+                call[o.name] = checked[o.name] = out
             else:
                 checked[o.name] = value
                 checked[o.store] = out
@@ -233,7 +235,7 @@ CONFIDENCE_LEVEL = Option("confidence_level", probability(), "level of the inter
 RELATION = Option("relation", choice(RELATIONS), "perturbed (or refitted) loss minus, or over, the original loss")
 
 
-def _engine(name, value, checked):
+def _engine(name, value, call):
     # imported here: the tree engine's package owns its choices, and stays out of a light import
     from ._trees import check_engine
 
@@ -242,3 +244,13 @@ def _engine(name, value, checked):
 
 ENGINE = Option("engine", _engine, "'auto': the tree engine where it supports the model, else predict; "
                 "info['engine'] records which ran", record=False)
+
+# the effects' (ICE, PD, ALE, H, REPID, heterogeneity)
+GRID_TYPE = Option("grid_type", choice(("quantile", "uniform")), "grid points at quantiles of the feature or evenly "
+                   "spaced over its range")
+N_SAMPLES = Option("n_samples", integer(1, allow_none=True), "rows the curves are computed on (a seeded subsample; "
+                   "None: the method's default)")
+OUTPUT = Option("output", None, "which output of a classifier (a class label or index); resolved against the model "
+                "by imlkit.effects._grid.resolve_output")
+SAMPLE_WEIGHT = Option("sample_weight", None, "row weights of the average; checked against X's rows by "
+                       "imlkit.effects._grid.check_sample_weight", record=False)

@@ -6,19 +6,10 @@ import pandas as pd
 
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
-from .._validation import (
-    as_seed_sequence,
-    check_bool,
-    check_choice,
-    check_int,
-    check_n_jobs,
-    check_probability,
-    check_X_y,
-)
+from .._options import CONFIDENCE_LEVEL, N_JOBS, N_REPEATS, PROGRESS, RANDOM_STATE, RELATION, RELATIONS, Spec
+from .._validation import check_X_y
 
 __all__ = ["prepare", "RELATIONS", "check_common", "UnseenClasses", "with_test_classes"]
-
-RELATIONS = ("difference", "ratio")
 
 
 def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"):
@@ -43,16 +34,19 @@ def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"
 
 def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs=None,
                  random_state=None, progress=False):
-    """Check the parameters every method shares; returns the normalised SeedSequence."""
-    if n_repeats is not None:
-        check_int("n_repeats", n_repeats, min_value=1)
-    if relation is not None:
-        check_choice("relation", relation, RELATIONS)
-    if confidence_level is not None:
-        check_probability("confidence_level", confidence_level)
-    check_n_jobs(n_jobs)
-    check_bool("progress", progress)
-    return as_seed_sequence(random_state)
+    """Check the parameters every method shares by their shared :class:`~imlkit._options.Option`;
+    returns the normalised SeedSequence.
+
+    For code that has no :class:`~imlkit._options.Spec` of its own: ``n_repeats``, ``relation``
+    and ``confidence_level`` are checked when given (not None).
+    """
+    given = dict(n_repeats=n_repeats, relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
+                 progress=progress, random_state=random_state)
+    options = [o for o in _COMMON if o.name in ("n_jobs", "progress", "random_state") or given[o.name] is not None]
+    return Spec("common", *options).check(given)["seed"]
+
+
+_COMMON = (N_REPEATS, RELATION, CONFIDENCE_LEVEL, N_JOBS, PROGRESS, RANDOM_STATE)
 
 
 class UnseenClasses:

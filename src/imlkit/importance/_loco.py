@@ -304,7 +304,7 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
 
 
 # --------------------------------------------------------------------------- validation
-def _check_cv(name, cv, checked):
+def _check_cv(name, cv, call):
     if cv is None or hasattr(cv, "split"):
         return cv
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
