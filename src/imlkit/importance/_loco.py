@@ -317,9 +317,9 @@ def _check_cv(name, cv, call):
 class RefitOptions:
     """The options of one LOCO/LOFO call, checked once at the public entry point.
 
-    :meth:`checked` validates them by :data:`SPEC` (normalising ``n_refits`` and ``cv``), draws
-    the call's SeedSequence (``seed``) and records the arguments as given (``recorded``, the
-    start of ``result.params``). The engine resolves ``test="auto"``
+    :meth:`checked` validates them by the method's spec (:data:`SPECS`; ``n_refits`` and ``cv``
+    normalised), draws the call's SeedSequence (``seed``) and records the arguments as given
+    (``recorded``, the start of ``result.params``). The engine resolves ``test="auto"``
     and a test's estimand into a copy (:func:`dataclasses.replace`), never by mutation.
 
     Attributes
@@ -354,8 +354,9 @@ class RefitOptions:
     @classmethod
     def checked(cls, method, **options):
         """Validate the options by :data:`SPEC` and draw the call's SeedSequence."""
-        options.setdefault("variant", "drop")
-        return cls(method=method, **SPEC.check(options), recorded=SPEC.record(options))
+        # LOCO takes a feature away by dropping it: it records variant="drop" as LOFO does
+        options = {"variant": "drop", **options}
+        return cls(method=method, **{**options, **SPECS[method].check(options)}, recorded=SPECS["lofo"].record(options))
 
 
 def _record_cv(cv):
@@ -364,7 +365,7 @@ def _record_cv(cv):
 
 
 #: LOCO's and LOFO's options, in the order they are checked and recorded (defaults: the signatures).
-SPEC = Spec(
+SPECS = {"loco": Spec(
     "loco",
     LOSS, FEATURES,
     Option("aggregate", choice(AGGREGATES), "how the observation-wise differences are summarised ('auto': median "
@@ -377,8 +378,9 @@ SPEC = Spec(
     Option("cv", _check_cv, "None (the given train/test split), an int >= 2 or a splitter: folds of X_train",
            record=_record_cv),
     RELATION, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS,
-    Option("variant", choice(VARIANTS), "LOFO: how a feature is taken away before relearning"),
-)
+)}
+SPECS["lofo"] = Spec("lofo", *SPECS["loco"], Option("variant", choice(VARIANTS), "how a feature is taken away "
+                                                                                 "before relearning"))
 
 
 def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
