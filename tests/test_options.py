@@ -28,11 +28,12 @@ from imlkit._options import (
 )
 from imlkit._record import HAPPENED
 from imlkit._validation import ValidationError
-from imlkit.effects import _ice
+from imlkit.effects import _ale, _heterogeneity, _hstat, _ice, _repid
 from imlkit.importance import _common, _loco, _perturbation, _pimp, _sage, _sage_value
 
-#: Every public method that declares its options, with its spec. Its options are its keyword-only
-#: parameters; the positional ones (model, X, y, learner, X_train, ..., feature, coalition) are data.
+#: Every public method that declares its options, with its spec. Its options are its parameters with
+#: a default, except the optional test data (X_test, y_test); the others (model, X, y, learner, ...,
+#: feature, coalition) are data.
 DECLARED = [
     (ik.pfi, _perturbation.SPECS["pfi"]),
     (ik.cfi, _perturbation.SPECS["cfi"]),
@@ -43,12 +44,18 @@ DECLARED = [
     (ik.pimp, _pimp.SPEC),
     (ik.ice, _ice.SPECS["ice"]),
     (ik.partial_dependence, _ice.SPECS["pd"]),
+    (ik.ale, _ale.SPEC),
+    (ik.h_statistic, _hstat.SPEC),
+    (ik.repid, _repid.SPEC),
+    (ik.ice_heterogeneity, _heterogeneity.SPEC),
 ]
+DATA_WITH_DEFAULT = ("X_test", "y_test")
 _IDS = [f.__name__ for f, _ in DECLARED]
 
 
 def _options_of(func):
-    return [p.name for p in inspect.signature(func).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return [p.name for p in inspect.signature(func).parameters.values()
+            if p.default is not p.empty and p.name not in DATA_WITH_DEFAULT]
 
 
 def _documented(func):
@@ -119,6 +126,15 @@ def test_shared_option_messages(option, value, error, message):
     (lambda X, y, m: ik.ice(m, X, 0, center="median"), ValidationError,
      "'center' must be one of None, 'mean', 'first'; got 'median'."),
     (lambda X, y, m: ik.partial_dependence(m, X, 0, n_samples=0), ValidationError, "'n_samples' must be an int >= 1"),
+    (lambda X, y, m: ik.ale(m, X, 0, bins=[1.0]), ValidationError,
+     "'bins' as edges must hold at least 2 distinct finite values; got 1."),
+    (lambda X, y, m: ik.ale(m, X, 0, min_bin_size=0), ValidationError, "'min_bin_size' must be an int >= 1; got 0."),
+    (lambda X, y, m: ik.h_statistic(m, X, n_top=1), ValidationError, "'n_top' must be an int >= 2; got 1."),
+    (lambda X, y, m: ik.h_statistic(m, X, n_samples=None), TypeError, "'n_samples' must be an int >= 2; got None."),
+    (lambda X, y, m: ik.repid(m, X, 0, min_improvement=-1), ValidationError,
+     "'min_improvement' must be a number >= 0.0; got -1.0."),
+    (lambda X, y, m: ik.ice_heterogeneity(m, X, grid=2.0), ValidationError, "'grid' must be an int >= 2; got 2.0."),
+    (lambda X, y, m: ik.ice_heterogeneity(m, X, grid_type="log"), ValidationError, "'grid_type' must be one of"),
 ])
 def test_methods_raise_the_shared_messages(call, error, message):
     X, y, model = _data()
