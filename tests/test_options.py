@@ -30,9 +30,10 @@ from imlkit._record import HAPPENED
 from imlkit._validation import ValidationError
 from imlkit.effects import _ale, _heterogeneity, _hstat, _ice, _repid
 from imlkit.importance import _common, _loco, _perturbation, _pimp, _sage, _sage_value
+from imlkit.local import _shap
 
 #: Every public method that declares its options, with its spec. Its options are its parameters with
-#: a default, except the optional test data (X_test, y_test); the others (model, X, y, learner, ...,
+#: a default, except the optional data (X_test, y_test, SHAP's y); the others (model, X, y, learner, ...,
 #: feature, coalition) are data.
 DECLARED = [
     (ik.pfi, _perturbation.SPECS["pfi"]),
@@ -48,8 +49,9 @@ DECLARED = [
     (ik.h_statistic, _hstat.SPEC),
     (ik.repid, _repid.SPEC),
     (ik.ice_heterogeneity, _heterogeneity.SPEC),
+    (ik.shap, _shap.SPEC),
 ]
-DATA_WITH_DEFAULT = ("X_test", "y_test")
+DATA_WITH_DEFAULT = ("X_test", "y_test", "y")
 _IDS = [f.__name__ for f, _ in DECLARED]
 
 
@@ -135,6 +137,11 @@ def test_shared_option_messages(option, value, error, message):
      "'min_improvement' must be a number >= 0.0; got -1.0."),
     (lambda X, y, m: ik.ice_heterogeneity(m, X, grid=2.0), ValidationError, "'grid' must be an int >= 2; got 2.0."),
     (lambda X, y, m: ik.ice_heterogeneity(m, X, grid_type="log"), ValidationError, "'grid_type' must be one of"),
+    (lambda X, y, m: ik.shap(m, X, link="probit"), ValidationError,
+     "'link' must be one of 'identity', 'logit'; got 'probit'."),
+    (lambda X, y, m: ik.shap(m, X, exact="yes"), TypeError, "'exact' must be True or False; got 'yes'."),
+    (lambda X, y, m: ik.shap(m, X, n_permutations=1), ValidationError,
+     "'n_permutations' must be an int >= 2 or None; got 1."),
 ])
 def test_methods_raise_the_shared_messages(call, error, message):
     X, y, model = _data()
