@@ -207,13 +207,14 @@ def _data():
     return X, y, LinearRegression().fit(X, y)
 
 
-def test_params_hold_the_recorded_options_as_given():
+def test_params_hold_the_recorded_options_as_checked():
     X, y, model = _data()
     r = ik.pfi(model, X, y, n_repeats=np.int64(2), random_state=np.random.default_rng(1), progress=False,
                engine="predict")
     recorded = [o.name for o in _perturbation.SPECS["pfi"] if o.record is not False]
     assert list(r.params)[:len(recorded)] == recorded
-    assert r.params["n_repeats"] == 2 and r.params["random_state"] == "Generator"
+    assert type(r.params["n_repeats"]) is int and r.params["n_repeats"] == 2   # normalised
+    assert r.params["random_state"] == "Generator"
     assert r.params["loss"] == "squared_error"          # the loss as resolved
     assert "progress" not in r.params and r.info["engine"] == "predict"
     e = ik.partial_dependence(model, X, 0, grid=[0.0, 1.0], random_state=0)

@@ -10,8 +10,8 @@ how it is recorded in ``result.params`` and a one-line description -- and each m
                RANDOM_STATE, PROGRESS, ENGINE)
 
     def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, ...):
-        checked = PFI.check(locals())          # validates, in the spec's order; adds ``seed``
-        params = PFI.record(locals())          # the start of result.params
+        call = PFI.check(locals())       # validates in the spec's order; normalised values and ``seed``
+        params = PFI.record(call)        # the start of result.params
 
 What stays where it was, and why:
 
@@ -24,9 +24,10 @@ What stays where it was, and why:
   a sampler against X) run where the data is known; such options have ``check=None`` and their
   documentation line says where they are checked.
 
-The recorded value is the value *as given* (``record=True``), a summary of it (a callable:
-a Generator is recorded as ``"Generator"``, a callable loss by its ``__name__``), or nothing
-(``record=False``: ``progress``, and ``engine``, whose outcome is the fact ``info["engine"]``).
+The recorded value is the checked value (``record=True``: the argument, normalised -- an int for
+``np.int64(3)``; ``random_state`` as given), a summary of it (a callable: a Generator is recorded
+as ``"Generator"``, a callable loss by its ``__name__``), or nothing (``record=False``:
+``progress``, and ``engine``, whose outcome is the fact ``info["engine"]``).
 An option recorded in ``params`` may not be named like a fact of the run (:data:`imlkit._record.HAPPENED`):
 one name, one meaning.
 """
@@ -130,8 +131,8 @@ class Option:
     doc : str
         One line: what the option is (the docstring's Parameters entry says it at length).
     record : bool or callable
-        How ``result.params`` records it: True as given, False not at all, a callable of the
-        given value for a summary.
+        How ``result.params`` records it: True the checked value, False not at all, a callable
+        of the checked value for a summary.
     store : str or None
         The checked value is stored under this name instead, and the given value under
         ``name`` (``random_state`` as given, ``seed`` the call's SeedSequence).
@@ -211,7 +212,10 @@ class Spec:
         return checked
 
     def record(self, args):
-        """The recorded options of one call (the start of ``result.params``), from the given values."""
+        """The recorded options of one call (the start of ``result.params``), from :meth:`check`'s values.
+
+        Options without a check (and ``store`` options) are recorded as given either way.
+        """
         out = {}
         for o, value in zip(self.options, self._values(args).values()):
             if o.record is False:

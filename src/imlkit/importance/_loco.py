@@ -318,7 +318,7 @@ class RefitOptions:
     """The options of one LOCO/LOFO call, checked once at the public entry point.
 
     :meth:`checked` validates them by the method's spec (:data:`SPECS`; ``n_refits`` and ``cv``
-    normalised), draws the call's SeedSequence (``seed``) and records the arguments as given
+    normalised), draws the call's SeedSequence (``seed``) and records the arguments
     (``recorded``, the start of ``result.params``). The engine resolves ``test="auto"``
     and a test's estimand into a copy (:func:`dataclasses.replace`), never by mutation.
 
@@ -356,7 +356,8 @@ class RefitOptions:
         """Validate the options by :data:`SPEC` and draw the call's SeedSequence."""
         # LOCO takes a feature away by dropping it: it records variant="drop" as LOFO does
         options = {"variant": "drop", **options}
-        return cls(method=method, **{**options, **SPECS[method].check(options)}, recorded=SPECS["lofo"].record(options))
+        call = {**options, **SPECS[method].check(options)}
+        return cls(method=method, **call, recorded=SPECS["lofo"].record(call))
 
 
 def _record_cv(cv):
