@@ -51,7 +51,7 @@ from ._validation import (
 )
 
 __all__ = [
-    "Option", "Spec", "integer", "number", "probability", "choice", "flag", "as_given", "seed_record", "name_record",
+    "Option", "Spec", "integer", "number", "probability", "choice", "flag", "seed_record", "name_record",
     "LOSS", "FEATURES", "N_REPEATS", "N_JOBS", "RANDOM_STATE", "MAX_ROWS", "PROGRESS",
     "CONFIDENCE_LEVEL", "RELATION", "ENGINE", "RELATIONS", "GRID_TYPE", "N_SAMPLES", "OUTPUT", "SAMPLE_WEIGHT",
 ]
@@ -67,13 +67,13 @@ RELATIONS = ("difference", "ratio")
 def integer(min_value=None, max_value=None, *, allow_none=False):
     """An int within bounds: ``'n_repeats' must be an int >= 1; got 0.``"""
     return lambda name, value, call: check_int(name, value, min_value=min_value, max_value=max_value,
-                                                  allow_none=allow_none)
+                                               allow_none=allow_none)
 
 
 def number(low=None, high=None, *, low_inclusive=True, high_inclusive=True, allow_none=False):
     """A finite float within bounds."""
     return lambda name, value, call: check_float(name, value, low=low, high=high, low_inclusive=low_inclusive,
-                                                    high_inclusive=high_inclusive, allow_none=allow_none)
+                                                 high_inclusive=high_inclusive, allow_none=allow_none)
 
 
 def probability():
@@ -101,10 +101,6 @@ def _seed(name, value, call):
 
 
 # --------------------------------------------------------------------------- records
-def as_given(value):
-    return value
-
-
 def seed_record(value):
     """A Generator's state is not a parameter one can pass back: it is recorded as ``"Generator"``."""
     return value if not isinstance(value, np.random.Generator) else "Generator"

@@ -51,7 +51,7 @@ SEQUENTIAL_BLOCK = 10
 
 
 def _check_importance(name, value, call):
-    """A method name, or any callable with the signature of :func:`imlkit.pfi` (checked when it runs)."""
+    """A method's name, or a callable ``fn(model, X_test, y_test, random_state)`` (its output checked as it runs)."""
     return value if callable(value) else check_choice(name, value, IMPORTANCES)
 
 
