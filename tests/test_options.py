@@ -29,7 +29,7 @@ from imlkit._options import (
 from imlkit._record import HAPPENED
 from imlkit._validation import ValidationError
 from imlkit.effects import _ale, _heterogeneity, _hstat, _ice, _repid
-from imlkit.importance import _common, _loco, _perturbation, _pimp, _sage, _sage_value
+from imlkit.importance import _loco, _perturbation, _pimp, _sage, _sage_value
 from imlkit.local import _shap
 
 #: Every public method that declares its options, with its spec. Its options are its parameters with
@@ -194,15 +194,6 @@ def test_a_spec_refuses_a_duplicate_and_a_recorded_fact_of_the_run():
     with pytest.raises(ValueError, match="facts of the run"):
         Spec("t", Option("seconds", None, "a time limit"))
     Spec("t", Option("engine", None, "not recorded", record=False))   # a fact's name, not recorded: fine
-
-
-def test_check_common_checks_by_the_shared_options():
-    assert _common.check_common(random_state=5).entropy == 5
-    with pytest.raises(ValidationError, match=re.escape("'n_repeats' must be an int >= 1; got 0.")):
-        _common.check_common(n_repeats=0)
-    with pytest.raises(TypeError, match="'progress' must be True or False"):
-        _common.check_common(progress=None)
-    assert _common.RELATIONS == ("difference", "ratio")
 
 
 # ----------------------------------------------------------------------------- the record of a call

@@ -6,10 +6,9 @@ import pandas as pd
 
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
-from .._options import CONFIDENCE_LEVEL, N_JOBS, N_REPEATS, PROGRESS, RANDOM_STATE, RELATION, RELATIONS, Spec
 from .._validation import check_X_y
 
-__all__ = ["prepare", "RELATIONS", "check_common", "UnseenClasses", "with_test_classes"]
+__all__ = ["prepare", "UnseenClasses", "with_test_classes"]
 
 
 def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"):
@@ -30,23 +29,6 @@ def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"
     loss_obj = get_loss(default_loss(model, method) if loss is None else loss)
     predictor, y_enc = bind_model(model, loss_obj, y_arr, as_frame=was_frame, max_rows=max_rows)
     return frame, y_enc, loss_obj, predictor
-
-
-def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs=None,
-                 random_state=None, progress=False):
-    """Check the parameters every method shares by their shared :class:`~imlkit._options.Option`;
-    returns the normalised SeedSequence.
-
-    For code that has no :class:`~imlkit._options.Spec` of its own: ``n_repeats``, ``relation``
-    and ``confidence_level`` are checked when given (not None).
-    """
-    given = dict(n_repeats=n_repeats, relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
-                 progress=progress, random_state=random_state)
-    options = [o for o in _COMMON if o.name in ("n_jobs", "progress", "random_state") or given[o.name] is not None]
-    return Spec("common", *options).check(given)["seed"]
-
-
-_COMMON = (N_REPEATS, RELATION, CONFIDENCE_LEVEL, N_JOBS, PROGRESS, RANDOM_STATE)
 
 
 class UnseenClasses:
