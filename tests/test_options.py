@@ -143,6 +143,14 @@ def test_shared_option_messages(option, value, error, message):
      "'min_improvement' must be a number >= 0.0; got -1.0."),
     (lambda X, y, m: ik.ice_heterogeneity(m, X, grid=2.0), ValidationError, "'grid' must be an int >= 2; got 2.0."),
     (lambda X, y, m: ik.ice_heterogeneity(m, X, grid_type="log"), ValidationError, "'grid_type' must be one of"),
+    # None was let through by the old shared check: PFI computed a ratio for relation=None, and a None
+    # level or PIMP's n_repeats=None ended in an arithmetic TypeError (PIMP: a ModelError blaming the learner)
+    (lambda X, y, m: ik.pfi(m, X, y, relation=None), ValidationError,
+     "'relation' must be one of 'difference', 'ratio'; got None."),
+    (lambda X, y, m: ik.loco(LinearRegression(), X, y, X, y, confidence_level=None), TypeError,
+     "'confidence_level' must be a number > 0.0 and < 1.0; got None."),
+    (lambda X, y, m: ik.pimp(LinearRegression(), X, y, X, y, n_repeats=None), TypeError,
+     "'n_repeats' must be an int >= 1; got None."),
     (lambda X, y, m: ik.shap(m, X, link="probit"), ValidationError,
      "'link' must be one of 'identity', 'logit'; got 'probit'."),
     (lambda X, y, m: ik.shap(m, X, exact="yes"), TypeError, "'exact' must be True or False; got 'yes'."),
