@@ -237,3 +237,22 @@ def test_options_objects_are_built_from_the_spec():
                                  max_rows=100, n_jobs=None, random_state=4)
     with pytest.raises(AttributeError):   # frozen
         opts.n_repeats = 5
+
+
+@pytest.mark.parametrize("call", [
+    lambda f, X, y: ik.pfi(f, X, y, engine="gpu"),
+    lambda f, X, y: ik.sage(f, X, y, max_rows=0),
+    lambda f, X, y: ik.ice(f, X, 0, grid_type="log"),
+    lambda f, X, y: ik.shap(f, X, n_jobs=0),
+], ids=["pfi", "sage", "ice", "shap"])
+def test_a_bad_option_fails_before_the_model_is_called(call):
+    X, y, _ = _data()
+    calls = []
+
+    def model(A):
+        calls.append(len(A))
+        return np.asarray(A)[:, 0]
+
+    with pytest.raises(ValidationError):
+        call(model, X, y)
+    assert calls == []
