@@ -7,13 +7,34 @@ from scipy import stats
 from scipy.spatial import distance
 
 from .._dtypes import has_levels
+from .._options import CONFIDENCE_LEVEL, ENGINE, MAX_ROWS, OUTPUT, PROGRESS, SAMPLE_WEIGHT, Option, Spec, integer
 from .._timing import Timer
-from .._trees import check_engine
-from .._validation import ValidationError, check_bool, check_int, check_probability, check_X, resolve_feature
+from .._validation import ValidationError, check_int, check_X, resolve_feature
 from ._grid import check_sample_weight, make_predictor, observed_levels, resolve_output
 from ._result import EffectResult
 
 __all__ = ["ale"]
+
+
+def _check_bins(name, bins, call):
+    """A number of bins (an int >= 1), or the bin edges themselves (sorted, duplicates dropped)."""
+    if np.ndim(bins) == 0:
+        return check_int(name, bins, min_value=1)
+    edges = np.unique(np.asarray(bins, dtype=float))
+    if len(edges) < 2 or not np.isfinite(edges).all():
+        raise ValidationError(f"'bins' as edges must hold at least 2 distinct finite values; got {len(edges)}.")
+    return edges
+
+
+#: ALE's options, in the order they are checked and recorded (defaults: the signature). They are
+#: checked after X and the feature, as they always were.
+SPEC = Spec(
+    "ale",
+    Option("bins", _check_bins, "intervals at quantiles of the feature (an int), or their edges",
+           record=lambda bins: bins if np.ndim(bins) == 0 else "explicit"),
+    Option("min_bin_size", integer(1), "rows a bin holds at least (neighbouring quantile edges merged)"),
+    SAMPLE_WEIGHT, OUTPUT, CONFIDENCE_LEVEL, MAX_ROWS, PROGRESS, ENGINE,
+)
 
 
 def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, output=None, confidence_level=0.95,
@@ -97,24 +118,14 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     """
     X, was_frame = check_X(X)
     name = resolve_feature(feature, X.columns)
-    if np.ndim(bins) == 0:
-        bins = check_int("bins", bins, min_value=1)
-    else:
-        edges = np.unique(np.asarray(bins, dtype=float))
-        if len(edges) < 2 or not np.isfinite(edges).all():
-            raise ValidationError(f"'bins' as edges must hold at least 2 distinct finite values; got {len(edges)}.")
-        bins = edges
-    min_bin_size = check_int("min_bin_size", min_bin_size, min_value=1)
-    level = check_probability("confidence_level", confidence_level)
-    check_bool("progress", progress)
-    check_engine(engine)
+    call = SPEC.check(locals())
+    bins, min_bin_size, level = call["bins"], call["min_bin_size"], call["confidence_level"]
     w = check_sample_weight(sample_weight, len(X))
     w = np.ones(len(X)) if w is None else w
     kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
     q = stats.norm.ppf(0.5 + level / 2)
-    params = dict(bins=bins if np.ndim(bins) == 0 else "explicit", min_bin_size=min_bin_size, output=output,
-                  confidence_level=level, max_rows=max_rows)
+    params = SPEC.record(call)
 
     def use_engine():  # called by the _ale_* functions once the feature's values passed their checks
         params.update(predictor.use_engine(X, engine, [name]))

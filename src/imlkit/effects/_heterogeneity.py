@@ -15,18 +15,22 @@ import pandas as pd
 
 from .._display import ResultDisplay
 from .._dtypes import has_levels
+from .._options import (
+    ENGINE,
+    FEATURES,
+    GRID_TYPE,
+    MAX_ROWS,
+    N_JOBS,
+    N_SAMPLES,
+    OUTPUT,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    Spec,
+)
 from .._parallel import parallel_map, rng_of
 from .._timing import Timer
-from .._validation import (
-    ValidationError,
-    as_seed_sequence,
-    check_bool,
-    check_choice,
-    check_int,
-    check_n_jobs,
-    check_X,
-    resolve_features,
-)
+from .._validation import ValidationError, check_int, check_X, resolve_features
 from ._grid import (
     ice_matrix,
     make_grid,
@@ -121,6 +125,23 @@ def _feature_task(predictor, Xs, name, values, column):
     return centred_ice_heterogeneity(F)
 
 
+def _check_grid(name, grid, call):
+    """Grid points per feature: an int >= 2 (a wrong type is a ValidationError here, as it always was)."""
+    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)):
+        raise ValidationError(f"'grid' must be an int >= 2; got {grid!r}.")
+    return check_int(name, grid, min_value=2)
+
+
+#: ice_heterogeneity's options, in the order they are recorded (defaults: the signature). They are
+#: checked after X and ``features`` (recorded as given, a list as the resolved names).
+SPEC = Spec(
+    "ice_heterogeneity",
+    FEATURES.but(doc="the features to rank (None: every column); no groups"),
+    Option("grid", _check_grid, "grid points per feature"),
+    GRID_TYPE, N_SAMPLES, OUTPUT, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS, ENGINE,
+)
+
+
 def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile", n_samples=None, output=None,
                       max_rows=None, random_state=None, n_jobs=None, progress=False, engine="auto"):
     """Rank features by the heterogeneity of their mean-centred ICE curves (c-ICE).
@@ -199,22 +220,14 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     feats = list(resolve_features(features, X.columns, allow_groups=False))
     if not feats:
         raise ValidationError("'features' must name at least one feature; got an empty list.")
-    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)):
-        raise ValidationError(f"'grid' must be an int >= 2; got {grid!r}.")
-    grid = check_int("grid", grid, min_value=2)
-    check_choice("grid_type", grid_type, ["quantile", "uniform"])
-    n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
-    check_n_jobs(n_jobs)
-    check_bool("progress", progress)
+    call = SPEC.check(locals())
+    grid, n_samples, seed = call["grid"], call["n_samples"], call["seed"]
     kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
-    seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
-    params = dict(features=features if features is None or isinstance(features, (str, int)) else list(feats),
-                  grid=grid, grid_type=grid_type, n_samples=n_samples, output=output, max_rows=max_rows,
-                  n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
+    params = dict(SPEC.record(call),
+                  features=features if features is None or isinstance(features, (str, int)) else list(feats))
     params.update(predictor.use_engine(Xs, engine, feats))
 
     grids, constant = {}, []

@@ -7,18 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._options import ENGINE, FEATURES, MAX_ROWS, N_JOBS, OUTPUT, PROGRESS, RANDOM_STATE, Option, Spec, integer
 from .._parallel import parallel_map, rng_of
 from .._timing import Timer
-from .._validation import (
-    ValidationError,
-    as_seed_sequence,
-    check_bool,
-    check_int,
-    check_n_jobs,
-    check_X,
-    resolve_feature,
-    resolve_features,
-)
+from .._validation import ValidationError, check_X, resolve_feature, resolve_features
 from ._grid import ice_matrix, make_predictor, resolve_output, subsample_rows
 
 __all__ = ["h_statistic", "HStatisticResult"]
@@ -78,6 +70,19 @@ class HStatisticResult(PairSlicing, ResultDisplay):
 
     def _display_frames(self):
         return [("overall", self.to_frame()), ("pairs", self.to_frame("pairwise"))]
+
+
+#: The H-statistic's options, in the order they are recorded (defaults: the signature). They are
+#: checked after X and ``features``; ``pairs`` and ``output`` after them, against the features and the model.
+SPEC = Spec(
+    "h_statistic",
+    FEATURES.but(doc="the features whose overall H is computed (None: every column); no groups"),
+    Option("pairs", None, "'top', None or a list of pairs; checked against the features by _resolve_pairs",
+           record=lambda pairs: pairs if isinstance(pairs, str) or pairs is None else "list"),
+    Option("n_samples", integer(2), "rows the partial dependences are computed on (a seeded subsample)"),
+    Option("n_top", integer(2), "pairs='top': the pairs among this many features with the largest overall H"),
+    OUTPUT, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS, ENGINE,
+)
 
 
 def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5, output=None, max_rows=None,
@@ -151,22 +156,16 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
         raise ValidationError("h_statistic needs at least 2 rows of X: with 1 row every partial dependence is that "
                               "row's prediction and H is 0/0; got 1 row.")
     feats = list(resolve_features(features, X.columns, allow_groups=False))
-    n_samples = check_int("n_samples", n_samples, min_value=2)
-    n_top = check_int("n_top", n_top, min_value=2)
-    check_n_jobs(n_jobs)
-    check_bool("progress", progress)
+    call = SPEC.check(locals())
+    n_samples, n_top, seed = call["n_samples"], call["n_top"], call["seed"]
     pair_list = _resolve_pairs(pairs, feats, X.columns)
     kind, column, label, _ = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
-    seed = as_seed_sequence(random_state)
     rows = subsample_rows(len(X), n_samples, rng_of(seed))
     Xs = X.iloc[rows].reset_index(drop=True)
     checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
     engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
-    params = dict(**engine_params, features=features,
-                  pairs=pairs if isinstance(pairs, str) or pairs is None else "list",
-                  n_samples=n_samples, n_top=n_top, output=output, max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
+    params = dict(**engine_params, **SPEC.record(call))
 
     with Timer() as timer:
         if pair_list is not None:

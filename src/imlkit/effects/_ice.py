@@ -8,17 +8,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._options import (
+    ENGINE,
+    GRID_TYPE,
+    MAX_ROWS,
+    N_SAMPLES,
+    OUTPUT,
+    PROGRESS,
+    RANDOM_STATE,
+    SAMPLE_WEIGHT,
+    Option,
+    Spec,
+    choice,
+)
 from .._parallel import rng_of
 from .._timing import Timer
-from .._validation import (
-    ValidationError,
-    as_seed_sequence,
-    check_bool,
-    check_choice,
-    check_int,
-    check_X,
-    resolve_feature,
-)
+from .._validation import ValidationError, check_X, resolve_feature
 from ._grid import check_sample_weight, ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._result import EffectResult
 
@@ -102,7 +107,6 @@ def ice(model, X, feature, *, grid=20, center=None, grid_type="quantile", n_samp
     >>> e.individual.shape, np.round(e.average, 2).tolist()
     ((50, 2), [0.0, 1.5])
     """
-    check_choice("center", center, [None, "mean", "first"])
     options = EffectOptions.checked("ice", grid=grid, center=center, grid_type=grid_type, n_samples=n_samples,
                                     sample_weight=sample_weight, output=output, max_rows=max_rows,
                                     random_state=random_state, progress=progress, engine=engine)
@@ -151,8 +155,8 @@ def partial_dependence(model, X, features, *, grid=20, grid_type="quantile", n_s
 class EffectOptions:
     """The options of one ICE/PD call, checked once at the public entry point.
 
-    :meth:`checked` validates what does not depend on the data (``n_samples``, ``progress``)
-    and draws the call's SeedSequence (``seed``); the engine checks what needs X
+    :meth:`checked` validates what does not depend on the data by the method's spec
+    (:data:`SPECS`) and draws the call's SeedSequence (``seed``); the engine checks what needs X
     (``sample_weight``, the grid, ``output``) and reads the rest by name.
 
     Attributes
@@ -177,19 +181,31 @@ class EffectOptions:
     seed: np.random.SeedSequence
 
     @classmethod
-    def checked(cls, method, *, n_samples, progress, random_state, **options):
-        """Validate the data-independent options and draw the call's SeedSequence."""
-        n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
-        check_bool("progress", progress)
-        return cls(method=method, n_samples=n_samples, progress=progress, random_state=random_state,
-                   seed=as_seed_sequence(random_state), **options)
+    def checked(cls, method, **options):
+        """Validate the data-independent options by the method's spec and draw the call's SeedSequence.
+
+        Keywords the spec does not declare (PD's ``center=None``) are passed through as given.
+        """
+        return cls(method=method, **{**options, **SPECS[method].check(options)})
 
     def params(self):
-        """The call's arguments as recorded in ``result.params``."""
-        rs = self.random_state
-        return dict(grid=self.grid if np.isscalar(self.grid) else "explicit", center=self.center,
-                    grid_type=self.grid_type, n_samples=self.n_samples, max_rows=self.max_rows, output=self.output,
-                    random_state=rs if not isinstance(rs, np.random.Generator) else "Generator")
+        """The call's arguments as recorded in ``result.params`` (PD records ``center=None`` as ICE does)."""
+        return SPECS["ice"].record(vars(self))
+
+
+def _record_grid(grid):
+    """A grid size as given; explicit grid points are recorded as ``"explicit"``."""
+    return grid if np.isscalar(grid) else "explicit"
+
+
+_GRID = Option("grid", None, "grid points (an int) or the points themselves; checked against the feature by "
+               "imlkit.effects._grid.make_grid", record=_record_grid)
+_CENTER = Option("center", choice((None, "mean", "first")), "ICE: curves as they are, or minus their mean or their "
+                 "value at the first grid point")
+#: ICE's and PD's options, in the order they are checked and recorded (defaults: the signatures).
+SPECS = {"ice": Spec("ice", _GRID, _CENTER, GRID_TYPE, N_SAMPLES, SAMPLE_WEIGHT, MAX_ROWS, OUTPUT, RANDOM_STATE,
+                     PROGRESS, ENGINE)}
+SPECS["pd"] = Spec("pd", *(o for o in SPECS["ice"] if o.name != "center"))
 
 
 def _effect(model, X, feats, options):

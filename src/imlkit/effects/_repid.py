@@ -7,18 +7,22 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import has_levels
+from .._options import (
+    ENGINE,
+    GRID_TYPE,
+    MAX_ROWS,
+    N_SAMPLES,
+    OUTPUT,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    Spec,
+    integer,
+    number,
+)
 from .._parallel import rng_of
 from .._timing import Timer
-from .._validation import (
-    ValidationError,
-    as_seed_sequence,
-    check_bool,
-    check_float,
-    check_int,
-    check_X,
-    resolve_feature,
-    resolve_features,
-)
+from .._validation import ValidationError, check_X, resolve_feature, resolve_features
 from ._grid import ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._ice import DEFAULT_N_SAMPLES
 
@@ -227,6 +231,21 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     __repr__ = ResultDisplay.__repr__  # the dataclass would print the arrays
 
 
+#: REPID's options, in the order they are recorded (defaults: the signature). They are checked after X,
+#: the feature and ``split_features`` (recorded as the resolved columns).
+SPEC = Spec(
+    "repid",
+    Option("split_features", None, "the features the regions may split on (None: every other column); resolved "
+           "against X's columns"),
+    Option("grid", None, "grid points of the regional PD curves (an int) or the points; checked by make_grid",
+           record=lambda grid: grid if np.isscalar(grid) else "explicit"),
+    Option("max_depth", integer(1), "depth of the tree of regions"),
+    Option("min_node_size", integer(1), "rows a region holds at least"),
+    Option("min_improvement", number(0.0), "γ: a split must improve by γ (times its parent split's improvement)"),
+    GRID_TYPE, OUTPUT, MAX_ROWS, PROGRESS, ENGINE, N_SAMPLES, RANDOM_STATE,
+)
+
+
 def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_node_size=30, min_improvement=0.1,
           grid_type="quantile", output=None, max_rows=None, progress=False, engine="auto", n_samples=None,
           random_state=None):
@@ -317,12 +336,9 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
             raise ValidationError(f"'split_features' must not contain the feature {name!r} itself.")
     if not splits:
         raise ValidationError("'split_features' is empty: REPID needs at least one other feature to split on.")
-    max_depth = check_int("max_depth", max_depth, min_value=1)
-    min_node_size = check_int("min_node_size", min_node_size, min_value=1)
-    gamma = check_float("min_improvement", min_improvement, low=0.0)
-    check_bool("progress", progress)
-    n_samples = check_int("n_samples", n_samples, min_value=1, allow_none=True)
-    seed = as_seed_sequence(random_state)
+    call = SPEC.check(locals())
+    max_depth, min_node_size, gamma = call["max_depth"], call["min_node_size"], call["min_improvement"]
+    n_samples, seed = call["n_samples"], call["seed"]
     values, categorical = make_grid(X[name], grid, grid_type)
     # The grid comes from every row; the curves (n × m predictions) from at most n_samples.
     rows = subsample_rows(len(X), DEFAULT_N_SAMPLES if n_samples is None else n_samples, rng_of(seed))
@@ -334,11 +350,7 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
     for c in splits:
         z, zkind, cats = _encode(X[c])
         encoded[c] = (z, zkind, cats)
-    params = dict(split_features=splits, grid=grid if np.isscalar(grid) else "explicit", max_depth=max_depth,
-                  min_node_size=min_node_size, min_improvement=gamma, grid_type=grid_type, output=output,
-                  max_rows=max_rows, n_samples=n_samples, n_rows=len(X),
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  **predictor.use_engine(X, engine, [name]))
+    params = dict(SPEC.record(call), split_features=splits, n_rows=len(X), **predictor.use_engine(X, engine, [name]))
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])

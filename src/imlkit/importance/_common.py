@@ -6,19 +6,9 @@ import pandas as pd
 
 from .._losses import default_loss, get_loss
 from .._model import bind_model, check_fitted
-from .._validation import (
-    as_seed_sequence,
-    check_bool,
-    check_choice,
-    check_int,
-    check_n_jobs,
-    check_probability,
-    check_X_y,
-)
+from .._validation import check_X_y
 
-__all__ = ["prepare", "RELATIONS", "check_common", "UnseenClasses", "with_test_classes"]
-
-RELATIONS = ("difference", "ratio")
+__all__ = ["prepare", "UnseenClasses", "with_test_classes"]
 
 
 def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"):
@@ -39,20 +29,6 @@ def prepare(model, X, y, loss, max_rows, *, X_name="X", y_name="y", method="pfi"
     loss_obj = get_loss(default_loss(model, method) if loss is None else loss)
     predictor, y_enc = bind_model(model, loss_obj, y_arr, as_frame=was_frame, max_rows=max_rows)
     return frame, y_enc, loss_obj, predictor
-
-
-def check_common(*, n_repeats=None, relation=None, confidence_level=None, n_jobs=None,
-                 random_state=None, progress=False):
-    """Check the parameters every method shares; returns the normalised SeedSequence."""
-    if n_repeats is not None:
-        check_int("n_repeats", n_repeats, min_value=1)
-    if relation is not None:
-        check_choice("relation", relation, RELATIONS)
-    if confidence_level is not None:
-        check_probability("confidence_level", confidence_level)
-    check_n_jobs(n_jobs)
-    check_bool("progress", progress)
-    return as_seed_sequence(random_state)
 
 
 class UnseenClasses:

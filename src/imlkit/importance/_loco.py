@@ -20,13 +20,23 @@ import numpy as np
 
 from .._losses import default_loss, require_pointwise
 from .._model import is_classifier_model
-from .._timing import Timer
-from .._validation import (
-    check_choice,
-    check_int,
-    resolve_features,
+from .._options import (
+    CONFIDENCE_LEVEL,
+    FEATURES,
+    LOSS,
+    MAX_ROWS,
+    N_JOBS,
+    PROGRESS,
+    RANDOM_STATE,
+    RELATION,
+    Option,
+    Spec,
+    choice,
+    integer,
 )
-from ._common import check_common, with_test_classes
+from .._timing import Timer
+from .._validation import check_int, resolve_features
+from ._common import with_test_classes
 from ._inference import (
     ALTERNATIVES,
     P_ADJUST,
@@ -298,7 +308,7 @@ def lofo(learner, X_train, y_train, X_test=None, y_test=None, *, loss=None, feat
 
 
 # --------------------------------------------------------------------------- validation
-def _check_cv(cv):
+def _check_cv(name, cv, call):
     if cv is None or hasattr(cv, "split"):
         return cv
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
@@ -311,9 +321,9 @@ def _check_cv(cv):
 class RefitOptions:
     """The options of one LOCO/LOFO call, checked once at the public entry point.
 
-    :meth:`checked` validates them (in the order the messages have always come), normalises
-    ``n_refits`` and ``cv``, draws the call's SeedSequence (``seed``) and records the arguments
-    as given (``recorded``, the start of ``result.params``). The engine resolves ``test="auto"``
+    :meth:`checked` validates them by the method's spec (:data:`SPECS`; ``n_refits`` and ``cv``
+    normalised), draws the call's SeedSequence (``seed``) and records the arguments
+    (``recorded``, the start of ``result.params``). The engine resolves ``test="auto"``
     and a test's estimand into a copy (:func:`dataclasses.replace`), never by mutation.
 
     Attributes
@@ -346,31 +356,36 @@ class RefitOptions:
     recorded: dict = field(repr=False)
 
     @classmethod
-    def checked(cls, method, *, loss, features, aggregate, test, alternative, p_adjust, confidence_level,
-                n_refits, cv, relation, max_rows, n_jobs, random_state, progress, variant="drop"):
-        """Validate the options and draw the call's SeedSequence."""
-        check_choice("variant", variant, VARIANTS)
-        recorded = dict(loss=loss if isinstance(loss, str) else getattr(loss, "__name__", "custom"),
-                        features=features, aggregate=aggregate, test=test, alternative=alternative,
-                        p_adjust=p_adjust, confidence_level=confidence_level, n_refits=n_refits,
-                        cv=cv if cv is None or isinstance(cv, int) else repr(cv), relation=relation,
-                        max_rows=max_rows, n_jobs=n_jobs,
-                        random_state=random_state if not isinstance(random_state, np.random.Generator)
-                        else "Generator",
-                        variant=variant)
-        seed = check_common(relation=relation, confidence_level=confidence_level, n_jobs=n_jobs,
-                            random_state=random_state, progress=progress)
-        check_choice("aggregate", aggregate, AGGREGATES)
-        check_choice("test", test, TESTS)
-        check_choice("alternative", alternative, ALTERNATIVES)
-        check_choice("p_adjust", p_adjust, P_ADJUST)
-        n_refits = check_int("n_refits", n_refits, min_value=1)
-        cv = _check_cv(cv)
-        return cls(method=method, loss=loss, features=features, aggregate=aggregate, test=test,
-                   alternative=alternative, p_adjust=p_adjust, confidence_level=confidence_level,
-                   n_refits=n_refits, cv=cv, relation=relation, max_rows=max_rows, n_jobs=n_jobs,
-                   random_state=random_state, progress=progress, variant=variant, seed=seed,
-                   recorded=recorded)
+    def checked(cls, method, **options):
+        """Validate the options by :data:`SPEC` and draw the call's SeedSequence."""
+        # LOCO takes a feature away by dropping it: it records variant="drop" as LOFO does
+        options = {"variant": "drop", **options}
+        call = {**options, **SPECS[method].check(options)}
+        return cls(method=method, **call, recorded=SPECS["lofo"].record(call))
+
+
+def _record_cv(cv):
+    """A splitter is recorded by its repr (an int or None as given)."""
+    return cv if cv is None or isinstance(cv, int) else repr(cv)
+
+
+#: LOCO's and LOFO's options, in the order they are checked and recorded (defaults: the signatures).
+SPECS = {"loco": Spec(
+    "loco",
+    LOSS, FEATURES,
+    Option("aggregate", choice(AGGREGATES), "how the observation-wise differences are summarised ('auto': median "
+           "for regression, mean for classification)"),
+    Option("test", choice(TESTS), "the test of each feature's importance ('auto': the aggregate's own test)"),
+    Option("alternative", choice(ALTERNATIVES), "the alternative of the tests"),
+    Option("p_adjust", choice(P_ADJUST), "the multiplicity correction of the p-values (and the intervals)"),
+    CONFIDENCE_LEVEL,
+    Option("n_refits", integer(1), "refits of the learner per feature (and of the full model)"),
+    Option("cv", _check_cv, "None (the given train/test split), an int >= 2 or a splitter: folds of X_train",
+           record=_record_cv),
+    RELATION, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS,
+)}
+SPECS["lofo"] = Spec("lofo", *SPECS["loco"], Option("variant", choice(VARIANTS), "how a feature is taken away "
+                                                                                 "before relearning"))
 
 
 def _refit_importance(learner, X_train, y_train, X_test, y_test, options):

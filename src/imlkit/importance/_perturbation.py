@@ -19,11 +19,25 @@ from typing import Any
 import numpy as np
 
 from .._dependence import MIN_ROWS_PER_REGRESSOR, adjusted_r2, dependence_r2
+from .._options import (
+    CONFIDENCE_LEVEL,
+    ENGINE,
+    FEATURES,
+    LOSS,
+    MAX_ROWS,
+    N_JOBS,
+    N_REPEATS,
+    PROGRESS,
+    RANDOM_STATE,
+    RELATION,
+    Option,
+    Spec,
+)
 from .._parallel import parallel_map, spawn
 from .._timing import Timer
 from .._validation import ValidationError, check_same_columns, check_X, resolve_features
 from ..samplers import MarginalSampler, make_sampler
-from ._common import check_common, prepare
+from ._common import prepare
 from ._inference import repeat_quantiles, t_interval
 from ._result import ImportanceResult
 
@@ -201,18 +215,23 @@ class PerturbationOptions:
 
     @classmethod
     def checked(cls, method, **options):
-        """Validate the options every perturbation method shares and draw the call's SeedSequence."""
-        seed = check_common(n_repeats=options["n_repeats"], relation=options["relation"],
-                            confidence_level=options["confidence_level"], n_jobs=options["n_jobs"],
-                            random_state=options["random_state"], progress=options["progress"])
-        return cls(method=method, seed=seed, **options)
+        """Validate the options by the method's :class:`~imlkit._options.Spec` and draw the call's SeedSequence.
+
+        Keywords the spec does not declare (PFI's fixed marginal sampler) are passed through as given.
+        """
+        return cls(method=method, **{**options, **SPECS[method].check(options)})
 
     def params(self):
         """The call's arguments as recorded in ``result.params`` (before the loss is resolved)."""
-        rs = self.random_state
-        return dict(loss=self.loss, features=self.features, n_repeats=self.n_repeats, relation=self.relation,
-                    confidence_level=self.confidence_level, max_rows=self.max_rows, n_jobs=self.n_jobs,
-                    random_state=rs if not isinstance(rs, np.random.Generator) else "Generator")
+        return SPECS[self.method].record(vars(self))
+
+
+#: PFI's and CFI's options, in the order they are checked and recorded (defaults: the signatures).
+_SAMPLER = Option("sampler", None, "the conditional sampler (a name or a Sampler); built and checked on X_fit by "
+                  "imlkit.samplers.make_sampler, recorded as the fitted sampler's repr", record=False)
+_X_FIT = Option("X_fit", None, "data the sampler learns from (None: X); checked against X's columns", record=False)
+_SHARED = (LOSS, FEATURES, N_REPEATS, RELATION, CONFIDENCE_LEVEL, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS, ENGINE)
+SPECS = {"pfi": Spec("pfi", *_SHARED), "cfi": Spec("cfi", _SAMPLER, _X_FIT, *_SHARED)}
 
 
 def _perturbation_importance(model, X, y, options):

@@ -14,10 +14,26 @@ from typing import Any
 import numpy as np
 
 from .._losses import default_loss
+from .._options import (
+    CONFIDENCE_LEVEL,
+    FEATURES,
+    LOSS,
+    MAX_ROWS,
+    N_JOBS,
+    N_REPEATS,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    Spec,
+    choice,
+    flag,
+    integer,
+    name_record,
+    probability,
+)
 from .._parallel import progress_bar
 from .._timing import Timer
-from .._validation import ValidationError, check_bool, check_choice, check_int, check_probability, resolve_features
-from ._common import check_common
+from .._validation import ValidationError, check_choice, resolve_features
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
 from ._result import ImportanceResult
@@ -32,6 +48,27 @@ MIN_PARAMETRIC_NULL = 30
 #: Null refits between two looks of the sequential run (``sequential=True``). Fixed, not tied to
 #: ``n_jobs``: where the run stops must not depend on how many workers ran it.
 SEQUENTIAL_BLOCK = 10
+
+
+def _check_importance(name, value, call):
+    """A method's name, or a callable ``fn(model, X_test, y_test, random_state)`` (its output checked as it runs)."""
+    return value if callable(value) else check_choice(name, value, IMPORTANCES)
+
+
+#: PIMP's options, in the order they are checked and recorded (defaults: the signature).
+SPEC = Spec(
+    "pimp",
+    Option("importance", _check_importance, "the importance tested: 'pfi', 'cfi', 'loco' or a callable",
+           record=name_record),
+    Option("n_null", integer(1), "refits of the learner on permuted targets (the null distribution)"),
+    Option("distribution", choice(DISTRIBUTIONS), "the null distribution's p-value: empirical or a fitted family"),
+    Option("p_adjust", choice(P_ADJUST), "the multiplicity correction of the p-values"),
+    Option("alpha", probability(), "the level of the decisions (and of sequential stopping)"),
+    LOSS, FEATURES, N_REPEATS,
+    Option("sampler", None, "CFI's sampler; built by imlkit.cfi on each refit's data", record=False),
+    CONFIDENCE_LEVEL, MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS,
+    Option("sequential", flag(), "stop refitting once every decision is settled"),
+)
 
 
 def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=100,
@@ -181,22 +218,9 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
     Altmann, A., Toloşi, L., Sander, O. & Lengauer, T. (2010). Permutation importance: a
     corrected feature importance measure. Bioinformatics 26(10), 1340-1347.
     """
-    params = dict(importance=importance if isinstance(importance, str) else getattr(importance, "__name__", "custom"),
-                  n_null=n_null, distribution=distribution, p_adjust=p_adjust, alpha=alpha,
-                  loss=loss if loss is None or isinstance(loss, str) else getattr(loss, "__name__", "custom"),
-                  features=features, n_repeats=n_repeats, confidence_level=confidence_level,
-                  max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator")
-    seed = check_common(n_repeats=n_repeats, confidence_level=confidence_level, n_jobs=n_jobs,
-                        random_state=random_state, progress=progress)
-    if not callable(importance):
-        check_choice("importance", importance, IMPORTANCES)
-    n_null = check_int("n_null", n_null, min_value=1)
-    check_choice("distribution", distribution, DISTRIBUTIONS)
-    check_choice("p_adjust", p_adjust, P_ADJUST)
-    alpha = check_probability("alpha", alpha)
-    sequential = check_bool("sequential", sequential)
-    params["sequential"] = sequential
+    call = SPEC.check(locals())
+    params = SPEC.record(call)
+    seed, n_null, alpha, sequential = call["seed"], call["n_null"], call["alpha"], call["sequential"]
     template = check_learner(learner)  # once: a factory learner is otherwise called only for its fits
     if loss is None:
         loss = default_loss(template, "loco" if importance == "loco" else "pimp")

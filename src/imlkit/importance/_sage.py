@@ -23,13 +23,35 @@ import joblib
 import numpy as np
 from scipy import stats
 
+from .._options import (
+    CONFIDENCE_LEVEL,
+    ENGINE,
+    FEATURES,
+    LOSS,
+    MAX_ROWS,
+    N_JOBS,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    Spec,
+    flag,
+    number,
+)
 from .._parallel import parallel_map, progress_bar
 from .._timing import Timer
-from .._trees import check_engine
-from .._validation import ValidationError, check_bool, check_float, check_int
-from ._common import check_common
+from .._validation import ValidationError, check_int
 from ._result import ImportanceResult
-from ._sage_value import GameOptions, build_game, engine_game, players_of_features, sage_value
+from ._sage_value import (
+    BACKGROUND,
+    N_BACKGROUND,
+    REMOVAL,
+    SAMPLER,
+    GameOptions,
+    build_game,
+    engine_game,
+    players_of_features,
+    sage_value,
+)
 
 __all__ = ["sage", "sage_value", "RunningMoments"]
 
@@ -215,6 +237,30 @@ def _exact(game, rng):
     return phi, values
 
 
+def _orderings(name, value, call):
+    """At least one batch of orderings: 2, or 4 when antithetic (orderings come in pairs)."""
+    unit = 2 if call["antithetic"] else 1
+    return check_int(name, value, min_value=2 * unit, allow_none=name == "max_permutations")
+
+
+#: SAGE's options, in the order they are checked and recorded (defaults: the signature).
+SPEC = Spec(
+    "sage",
+    LOSS, FEATURES,
+    REMOVAL, SAMPLER, N_BACKGROUND,
+    Option("tolerance", number(0.0, low_inclusive=False), "stop once the largest standard error is this share "
+           "of the range of the values"),
+    Option("max_permutations", _orderings, "at most this many orderings (None: until converged)"),
+    Option("antithetic", flag(), "each ordering with its reverse"),
+    Option("exact", flag(), "enumerate every coalition instead of sampling orderings"),
+    Option("batch_size", _orderings, "orderings per batch between convergence checks"),
+    MAX_ROWS, N_JOBS, RANDOM_STATE, PROGRESS, CONFIDENCE_LEVEL,
+    Option("control_variate", flag(), "the control variate v(all) of the permutation estimator"),
+    BACKGROUND,
+    ENGINE,
+)
+
+
 def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=None, n_background=128,
          tolerance=0.05, max_permutations=None, antithetic=False, exact=False, batch_size=256,
          max_rows=None, n_jobs=None, random_state=None, progress=False, confidence_level=0.95,
@@ -344,22 +390,11 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     >>> r.importance.round(1).tolist()     # additive model: φ_j = β_j² Var(x_j)
     [1.0, 0.2, 0.0]
     """
-    params = dict(loss=loss, features=features, removal=removal, n_background=n_background,
-                  tolerance=tolerance, max_permutations=max_permutations, antithetic=antithetic,
-                  exact=exact, batch_size=batch_size, max_rows=max_rows, n_jobs=n_jobs,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  confidence_level=confidence_level, control_variate=control_variate,
-                  background=None if background is None else "given", engine=engine)
-    check_engine(engine)
-    seed = check_common(confidence_level=confidence_level, n_jobs=n_jobs, random_state=random_state,
-                        progress=progress)
-    tolerance = check_float("tolerance", tolerance, low=0.0, low_inclusive=False)
-    antithetic = check_bool("antithetic", antithetic)
-    exact = check_bool("exact", exact)
-    control_variate = check_bool("control_variate", control_variate)
-    unit = 2 if antithetic else 1
-    batch_size = check_int("batch_size", batch_size, min_value=2 * unit)
-    max_permutations = check_int("max_permutations", max_permutations, min_value=2 * unit, allow_none=True)
+    call = SPEC.check(locals())
+    params = SPEC.record(call)
+    seed, tolerance, batch_size = call["seed"], call["tolerance"], call["batch_size"]
+    max_permutations, antithetic = call["max_permutations"], call["antithetic"]
+    exact, control_variate = call["exact"], call["control_variate"]
     bg_seed, draw_seed, batch_root = seed.spawn(3)
 
     players_of = players_of_features(features)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._model import Predictor
-from .._trees import check_engine
+from .._options import ENGINE, LOSS, MAX_ROWS, RANDOM_STATE, Option, Spec
 from .._validation import (
     ValidationError,
     check_choice,
@@ -43,7 +43,7 @@ from .._validation import (
     resolve_features,
 )
 from ..samplers import make_sampler
-from ._common import check_common, prepare
+from ._common import prepare
 from ._sage_game import SageGame
 
 __all__ = ["sage_value", "SageGame", "GameOptions", "REMOVALS", "build_game", "engine_game", "players_of_features"]
@@ -174,6 +174,18 @@ def _coalition_columns(coalition, columns):
     return cols
 
 
+#: The options of a SAGE game that sage and sage_value share (checked by build_game, where X is known).
+REMOVAL = Option("removal", None, "'marginal' or 'conditional'; checked by build_game")
+SAMPLER = Option("sampler", None, "conditional removal's sampler; built by build_game, recorded as its repr",
+                 record=False)
+N_BACKGROUND = Option("n_background", None, "background rows (or conditional draws) per coalition; checked by "
+                      "build_game")
+BACKGROUND = Option("background", None, "rows to remove features with (None: drawn from X); checked by build_game",
+                    record=lambda b: None if b is None else "given")
+#: sage_value's options, in the order they are checked (it returns a number: nothing is recorded).
+VALUE_SPEC = Spec("sage_value", REMOVAL, SAMPLER, N_BACKGROUND, LOSS, MAX_ROWS, RANDOM_STATE, BACKGROUND, ENGINE)
+
+
 def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_background=128, loss=None,
                max_rows=None, random_state=None, background=None, engine="auto"):
     """The SAGE value function v(S) = R(f_∅) − R(f_S) of one coalition S.
@@ -238,8 +250,7 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     >>> round(sage_value(f, X, y, [], random_state=0), 2)
     0.0
     """
-    check_engine(engine)
-    seed = check_common(random_state=random_state)
+    seed = VALUE_SPEC.check(locals())["seed"]
     frame, _ = check_X(X)
     cols = _coalition_columns(coalition, frame.columns)
     bg_seed, draw_seed = seed.spawn(2)

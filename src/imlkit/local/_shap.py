@@ -23,19 +23,23 @@ import warnings
 import numpy as np
 
 from .._model import check_fitted, is_classifier_model
+from .._options import (
+    ENGINE,
+    FEATURES,
+    LOSS,
+    MAX_ROWS,
+    N_JOBS,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    Spec,
+    choice,
+    integer,
+    number,
+)
 from .._parallel import parallel_map
 from .._timing import Timer
-from .._validation import (
-    ValidationError,
-    as_seed_sequence,
-    check_bool,
-    check_choice,
-    check_float,
-    check_int,
-    check_n_jobs,
-    check_X,
-    check_y,
-)
+from .._validation import ValidationError, check_bool, check_choice, check_X, check_y
 from ..importance._sage import RunOptions, _estimate
 from ..importance._sage_value import GameOptions, build_game, players_of_features
 from ._result import ShapResult
@@ -162,6 +166,33 @@ def _permutation_row(game, output, row, options, seed):
 
 
 # ---------------------------------------------------------------------- the public function
+def _check_link(name, link, call):
+    return None if link is None else check_choice(name, link, LINKS)
+
+
+def _check_exact(name, exact, call):
+    return exact if exact == "auto" else check_bool(name, exact)
+
+
+#: SHAP's options, in the order they are checked and recorded (defaults: the signature).
+SPEC = Spec(
+    "shap",
+    Option("output", choice(OUTPUTS), "explain each row's prediction or each row's loss"),
+    LOSS.but(doc="output='loss': the loss explained (None: by task); resolved against the model"),
+    Option("link", _check_link, "the scale of a classifier's explained probability (None: 'identity')"),
+    Option("class_", None, "the explained class of a classifier; resolved against the model's classes"),
+    FEATURES,
+    Option("exact", _check_exact, "'auto', True or False: enumerate every coalition, or sample orderings"),
+    Option("n_background", integer(1), "background rows each coalition is averaged over (a seeded sample)"),
+    Option("n_permutations", integer(2, allow_none=True), "orderings per row (None: until the tolerance is met)"),
+    Option("tolerance", number(0.0, low_inclusive=False), "stop a row's orderings once the largest standard error "
+           "is this share of the range of its values"),
+    ENGINE, N_JOBS, MAX_ROWS, RANDOM_STATE, PROGRESS,
+    Option("background", None, "rows to remove features with (None: a sample of X); checked by build_game",
+           record=lambda b: None if b is None else "given"),
+)
+
+
 def shap(model, X, *, background=None, y=None, output="prediction", loss=None, link=None, class_=None,
          features=None, exact="auto", n_background=100, n_permutations=None, tolerance=0.05, engine="auto",
          n_jobs=None, random_state=None, max_rows=None, progress=False):
@@ -267,25 +298,9 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
     >>> bool(np.allclose(r.values.sum(axis=1), f(X[:5]) - r.base_values))
     True
     """
-    params = dict(output=output, loss=loss, link=link, class_=class_, features=features, exact=exact,
-                  n_background=n_background, n_permutations=n_permutations, tolerance=tolerance,
-                  n_jobs=n_jobs, max_rows=max_rows,
-                  random_state=random_state if not isinstance(random_state, np.random.Generator) else "Generator",
-                  background=None if background is None else "given")
-    check_choice("output", output, OUTPUTS)
-    if link is not None:
-        check_choice("link", link, LINKS)
-    if exact != "auto":
-        exact = check_bool("exact", exact)
-    check_int("n_background", n_background, min_value=1)
-    n_permutations = check_int("n_permutations", n_permutations, min_value=2, allow_none=True)
-    tolerance = check_float("tolerance", tolerance, low=0.0, low_inclusive=False)
-    from .._trees import check_engine
-
-    check_engine(engine)
-    check_n_jobs(n_jobs)
-    check_bool("progress", progress)
-    seed = as_seed_sequence(random_state)
+    call = SPEC.check(locals())
+    params = SPEC.record(call)
+    exact, n_permutations, tolerance, seed = call["exact"], call["n_permutations"], call["tolerance"], call["seed"]
     check_fitted(model)
     frame, was_frame = check_X(X)
     n = len(frame)
