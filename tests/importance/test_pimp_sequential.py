@@ -195,3 +195,32 @@ def test_null_refits_without_the_engine_check_give_the_checked_numbers(monkeypat
         checked = ik.pimp(learner, *data, **kw)
     np.testing.assert_array_equal(fast.extra["null"], checked.extra["null"])
     np.testing.assert_array_equal(fast.importance, checked.importance)
+
+
+def test_cfi_sampler_fitted_once_for_all_refits(monkeypatch):
+    """PIMP with CFI fits its sampler on the test rows once: the same null values as one fit per refit."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from imlkit import samplers
+    from imlkit.importance import _pimp
+
+    data = table("clear", 0, n=150)
+    learner = HistGradientBoostingRegressor(max_iter=8, random_state=0)
+    kw = dict(importance="cfi", n_null=4, n_repeats=2, random_state=5, n_jobs=1)
+    fits = []
+    real_fit = samplers.SubgroupSampler.fit
+
+    def counting(self, X):
+        fits.append(1)
+        return real_fit(self, X)
+
+    monkeypatch.setattr(samplers.SubgroupSampler, "fit", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        once = ik.pimp(learner, *data, **kw)
+        assert len(fits) == 1
+        monkeypatch.setattr(_pimp, "make_sampler", lambda sampler, X: sampler)   # as before: one fit per refit
+        each = ik.pimp(learner, *data, **kw)
+    assert len(fits) == 1 + 5
+    np.testing.assert_array_equal(once.extra["null"], each.extra["null"])
+    np.testing.assert_array_equal(once.importance, each.importance)

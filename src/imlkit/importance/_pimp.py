@@ -16,7 +16,16 @@ import numpy as np
 from .._losses import default_loss
 from .._parallel import progress_bar
 from .._timing import Timer
-from .._validation import ValidationError, check_bool, check_choice, check_int, check_probability, resolve_features
+from .._validation import (
+    ValidationError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_probability,
+    check_X,
+    resolve_features,
+)
+from ..samplers import make_sampler
 from ._common import check_common
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
@@ -212,6 +221,10 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
                                as_frame=as_frame, max_rows=max_rows, template=template)
         seeds = seed.spawn(n_null + 1)
+        if importance == "cfi":
+            # CFI's sampler depends on the test rows only: fitted once here, not once per refit (a
+            # SubgroupSampler fits a tree per feature, deterministically, and keeps them for the next call)
+            sampler = make_sampler(sampler, check_X(Xte if as_frame else Xte.to_numpy(), "X_test")[0])
         observed_eval = _Evaluator(importance=importance, groups=groups, loss=loss_obj, n_repeats=n_repeats,
                                    sampler=sampler, confidence_level=confidence_level, keep_result=True)
         observed_job = RefitJob("the model fitted on the real target", seed=seeds[0], evaluate=observed_eval)
