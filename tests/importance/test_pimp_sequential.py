@@ -147,23 +147,80 @@ def test_the_report_says_where_the_refits_stopped():
     assert [(c.kind, c.features) for c in claims] == [(c.kind, c.features) for c in full]
 
 
-def test_the_null_pfis_use_the_tree_engine(monkeypatch):
+def test_the_null_pfis_use_the_tree_engine_checked_once(monkeypatch):
     from sklearn.ensemble import HistGradientBoostingRegressor
 
+    from imlkit import _trees
     from imlkit.importance import _perturbation
 
-    engines = []
-    real = _perturbation.pfi
+    engines, checks = [], []
+    real, real_choose = _perturbation._perturbation_importance, _trees.choose
 
     def recording(*args, **kwargs):
         res = real(*args, **kwargs)
-        engines.append(res.info.get("engine"))
+        engines.append((res.info.get("engine"), kwargs.get("refit_of") is not None))
         return res
 
-    monkeypatch.setattr(_perturbation, "pfi", recording)
+    def counting(*args, **kwargs):
+        checks.append(1)
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(_perturbation, "_perturbation_importance", recording)
+    monkeypatch.setattr(_trees, "choose", counting)
     data = table("clear", 0, n=120)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ik.pimp(HistGradientBoostingRegressor(max_iter=5, random_state=0), *data, n_null=4, n_repeats=1,
                 sequential=True, random_state=0, n_jobs=1)
-    assert engines == ["trees"] * 5   # the observed fit and the four null refits
+    # the observed fit (checked), then the four null refits on the engine its check chose
+    assert engines == [("trees", False)] + [("trees", True)] * 4
+    assert len(checks) == 1
+
+
+@pytest.mark.parametrize("importance", ["pfi", "cfi"])
+def test_null_refits_without_the_engine_check_give_the_checked_numbers(monkeypatch, importance):
+    """The null refits skip the engine's check (done once, on the observed model): the same null values."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from imlkit.importance import _perturbation
+
+    data = table("clear", 0, n=150)
+    learner = HistGradientBoostingRegressor(max_iter=8, random_state=0)
+    kw = dict(importance=importance, n_null=5, n_repeats=2, random_state=3, n_jobs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = ik.pimp(learner, *data, **kw)
+        # every null refit checked again, as a PFI/CFI of its own would be
+        monkeypatch.setattr(_perturbation, "_checked_engine", lambda predictor, X, record: predictor.use_engine(X))
+        checked = ik.pimp(learner, *data, **kw)
+    np.testing.assert_array_equal(fast.extra["null"], checked.extra["null"])
+    np.testing.assert_array_equal(fast.importance, checked.importance)
+
+
+def test_cfi_sampler_fitted_once_for_all_refits(monkeypatch):
+    """PIMP with CFI fits its sampler on the test rows once: the same null values as one fit per refit."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from imlkit import samplers
+    from imlkit.importance import _pimp
+
+    data = table("clear", 0, n=150)
+    learner = HistGradientBoostingRegressor(max_iter=8, random_state=0)
+    kw = dict(importance="cfi", n_null=4, n_repeats=2, random_state=5, n_jobs=1)
+    fits = []
+    real_fit = samplers.SubgroupSampler.fit
+
+    def counting(self, X):
+        fits.append(1)
+        return real_fit(self, X)
+
+    monkeypatch.setattr(samplers.SubgroupSampler, "fit", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        once = ik.pimp(learner, *data, **kw)
+        assert len(fits) == 1
+        monkeypatch.setattr(_pimp, "make_sampler", lambda sampler, X: sampler)   # as before: one fit per refit
+        each = ik.pimp(learner, *data, **kw)
+    assert len(fits) == 1 + 5
+    np.testing.assert_array_equal(once.extra["null"], each.extra["null"])
+    np.testing.assert_array_equal(once.importance, each.importance)

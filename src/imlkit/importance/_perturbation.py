@@ -234,8 +234,16 @@ _SHARED = (LOSS, FEATURES, N_REPEATS, RELATION, CONFIDENCE_LEVEL, MAX_ROWS, N_JO
 SPECS = {"pfi": Spec("pfi", *_SHARED), "cfi": Spec("cfi", _SAMPLER, _X_FIT, *_SHARED)}
 
 
-def _perturbation_importance(model, X, y, options):
-    """The engine of PFI and CFI: the model, the evaluation data and a :class:`PerturbationOptions`."""
+def _perturbation_importance(model, X, y, options, *, refit_of=None):
+    """The engine of PFI and CFI: the model, the evaluation data and a :class:`PerturbationOptions`.
+
+    ``refit_of`` (private, for PIMP's null refits): the engine record (``result.info``) of the
+    PFI/CFI of a model of the same learner on the same X, whose engine passed its check. The
+    refit then skips that check: on the tree engine its trees are read and evaluated without
+    comparing them with its own predictions again (the check proved the reader for this learner
+    and these rows; it was 30 % of a null model's PFI), off it the model is predicted as that
+    one was. Only the importances matter there: no dependence caveats, no skipped shares.
+    """
     method, n_repeats, relation, n_jobs = options.method, options.n_repeats, options.relation, options.n_jobs
     params = options.params()
     seed = options.seed
@@ -253,12 +261,16 @@ def _perturbation_importance(model, X, y, options):
         check_same_columns(X, fit_frame, "X", "X_fit")
     sampler_obj = make_sampler(options.sampler, fit_frame)
     perturbed = [c for cols in groups.values() for c in cols]
-    params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.use_engine(X, options.engine, perturbed))
+    if refit_of is None:
+        params.update(loss=loss_obj.name, sampler=repr(sampler_obj),
+                      **predictor.use_engine(X, options.engine, perturbed))
+    else:
+        params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_checked_engine(predictor, X, refit_of))
 
     # before the perturbations: its own temporaries (an n × q array) then never add to theirs
-    warns = _dependence_warnings(X, groups) if method == "pfi" else ()
+    warns = _dependence_warnings(X, groups) if method == "pfi" and refit_of is None else ()
     tree_engine = predictor.tree_engine
-    if tree_engine is not None:
+    if tree_engine is not None and refit_of is None:
         # the engine's hit rate: trees it need not walk because they never split on the feature
         shares = {name: tree_engine.skipped_share(X, cols) if len(cols) == 1 else 0.0 for name, cols in groups.items()}
         params["engine_skipped"] = float(np.mean(list(shares.values()))) if shares else 0.0
@@ -296,6 +308,25 @@ def _perturbation_importance(model, X, y, options):
         ci_high=high, loss=loss_obj.name, repeats=reps, quantiles=repeat_quantiles(reps),
         baseline_loss=base_risk, observation_importance=obs, groups=dict(groups), params=params,
         warnings=warns)
+
+
+def _checked_engine(predictor, X, record):
+    """Give ``predictor`` the engine another model of its learner got on X (``record``: that result's info).
+
+    On the tree engine, the model's trees are read (``tree_model``) and answer without the
+    check of :func:`imlkit._trees.choose`; a model the reader cannot read is predicted instead
+    (the engine never guesses). Returns the params to record.
+    """
+    from .. import _trees
+
+    if record.get("engine") != "trees":
+        return {"engine": "predict", **({"engine_note": record["engine_note"]} if "engine_note" in record else {})}
+    try:
+        tm = _trees.tree_model(predictor.model, X if predictor.as_frame else X.to_numpy())
+    except _trees.Unsupported as exc:
+        return {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
+    predictor._trees = _trees.TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
+    return {"engine": "trees"}
 
 
 def _chunk(items, rows_per_item, max_rows, n_jobs):

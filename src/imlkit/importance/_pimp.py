@@ -33,7 +33,8 @@ from .._options import (
 )
 from .._parallel import progress_bar
 from .._timing import Timer
-from .._validation import ValidationError, check_choice, resolve_features
+from .._validation import ValidationError, check_choice, check_X, resolve_features
+from ..samplers import make_sampler
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
 from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
 from ._result import ImportanceResult
@@ -236,18 +237,27 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         problem = RefitProblem(learner=learner, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, loss=loss_obj,
                                as_frame=as_frame, max_rows=max_rows, template=template)
         seeds = seed.spawn(n_null + 1)
+        if importance == "cfi":
+            # CFI's sampler depends on the test rows only: fitted once here, not once per refit (a
+            # SubgroupSampler fits a tree per feature, deterministically, and keeps them for the next call)
+            sampler = make_sampler(sampler, check_X(Xte if as_frame else Xte.to_numpy(), "X_test")[0])
         observed_eval = _Evaluator(importance=importance, groups=groups, loss=loss_obj, n_repeats=n_repeats,
                                    sampler=sampler, confidence_level=confidence_level, keep_result=True)
-        null_eval = replace(observed_eval, keep_result=False)
-        jobs = [RefitJob("the model fitted on the real target", seed=seeds[0], evaluate=observed_eval)]
-        jobs += [RefitJob(f"null refit {b}", seed=seeds[b + 1], permute_y=True, evaluate=null_eval)
-                 for b in range(n_null)]
+        observed_job = RefitJob("the model fitted on the real target", seed=seeds[0], evaluate=observed_eval)
         empirical_plan = n_null < MIN_PARAMETRIC_NULL or distribution == "empirical"
-        if not sequential:
-            out = run_refits(problem, jobs, n_jobs=n_jobs, progress=progress, desc="PIMP")
-            stop = dict(stopped=False, reason="full run (sequential=False)")
-        else:
-            out, stop = _run_sequential(problem, jobs, n_jobs, progress, empirical_plan, p_adjust, alpha)
+        with progress_bar(n_null + 1, "PIMP", progress) as bar:
+            # The observed model first: its PFI/CFI checked the engine for this learner on these rows,
+            # and the null refits' evaluations reuse that verdict instead of checking 60 models again.
+            out = run_refits(problem, [observed_job], n_jobs=1, progress=False, desc="PIMP")
+            bar.update(1)
+            null_eval = replace(observed_eval, keep_result=False, refit_of=out[0].engine)
+            jobs = [RefitJob(f"null refit {b}", seed=seeds[b + 1], permute_y=True, evaluate=null_eval)
+                    for b in range(n_null)]
+            if not sequential:
+                out += _run_blocks(problem, jobs, n_jobs, bar, len(jobs))
+                stop = dict(stopped=False, reason="full run (sequential=False)")
+            else:
+                out, stop = _run_sequential(problem, out, jobs, n_jobs, bar, empirical_plan, p_adjust, alpha)
         obs_result = out[0]
         observed = np.asarray(obs_result.importance, dtype=float)
         null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])   # (m, n_null_run)
@@ -275,38 +285,37 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
                "sequential": dict(enabled=sequential, n_null_run=n_run, n_null_planned=n_null, **stop)})
 
 
-def _run_sequential(problem, jobs, n_jobs, progress, empirical_plan, p_adjust, alpha):
-    """Run ``jobs`` (the observed fit, then the null refits) in blocks, stopping once the decisions are settled.
-
-    Returns the results run so far (job order) and ``{"stopped", "reason"}``. Each block is one
-    :func:`run_refits` call over fixed jobs (seeds set beforehand), so the results and the stop
-    are the same for any ``n_jobs`` and backend.
-    """
-    n_null = len(jobs) - 1
+def _run_blocks(problem, jobs, n_jobs, bar, size):
+    """Results of ``jobs`` in job order, run ``size`` at a time (one refit at a time with one job, so the bar moves)."""
     out = []
-    with progress_bar(len(jobs), "PIMP", progress) as bar:
-        start = 0
-        while start < len(jobs):
-            # the first block also holds the observed fit; the looks fall after 10, 20, ... null refits
-            end = min(len(jobs), start + SEQUENTIAL_BLOCK + (1 if start == 0 else 0))
-            if n_jobs == 1:   # one call per refit (a plain loop either way): the bar moves with each refit
-                for job in jobs[start:end]:
-                    out += run_refits(problem, [job], n_jobs=1, progress=False, desc="PIMP")
-                    bar.update(1)
-            else:
-                out += run_refits(problem, jobs[start:end], n_jobs=n_jobs, progress=False, desc="PIMP")
-                bar.update(end - start)
-            start = end
-            done = len(out) - 1
-            if done == n_null:
-                break
-            if empirical_plan:
-                observed = np.asarray(out[0].importance, dtype=float)
-                null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])
-                if _settled(null, observed, n_null, p_adjust, alpha):
-                    return out, dict(stopped=True, reason=(
-                        f"decisions settled after {done} of {n_null} null refits: every completion of the run "
-                        f"gives the same features significant at alpha={alpha} and the same floors"))
+    step = 1 if n_jobs == 1 else size
+    for start in range(0, len(jobs), step):
+        block = jobs[start:start + step]
+        out += run_refits(problem, block, n_jobs=n_jobs, progress=False, desc="PIMP")
+        bar.update(len(block))
+    return out
+
+
+def _run_sequential(problem, out, jobs, n_jobs, bar, empirical_plan, p_adjust, alpha):
+    """Run the null refits ``jobs`` in blocks after ``out`` (the observed fit), stopping once the decisions are settled.
+
+    Returns the results run so far (job order, the observed first) and ``{"stopped", "reason"}``.
+    Each block is fixed jobs (seeds set beforehand), so the results and the stop are the same
+    for any ``n_jobs`` and backend; the looks fall after 10, 20, ... null refits.
+    """
+    n_null = len(jobs)
+    for start in range(0, n_null, SEQUENTIAL_BLOCK):
+        out += _run_blocks(problem, jobs[start:start + SEQUENTIAL_BLOCK], n_jobs, bar, SEQUENTIAL_BLOCK)
+        done = len(out) - 1
+        if done == n_null:
+            break
+        if empirical_plan:
+            observed = np.asarray(out[0].importance, dtype=float)
+            null = np.column_stack([np.asarray(o, dtype=float) for o in out[1:]])
+            if _settled(null, observed, n_null, p_adjust, alpha):
+                return out, dict(stopped=True, reason=(
+                    f"decisions settled after {done} of {n_null} null refits: every completion of the run "
+                    f"gives the same features significant at alpha={alpha} and the same floors"))
     reason = ("all planned null refits run: the decisions on a fitted tail depend on every null value"
               if not empirical_plan else "all planned null refits run: the decisions were not settled earlier")
     return out, dict(stopped=False, reason=reason)
@@ -576,6 +585,8 @@ class _Observed:
     baseline_loss: Any = None
     observation_importance: Any = None
     warnings: tuple = ()
+    #: the engine record of the observed PFI/CFI (``info``: engine, engine_note), or None
+    engine: Any = None
 
 
 @dataclass(frozen=True)
@@ -589,16 +600,27 @@ class _Evaluator:
     sampler: Any
     confidence_level: float
     keep_result: bool
+    #: for the null refits: the observed model's engine record (its PFI/CFI's check is not repeated)
+    refit_of: Any = None
 
     def __call__(self, model, X_train, y_train, X_test, y_test, problem, seed):
+        from ..samplers import MarginalSampler
         from ._loco import loco
-        from ._perturbation import cfi, pfi
+        from ._perturbation import PerturbationOptions, _perturbation_importance, cfi, pfi
 
         def data(X):
             return X if problem.as_frame else X.to_numpy()
 
         kind = self.importance
-        if kind == "pfi":
+        if kind in ("pfi", "cfi") and self.refit_of is not None:
+            # the same options as the public call below, the engine's check done once for the learner
+            options = PerturbationOptions.checked(
+                kind, sampler=MarginalSampler() if kind == "pfi" else self.sampler, X_fit=None, loss=self.loss,
+                features=self.groups, n_repeats=self.n_repeats, relation="difference",
+                confidence_level=self.confidence_level, max_rows=problem.max_rows, n_jobs=1, random_state=seed,
+                progress=False, engine="auto")
+            res = _perturbation_importance(model, data(X_test), y_test, options, refit_of=self.refit_of)
+        elif kind == "pfi":
             res = pfi(model, data(X_test), y_test, loss=self.loss, features=self.groups,
                       n_repeats=self.n_repeats, confidence_level=self.confidence_level,
                       max_rows=problem.max_rows, n_jobs=1, random_state=seed)
@@ -627,6 +649,10 @@ class _Evaluator:
         if res is None:
             nan = np.full(m, np.nan)
             return _Observed(importance=values, std=nan, ci_low=nan, ci_high=nan)
+        engine = None
+        if kind in ("pfi", "cfi"):
+            engine = {k: res.info[k] for k in ("engine", "engine_note") if k in res.info}
         return _Observed(importance=values, std=res.std, ci_low=res.ci_low, ci_high=res.ci_high,
                          repeats=res.repeats, quantiles=res.quantiles, baseline_loss=res.baseline_loss,
-                         observation_importance=res.observation_importance, warnings=tuple(res.warnings))
+                         observation_importance=res.observation_importance, warnings=tuple(res.warnings),
+                         engine=engine)
