@@ -282,7 +282,7 @@ def _gam_plan(ctx, X):
     # The feature budget (--max-features) bounds the GAM as it bounds the methods whose cost grows
     # with the number of features: each smoothing-parameter step solves a system in every term's
     # coefficients (Caravan's 85 features: 40 s of a 65 s --quick report).
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     over_budget = budget is not None and X.shape[1] > budget
     if 2 * total <= n and not over_budget:
         return "auto", None
@@ -379,7 +379,7 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RuleFit"] = pipe
-    rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
+    rules = rf.rules_.head(ctx.params.models.rulefit_rules)
     return [heading("RuleFit"),
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
                  f"terms kept by the L1 fit. The top {len(rules)} by importance:"),

@@ -164,10 +164,10 @@ def section_effects(ctx):
     if not ctx.methods("effects", "hstat"):
         return Section("effects", title,
                        [text("Not computed: 'effects' and 'hstat' were not selected with --methods.")])
-    p = ctx.params["effects"]
+    p = ctx.params.effects
     output = effect_output(ctx)
     outputs = effect_classes(ctx)
-    feats, words = top_features(ctx, p["n_features"])
+    feats, words = top_features(ctx, p.n_features)
     if not feats:
         return Section("effects", title, [text(f"No feature effects shown: {words}.")])
     X_ice, _ = ctx.rows("ice")
@@ -209,19 +209,19 @@ def _label(output, outputs, ctx):
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
     """One figure per feature: ICE + PD (top row) and ALE (bottom row), one column per class shown."""
-    p = ctx.params["effects"]
+    p = ctx.params.effects
     ices, ales = [], []
     model = ctx.model
     if outputs and outputs[-1] is OTHER_CLASSES:
         model = TopClassesAndOther(ctx.model, outputs[:-1])
     for out in outputs:
-        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p["grid"], rows=len(X_ice),
+        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
                       output=str(out)):
-            ices.append(eff.ice(model, X_ice, f, grid=p["grid"], output=out))
+            ices.append(eff.ice(model, X_ice, f, grid=p.grid, output=out))
         if X_ale is not None:
-            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p["ale_bins"],
+            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
                           rows=len(X_ale), output=str(out)):
-                ales.append(eff.ale(model, X_ale, f, bins=p["ale_bins"], output=out))
+                ales.append(eff.ale(model, X_ale, f, bins=p.ale_bins, output=out))
     k = len(outputs)
     with report_style():
         if k == 1:
@@ -246,17 +246,17 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
 
 
 def _hstat_blocks(ctx, output):
-    p = ctx.params["hstat"]
+    p = ctx.params.hstat
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
     # only the features with the largest PFI are scored (said in the text).
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p_all = len(X_h.columns)
     features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output),
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=str(output),
                   **({"features": f"the {budget} with the largest PFI"} if features else {})):
-        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"],
+        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
@@ -294,9 +294,9 @@ def _hstat_figure(h, pairs):
 def _pd2_blocks(ctx, h, output):
     top = h.pairwise.iloc[0]
     pair = (top["feature_1"], top["feature_2"])
-    pe = ctx.params["effects"]
+    pe = ctx.params.effects
     X_pd, _ = ctx.rows("pd2")
-    grid = min(pe["grid"], 12)
+    grid = min(pe.grid, 12)
     with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
     with report_style():
@@ -324,27 +324,27 @@ def section_regional(ctx):
     title = "5. Regional effects"
     if not ctx.methods("repid"):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
-    p = ctx.params["repid"]
+    p = ctx.params.repid
     output = effect_output(ctx)
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
-    n_cand = ctx.params["effects"]["n_features"] + 1
+    n_cand = ctx.params.effects.n_features + 1
     candidates, _ = top_features(ctx, n_cand)
     if not candidates:
         return Section("regional", title, [text("Not computed: no feature is important for any method, so "
                                                 "no feature's effect is split into regions.")])
     with ctx.step("c-ICE heterogeneity of the top features", candidates=", ".join(candidates), rows=len(X_rep),
-                  grid=p["grid"]):
-        feature, het = choose_repid_feature(ctx, X_rep, candidates, p["grid"], output)
-    with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p["grid"], max_depth=p["max_depth"],
-                  min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=str(output)):
-        g = eff.repid(ctx.model, X_rep, feature, grid=p["grid"], max_depth=p["max_depth"],
-                      min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=output)
+                  grid=p.grid):
+        feature, het = choose_repid_feature(ctx, X_rep, candidates, p.grid, output)
+    with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p.grid, max_depth=p.max_depth,
+                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=str(output)):
+        g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
+                      min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
     blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
                    f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
                    f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
-                   f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p['max_depth']}."),
+                   f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p.max_depth}."),
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
@@ -354,7 +354,7 @@ def section_regional(ctx):
     scores = g.interaction_scores[g.interaction_scores > 0]
     if len(scores):
         share, spread, span = regional_difference(g)
-        material = share >= p["min_improvement"] and spread >= MATERIAL_REGIONAL_SHARE * span
+        material = share >= p.min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span
         ratio = spread / span if span > 0 else np.inf
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
@@ -371,7 +371,7 @@ def section_regional(ctx):
                                f"{feature} is about the same everywhere."))
     else:
         blocks.append(text(f"No split improved the homogeneity of the {feature} curves enough "
-                           f"(min_improvement = {p['min_improvement']}): its effect is about the same everywhere."))
+                           f"(min_improvement = {p.min_improvement}): its effect is about the same everywhere."))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)

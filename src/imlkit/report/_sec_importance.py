@@ -19,24 +19,24 @@ _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the
 
 
 def _pfi(ctx):
-    p = ctx.params["pfi"]
+    p = ctx.params.pfi
     X, y = ctx.rows("pfi")
-    return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+    return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p.n_repeats,
                            features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
 def _cfi(ctx):
-    p = ctx.params["cfi"]
+    p = ctx.params.cfi
     X, y = ctx.rows("cfi")
-    return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+    return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p.n_repeats,
                            features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
 def _pfi_cfi_features(ctx):
     # ``imlkit importance`` prints one method's table of every feature (no budget sentence there)
-    return None if ctx.params.get("every_feature") else budgeted_features(ctx, group=False)
+    return None if ctx.params.every_feature else budgeted_features(ctx, group=False)
 
 
 #: The methods whose cost grows with the number of features, under the feature budget.
@@ -123,12 +123,12 @@ NO_GROUP = ("pfi", "cfi")
 def budgeted_features(ctx, group=True):
     """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
 
-    With more features than ``ctx.params["max_features"]`` the method runs on that many features
+    With more features than ``ctx.params.max_features`` the method runs on that many features
     ranked first by the screen, one by one, and (``group=True``) one group of every other feature
     (left out, permuted or played together), so its cost stays that of budget + 1 features. None
     when within budget.
     """
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     names = [str(c) for c in ctx.X_test.columns]
     if budget is None or len(names) <= budget:
         return None
@@ -142,7 +142,7 @@ def budgeted_features(ctx, group=True):
 
 def _budget_note(ctx, computed):
     """The sentence that says which methods ran on a feature budget, on which features, how they were chosen and why."""
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p = len(ctx.X_test.columns)
     used = [METHOD_LABELS.get(k, k) for k, r in computed.items()
             if k.split("_")[0] in BUDGETED and len(r.feature_names) < p]
@@ -172,22 +172,22 @@ def _and(labels):
 def _loco(ctx):
     # aggregate is left to the API's "auto": the median for regression, the mean for a
     # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
-    p = ctx.params["loco"]
+    p = ctx.params.loco
     with ctx.refit_backend():
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"),
                      loss=method_loss(ctx.task, ctx.loss, "loco"),
-                     features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
+                     features=budgeted_features(ctx), test=p.test, p_adjust=p.p_adjust, n_refits=p.n_refits,
                      n_jobs=ctx.n_jobs,
                      random_state=ctx.seed, progress=ctx.progress)
     return {"loco": r}
 
 
 def _lofo(ctx):
-    p = ctx.params["lofo"]
+    p = ctx.params.lofo
     with ctx.refit_backend():
         r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"),
                      loss=method_loss(ctx.task, ctx.loss, "lofo"),
-                     features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
+                     features=budgeted_features(ctx), relation=p.relation, n_jobs=ctx.n_jobs, random_state=ctx.seed,
                      progress=ctx.progress)
     return {"lofo": r}
 
@@ -197,14 +197,14 @@ SAGE_CHUNK_CELLS = 1 << 23
 
 
 def _sage(ctx):
-    p = ctx.params["sage"]
+    p = ctx.params.sage
     X, y = ctx.rows("sage")
     # SAGE stacks up to 2**19 hybrid rows per call whatever the width; on 2,308 columns that peaked at
     # 3.4 GB (0.96 GB with this bound, the same time). Bound the call by cells (no change up to 16 columns).
     chunk = int(min(1 << 19, max(4096, SAGE_CHUNK_CELLS // max(1, X.shape[1]))))
     out = {}
     for removal in ctx.config.sage_removals:
-        out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
+        out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p.run(removal).to_dict(),
                                           features=budgeted_features(ctx), max_rows=chunk,
                                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return out
@@ -212,12 +212,12 @@ def _sage(ctx):
 
 def _pimp(ctx):
     # ``--n-null`` reaches ctx.params through method_params (the step's logged parameters say it)
-    p = ctx.params["pimp"]
+    p = ctx.params.pimp
     with ctx.refit_backend():
-        r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
-                     n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], features=budgeted_features(ctx),
-                     distribution=p["distribution"],
-                     p_adjust=p["p_adjust"], sequential=True,   # stops only where the decisions are settled
+        r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p.importance,
+                     n_repeats=p.n_repeats, loss=ctx.loss, n_null=p.n_null, features=budgeted_features(ctx),
+                     distribution=p.distribution,
+                     p_adjust=p.p_adjust, sequential=True,   # stops only where the decisions are settled
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"pimp": r}
 
@@ -233,12 +233,12 @@ def pimp_cannot_reject(ctx):
     """
     from ..importance._pimp import MIN_PARAMETRIC_NULL, resolution
 
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p = len(ctx.X_test.columns)
     if budget is None or p <= budget:
         return None
-    params = ctx.params["pimp"]
-    B, adj, alpha = params["n_null"], params["p_adjust"], 0.05
+    params = ctx.params.pimp
+    B, adj, alpha = params.n_null, params.p_adjust, 0.05
     m = budget + 1
     if B >= MIN_PARAMETRIC_NULL:
         return None
@@ -259,9 +259,9 @@ _REFIT = ("loco", "lofo", "pimp")
 
 def compute_importance(ctx, method):
     """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
-    params = dict(ctx.params[method])
-    budget = ctx.params.get("max_features")
-    every = method in NO_GROUP and ctx.params.get("every_feature")
+    params = getattr(ctx.params, method).to_dict()
+    budget = ctx.params.max_features
+    every = method in NO_GROUP and ctx.params.every_feature
     if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget and not every:
         screen_ranking(ctx)  # its own step, before this method's
         group = "" if method in NO_GROUP else f" + '{OTHERS}'"

@@ -86,7 +86,7 @@ def section_local(ctx):
                 what = f"the log-odds of {what}"
                 pred = np.log(np.clip(pred, 1e-12, 1)) - np.log(np.clip(1 - pred, 1e-12, 1))
         else:
-            budget = ctx.params.get("max_features")
+            budget = ctx.params.max_features
             if budget is not None and X.shape[1] > budget:
                 # The permutation estimator evaluates every prefix of every ordering: its cost grows with p
                 # (2,308 genes: hours). Beyond the feature budget the section says so instead.
