@@ -258,7 +258,7 @@ def prepare_context(config, *, progress=None):
     ctx.model_label = _model_label(ctx.model, config)
     _unknown_classes(ctx)
     if ctx.evaluation == "all_rows":
-        from ._sec_data import all_rows_warning
+        from ._shared import all_rows_warning
 
         ctx.alerts.append(all_rows_warning(ctx))
     from ._loss import model_loss

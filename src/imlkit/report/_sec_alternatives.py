@@ -7,7 +7,7 @@ from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import glm_family, guarded_inputs, guarded_pipeline, performance
-from ._sec_effects import top_features
+from ._ranking import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
 
@@ -453,7 +453,9 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
-    from ._sec_model import _compare, _level_note, model_is_glm
+    from ._shared import compare_models as _compare
+    from ._shared import level_note as _level_note
+    from ._shared import model_is_glm
 
     fitted = getattr(ctx, "alternative_models", None) or {}
     skipped = []

@@ -6,7 +6,8 @@ import numpy as np
 from .. import effects as eff
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
-from ._sec_importance import screen_ranking
+from ._ranking import screen_ranking, top_features
+from ._shared import effect_output
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
@@ -17,54 +18,10 @@ __all__ = ["section_effects", "section_regional", "top_features", "effect_output
            "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
 
 
-def top_features(ctx, k):
-    """The report's ``k`` most important features and the words that justify the choice: ``(features, words)``.
-
-    Ranked by :func:`~imlkit.report._reading.most_important` -- how many of the methods that
-    converged find each feature important (the reading's own definition), ties by rank -- so a
-    feature below 0 for PFI and SAGE is never "most important" because one noisy method ranks it
-    high. ``features`` is empty when no feature is important for any method (``words`` then says
-    so, with the numbers). Without importance results (none selected), the first ``k`` columns.
-    """
-    from ._reading import most_important
-
-    if not ctx.importance.compared():
-        cols = [str(c) for c in ctx.X_test.columns[:k]]
-        return cols, f"the first {len(cols)} columns (no importance method was selected to rank them)"
-    return most_important(ctx, k)
-
-
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
 MAX_CLASS_PANELS = 6
 #: Fewest complete rows for the methods that cannot take missing values (ALE, H, REPID).
 MIN_COMPLETE_ROWS = 20
-
-
-def effect_output(ctx):
-    """Which output the H-statistic, 2-D PD and REPID describe: the prediction, or P(class).
-
-    ``--class`` (``ctx.target_class``) when given; otherwise None for a regression or a binary
-    classifier (the effect methods' default: the probability of the second class), and the
-    most frequent training class of a multi-class one (these methods need one class).
-    """
-    if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba"):
-        return None
-    if ctx.target_class is not None:
-        return ctx.target_class
-    classes = list(getattr(ctx.model, "classes_", []))
-    if len(classes) == 2:
-        return None
-    return most_frequent_class(ctx)
-
-
-def most_frequent_class(ctx):
-    classes = list(getattr(ctx.model, "classes_", []))
-    counts = ctx.y_train.astype(str).value_counts()
-    for c in counts.index:
-        for k in classes:
-            if str(k) == c:
-                return k
-    return classes[0]
 
 
 #: The panel of the classes beyond the most frequent ones: P(any of them) = 1 - sum of the shown classes.

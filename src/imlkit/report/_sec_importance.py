@@ -11,6 +11,7 @@ from ._blocks import Section, bullets, collapse, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
 from ._loss import method_loss
+from ._ranking import BUDGETED, NO_GROUP, budgeted_features, screen_info, screen_ranking
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
            "screen_ranking", "OTHERS"]
@@ -37,107 +38,6 @@ def _cfi(ctx):
 def _pfi_cfi_features(ctx):
     # ``imlkit importance`` prints one method's table of every feature (no budget sentence there)
     return None if ctx.params.every_feature else budgeted_features(ctx, group=False)
-
-
-#: The methods whose cost grows with the number of features, under the feature budget.
-BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
-
-
-def unused_features(model, X):
-    """The columns of X a tree ensemble never splits on (a set), or None when the tree engine cannot read the model.
-
-    Permuting such a column changes no prediction, so its PFI and CFI are exactly 0 on any rows;
-    the screen skips them (their per-feature cost dominated PFI on 2,308 genes, 138 of them used).
-    """
-    from .._trees import tree_model
-
-    try:
-        tm = tree_model(model, X.iloc[:64])
-    except Exception:  # Unsupported, or its intercept could not be read on these rows
-        return None
-    f = tm.forest
-    split_on = set(np.asarray(f.feature)[np.asarray(f.kind) >= 0].tolist())
-    out = set()
-    for c in X.columns:
-        try:
-            col = tm.column(c, X)
-        except Exception:  # a column the engine cannot map is treated as used
-            col = None
-        if col is not None and col[0] not in split_on:
-            out.add(str(c))
-    return out
-
-
-def screen_ranking(ctx):
-    """The model's features, most important first by a cheap screen (PFI of every feature within the budget).
-
-    Within the feature budget (or with ``--full``) section 3's PFI over every feature ranks them.
-    Beyond it, the screen is PFI with one permutation per feature, run only on the features that
-    can matter: for a tree ensemble the engine reads, the columns it never splits on are left out
-    (their PFI is exactly 0; they rank last, in column order). ``screen_info(ctx)`` says what ran.
-    """
-    cached = ctx.__dict__.get("_screen")
-    if cached is not None:
-        return cached
-    r = ctx.importance.pfi
-    names = [str(c) for c in ctx.X_test.columns]
-    if r is not None and len(r.feature_names) == len(names):  # section 3's PFI of every feature
-        ranking = _ranked(r)
-    else:
-        X, y = ctx.rows("pfi")
-        unused = unused_features(ctx.model, X) or set()
-        if len(unused) == len(names):  # a constant model: nothing to rank by
-            unused = set()
-        candidates = [f for f in names if f not in unused]
-        with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
-                      never_split_on=len(unused), random_state=ctx.seed):
-            r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
-                        random_state=ctx.seed, progress=ctx.progress)
-        if unused and r.info.get("engine") != "trees":
-            unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
-            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
-                r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
-                            random_state=ctx.seed, progress=ctx.progress)
-        ranking = _ranked(r) + [f for f in names if f in unused]
-        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused)}
-    ctx.__dict__["_screen"] = ranking
-    return ranking
-
-
-def screen_info(ctx):
-    """What the screen ran on: ``{"screened": k, "unused": u}``, or None (no screen: PFI of every feature ranked)."""
-    return ctx.__dict__.get("_screen_info")
-
-
-def _ranked(r):
-    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
-    return [r.feature_names[i] for i in np.argsort(-value, kind="stable")]
-
-
-#: The budgeted methods that score the top features only, without the group of all the others: the
-#: tree engine checks itself on every column a method will replace (~2 ms per column, 5 s of PFI's
-#: 6 on 2,308 genes), and a group of every other column would make them pay it for the whole table.
-NO_GROUP = ("pfi", "cfi")
-
-
-def budgeted_features(ctx, group=True):
-    """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
-
-    With more features than ``ctx.params.max_features`` the method runs on that many features
-    ranked first by the screen, one by one, and (``group=True``) one group of every other feature
-    (left out, permuted or played together), so its cost stays that of budget + 1 features. None
-    when within budget.
-    """
-    budget = ctx.params.max_features
-    names = [str(c) for c in ctx.X_test.columns]
-    if budget is None or len(names) <= budget:
-        return None
-    top = screen_ranking(ctx)[:budget]
-    chosen = set(top)
-    groups = {f: [f] for f in top}
-    if group:
-        groups[OTHERS] = [f for f in names if f not in chosen]
-    return groups
 
 
 def _budget_note(ctx, computed):

@@ -14,7 +14,7 @@ from ..local import shap
 from ._blocks import Section, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._fit import MANY_CLASSES
-from ._sec_effects import effect_output
+from ._shared import effect_output
 
 __all__ = ["section_local", "TITLE"]
 
