@@ -6,7 +6,7 @@ The course's 10-row tax table (home owner, marital status, annual income -> defa
 teaching tree :class:`imlkit.models.DecisionTree` records every split it makes in
 ``split_trace_``: the parent's Gini impurity, the children's weighted impurity and the gain.
 The best split of the annual income falls between 95 and 100 with weighted Gini 0.300 (the
-course rounds the threshold to 97), as ``tests/models/test_tree.py`` checks against the course's
+course rounds the threshold to 97), as ``tests/models/test_decision_tree.py`` checks against the course's
 table.
 """
 import numpy as np

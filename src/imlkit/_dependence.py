@@ -70,11 +70,7 @@ def dependence_r2(X):
     out.attrs["n_rows"], out.attrs["n_regressors"] = 0, 0
     if not numeric or len(X) < 3:
         return out
-    # Column by column (memory: one n × q array, not a copied frame, its array and their centred
-    # and demeaned copies -- 3x X's size at 2e5 rows, 250 MB at 1e6, inside every PFI call).
-    keep = np.ones(len(X), dtype=bool)
-    for c in numeric:
-        keep &= np.isfinite(X[c].to_numpy(dtype=float))
+    keep = _finite_rows(X, numeric)
     n, q = int(keep.sum()), len(numeric)
     if n < 2:
         return out
@@ -86,7 +82,42 @@ def dependence_r2(X):
     rest = _lump(rest, n, out.attrs["lumped"])
     nb = np.bincount(cb, minlength=LB).astype(float)
 
-    Uw = np.empty((n, q), order="F")               # numeric columns demeaned within B
+    Uw, tss = _within_levels(X, numeric, keep, cb, LB, nb)
+    W, table_tss = _gram(Uw, cb, LB, nb, [(cc, L) for _, cc, L in rest])
+    d = W.shape[0] - q
+    # Total (not within) variances of the dummies, B's levels first: the scale for "constant", as a dense fit's.
+    dummy_tss = ([nb - nb ** 2 / n] if codes else []) + table_tss
+    S, ss, dropped, constant = _numeric_block(W, tss, dummy_tss, q)
+    # With as many columns as residual degrees of freedom every column is an exact linear
+    # combination of the others (R² = 1 says nothing): shrink with a ridge term, and say so.
+    ridge = RIDGE if q + d >= n - LB else 0.0
+    out.attrs["ridge"] = ridge
+    out.attrs["n_rows"], out.attrs["n_regressors"] = n, q - 1 + d + LB - 1
+    rss = _residual_variances(S, ridge)
+    for k, c in enumerate(numeric):
+        if constant[k]:
+            continue
+        out[c] = 1.0 if dropped[k] else float(np.clip(1.0 - rss[k] * ss[k] / tss[k], 0.0, 1.0))
+    return out
+
+
+def _finite_rows(X, numeric):
+    """The rows (a boolean mask) whose numeric columns are all finite: the rows fitted."""
+    # Column by column (memory: one n × q array, not a copied frame, its array and their centred
+    # and demeaned copies -- 3x X's size at 2e5 rows, 250 MB at 1e6, inside every PFI call).
+    keep = np.ones(len(X), dtype=bool)
+    for c in numeric:
+        keep &= np.isfinite(X[c].to_numpy(dtype=float))
+    return keep
+
+
+def _within_levels(X, numeric, keep, cb, LB, nb):
+    """The numeric columns centred and demeaned within the levels ``cb`` of B, ``(n, q)``, and their TSS ``(q,)``.
+
+    The TSS is about the overall mean (taken before the within-B demeaning).
+    """
+    n, q = int(keep.sum()), len(numeric)
+    Uw = np.empty((n, q), order="F")
     tss = np.empty(q)
     for j, c in enumerate(numeric):
         u = X[c].to_numpy(dtype=float)
@@ -95,27 +126,36 @@ def dependence_r2(X):
         tss[j] = u @ u
         u -= (np.bincount(cb, weights=u, minlength=LB) / nb)[cb]
         Uw[:, j] = u
-    W_nn = Uw.T @ Uw
+    return Uw, tss
 
+
+def _gram(Uw, cb, LB, nb, tables):
+    """The within-B Gram matrix W ``(q + d, q + d)`` of the numeric columns and the other categoricals' dummies.
+
+    ``tables`` holds ``(codes, levels)`` of each categorical besides B; each enters with its first
+    level dropped, and its dummy blocks come from sparse cross-tabulations (counts per pair of
+    levels minus Σ_g n_gl n_gm / n_g), never from a dummy matrix. Also returns each categorical's
+    total dummy variances ``n_l - n_l² / n`` (a list of ``(levels,)`` arrays).
+    """
+    n, q = Uw.shape
     # Dummies of the other categoricals (their first level dropped), demeaned within B.
-    blocks, tables = [], []
-    for _, cc, L in rest:
-        tables.append((cc, L, sparse.csr_matrix((np.ones(n), (cb, cc)), shape=(LB, L))))
+    blocks, crosstabs = [], []
+    for cc, L in tables:
+        crosstabs.append((cc, L, sparse.csr_matrix((np.ones(n), (cb, cc)), shape=(LB, L))))
         blocks.append(np.column_stack([np.bincount(cc, weights=Uw[:, j], minlength=L) for j in range(q)])[1:])
-    d = sum(L - 1 for _, L, _ in tables)
+    d = sum(L - 1 for _, L, _ in crosstabs)
     W = np.zeros((q + d, q + d))
-    W[:q, :q] = W_nn
+    W[:q, :q] = Uw.T @ Uw
     inv_nb = sparse.diags(1.0 / nb)
-    # Total (not within) variances of the dummies: the scale for "constant", as a dense fit's.
-    dummy_tss = [nb - nb ** 2 / n] if codes else []
+    table_tss = []
     off = q
-    for k, (cc, L, N) in enumerate(tables):
+    for k, (cc, L, N) in enumerate(crosstabs):
         W[:q, off:off + L - 1] = blocks[k].T
         W[off:off + L - 1, :q] = blocks[k]
         nl = np.bincount(cc, minlength=L).astype(float)
-        dummy_tss.append(nl - nl ** 2 / n)
+        table_tss.append(nl - nl ** 2 / n)
         off2 = q
-        for k2, (cc2, L2, N2) in enumerate(tables[:k + 1]):
+        for k2, (cc2, L2, N2) in enumerate(crosstabs[:k + 1]):
             if k2 == k:
                 cross = np.diag(nl)
             else:
@@ -125,7 +165,17 @@ def dependence_r2(X):
             W[off2:off2 + L2 - 1, off:off + L - 1] = cross[1:, 1:].T
             off2 += L2 - 1
         off += L - 1
+    return W, table_tss
 
+
+def _numeric_block(W, tss, dummy_tss, q):
+    """S = W_NN − W_ND W_DD⁺ W_DN on the correlation scale, with what the R² needs from the scaling.
+
+    Returns ``(S, ss, dropped, constant)``: ``ss`` the within-B sums of squares (W's diagonal),
+    ``dropped`` the columns without within-B variance (explained by B; zeroed in S) and
+    ``constant`` the numeric columns without variance at all (no R² of their own).
+    """
+    d = W.shape[0] - q
     scale_all = max(float(tss.max()), max((float(t.max()) for t in dummy_tss), default=0.0), 1e-300)
     constant = tss <= 1e-12 * scale_all            # no R² of its own, and no information
     ss = np.diag(W).copy()
@@ -139,17 +189,7 @@ def dependence_r2(X):
     S = W[:q, :q]
     if d:
         S = S - W[:q, q:] @ np.linalg.pinv(W[q:, q:], rcond=1e-10, hermitian=True) @ W[q:, :q]
-    # With as many columns as residual degrees of freedom every column is an exact linear
-    # combination of the others (R² = 1 says nothing): shrink with a ridge term, and say so.
-    ridge = RIDGE if q + d >= n - LB else 0.0
-    out.attrs["ridge"] = ridge
-    out.attrs["n_rows"], out.attrs["n_regressors"] = n, q - 1 + d + LB - 1
-    rss = _residual_variances(S, ridge)
-    for k, c in enumerate(numeric):
-        if constant[k]:
-            continue
-        out[c] = 1.0 if dropped[k] else float(np.clip(1.0 - rss[k] * ss[k] / tss[k], 0.0, 1.0))
-    return out
+    return S, ss, dropped, constant
 
 
 def adjusted_r2(r2, min_rows_per_regressor=MIN_ROWS_PER_REGRESSOR):

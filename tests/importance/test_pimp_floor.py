@@ -170,8 +170,8 @@ def test_n_null_option_reaches_pimp(tmp_path, capsys):
     from imlkit.report import ReportConfig, method_params
     from imlkit.report._build import prepare_context
 
-    assert method_params(False)["pimp"]["n_null"] == 60 and method_params(True)["pimp"]["n_null"] == 10
-    assert method_params(True, n_null=200)["pimp"]["n_null"] == 200
+    assert method_params(False).pimp.n_null == 60 and method_params(True).pimp.n_null == 10
+    assert method_params(True, n_null=200).pimp.n_null == 200
     for bad in (0, True, 2.5, "100"):
         with pytest.raises(ValidationError, match=r"'n_null' must be an int >= 1; got "):
             method_params(False, n_null=bad)
@@ -180,7 +180,7 @@ def test_n_null_option_reaches_pimp(tmp_path, capsys):
     path = tmp_path / "t.csv"
     frame.to_csv(path, index=False)
     ctx = prepare_context(ReportConfig(data=str(path), target="y", model="glm", quick=True, n_null=250))
-    assert ctx.params["pimp"]["n_null"] == 250
+    assert ctx.params.pimp.n_null == 250
     code = main(["report", "--data", str(path), "--target", "y", "--n-null", "0", "--out", str(tmp_path / "o")])
     assert code == 2 and "'--n-null' must be an int >= 1; got 0." in capsys.readouterr().err
 

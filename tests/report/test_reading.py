@@ -12,12 +12,12 @@ from imlkit.report import _claims as cl
 from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
 from imlkit.report._reading import (
     _pimp_resolution,
-    cli_advice,
     disagreements,
     reading_blocks,
     reading_claims,
     unsettled,
 )
+from imlkit.report._sec_importance import cli_advice
 
 
 def _res(method, values, low, high, p_adjusted=None, names="abcd", baseline_loss=None, **params):

@@ -311,9 +311,9 @@ def test_build_report_from_python_with_a_frame_and_a_fitted_model(tmp_path):
 
 def test_cli_options_reach_the_method_parameters():
     p = method_params(True, n_refits=3, sage_orderings=40)
-    assert p["loco"]["n_refits"] == 3
-    assert p["sage"]["marginal"]["max_permutations"] == 40 and p["sage"]["conditional"]["max_permutations"] == 40
-    assert method_params(True)["loco"]["n_refits"] == 1
+    assert p.loco.n_refits == 3
+    assert p.sage.marginal.max_permutations == 40 and p.sage.conditional.max_permutations == 40
+    assert method_params(True).loco.n_refits == 1
 
 
 @pytest.mark.parametrize("argv, message", [(["--n-refits", "0"], "'--n-refits' must be an int >= 1; got 0."),

@@ -8,13 +8,8 @@ import pytest
 
 from imlkit.report import ReportConfig, build_report
 from imlkit.report._build import prepare_context
-from imlkit.report._sec_importance import (
-    compute_importance,
-    pimp_cannot_reject,
-    screen_info,
-    screen_ranking,
-    unused_features,
-)
+from imlkit.report._ranking import screen_info, screen_ranking, unused_features
+from imlkit.report._sec_importance import compute_importance, pimp_cannot_reject
 
 N, P = 60, 400
 

@@ -357,7 +357,7 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
         C = F - F.mean(axis=1, keepdims=True)
         # Several classes: the risk sums over grid points and classes, so the tree is grown on
         # the curves laid side by side, (n, m·C).
-        nodes = _grow(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma)
+        nodes = _split_regions(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma)
     params["seconds"] = timer.seconds
     tree = tuple(nd for nd, _ in nodes)
     regions = []
@@ -477,8 +477,9 @@ def node_risk(C):
     return float(np.einsum("ij,ij->", D, D))
 
 
-def _grow(C, encoded, splits, max_depth, min_node_size, gamma):
-    """Grow the tree breadth-first; returns [(RegionNode, row positions)] parent before child."""
+def _split_regions(C, encoded, splits, max_depth, min_node_size, gamma):
+    """Split the rows into regions breadth-first (REPID's tree); returns [(RegionNode, row positions)] parent
+    before child."""
     root_rows = np.arange(C.shape[0])
     root_risk = node_risk(C)
     out = []

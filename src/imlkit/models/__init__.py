@@ -9,7 +9,7 @@ __all__ = ["GLM", "GAM", "DecisionTree", "NaiveBayes", "explain_neighbors", "One
            "RuleFit", "Rule", "RuleSet", "DecisionList", "tree_rules"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
-    "GLM": "._glm", "GAM": "._gam", "DecisionTree": "._tree", "NaiveBayes": "._naive_bayes",
+    "GLM": "._glm", "GAM": "._gam", "DecisionTree": "._decision_tree", "NaiveBayes": "._naive_bayes",
     "explain_neighbors": "._neighbors", "OneR": "._oner", "RIPPER": "._ripper", "RuleFit": "._rulefit",
-    "Rule": "._rules", "RuleSet": "._rules", "DecisionList": "._rules", "tree_rules": "._tree_rules",
+    "Rule": "._rules", "RuleSet": "._rules", "DecisionList": "._rules", "tree_rules": "._rules_from_tree",
 })

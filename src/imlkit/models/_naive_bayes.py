@@ -16,7 +16,7 @@ from sklearn.base import ClassifierMixin
 from .._dtypes import is_numeric
 from .._validation import ValidationError, check_choice, check_float, check_int
 from ._base import ImlkitEstimator
-from ._tree import _levels
+from ._decision_tree import _levels
 
 __all__ = ["NaiveBayes"]
 

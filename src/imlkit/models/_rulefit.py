@@ -15,8 +15,8 @@ from ._base import ImlkitEstimator, set_task_tags
 from ._l1 import l1_logistic_cv, lasso_cv
 from ._l1 import sigmoid as _sigmoid
 from ._rules import Condition, Rule, rule_masks
+from ._rules_from_tree import tree_rules
 from ._target import auto_task
-from ._tree_rules import tree_rules
 
 __all__ = ["RuleFit"]
 

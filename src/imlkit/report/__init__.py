@@ -14,10 +14,19 @@ part that fails becomes a warning box in the report (``strict=True`` raises inst
 single importance method and returns its result (``imlkit importance`` on the command line).
 """
 from ._build import build_report, prepare_context, run_importance
-from ._config import ALL_METHODS, DEFAULT_METHODS, IMPORTANCE_METHODS, MODEL_NAMES, ReportConfig, method_params
+from ._config import (
+    ALL_METHODS,
+    DEFAULT_METHODS,
+    IMPORTANCE_METHODS,
+    MODEL_NAMES,
+    MethodParams,
+    ReportConfig,
+    method_params,
+)
 from ._data import ReportInputError, load_dataset, read_table
 
 # What a user calls. The command line's plumbing (option checks, the scheduler's connection, the
 # task names, input paths) lives in the private modules: imlkit.cli imports it from there.
 __all__ = ["build_report", "ReportConfig", "ReportInputError", "run_importance", "prepare_context", "method_params",
-           "load_dataset", "read_table", "ALL_METHODS", "DEFAULT_METHODS", "IMPORTANCE_METHODS", "MODEL_NAMES"]
+           "MethodParams", "load_dataset", "read_table", "ALL_METHODS", "DEFAULT_METHODS", "IMPORTANCE_METHODS",
+           "MODEL_NAMES"]

@@ -205,7 +205,8 @@ def prepare_context(config, *, progress=None):
                                                             n_null=config.n_null,
                                                             max_rows=config.max_rows, full=config.full,
                                                             scheduler=bool(config.scheduler)))
-    ctx.params["max_features"] = feature_budget(config.quick, config.max_features, config.full)
+    ctx.params = dataclasses.replace(ctx.params, max_features=feature_budget(config.quick, config.max_features,
+                                                                             config.full))
     ctx.progress_hook = progress
     if config.model_file:
         with ctx.step("load the model file", path=config.model_file):
@@ -257,7 +258,7 @@ def prepare_context(config, *, progress=None):
     ctx.model_label = _model_label(ctx.model, config)
     _unknown_classes(ctx)
     if ctx.evaluation == "all_rows":
-        from ._sec_data import all_rows_warning
+        from ._shared import all_rows_warning
 
         ctx.alerts.append(all_rows_warning(ctx))
     from ._loss import model_loss
@@ -305,7 +306,7 @@ def run_importance(config, *, method):
             ctx = prepare_context(config, progress=progress)
             # PFI and CFI score every feature here, as before the feature budget reached them: the
             # command prints their table without the report's sentence on the budget and screen
-            ctx.params["every_feature"] = True
+            ctx.params = dataclasses.replace(ctx.params, every_feature=True)
             if method in ("loco", "lofo", "pimp") and ctx.learner is None:
                 raise ReportInputError(f"{method.upper()} refits the model, but {type(ctx.model).__name__} cannot be "
                                        f"cloned (it is not a scikit-learn estimator).")
@@ -388,7 +389,7 @@ def planned_steps(ctx):
     n = len(ctx.log) + 4  # done so far; dependence overview, two baselines, leak check
     n += sum(ctx.methods(m) for m in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"))
     if ctx.methods("effects"):
-        n += 2 * ctx.params["effects"]["n_features"]
+        n += 2 * ctx.params.effects.n_features
     n += 2 * ctx.methods("hstat") + 2 * ctx.methods("repid")
     if ctx.methods("models"):
         n += 5 if ctx.task == "classification" else 4

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -17,7 +17,9 @@ from ._data import ReportInputError
 __all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS",
            "method_params", "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed",
            "check_features", "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag",
-           "input_paths", "feature_budget", "MAX_FEATURES"]
+           "input_paths", "feature_budget", "MAX_FEATURES", "MethodParams", "PfiParams", "CfiParams", "LocoParams",
+           "LofoParams", "SageParams", "SageRunParams", "PimpParams", "EffectsParams", "HstatParams", "RepidParams",
+           "ModelsParams"]
 
 #: Importance methods of section 3, in the order they are shown.
 IMPORTANCE_METHODS = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -561,62 +563,218 @@ def feature_budget(quick=False, max_features=None, full=False):
     return int(max_features)
 
 
+# --------------------------------------------------------------------------- every method's parameters
+# One frozen dataclass per method, read by attribute (``ctx.params.sage.marginal.n_background``: a
+# misspelt name is an AttributeError, not a KeyError deep in a section). The fields keep the order
+# in which section 7 lists them; ``to_dict()`` is what the progress log and section 7 record.
+
+
+class _Params:
+    """``to_dict()`` for the parameter records: the fields in order, nested records as dicts."""
+
+    def to_dict(self):
+        """The parameters as a plain dict (field order; a nested record as a dict), as logged."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = value.to_dict() if isinstance(value, _Params) else value
+        return out
+
+
+@dataclass(frozen=True)
+class PfiParams(_Params):
+    """Section 3's PFI: ``n_repeats`` permutations per feature."""
+
+    n_repeats: int
+
+
+@dataclass(frozen=True)
+class CfiParams(_Params):
+    """Section 3's CFI: ``n_repeats`` conditional draws per feature."""
+
+    n_repeats: int
+
+
+@dataclass(frozen=True)
+class LocoParams(_Params):
+    """Section 3's LOCO: refits per feature, the test and the p-value adjustment."""
+
+    n_refits: int
+    test: str
+    p_adjust: str | None
+
+
+@dataclass(frozen=True)
+class LofoParams(_Params):
+    """Section 3's LOFO: the relation of the refit's loss to the full model's."""
+
+    relation: str
+
+
+@dataclass(frozen=True)
+class SageRunParams(_Params):
+    """One SAGE run (one removal): the arguments of :func:`imlkit.sage` the report sets."""
+
+    n_background: int
+    tolerance: float
+    max_permutations: int
+    batch_size: int
+
+
+@dataclass(frozen=True)
+class SageParams(_Params):
+    """Section 3's SAGE: the rows it reads and one :class:`SageRunParams` per removal."""
+
+    rows: int | None
+    marginal: SageRunParams
+    conditional: SageRunParams
+
+    def run(self, removal):
+        """The parameters of the run with ``removal`` ("marginal" or "conditional")."""
+        return {"marginal": self.marginal, "conditional": self.conditional}[removal]
+
+
+@dataclass(frozen=True)
+class PimpParams(_Params):
+    """Section 3's PIMP: the tested importance, null refits, repeats, null distribution, adjustment."""
+
+    importance: str
+    n_null: int
+    n_repeats: int
+    distribution: str
+    p_adjust: str | None
+
+
+@dataclass(frozen=True)
+class EffectsParams(_Params):
+    """Section 4's ICE/PD/ALE: how many top features, the grid, the ICE curves drawn, ALE's bins."""
+
+    n_features: int
+    grid: int
+    ice_rows: int | None
+    ale_bins: int
+
+
+@dataclass(frozen=True)
+class HstatParams(_Params):
+    """Section 4's H-statistic: its rows and how many top pairs."""
+
+    n_samples: int | None
+    n_pairs: int
+
+
+@dataclass(frozen=True)
+class RepidParams(_Params):
+    """Section 5's REPID: its rows and the tree's grid, depth, node size and improvement threshold."""
+
+    rows: int | None
+    grid: int
+    max_depth: int
+    min_node_size: int
+    min_improvement: float
+
+
+@dataclass(frozen=True)
+class ModelsParams(_Params):
+    """Section 6's interpretable models: how many RuleFit rules are listed."""
+
+    rulefit_rules: int
+
+
+@dataclass(frozen=True)
+class MethodParams(_Params):
+    """Every method's parameters of one report run (:func:`method_params`), read by attribute.
+
+    ``rows`` is every step's row budget (:func:`row_budgets`: ``{step: {split: rows or None}}``),
+    ``max_features`` the feature budget (:func:`feature_budget`; None: every feature) and
+    ``every_feature`` makes PFI and CFI score every feature whatever the budget (``imlkit
+    importance``). Frozen: change a value with ``dataclasses.replace``.
+
+    Examples
+    --------
+    >>> p = method_params(True)
+    >>> p.sage.marginal.n_background, p.pimp.n_null, p.rows["pfi"]["test"]
+    (32, 10, 20000)
+    """
+
+    pfi: PfiParams
+    cfi: CfiParams
+    loco: LocoParams
+    lofo: LofoParams
+    sage: SageParams
+    pimp: PimpParams
+    effects: EffectsParams
+    hstat: HstatParams
+    repid: RepidParams
+    models: ModelsParams
+    rows: dict = field(default_factory=dict)
+    max_features: int | None = None
+    every_feature: bool = False
+
+
 def method_params(quick, *, n_refits=None, sage_orderings=None, max_rows=None, full=False, scheduler=False,
                   n_null=None):
-    """Every method's parameters for the full or the quick report.
+    """Every method's parameters for the full or the quick report: a :class:`MethodParams`.
 
     Every step reads at most its row budget (``ROW_BUDGETS``): the linear-cost steps and the
     refits are capped so that the report's time stops growing with n, and the methods whose cost
     grows faster than n (SAGE, H-statistic, REPID, the ICE curves drawn) use a fixed sample.
     ``n_refits`` (LOCO's refits per feature), ``sage_orderings`` (the most orderings either
-    SAGE run may use) and ``n_null`` (PIMP's null refits) replace the defaults when given. ``params["rows"]``
+    SAGE run may use) and ``n_null`` (PIMP's null refits) replace the defaults when given. ``.rows``
     holds every step's row budget (:func:`row_budgets` of ``max_rows``, ``full`` and ``scheduler``).
     """
-    params = _params(quick)
-    params["rows"] = row_budgets(quick, max_rows=max_rows, full=full, scheduler=scheduler)
+    p = _params(quick)
+    rows = row_budgets(quick, max_rows=max_rows, full=full, scheduler=scheduler)
     # The sample sizes the sections read from their own parameters follow the budgets.
-    params["sage"]["rows"] = params["rows"]["sage"]["test"]
-    params["effects"]["ice_rows"] = params["rows"]["ice"]["test"]
-    params["hstat"]["n_samples"] = params["rows"]["hstat"]["test"]
-    params["repid"]["rows"] = params["rows"]["repid"]["test"]
+    p = replace(p, rows=rows, sage=replace(p.sage, rows=rows["sage"]["test"]),
+                effects=replace(p.effects, ice_rows=rows["ice"]["test"]),
+                hstat=replace(p.hstat, n_samples=rows["hstat"]["test"]),
+                repid=replace(p.repid, rows=rows["repid"]["test"]))
     if n_refits is not None:
-        params["loco"]["n_refits"] = _int_at_least(1)(n_refits, "n_refits")
+        p = replace(p, loco=replace(p.loco, n_refits=_int_at_least(1)(n_refits, "n_refits")))
     if sage_orderings is not None:
-        for removal in ("marginal", "conditional"):
-            params["sage"][removal]["max_permutations"] = _int_at_least(4)(sage_orderings, "sage_orderings")
+        k = _int_at_least(4)(sage_orderings, "sage_orderings")
+        p = replace(p, sage=replace(p.sage, marginal=replace(p.sage.marginal, max_permutations=k),
+                                    conditional=replace(p.sage.conditional, max_permutations=k)))
     if n_null is not None:
-        params["pimp"]["n_null"] = _int_at_least(1)(n_null, "n_null")
-    return params
+        p = replace(p, pimp=replace(p.pimp, n_null=_int_at_least(1)(n_null, "n_null")))
+    return p
 
 
 def _params(quick):
+    """The defaults of the full report (``quick=False``) or the quick one, before the budgets."""
     if quick:
-        return dict(
-            pfi=dict(n_repeats=5),
-            cfi=dict(n_repeats=5),
-            loco=dict(n_refits=1, test="auto", p_adjust="holm"),
-            lofo=dict(relation="difference"),
-            sage=dict(rows=256, marginal=dict(n_background=32, tolerance=0.05, max_permutations=1024, batch_size=256),
-                      conditional=dict(n_background=16, tolerance=0.1, max_permutations=64, batch_size=64)),
-            pimp=dict(importance="pfi", n_null=10, n_repeats=2, distribution="auto", p_adjust="holm"),
-            effects=dict(n_features=2, grid=15, ice_rows=150, ale_bins=15),
-            hstat=dict(n_samples=120, n_pairs=3),
-            repid=dict(rows=600, grid=15, max_depth=2, min_node_size=40, min_improvement=0.1),
-            models=dict(rulefit_rules=8),
+        return MethodParams(
+            pfi=PfiParams(n_repeats=5),
+            cfi=CfiParams(n_repeats=5),
+            loco=LocoParams(n_refits=1, test="auto", p_adjust="holm"),
+            lofo=LofoParams(relation="difference"),
+            sage=SageParams(rows=256,
+                            marginal=SageRunParams(n_background=32, tolerance=0.05, max_permutations=1024,
+                                                   batch_size=256),
+                            conditional=SageRunParams(n_background=16, tolerance=0.1, max_permutations=64,
+                                                      batch_size=64)),
+            pimp=PimpParams(importance="pfi", n_null=10, n_repeats=2, distribution="auto", p_adjust="holm"),
+            effects=EffectsParams(n_features=2, grid=15, ice_rows=150, ale_bins=15),
+            hstat=HstatParams(n_samples=120, n_pairs=3),
+            repid=RepidParams(rows=600, grid=15, max_depth=2, min_node_size=40, min_improvement=0.1),
+            models=ModelsParams(rulefit_rules=8),
         )
-    return dict(
-        pfi=dict(n_repeats=10),
-        cfi=dict(n_repeats=10),
-        loco=dict(n_refits=1, test="auto", p_adjust="holm"),
-        lofo=dict(relation="difference"),
-        sage=dict(rows=512, marginal=dict(n_background=64, tolerance=0.05, max_permutations=2048, batch_size=256),
-                  # Conditional removal grows a subgroup tree per coalition (2-3x marginal SAGE per
-                  # ordering since the numba CART, bench/results/sage_cond.md): a budget of 384
-                  # orderings keeps the default report's time, and says "not converged" when too few.
-                  conditional=dict(n_background=32, tolerance=0.1, max_permutations=384, batch_size=128)),
-        pimp=dict(importance="pfi", n_null=60, n_repeats=3, distribution="auto", p_adjust="holm"),
-        effects=dict(n_features=3, grid=20, ice_rows=300, ale_bins=20),
-        hstat=dict(n_samples=300, n_pairs=5),
-        repid=dict(rows=2000, grid=20, max_depth=2, min_node_size=50, min_improvement=0.1),
-        models=dict(rulefit_rules=10),
+    return MethodParams(
+        pfi=PfiParams(n_repeats=10),
+        cfi=CfiParams(n_repeats=10),
+        loco=LocoParams(n_refits=1, test="auto", p_adjust="holm"),
+        lofo=LofoParams(relation="difference"),
+        sage=SageParams(rows=512,
+                        marginal=SageRunParams(n_background=64, tolerance=0.05, max_permutations=2048, batch_size=256),
+                        # Conditional removal grows a subgroup tree per coalition (2-3x marginal SAGE per
+                        # ordering since the numba CART, bench/results/sage_cond.md): a budget of 384
+                        # orderings keeps the default report's time, and says "not converged" when too few.
+                        conditional=SageRunParams(n_background=32, tolerance=0.1, max_permutations=384,
+                                                  batch_size=128)),
+        pimp=PimpParams(importance="pfi", n_null=60, n_repeats=3, distribution="auto", p_adjust="holm"),
+        effects=EffectsParams(n_features=3, grid=20, ice_rows=300, ale_bins=20),
+        hstat=HstatParams(n_samples=300, n_pairs=5),
+        repid=RepidParams(rows=2000, grid=20, max_depth=2, min_node_size=50, min_improvement=0.1),
+        models=ModelsParams(rulefit_rules=10),
     )

@@ -185,7 +185,7 @@ class ReportContext:
     Attributes
     ----------
     config : ReportConfig
-    params : dict -- every method's parameters (``method_params(config.quick)``)
+    params : MethodParams -- every method's parameters (``method_params(config.quick)``), by attribute
     data : Dataset
     X_train, X_test : DataFrame; y_train, y_test : Series
     model : the fitted black box; learner : its unfitted clone for refits (None if it has none)
@@ -201,7 +201,7 @@ class ReportContext:
     """
 
     config: object
-    params: dict
+    params: object
     data: object = None
     X_train: pd.DataFrame | None = None
     X_test: pd.DataFrame | None = None
@@ -284,7 +284,7 @@ class ReportContext:
 
     def budget(self, step, split="test"):
         """The row budget of ``step`` on ``split`` (None: every row); see ``_config.row_budgets``."""
-        return self.params["rows"][step][split]
+        return self.params.rows[step][split]
 
     def _split_data(self, split):
         if split in ("refit_train", "refit_test"):

@@ -14,9 +14,10 @@ import pandas as pd
 from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
-from ._sec_importance import cli_advice  # noqa: F401 - cli_advice is public here too
+from ._ranking import _y_of, most_important
+from ._scores import largest_gain as _gain
 
-__all__ = ["cli_advice", "disagreements", "most_important", "reading_blocks", "reading_claims", "unsettled",
+__all__ = ["disagreements", "most_important", "reading_blocks", "reading_claims", "unsettled",
            "Paragraph"]
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
@@ -50,48 +51,6 @@ def _unconverged(results, y_of=None):
         if not x.converged:
             out.append(cl.Claim("near_converged" if x.readable else "unconverged", methods=(m,), evidence=(x,)))
     return out
-
-
-#: The step whose rows each importance result read (``ctx.rows(step)``).
-STEP_OF = {"sage_marginal": "sage", "sage_conditional": "sage"}
-
-
-def _y_of(ctx):
-    """``method -> y`` on the rows the method used (None when the context cannot say)."""
-    rows = getattr(ctx, "rows", None)
-    y_test = getattr(ctx, "y_test", None)
-
-    def y_of(method):
-        if callable(rows):
-            # reading the rows records their use ("How it was made"); the reading leaves that record as it was
-            use = getattr(ctx, "row_use", None)
-            saved = dict(use) if isinstance(use, dict) else None
-            try:
-                return rows(STEP_OF.get(method, method))[1]
-            except (KeyError, ValueError, AttributeError):
-                pass
-            finally:
-                if saved is not None:
-                    use.clear()
-                    use.update(saved)
-        return y_test
-    return y_of
-
-
-def most_important(ctx, k=None, fill=True):
-    """The report's "most important" features (:func:`~imlkit.report._claims.ranked_features` on section 3's
-    results, converged methods only, the shares on each method's rows), and the words that name them.
-
-    Returns ``(features, words)``: ``features`` a list of names (empty when no feature is important for
-    any method), ``words`` "the 2 most important features by the number of the 4 methods that find
-    each important: a (important for 4 of 4) and b (...)" or, when empty, "no feature is important
-    for any method: ...".
-    """
-    results = ctx.importance.compared()
-    y_of = _y_of(ctx)
-    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
-    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)
-    return [r.feature for r in ranked], words
 
 
 def _partners(X, f, k=3):
@@ -296,18 +255,6 @@ def _no_yardstick(results, ev, y_of):
         if np.isfinite(const) and np.isfinite(model) and const <= model:
             out[m] = (str(r.loss), float(const), model)
     return out
-
-
-def _gain(difference, measure, baseline):
-    """The largest improvement on the baseline the interval of (model - baseline) allows, as a share of the
-    baseline's score (NaN when it cannot be said)."""
-    from ._scores import LOWER_IS_BETTER
-
-    _, lo, hi = difference
-    best = -lo if measure in LOWER_IS_BETTER else hi
-    if not (np.isfinite(best) and np.isfinite(baseline)) or baseline == 0:
-        return np.nan
-    return float(best / abs(baseline))
 
 
 def _no_better_numbers(ctx):

@@ -14,7 +14,7 @@ import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
-           "header", "BRIER_WORDS", "BRIER_NOTE"]
+           "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -343,3 +343,13 @@ def worse(difference, metric):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return False
     return lo > 0 if metric in LOWER_IS_BETTER else hi < 0
+
+
+def largest_gain(difference, measure, baseline):
+    """The largest improvement on the baseline the interval of (model - baseline) allows, as a share of the
+    baseline's score (NaN when it cannot be said)."""
+    _, lo, hi = difference
+    best = -lo if measure in LOWER_IS_BETTER else hi
+    if not (np.isfinite(best) and np.isfinite(baseline)) or baseline == 0:
+        return np.nan
+    return float(best / abs(baseline))

@@ -7,7 +7,7 @@ from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import glm_family, guarded_inputs, guarded_pipeline, performance
-from ._sec_effects import top_features
+from ._ranking import top_features
 
 __all__ = ["section_alternatives", "binary_task"]
 
@@ -294,7 +294,7 @@ def _gam_plan(ctx, X):
     # The feature budget (--max-features) bounds the GAM as it bounds the methods whose cost grows
     # with the number of features: each smoothing-parameter step solves a system in every term's
     # coefficients (Caravan's 85 features: 40 s of a 65 s --quick report).
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     over_budget = budget is not None and X.shape[1] > budget
     if 2 * total <= n and not over_budget:
         return "auto", None
@@ -391,7 +391,7 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RuleFit"] = pipe
-    rules = rf.rules_.head(ctx.params["models"]["rulefit_rules"])
+    rules = rf.rules_.head(ctx.params.models.rulefit_rules)
     return [heading("RuleFit"),
             text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
                  f"terms kept by the L1 fit. The top {len(rules)} by importance:"),
@@ -489,7 +489,9 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
-    from ._sec_model import _compare, _level_note, model_is_glm
+    from ._shared import compare_models as _compare
+    from ._shared import level_note as _level_note
+    from ._shared import model_is_glm
 
     fitted = getattr(ctx, "alternative_models", None) or {}
     skipped = []

@@ -9,8 +9,9 @@ from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
 from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
+from ._shared import fitted_outside as _fitted_outside
 
-__all__ = ["section_data", "EXTRAPOLATION_R2", "evaluation_sentence", "split_sentence", "all_rows_warning"]
+__all__ = ["section_data", "EXTRAPOLATION_R2", "split_sentence"]
 
 #: R² from the other features above which marginal methods are flagged (as PFI's own warning).
 EXTRAPOLATION_R2 = 0.5
@@ -100,42 +101,6 @@ def _rows_text(ds):
                   f"indicator, and methods that cannot take missing values (ALE, REPID) use only the complete rows "
                   f"({len(ds.X) - incomplete:,} of {len(ds.X):,} in the whole table).")
     return text_
-
-
-#: How to give rows the model never saw (said wherever the report cannot vouch for its rows).
-HOW_TO_HOLD_OUT = ("pass rows it never saw with test_data= (Python) or --test-data FILE (command line); the table "
-                   "given as data then serves as the training rows of the refits and of imlkit's own models")
-
-
-def all_rows_warning(ctx):
-    """The top warning of a fitted model scored on the one table it came with."""
-    return (f"The model was fitted outside imlkit and only one table was given, so every one of its "
-            f"{len(ctx.X_test):,} rows is used to score and explain the model. imlkit cannot know which rows fitted "
-            f"the model: if some did, the scores of section 2 and every importance and effect computed from them are "
-            f"optimistic (a model is better on rows it was fitted on). To score the model on rows it never saw, "
-            f"{HOW_TO_HOLD_OUT}.")
-
-
-def evaluation_sentence(ctx):
-    """Section 2's first sentence: which rows fitted the model and which score it -- true in every case."""
-    n_tr, n_te = len(ctx.X_train), len(ctx.X_test)
-    if ctx.evaluation == "all_rows":
-        return (f"The model: {ctx.model_label}; imlkit did not fit it. It is scored on all {n_te:,} rows of the "
-                f"table, and imlkit cannot know which of them fitted the model: if some did, these scores are "
-                f"optimistic. The baselines are fitted and scored on the same {n_te:,} rows. To score the model on "
-                f"rows it never saw, {HOW_TO_HOLD_OUT}.")
-    if ctx.evaluation == "test_data":
-        who = ("It was fitted outside imlkit; imlkit cannot check that the test rows were not among its training rows"
-               if _fitted_outside(ctx) else f"It was fitted on the {n_tr:,} rows given as data")
-        return (f"The model: {ctx.model_label}. {who}. It is scored on the {n_te:,} rows given as test data, which "
-                f"the baselines and imlkit's own models never see (they are fitted on the {n_tr:,} rows of data).")
-    return (f"The model: {ctx.model_label}. Fitted on {n_tr:,} training rows, scored on {n_te:,} held-out test rows "
-            f"(a seeded random split of the table).")
-
-
-def _fitted_outside(ctx):
-    cfg = ctx.config
-    return bool(cfg.model_file) or not isinstance(cfg.model, str) and ctx.model is cfg.model
 
 
 def split_sentence(ctx):

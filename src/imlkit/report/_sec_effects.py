@@ -6,7 +6,8 @@ import numpy as np
 from .. import effects as eff
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
-from ._sec_importance import screen_ranking
+from ._ranking import screen_ranking, top_features
+from ._shared import effect_output
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
@@ -17,54 +18,10 @@ __all__ = ["section_effects", "section_regional", "top_features", "effect_output
            "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
 
 
-def top_features(ctx, k):
-    """The report's ``k`` most important features and the words that justify the choice: ``(features, words)``.
-
-    Ranked by :func:`~imlkit.report._reading.most_important` -- how many of the methods that
-    converged find each feature important (the reading's own definition), ties by rank -- so a
-    feature below 0 for PFI and SAGE is never "most important" because one noisy method ranks it
-    high. ``features`` is empty when no feature is important for any method (``words`` then says
-    so, with the numbers). Without importance results (none selected), the first ``k`` columns.
-    """
-    from ._reading import most_important
-
-    if not ctx.importance.compared():
-        cols = [str(c) for c in ctx.X_test.columns[:k]]
-        return cols, f"the first {len(cols)} columns (no importance method was selected to rank them)"
-    return most_important(ctx, k)
-
-
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
 MAX_CLASS_PANELS = 6
 #: Fewest complete rows for the methods that cannot take missing values (ALE, H, REPID).
 MIN_COMPLETE_ROWS = 20
-
-
-def effect_output(ctx):
-    """Which output the H-statistic, 2-D PD and REPID describe: the prediction, or P(class).
-
-    ``--class`` (``ctx.target_class``) when given; otherwise None for a regression or a binary
-    classifier (the effect methods' default: the probability of the second class), and the
-    most frequent training class of a multi-class one (these methods need one class).
-    """
-    if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba"):
-        return None
-    if ctx.target_class is not None:
-        return ctx.target_class
-    classes = list(getattr(ctx.model, "classes_", []))
-    if len(classes) == 2:
-        return None
-    return most_frequent_class(ctx)
-
-
-def most_frequent_class(ctx):
-    classes = list(getattr(ctx.model, "classes_", []))
-    counts = ctx.y_train.astype(str).value_counts()
-    for c in counts.index:
-        for k in classes:
-            if str(k) == c:
-                return k
-    return classes[0]
 
 
 #: The panel of the classes beyond the most frequent ones: P(any of them) = 1 - sum of the shown classes.
@@ -165,10 +122,10 @@ def section_effects(ctx):
     if not ctx.methods("effects", "hstat"):
         return Section("effects", title,
                        [text("Not computed: 'effects' and 'hstat' were not selected with --methods.")])
-    p = ctx.params["effects"]
+    p = ctx.params.effects
     output = effect_output(ctx)
     outputs = effect_classes(ctx)
-    feats, words = top_features(ctx, p["n_features"])
+    feats, words = top_features(ctx, p.n_features)
     if not feats:
         return Section("effects", title, [text(f"No feature effects shown: {words}.")])
     X_ice, _ = ctx.rows("ice")
@@ -210,19 +167,19 @@ def _label(output, outputs, ctx):
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
     """One figure per feature: ICE + PD (top row) and ALE (bottom row), one column per class shown."""
-    p = ctx.params["effects"]
+    p = ctx.params.effects
     ices, ales = [], []
     model = ctx.model
     if outputs and outputs[-1] is OTHER_CLASSES:
         model = TopClassesAndOther(ctx.model, outputs[:-1])
     for out in outputs:
-        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p["grid"], rows=len(X_ice),
+        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
                       output=str(out)):
-            ices.append(eff.ice(model, X_ice, f, grid=p["grid"], output=out))
+            ices.append(eff.ice(model, X_ice, f, grid=p.grid, output=out))
         if X_ale is not None:
-            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p["ale_bins"],
+            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
                           rows=len(X_ale), output=str(out)):
-                ales.append(eff.ale(model, X_ale, f, bins=p["ale_bins"], output=out))
+                ales.append(eff.ale(model, X_ale, f, bins=p.ale_bins, output=out))
     k = len(outputs)
     with report_style():
         if k == 1:
@@ -247,17 +204,17 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
 
 
 def _hstat_blocks(ctx, output):
-    p = ctx.params["hstat"]
+    p = ctx.params.hstat
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
     # only the features with the largest PFI are scored (said in the text).
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p_all = len(X_h.columns)
     features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p["n_pairs"], output=str(output),
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=str(output),
                   **({"features": f"the {budget} with the largest PFI"} if features else {})):
-        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p["n_pairs"],
+        h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     overall = h.to_frame("overall").sort_values("h2", ascending=False)
@@ -295,9 +252,9 @@ def _hstat_figure(h, pairs):
 def _pd2_blocks(ctx, h, output):
     top = h.pairwise.iloc[0]
     pair = (top["feature_1"], top["feature_2"])
-    pe = ctx.params["effects"]
+    pe = ctx.params.effects
     X_pd, _ = ctx.rows("pd2")
-    grid = min(pe["grid"], 12)
+    grid = min(pe.grid, 12)
     with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
     with report_style():
@@ -325,27 +282,27 @@ def section_regional(ctx):
     title = "5. Regional effects"
     if not ctx.methods("repid"):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
-    p = ctx.params["repid"]
+    p = ctx.params.repid
     output = effect_output(ctx)
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
-    n_cand = ctx.params["effects"]["n_features"] + 1
+    n_cand = ctx.params.effects.n_features + 1
     candidates, _ = top_features(ctx, n_cand)
     if not candidates:
         return Section("regional", title, [text("Not computed: no feature is important for any method, so "
                                                 "no feature's effect is split into regions.")])
     with ctx.step("c-ICE heterogeneity of the top features", candidates=", ".join(candidates), rows=len(X_rep),
-                  grid=p["grid"]):
-        feature, het = choose_repid_feature(ctx, X_rep, candidates, p["grid"], output)
-    with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p["grid"], max_depth=p["max_depth"],
-                  min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=str(output)):
-        g = eff.repid(ctx.model, X_rep, feature, grid=p["grid"], max_depth=p["max_depth"],
-                      min_node_size=p["min_node_size"], min_improvement=p["min_improvement"], output=output)
+                  grid=p.grid):
+        feature, het = choose_repid_feature(ctx, X_rep, candidates, p.grid, output)
+    with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p.grid, max_depth=p.max_depth,
+                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=str(output)):
+        g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
+                      min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
     blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
                    f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
                    f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
-                   f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p['max_depth']}."),
+                   f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p.max_depth}."),
               *([text(note)] if note else []),
               table(["feature", "c-ICE heterogeneity"], [[f, v] for f, v in het.items()],
                     caption="Heterogeneity of the centred ICE curves (mean variance across rows)"),
@@ -355,11 +312,11 @@ def section_regional(ctx):
     scores = g.interaction_scores[g.interaction_scores > 0]
     if len(scores):
         share, spread, span = regional_difference(g)
-        material = share >= p["min_improvement"] and spread >= MATERIAL_REGIONAL_SHARE * span
+        material = share >= p.min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    blocks.append(text(regional_words(g, feature, p["max_depth"], p["min_improvement"])))
+    blocks.append(text(regional_words(g, feature, p.max_depth, p.min_improvement)))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)

@@ -12,6 +12,7 @@ from ._blocks import Section, bullets, collapse, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
 from ._loss import method_loss
+from ._ranking import BUDGETED, NO_GROUP, budgeted_features, screen_info, screen_ranking
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
            "screen_ranking", "OTHERS"]
@@ -20,130 +21,29 @@ _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the
 
 
 def _pfi(ctx):
-    p = ctx.params["pfi"]
+    p = ctx.params.pfi
     X, y = ctx.rows("pfi")
-    return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+    return {"pfi": imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p.n_repeats,
                            features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
 def _cfi(ctx):
-    p = ctx.params["cfi"]
+    p = ctx.params.cfi
     X, y = ctx.rows("cfi")
-    return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p["n_repeats"],
+    return {"cfi": imp.cfi(ctx.model, X, y, loss=ctx.loss, n_repeats=p.n_repeats,
                            features=_pfi_cfi_features(ctx),
                            n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)}
 
 
 def _pfi_cfi_features(ctx):
     # ``imlkit importance`` prints one method's table of every feature (no budget sentence there)
-    return None if ctx.params.get("every_feature") else budgeted_features(ctx, group=False)
-
-
-#: The methods whose cost grows with the number of features, under the feature budget.
-BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
-
-
-def unused_features(model, X):
-    """The columns of X a tree ensemble never splits on (a set), or None when the tree engine cannot read the model.
-
-    Permuting such a column changes no prediction, so its PFI and CFI are exactly 0 on any rows;
-    the screen skips them (their per-feature cost dominated PFI on 2,308 genes, 138 of them used).
-    """
-    from .._trees import tree_model
-
-    try:
-        tm = tree_model(model, X.iloc[:64])
-    except Exception:  # Unsupported, or its intercept could not be read on these rows
-        return None
-    f = tm.forest
-    split_on = set(np.asarray(f.feature)[np.asarray(f.kind) >= 0].tolist())
-    out = set()
-    for c in X.columns:
-        try:
-            col = tm.column(c, X)
-        except Exception:  # a column the engine cannot map is treated as used
-            col = None
-        if col is not None and col[0] not in split_on:
-            out.add(str(c))
-    return out
-
-
-def screen_ranking(ctx):
-    """The model's features, most important first by a cheap screen (PFI of every feature within the budget).
-
-    Within the feature budget (or with ``--full``) section 3's PFI over every feature ranks them.
-    Beyond it, the screen is PFI with one permutation per feature, run only on the features that
-    can matter: for a tree ensemble the engine reads, the columns it never splits on are left out
-    (their PFI is exactly 0; they rank last, in column order). ``screen_info(ctx)`` says what ran.
-    """
-    cached = ctx.__dict__.get("_screen")
-    if cached is not None:
-        return cached
-    r = ctx.importance.pfi
-    names = [str(c) for c in ctx.X_test.columns]
-    if r is not None and len(r.feature_names) == len(names):  # section 3's PFI of every feature
-        ranking = _ranked(r)
-    else:
-        X, y = ctx.rows("pfi")
-        unused = unused_features(ctx.model, X) or set()
-        if len(unused) == len(names):  # a constant model: nothing to rank by
-            unused = set()
-        candidates = [f for f in names if f not in unused]
-        with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
-                      never_split_on=len(unused), random_state=ctx.seed):
-            r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
-                        random_state=ctx.seed, progress=ctx.progress)
-        if unused and r.info.get("engine") != "trees":
-            unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
-            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
-                r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
-                            random_state=ctx.seed, progress=ctx.progress)
-        ranking = _ranked(r) + [f for f in names if f in unused]
-        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused)}
-    ctx.__dict__["_screen"] = ranking
-    return ranking
-
-
-def screen_info(ctx):
-    """What the screen ran on: ``{"screened": k, "unused": u}``, or None (no screen: PFI of every feature ranked)."""
-    return ctx.__dict__.get("_screen_info")
-
-
-def _ranked(r):
-    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
-    return [r.feature_names[i] for i in np.argsort(-value, kind="stable")]
-
-
-#: The budgeted methods that score the top features only, without the group of all the others: the
-#: tree engine checks itself on every column a method will replace (~2 ms per column, 5 s of PFI's
-#: 6 on 2,308 genes), and a group of every other column would make them pay it for the whole table.
-NO_GROUP = ("pfi", "cfi")
-
-
-def budgeted_features(ctx, group=True):
-    """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
-
-    With more features than ``ctx.params["max_features"]`` the method runs on that many features
-    ranked first by the screen, one by one, and (``group=True``) one group of every other feature
-    (left out, permuted or played together), so its cost stays that of budget + 1 features. None
-    when within budget.
-    """
-    budget = ctx.params.get("max_features")
-    names = [str(c) for c in ctx.X_test.columns]
-    if budget is None or len(names) <= budget:
-        return None
-    top = screen_ranking(ctx)[:budget]
-    chosen = set(top)
-    groups = {f: [f] for f in top}
-    if group:
-        groups[OTHERS] = [f for f in names if f not in chosen]
-    return groups
+    return None if ctx.params.every_feature else budgeted_features(ctx, group=False)
 
 
 def _budget_note(ctx, computed):
     """The sentence that says which methods ran on a feature budget, on which features, how they were chosen and why."""
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p = len(ctx.X_test.columns)
     used = [METHOD_LABELS.get(k, k) for k, r in computed.items()
             if k.split("_")[0] in BUDGETED and len(r.feature_names) < p]
@@ -206,22 +106,22 @@ def _full_fit_offer(ctx, method):
 def _loco(ctx):
     # aggregate is left to the API's "auto": the median for regression, the mean for a
     # classifier (whose median of Δ is 0 when most rows are predicted with certainty).
-    p = ctx.params["loco"]
+    p = ctx.params.loco
     with ctx.refit_backend(), _full_fit_offer(ctx, "loco"):
         r = imp.loco(ctx.learner, *ctx.rows("loco", "train"), *ctx.rows("loco"),
                      loss=method_loss(ctx.task, ctx.loss, "loco"),
-                     features=budgeted_features(ctx), test=p["test"], p_adjust=p["p_adjust"], n_refits=p["n_refits"],
+                     features=budgeted_features(ctx), test=p.test, p_adjust=p.p_adjust, n_refits=p.n_refits,
                      n_jobs=ctx.n_jobs,
                      random_state=ctx.seed, progress=ctx.progress)
     return {"loco": r}
 
 
 def _lofo(ctx):
-    p = ctx.params["lofo"]
+    p = ctx.params.lofo
     with ctx.refit_backend(), _full_fit_offer(ctx, "lofo"):
         r = imp.lofo(ctx.learner, *ctx.rows("lofo", "train"), *ctx.rows("lofo"),
                      loss=method_loss(ctx.task, ctx.loss, "lofo"),
-                     features=budgeted_features(ctx), relation=p["relation"], n_jobs=ctx.n_jobs, random_state=ctx.seed,
+                     features=budgeted_features(ctx), relation=p.relation, n_jobs=ctx.n_jobs, random_state=ctx.seed,
                      progress=ctx.progress)
     return {"lofo": r}
 
@@ -231,14 +131,14 @@ SAGE_CHUNK_CELLS = 1 << 23
 
 
 def _sage(ctx):
-    p = ctx.params["sage"]
+    p = ctx.params.sage
     X, y = ctx.rows("sage")
     # SAGE stacks up to 2**19 hybrid rows per call whatever the width; on 2,308 columns that peaked at
     # 3.4 GB (0.96 GB with this bound, the same time). Bound the call by cells (no change up to 16 columns).
     chunk = int(min(1 << 19, max(4096, SAGE_CHUNK_CELLS // max(1, X.shape[1]))))
     out = {}
     for removal in ctx.config.sage_removals:
-        out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p[removal],
+        out[f"sage_{removal}"] = imp.sage(ctx.model, X, y, loss=ctx.loss, removal=removal, **p.run(removal).to_dict(),
                                           features=budgeted_features(ctx), max_rows=chunk,
                                           n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return out
@@ -246,19 +146,19 @@ def _sage(ctx):
 
 def _pimp(ctx):
     # ``--n-null`` reaches ctx.params through method_params (the step's logged parameters say it)
-    p = ctx.params["pimp"]
+    p = ctx.params.pimp
     with ctx.refit_backend():
-        r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p["importance"],
-                     n_repeats=p["n_repeats"], loss=ctx.loss, n_null=p["n_null"], features=budgeted_features(ctx),
-                     distribution=p["distribution"],
-                     p_adjust=p["p_adjust"], sequential=True,   # stops only where the decisions are settled
+        r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p.importance,
+                     n_repeats=p.n_repeats, loss=ctx.loss, n_null=p.n_null, features=budgeted_features(ctx),
+                     distribution=p.distribution,
+                     p_adjust=p.p_adjust, sequential=True,   # stops only where the decisions are settled
                      n_jobs=ctx.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     return {"pimp": r}
 
 
 def pimp_entries(ctx):
     """How many entries PIMP would test: every feature, or within the feature budget its top features + one group."""
-    budget = ctx.params.get("max_features")
+    budget = ctx.params.max_features
     p = len(ctx.X_test.columns)
     return (budget + 1, True) if budget is not None and p > budget else (p, False)
 
@@ -276,9 +176,9 @@ def pimp_cannot_reject(ctx):
     """
     from ..importance._pimp import MIN_PARAMETRIC_NULL, resolution
 
-    params = ctx.params["pimp"]
-    B, adj, alpha = params["n_null"], params["p_adjust"], 0.05
-    empirical_only = params.get("distribution", "auto") == "empirical"
+    params = ctx.params.pimp
+    B, adj, alpha = params.n_null, params.p_adjust, 0.05
+    empirical_only = params.distribution == "empirical"
     if B >= MIN_PARAMETRIC_NULL and not empirical_only:
         return None
     m, budgeted = pimp_entries(ctx)
@@ -306,9 +206,9 @@ _REFIT = ("loco", "lofo", "pimp")
 
 def compute_importance(ctx, method):
     """Run one importance method (``pfi``, ``cfi``, ``loco``, ``lofo``, ``sage``, ``pimp``) into ctx."""
-    params = dict(ctx.params[method])
-    budget = ctx.params.get("max_features")
-    every = method in NO_GROUP and ctx.params.get("every_feature")
+    params = getattr(ctx.params, method).to_dict()
+    budget = ctx.params.max_features
+    every = method in NO_GROUP and ctx.params.every_feature
     if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget and not every:
         screen_ranking(ctx)  # its own step, before this method's
         group = "" if method in NO_GROUP else f" + '{OTHERS}'"
@@ -450,9 +350,9 @@ def section_importance(ctx):
         if skip:
             skipped.append(text(skip))
             # section 7's table of every step says so too (no refit ran: its seconds are the decision's)
-            asked = ctx.params["pimp"]
-            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked["n_null"],
-                          p_adjust=asked["p_adjust"], entries=pimp_entries(ctx)[0], see="section 3"):
+            asked = ctx.params.pimp
+            with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked.n_null,
+                          p_adjust=asked.p_adjust, entries=pimp_entries(ctx)[0], see="section 3"):
                 pass
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))

@@ -14,7 +14,7 @@ from ..local import shap
 from ._blocks import Section, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._fit import MANY_CLASSES
-from ._sec_effects import effect_output
+from ._shared import effect_output
 
 __all__ = ["section_local", "TITLE"]
 
@@ -86,7 +86,7 @@ def section_local(ctx):
                 what = f"the log-odds of {what}"
                 pred = np.log(np.clip(pred, 1e-12, 1)) - np.log(np.clip(1 - pred, 1e-12, 1))
         else:
-            budget = ctx.params.get("max_features")
+            budget = ctx.params.max_features
             if budget is not None and X.shape[1] > budget:
                 # The permutation estimator evaluates every prefix of every ordering: its cost grows with p
                 # (2,308 genes: hours). Beyond the feature budget the section says so instead.

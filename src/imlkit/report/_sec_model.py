@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import has_levels
-from ._blocks import Section, fmt, table, text, warning
+from ._blocks import Section, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models
 from ._scores import (
@@ -34,6 +34,12 @@ from ._scores import (
     score_intervals,
     worse,
 )
+from ._shared import compare_models as _compare
+from ._shared import join_words as _join
+from ._shared import level_note as _level_note
+from ._shared import model_is_glm
+from ._shared import one_difference as _one
+from ._shared import score_cell as _cell
 
 __all__ = ["section_model", "leak_candidates", "model_is_glm", "LEAK_R2", "LEAK_ACCURACY"]
 
@@ -43,15 +49,6 @@ LEAK_R2 = 0.95
 LEAK_ACCURACY = 0.99
 #: Fewest test rows for the leak check (a perfect score on a handful of rows is no evidence).
 LEAK_MIN_ROWS = {"regression": 20, "classification": 50}
-
-
-def _cell(v):
-    value, lo, hi = v
-    if not np.isfinite(value):
-        return "–"
-    if np.isfinite(lo) and np.isfinite(hi):
-        return f"{fmt(value)} [{fmt(lo)}, {fmt(hi)}]"
-    return fmt(value)
 
 
 def _fit_baseline(ctx, name, est):
@@ -90,16 +87,10 @@ def _fit_baselines(ctx):
     return fitted, blocks
 
 
-def model_is_glm(ctx):
-    """Whether the explained model is the report's own GLM (``--model glm``): then it is the GLM baseline."""
-    cfg = getattr(ctx, "config", None)
-    return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
-
-
 def section_model(ctx):
     """Test scores with intervals of the black box, the mean/majority baseline and a GLM; the verdict."""
     task = ctx.task
-    from ._sec_data import evaluation_sentence
+    from ._shared import evaluation_sentence
 
     blocks = [text(evaluation_sentence(ctx))]
     blocks += _many_class_model_note(ctx)
@@ -171,28 +162,6 @@ def _directions(metrics):
     parts = ([f"lower is better for {', '.join(low)}"] if low else []) + \
             ([f"higher for {', '.join(high)}" if low else f"higher is better for {', '.join(high)}"] if high else [])
     return "; ".join(parts)
-
-
-def _level_note(res, deciding, short=False):
-    """How the verdict's intervals were made, when they differ from the table's."""
-    if len(deciding) < 2:
-        return ""
-    level = f"{100 * res['simultaneous_level']:.1f}%"
-    if short:
-        return f" ({level} simultaneous intervals)"
-    return (f" ({level} paired bootstrap intervals, Bonferroni-simultaneous over the {len(deciding)} measures, so "
-            f"that passing on any one of them keeps the error rate of a single {100 * res['level']:.0f}% interval)")
-
-
-def _join(items, word="and"):
-    items = list(items)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
-
-
-def _one(res, name, other, m, d):
-    """"ROC AUC 0.971 against 0.5 for the majority class (difference 0.471 [0.44, 0.49])"."""
-    return (f"{m} {fmt(res['scores'][name][m][0])} against {fmt(res['scores'][other][m][0])} for the {other} "
-            f"(difference {_cell(d)})")
 
 
 def _diverged(ctx, fitted):
@@ -331,7 +300,7 @@ def _no_better_message(ctx, base, detail, check, others):
     not evidence that there is none (few test rows, a heavy-tailed target).
     """
     from ._claims import NOISE_GAIN
-    from ._reading import _gain
+    from ._scores import largest_gain as _gain
 
     y = getattr(ctx, "y_test", None)
     rows = f"the {len(y):,} {ctx.eval_rows}" if y is not None else f"the {ctx.eval_rows}"
@@ -372,43 +341,6 @@ def _log_loss_note(res, base):
     how = f"favours the {base}" if worse(d, "log loss") else "does not separate them"
     return (f" The log loss (shown, not decisive) {how}: difference {_cell(d)}; it is unbounded, so a few "
             f"confident misses weigh on it however well the model ranks and predicts the other rows.")
-
-
-def _compare(res, name, other, d, deciding, note, word="test"):
-    """The model against another baseline (the GLM) on the deciding measures."""
-    won = [m for m in deciding if beats(d[m], m)]
-    lost = [m for m in deciding if worse(d[m], m)]
-    if len(deciding) == 1:
-        m = deciding[0]
-        if lost:
-            return warning(f"{other} beats the model on {word} {m} (difference {_cell(d[m])}): the report explains a "
-                           f"model that is not the best available.")
-        if won:
-            return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
-                        f"{fmt(res['scores'][name][m][0])} (difference {_cell(d[m])}).")
-        return text(f"The model and {other} are not distinguishable on {word} {m} (difference {_cell(d[m])} includes "
-                    f"0): the simpler model may explain the data as well.")
-    # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
-    # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
-    open_ = [m for m in deciding if m not in won and m not in lost]
-
-    def listed(ms):
-        return "; ".join(_one(res, name, other, m, d[m]) for m in ms)
-
-    includes = "the interval includes 0" if len(open_) == 1 else "each interval includes 0"
-    undecided = ""
-    if open_ and (won or lost):
-        undecided = f" Not decided on {_join(open_, 'or')} ({includes}): {listed(open_)}."
-    if lost and not won:
-        return warning(f"{other} beats the model on {word} {_join(lost)}{note}: {listed(lost)}.{undecided} The report "
-                       f"explains a model that is not the best available.")
-    if won and not lost:
-        return text(f"The model improves over {other} on {word} {_join(won)}{note}: {listed(won)}.{undecided}")
-    if won:
-        return text(f"The model is better than {other} on {word} {_join(won)} and worse on "
-                    f"{_join(lost)}{note}: {listed(won + lost)}.{undecided}")
-    return text(f"The model and {other} are not distinguishable on {word} {_join(deciding)}{note}: {listed(deciding)}. "
-                f"The simpler model may explain the data as well.")
 
 
 def _figure(ctx, res, key):

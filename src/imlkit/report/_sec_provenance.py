@@ -117,7 +117,7 @@ def evaluation_text(ctx):
     """Where the model was scored, as section 7 records it."""
     n = len(ctx.X_test)
     if ctx.evaluation == "all_rows":
-        from ._sec_data import all_rows_warning
+        from ._shared import all_rows_warning
 
         return "Evaluation: " + all_rows_warning(ctx)
     if ctx.evaluation == "test_data":

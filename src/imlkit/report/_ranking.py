@@ -1,0 +1,174 @@
+"""Which features the report ranks first, and which a budgeted method runs on.
+
+Shared by the sections and the reading (no section imports another): the cheap PFI screen
+(:func:`screen_ranking`), the feature budget (:func:`budgeted_features`), the reading's "most
+important" features (:func:`most_important`) and the top features sections 4-6 show
+(:func:`top_features`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import importance as imp
+from . import _claims as cl
+from ._labels import OTHERS
+
+__all__ = ["BUDGETED", "NO_GROUP", "unused_features", "screen_ranking", "screen_info", "budgeted_features",
+           "STEP_OF", "most_important", "top_features"]
+
+#: The methods whose cost grows with the number of features, under the feature budget.
+BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
+
+
+def unused_features(model, X):
+    """The columns of X a tree ensemble never splits on (a set), or None when the tree engine cannot read the model.
+
+    Permuting such a column changes no prediction, so its PFI and CFI are exactly 0 on any rows;
+    the screen skips them (their per-feature cost dominated PFI on 2,308 genes, 138 of them used).
+    """
+    from .._trees import tree_model
+
+    try:
+        tm = tree_model(model, X.iloc[:64])
+    except Exception:  # Unsupported, or its intercept could not be read on these rows
+        return None
+    f = tm.forest
+    split_on = set(np.asarray(f.feature)[np.asarray(f.kind) >= 0].tolist())
+    out = set()
+    for c in X.columns:
+        try:
+            col = tm.column(c, X)
+        except Exception:  # a column the engine cannot map is treated as used
+            col = None
+        if col is not None and col[0] not in split_on:
+            out.add(str(c))
+    return out
+
+
+def screen_ranking(ctx):
+    """The model's features, most important first by a cheap screen (PFI of every feature within the budget).
+
+    Within the feature budget (or with ``--full``) section 3's PFI over every feature ranks them.
+    Beyond it, the screen is PFI with one permutation per feature, run only on the features that
+    can matter: for a tree ensemble the engine reads, the columns it never splits on are left out
+    (their PFI is exactly 0; they rank last, in column order). ``screen_info(ctx)`` says what ran.
+    """
+    cached = ctx.__dict__.get("_screen")
+    if cached is not None:
+        return cached
+    r = ctx.importance.pfi
+    names = [str(c) for c in ctx.X_test.columns]
+    if r is not None and len(r.feature_names) == len(names):  # section 3's PFI of every feature
+        ranking = _ranked(r)
+    else:
+        X, y = ctx.rows("pfi")
+        unused = unused_features(ctx.model, X) or set()
+        if len(unused) == len(names):  # a constant model: nothing to rank by
+            unused = set()
+        candidates = [f for f in names if f not in unused]
+        with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
+                      never_split_on=len(unused), random_state=ctx.seed):
+            r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
+                        random_state=ctx.seed, progress=ctx.progress)
+        if unused and r.info.get("engine") != "trees":
+            unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
+            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
+                r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
+                            random_state=ctx.seed, progress=ctx.progress)
+        ranking = _ranked(r) + [f for f in names if f in unused]
+        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused)}
+    ctx.__dict__["_screen"] = ranking
+    return ranking
+
+
+def screen_info(ctx):
+    """What the screen ran on: ``{"screened": k, "unused": u}``, or None (no screen: PFI of every feature ranked)."""
+    return ctx.__dict__.get("_screen_info")
+
+
+def _ranked(r):
+    value = np.nan_to_num(np.asarray(r.importance, dtype=float), nan=-np.inf)
+    return [r.feature_names[i] for i in np.argsort(-value, kind="stable")]
+
+
+#: The budgeted methods that score the top features only, without the group of all the others: the
+#: tree engine checks itself on every column a method will replace (~2 ms per column, 5 s of PFI's
+#: 6 on 2,308 genes), and a group of every other column would make them pay it for the whole table.
+NO_GROUP = ("pfi", "cfi")
+
+
+def budgeted_features(ctx, group=True):
+    """``features`` for a budgeted method: None (every feature) or ``{top: [top], ..., OTHERS: [the rest]}``.
+
+    With more features than ``ctx.params.max_features`` the method runs on that many features
+    ranked first by the screen, one by one, and (``group=True``) one group of every other feature
+    (left out, permuted or played together), so its cost stays that of budget + 1 features. None
+    when within budget.
+    """
+    budget = ctx.params.max_features
+    names = [str(c) for c in ctx.X_test.columns]
+    if budget is None or len(names) <= budget:
+        return None
+    top = screen_ranking(ctx)[:budget]
+    chosen = set(top)
+    groups = {f: [f] for f in top}
+    if group:
+        groups[OTHERS] = [f for f in names if f not in chosen]
+    return groups
+
+
+#: The step whose rows each importance result read (``ctx.rows(step)``).
+STEP_OF = {"sage_marginal": "sage", "sage_conditional": "sage"}
+
+
+def _y_of(ctx):
+    """``method -> y`` on the rows the method used (None when the context cannot say)."""
+    rows = getattr(ctx, "rows", None)
+    y_test = getattr(ctx, "y_test", None)
+
+    def y_of(method):
+        if callable(rows):
+            # reading the rows records their use ("How it was made"); the reading leaves that record as it was
+            use = getattr(ctx, "row_use", None)
+            saved = dict(use) if isinstance(use, dict) else None
+            try:
+                return rows(STEP_OF.get(method, method))[1]
+            except (KeyError, ValueError, AttributeError):
+                pass
+            finally:
+                if saved is not None:
+                    use.clear()
+                    use.update(saved)
+        return y_test
+    return y_of
+
+
+def most_important(ctx, k=None, fill=True):
+    """The report's "most important" features (:func:`~imlkit.report._claims.ranked_features` on section 3's
+    results, converged methods only, the shares on each method's rows), and the words that name them.
+
+    Returns ``(features, words)``: ``features`` a list of names (empty when no feature is important for
+    any method), ``words`` "the 2 most important features by the number of the 4 methods that find
+    each important: a (important for 4 of 4) and b (...)" or, when empty, "no feature is important
+    for any method: ...".
+    """
+    results = ctx.importance.compared()
+    y_of = _y_of(ctx)
+    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
+    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)
+    return [r.feature for r in ranked], words
+
+
+def top_features(ctx, k):
+    """The report's ``k`` most important features and the words that justify the choice: ``(features, words)``.
+
+    Ranked by :func:`most_important` -- how many of the methods that
+    converged find each feature important (the reading's own definition), ties by rank -- so a
+    feature below 0 for PFI and SAGE is never "most important" because one noisy method ranks it
+    high. ``features`` is empty when no feature is important for any method (``words`` then says
+    so, with the numbers). Without importance results (none selected), the first ``k`` columns.
+    """
+    if not ctx.importance.compared():
+        cols = [str(c) for c in ctx.X_test.columns[:k]]
+        return cols, f"the first {len(cols)} columns (no importance method was selected to rank them)"
+    return most_important(ctx, k)

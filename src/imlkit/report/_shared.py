@@ -1,0 +1,163 @@
+"""What more than one section says or decides (no section imports another; see test_house).
+
+- where the model is scored: :data:`HOW_TO_HOLD_OUT`, :func:`all_rows_warning` (the top warning,
+  section 7), :func:`evaluation_sentence` (section 2), :func:`fitted_outside` (sections 1-2);
+- which output the effect methods describe: :func:`effect_output` (sections 4, 5, 5b);
+- the model against another model on the deciding measures (sections 2 and 6):
+  :func:`model_is_glm`, :func:`score_cell`, :func:`join_words`, :func:`one_difference`,
+  :func:`level_note`, :func:`compare_models`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._blocks import fmt, text, warning
+from ._scores import beats, worse
+
+__all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
+           "most_frequent_class", "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
+           "compare_models"]
+
+
+# --------------------------------------------------------------------------- where the model is scored
+#: How to give rows the model never saw (said wherever the report cannot vouch for its rows).
+HOW_TO_HOLD_OUT = ("pass rows it never saw with test_data= (Python) or --test-data FILE (command line); the table "
+                   "given as data then serves as the training rows of the refits and of imlkit's own models")
+
+
+def all_rows_warning(ctx):
+    """The top warning of a fitted model scored on the one table it came with."""
+    return (f"The model was fitted outside imlkit and only one table was given, so every one of its "
+            f"{len(ctx.X_test):,} rows is used to score and explain the model. imlkit cannot know which rows fitted "
+            f"the model: if some did, the scores of section 2 and every importance and effect computed from them are "
+            f"optimistic (a model is better on rows it was fitted on). To score the model on rows it never saw, "
+            f"{HOW_TO_HOLD_OUT}.")
+
+
+def evaluation_sentence(ctx):
+    """Section 2's first sentence: which rows fitted the model and which score it -- true in every case."""
+    n_tr, n_te = len(ctx.X_train), len(ctx.X_test)
+    if ctx.evaluation == "all_rows":
+        return (f"The model: {ctx.model_label}; imlkit did not fit it. It is scored on all {n_te:,} rows of the "
+                f"table, and imlkit cannot know which of them fitted the model: if some did, these scores are "
+                f"optimistic. The baselines are fitted and scored on the same {n_te:,} rows. To score the model on "
+                f"rows it never saw, {HOW_TO_HOLD_OUT}.")
+    if ctx.evaluation == "test_data":
+        who = ("It was fitted outside imlkit; imlkit cannot check that the test rows were not among its training rows"
+               if fitted_outside(ctx) else f"It was fitted on the {n_tr:,} rows given as data")
+        return (f"The model: {ctx.model_label}. {who}. It is scored on the {n_te:,} rows given as test data, which "
+                f"the baselines and imlkit's own models never see (they are fitted on the {n_tr:,} rows of data).")
+    return (f"The model: {ctx.model_label}. Fitted on {n_tr:,} training rows, scored on {n_te:,} held-out test rows "
+            f"(a seeded random split of the table).")
+
+
+def fitted_outside(ctx):
+    """Whether the explained model came fitted (from Python or a model file) rather than fitted by imlkit."""
+    cfg = ctx.config
+    return bool(cfg.model_file) or not isinstance(cfg.model, str) and ctx.model is cfg.model
+
+
+# --------------------------------------------------------------------------- the output the effects describe
+def effect_output(ctx):
+    """Which output the H-statistic, 2-D PD and REPID describe: the prediction, or P(class).
+
+    ``--class`` (``ctx.target_class``) when given; otherwise None for a regression or a binary
+    classifier (the effect methods' default: the probability of the second class), and the
+    most frequent training class of a multi-class one (these methods need one class).
+    """
+    if ctx.task != "classification" or not hasattr(ctx.model, "predict_proba"):
+        return None
+    if ctx.target_class is not None:
+        return ctx.target_class
+    classes = list(getattr(ctx.model, "classes_", []))
+    if len(classes) == 2:
+        return None
+    return most_frequent_class(ctx)
+
+
+def most_frequent_class(ctx):
+    """The model's class with the most training rows."""
+    classes = list(getattr(ctx.model, "classes_", []))
+    counts = ctx.y_train.astype(str).value_counts()
+    for c in counts.index:
+        for k in classes:
+            if str(k) == c:
+                return k
+    return classes[0]
+
+
+# --------------------------------------------------------------------------- the model against another model
+def model_is_glm(ctx):
+    """Whether the explained model is the report's own GLM (``--model glm``): then it is the GLM baseline."""
+    cfg = getattr(ctx, "config", None)
+    return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
+
+
+def score_cell(v):
+    """A score or a difference ``(value, low, high)`` as "value [low, high]" ("–" when there is none)."""
+    value, lo, hi = v
+    if not np.isfinite(value):
+        return "–"
+    if np.isfinite(lo) and np.isfinite(hi):
+        return f"{fmt(value)} [{fmt(lo)}, {fmt(hi)}]"
+    return fmt(value)
+
+
+def level_note(res, deciding, short=False):
+    """How the verdict's intervals were made, when they differ from the table's."""
+    if len(deciding) < 2:
+        return ""
+    level = f"{100 * res['simultaneous_level']:.1f}%"
+    if short:
+        return f" ({level} simultaneous intervals)"
+    return (f" ({level} paired bootstrap intervals, Bonferroni-simultaneous over the {len(deciding)} measures, so "
+            f"that passing on any one of them keeps the error rate of a single {100 * res['level']:.0f}% interval)")
+
+
+def join_words(items, word="and"):
+    """``["a", "b", "c"]`` -> "a, b and c" (``word`` joins the last two)."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def one_difference(res, name, other, m, d):
+    """"ROC AUC 0.971 against 0.5 for the majority class (difference 0.471 [0.44, 0.49])"."""
+    return (f"{m} {fmt(res['scores'][name][m][0])} against {fmt(res['scores'][other][m][0])} for the {other} "
+            f"(difference {score_cell(d)})")
+
+
+def compare_models(res, name, other, d, deciding, note, word="test"):
+    """The model against another baseline (the GLM) on the deciding measures."""
+    won = [m for m in deciding if beats(d[m], m)]
+    lost = [m for m in deciding if worse(d[m], m)]
+    if len(deciding) == 1:
+        m = deciding[0]
+        if lost:
+            return warning(f"{other} beats the model on {word} {m} (difference {score_cell(d[m])}): the report "
+                           f"explains a model that is not the best available.")
+        if won:
+            return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
+                        f"{fmt(res['scores'][name][m][0])} (difference {score_cell(d[m])}).")
+        return text(f"The model and {other} are not distinguishable on {word} {m} (difference {score_cell(d[m])} "
+                    f"includes 0): the simpler model may explain the data as well.")
+    # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
+    # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
+    open_ = [m for m in deciding if m not in won and m not in lost]
+
+    def listed(ms):
+        return "; ".join(one_difference(res, name, other, m, d[m]) for m in ms)
+
+    includes = "the interval includes 0" if len(open_) == 1 else "each interval includes 0"
+    undecided = ""
+    if open_ and (won or lost):
+        undecided = f" Not decided on {join_words(open_, 'or')} ({includes}): {listed(open_)}."
+    if lost and not won:
+        return warning(f"{other} beats the model on {word} {join_words(lost)}{note}: {listed(lost)}.{undecided} "
+                       f"The report explains a model that is not the best available.")
+    if won and not lost:
+        return text(f"The model improves over {other} on {word} {join_words(won)}{note}: {listed(won)}.{undecided}")
+    if won:
+        return text(f"The model is better than {other} on {word} {join_words(won)} and worse on "
+                    f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
+    return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
+                f"{listed(deciding)}. The simpler model may explain the data as well.")
