@@ -79,16 +79,16 @@ def reused_full_fit(ctx, method):
     that the refits' training rows are the model's own (within the row budget).
     """
     from ..importance._loco import full_fit_reusable
-    from ._sec_data import _fitted_outside
+    from ._shared import fitted_outside
 
-    if _fitted_outside(ctx) or ctx.learner is None:
+    if fitted_outside(ctx) or ctx.learner is None:
         return None
     # Only when the refits run in this process, as the model's fit did: a worker may run a learner's
     # own threads differently (HistGradientBoosting sums gradients over its OpenMP threads), and the
     # full and the reduced fits must then come from the same place, as they did before.
     if ctx.config.scheduler or ctx.n_jobs not in (None, 1):
         return None
-    n_refits = ctx.params[method].get("n_refits", 1)
+    n_refits = getattr(getattr(ctx.params, method), "n_refits", 1)
     return ctx.model if full_fit_reusable(ctx.model, ctx.learner, n_refits) else None
 
 
