@@ -1,5 +1,6 @@
 """A wide table (more features than rows) in the --quick report: it finishes, names its budget and screen,
 and no sentence lists hundreds of feature names."""
+import dataclasses
 import re
 
 import numpy as np
@@ -86,12 +87,13 @@ def test_within_the_budget_nothing_is_screened():
                            "features, the smallest adjusted p-value any feature could reach is min(1, 10/11) = 0.9091")
     assert "Rerun with --n-null 30 or more to run it" in skip and "needs --n-null 199 to reach 0.05" in skip
     # 30 refits or more: PIMP fits a null tail, its floor is 0; it runs
-    ctx.params["pimp"]["n_null"] = 30
+    ctx.params = dataclasses.replace(ctx.params, pimp=dataclasses.replace(ctx.params.pimp, n_null=30))
     assert pimp_cannot_reject(ctx) is None
     # the empirical null asked for: 199 refits (10/200 = 0.05) run, 198 do not
-    ctx.params["pimp"].update(distribution="empirical", n_null=198)
+    ctx.params = dataclasses.replace(ctx.params, pimp=dataclasses.replace(ctx.params.pimp, distribution="empirical",
+                                                                          n_null=198))
     assert "Rerun with --n-null 199 (at least) to run it." in pimp_cannot_reject(ctx)
-    ctx.params["pimp"]["n_null"] = 199
+    ctx.params = dataclasses.replace(ctx.params, pimp=dataclasses.replace(ctx.params.pimp, n_null=199))
     assert pimp_cannot_reject(ctx) is None
 
 
