@@ -347,17 +347,11 @@ class HistGradientBoostingAdapter(Adapter):
         # the preprocessor puts the categorical columns (ordinal codes) first, the numeric ones after
         columns = {}
         names = getattr(model, "feature_names_in_", None)
-        enc = pre.named_transformers_["encoder"]
-        for tname, _, sel in pre.transformers_:
-            if tname not in ("encoder", "numerical"):
-                continue
-            start = pre.output_indices_[tname].start
-            idx = np.flatnonzero(sel) if np.asarray(sel).dtype == bool else np.asarray(sel, dtype=int)
-            for rank, i in enumerate(idx):
-                ve = _codes(enc.categories_[rank]) if tname == "encoder" else _as_float
-                columns[int(i)] = (start + rank, ve)
-                if names is not None:
-                    columns[str(names[i])] = (start + rank, ve)
+        for i, out, cats in _hgb_layout(pre):
+            ve = _as_float if cats is None else _codes(cats)
+            columns[i] = (out, ve)
+            if names is not None:
+                columns[str(names[i])] = (out, ve)
         return columns
 
     def encoder(self):
@@ -376,6 +370,22 @@ class HistGradientBoostingAdapter(Adapter):
         if self.regressor:
             return _regressor_finish(lambda raw: loss.link.inverse(raw[:, 0]))
         return _classifier_finish(lambda raw: loss.predict_proba(raw))
+
+
+def _hgb_layout(pre):
+    """Where HistGradientBoosting's preprocessor puts each input column: a list of (input position,
+    output position, the encoder's categories or None for a numeric column). The categorical
+    columns (ordinal codes) come first, the numeric ones after."""
+    enc = pre.named_transformers_["encoder"]
+    plan = []
+    for tname, _, sel in pre.transformers_:
+        if tname not in ("encoder", "numerical"):
+            continue
+        start = pre.output_indices_[tname].start
+        idx = np.flatnonzero(sel) if np.asarray(sel).dtype == bool else np.asarray(sel, dtype=int)
+        for rank, i in enumerate(idx):
+            plan.append((int(i), start + rank, enc.categories_[rank] if tname == "encoder" else None))
+    return plan
 
 
 def _hgb_frame_encoder(model):
@@ -400,15 +410,7 @@ def _hgb_frame_encoder(model):
         return None
     try:
         names = [str(c) for c in names]
-        enc = pre.named_transformers_["encoder"]
-        plan = []  # (input position, output position, categories or None)
-        for tname, _, sel in pre.transformers_:
-            if tname not in ("encoder", "numerical"):
-                continue
-            start = pre.output_indices_[tname].start
-            idx = np.flatnonzero(sel) if np.asarray(sel).dtype == bool else np.asarray(sel, dtype=int)
-            for rank, i in enumerate(idx):
-                plan.append((int(i), start + rank, enc.categories_[rank] if tname == "encoder" else None))
+        plan = _hgb_layout(pre)  # (input position, output position, categories or None)
         width = max(sl.stop for sl in pre.output_indices_.values())
     except Exception:  # a scikit-learn version that keeps its preprocessor otherwise
         return None
