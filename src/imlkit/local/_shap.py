@@ -345,6 +345,18 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
 
             phi, note = tree_values(model, fn, game, engine, n_jobs)
             extra["engine"] = "trees" if phi is not None else "predict"
+            if phi is None and engine == "auto":
+                # No closed form for this output (a boosted model's probability): the same game,
+                # enumerated or sampled below, with its coalitions' means from the trees.
+                from ._tree_shap import tree_output_game
+
+                game, why = tree_output_game(model, fn, game, engine)
+                if getattr(game, "coalitions_from_trees", False):
+                    extra["engine"] = "trees"
+                    note = ("TreeSHAP has no closed form for this output; its coalitions' values (the mean over "
+                            "the background rows of the hybrid rows' output) came from the trees")
+                elif why and not note:
+                    note = why
             if note:
                 extra["engine_note"] = note
         elif output == "loss":
