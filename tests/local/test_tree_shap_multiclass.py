@@ -77,3 +77,65 @@ def test_multiclass_logit_keeps_the_predictions(fitted):
     # the mean over the background of a logit of a softmax: neither closed-form nor taken from the trees here
     assert r.info["engine"] == "predict"
     assert "not an affine function" in r.info["engine_note"]
+
+
+def _game(model, X, bg, cls):
+    from imlkit.importance._sage_value import GameOptions, build_game, players_of_features
+    from imlkit.local._shap import _Output
+
+    fn = _Output(model, list(model.classes_).index(cls), None)
+    options = GameOptions(loss="squared_error", removal="marginal", sampler=None, n_background=len(bg),
+                          background=bg, max_rows=None)
+    game, _ = build_game(fn, X, np.zeros(len(X)), players_of_features(None), options, np.random.default_rng(0))
+    return fn, game
+
+
+def test_every_coalition_table_equals_the_coalition_kernel(fitted):
+    from imlkit.local._shapley import shapley_matrix
+    from imlkit.local._tree_shap import _ClassGame, tree_output_game
+
+    model, X = fitted
+    fn, game = _game(model, X.iloc[:4], X.iloc[200:220], "c1")
+    fast, note = tree_output_game(model, fn, game, "auto")
+    assert note is None and fast._table_args is not None
+    _, bits = shapley_matrix(5)
+    mid = bits[1:-1]
+    rows = np.repeat(np.arange(4), len(mid))
+    masks = np.tile(mid, (4, 1))
+    walked = _ClassGame(game, fast._inner, fn.column).coalition_predictions(rows, masks, None)
+    # one walk per (background row, tree) scattered into every coalition, or one walk per (coalition, tree):
+    # each cell sums the same trees in the same order
+    np.testing.assert_array_equal(fast.coalition_predictions(rows, masks, None), walked)
+    assert_allclose(walked, game.coalition_predictions(rows, masks, None), rtol=0, atol=1e-12)
+
+
+def test_categorical_and_missing_values():
+    rng = np.random.default_rng(5)
+    n = 300
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "g": pd.Categorical(rng.choice(["u", "v", "w", "z"], size=n)), "d": rng.normal(size=n)})
+    X.loc[rng.random(n) < 0.15, "b"] = np.nan
+    y = np.where(X["a"] + (X["g"] == "v") - np.nan_to_num(X["b"]) > 0.5, "hi",
+                 np.where(X["d"] > 0, "mid", "lo"))
+    model = HistGradientBoostingClassifier(max_iter=12, max_leaf_nodes=8, categorical_features="from_dtype",
+                                           random_state=0).fit(X, y)
+    kw = dict(background=X.iloc[150:182], class_="mid", random_state=0)
+    fast = shap(model, X.iloc[:10], engine="auto", **kw)
+    slow = shap(model, X.iloc[:10], engine="predict", **kw)
+    assert fast.info["engine"] == "trees"
+    assert_allclose(fast.values, slow.values, rtol=0, atol=1e-12)
+
+
+def test_more_players_than_the_table_takes_walk_per_coalition():
+    from imlkit.local._tree_shap import _TABLE_PLAYERS
+
+    rng = np.random.default_rng(2)
+    p = _TABLE_PLAYERS + 2
+    X = pd.DataFrame(rng.normal(size=(200, p)), columns=[f"x{j}" for j in range(p)])
+    y = np.digitize(X["x0"] + X["x1"] - X["x5"], [-1.0, 0.0, 1.0])
+    model = HistGradientBoostingClassifier(max_iter=8, max_leaf_nodes=6, random_state=0).fit(X, y)
+    kw = dict(background=X.iloc[100:116], class_=2, exact=False, n_permutations=8, random_state=1)
+    fast = shap(model, X.iloc[:3], engine="auto", **kw)
+    slow = shap(model, X.iloc[:3], engine="predict", **kw)
+    assert fast.info["engine"] == "trees"
+    assert_allclose(fast.values, slow.values, rtol=0, atol=1e-10)

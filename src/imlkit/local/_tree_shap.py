@@ -28,6 +28,9 @@ __all__ = ["tree_values", "tree_game", "tree_output_game"]
 _BLOCK = 1024
 #: Features of the one pair checked against brute force (2^K hybrid predictions).
 _CHECK_FEATURES = 8
+#: Up to this many players a boosted model's probability game takes every coalition of a row at once
+#: (all_coalitions_kernel: a (2^m, background rows, classes) array per row; 10 players, 32 rows, 10 classes: 2.6 MB).
+_TABLE_PLAYERS = 10
 
 
 def _affine(tm, kind, column, link):
@@ -191,10 +194,29 @@ class _ClassGame:
     releases_gil = True
     coalitions_from_trees = True
 
-    def __init__(self, game, inner, column):
+    def __init__(self, game, inner, column, table=None):
         self._game = game
         self._inner = inner
         self._column = column
+        # (tm, Xe, bdir, player, m) for the tables of every coalition of a row (few players), else None
+        self._table_args = table
+        self._tables = {}
+
+    def _table(self, row):
+        """f_S(x_row) for every coalition S (2^m,), S as the integer Σ_{k∈S} 2^k; computed once per row."""
+        hit = self._tables.get(row)
+        if hit is None:
+            from .._trees._shap_kernels import all_coalitions_kernel
+
+            tm, Xe, bdir, player, m = self._table_args
+            raw = all_coalitions_kernel(Xe[row], bdir, player, m, *tm.kernel_args)
+            q, nb, k = raw.shape
+            # as _TreeGame._means: each background row's output through the model's link, then the mean
+            pred = np.asarray(tm.finish(raw.reshape(q * nb, k) + np.asarray(tm.base, dtype=float), "proba"),
+                              dtype=float)
+            hit = pred.reshape((q, nb) + pred.shape[1:]).mean(axis=1)[:, self._column]
+            self._tables[row] = hit
+        return hit
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -213,7 +235,14 @@ class _ClassGame:
         out = np.empty((len(rows),) + shape, dtype=float)
         out[full] = np.asarray(g.full_pred, dtype=float)[rows[full]].reshape((-1,) + shape)
         out[empty] = g.empty_pred
-        if len(mid):
+        if len(mid) and self._table_args is not None:
+            code = masks[mid].astype(np.int64) @ (np.int64(1) << np.arange(masks.shape[1], dtype=np.int64))
+            pred = np.empty(len(mid))
+            for r in np.unique(rows[mid]):
+                at = np.flatnonzero(rows[mid] == r)
+                pred[at] = self._table(int(r))[code[at]]
+            out[mid] = pred.reshape((len(mid),) + shape)
+        elif len(mid):
             pred = self._inner.coalition_predictions(rows[mid], masks[mid], None)[:, self._column]
             out[mid] = pred.reshape((len(mid),) + shape)
         return out
@@ -255,9 +284,25 @@ def tree_output_game(model, fn, game, engine):
     n_classes = int(np.asarray(tm.finish(np.asarray(tm.base, dtype=float).reshape(1, -1), "proba")).shape[1])
     if not 0 <= fn.column < n_classes:
         return game, "tree engine not used for f_S: the explained class is not one of the trees' outputs"
-    fast = _ClassGame(game, _TreeGame(_Probabilities(game, n_classes), tm, "proba", Xe, Be, cols), fn.column)
-    rng = np.random.default_rng(0)
+    inner = _TreeGame(_Probabilities(game, n_classes), tm, "proba", Xe, Be, cols)
+    table = None
+    members = np.asarray(game.player_columns, dtype=bool)
     m = len(game.players)
+    if m <= _TABLE_PLAYERS and np.all(members.sum(axis=0) <= 1):
+        # Few players: every coalition of a row from one walk per (background row, tree) (all_coalitions_kernel)
+        # -- the exact enumeration asks for all 2^m of them, the permutation estimator for most.
+        from .._trees._shap_kernels import background_directions
+
+        _, feature, kinds, thr, _, _, missing_left, cat_left, cat_known, bitsets = tm.kernel_args[:10]
+        bdir = background_directions(Be, feature, kinds, thr, missing_left, cat_left, cat_known, bitsets)
+        player = np.full(Xe.shape[1], -1, dtype=np.int64)
+        for k_in, j in enumerate(cols):
+            held = np.flatnonzero(members[:, k_in])
+            if len(held):
+                player[j] = held[0]
+        table = (tm, Xe, bdir, player, m)
+    fast = _ClassGame(game, inner, fn.column, table)
+    rng = np.random.default_rng(0)
     rows = rng.integers(0, len(game.X), size=_N_CHECK)
     masks = rng.random((_N_CHECK, m)) < 0.5
     masks[:2] = (np.arange(m) % 2 == 0)[None, :]
