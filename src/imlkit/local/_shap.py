@@ -246,7 +246,8 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
         ``link=None``) is enumerated or sampled as below with each coalition's f_S(x) from the
         trees (``info["engine"] == "trees"`` and an ``engine_note`` saying so): the same game
         and values as ``"predict"`` up to rounding, at a fraction of its cost (10 classes,
-        1,000 trees: about 2x faster); ``"trees"`` still means closed-form TreeSHAP only.
+        1,000 trees, 9 features, 40 rows x 32 background rows: 24 s -> 2 s); ``"trees"``
+        still means closed-form TreeSHAP only.
     n_jobs : int, optional
         Rows (blocks of rows) in parallel; the numbers do not depend on it.
     random_state : None, int or numpy Generator

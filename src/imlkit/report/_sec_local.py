@@ -98,7 +98,8 @@ def section_local(ctx):
                     f"features.")])
             Xb, bg = X.iloc[:ROWS_AGNOSTIC], X.iloc[:min(N_BACKGROUND_AGNOSTIC, len(X))]
             # engine "auto": a boosted model's probability has no closed-form TreeSHAP, but the same game's
-            # coalition values come from its trees (10 classes: 24 s of CPU through predict_proba, 9 s this way).
+            # coalition values come from its trees (10 classes, 9 features: 24 s of CPU through predict_proba,
+            # 2 s this way).
             opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "auto"}
             first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
     n_classes = len(getattr(ctx.model, "classes_", ()))
