@@ -55,6 +55,9 @@ def test_permutation_estimator_from_trees_matches_predictions(fitted):
     np.testing.assert_array_equal(fast.extra["n_permutations"], slow.extra["n_permutations"])
     # same seeds, same orderings; the coalition values agree to rounding
     assert_allclose(fast.values, slow.values, rtol=0, atol=1e-10)
+    # rows in two workers: the same numbers
+    both = shap(model, rows, engine="auto", n_jobs=2, **kw)
+    np.testing.assert_array_equal(both.values, fast.values)
 
 
 def test_binary_probability_and_logit(fitted):
