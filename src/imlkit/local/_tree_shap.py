@@ -281,7 +281,10 @@ def tree_output_game(model, fn, game, engine):
     cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
     if cols is None or len(cols) != Xe.shape[1]:
         return game, "tree engine not used for f_S: the model's encoded columns are not the input columns"
-    n_classes = int(np.asarray(tm.finish(np.asarray(tm.base, dtype=float).reshape(1, -1), "proba")).shape[1])
+    try:
+        n_classes = int(np.asarray(tm.finish(np.asarray(tm.base, dtype=float).reshape(1, -1), "proba")).shape[1])
+    except Exception:  # a finisher without probabilities
+        return game, "tree engine not used for f_S: the trees give no class probabilities"
     if not 0 <= fn.column < n_classes:
         return game, "tree engine not used for f_S: the explained class is not one of the trees' outputs"
     inner = _TreeGame(_Probabilities(game, n_classes), tm, "proba", Xe, Be, cols)
