@@ -14,6 +14,7 @@ CPU seconds (``time.process_time``, this process only: the refits run in it unle
 is given). Each printed step is (name, wall s, CPU s). Run::
 
     PYTHONPATH=src python bench/report_classes.py --classes 2 10 100 1000 --rows 3000 --sizes zipf
+    PYTHONPATH=src python bench/report_classes.py --data digits.csv --target target   # a table of one's own
 
 The results are recorded by hand in ``bench/results/report_classes.md``; ``--json`` appends the raw rows to a file.
 """
@@ -133,42 +134,55 @@ def step_seconds(html):
     return out
 
 
+def run_one(csv, target, tmp, tag, top):
+    """One ``imlkit report --quick`` of ``csv``: its row of the results (wall, CPU, peak RSS, slowest steps)."""
+    out = os.path.join(tmp, f"rep_{tag}")
+    cpu_json = os.path.join(tmp, f"cpu_{tag}.json")
+    cmd = [sys.executable, "-c", _CHILD, cpu_json, "report", "--data", csv, "--target", target, "--quick",
+           "--quiet", "--out", out]
+    wall, cpu, rss, err = timed(cmd, tmp)
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
+        steps = step_seconds(fh.read())
+    step_cpu = {}
+    with open(cpu_json, encoding="utf-8") as fh:
+        for name, sec in json.load(fh):
+            step_cpu[name] = step_cpu.get(name, 0.0) + sec
+    total = next((v for s, v in steps.items() if s.startswith("total")), None)
+    slow = sorted(((s, round(v, 2), round(step_cpu.get(s, float("nan")), 2)) for s, v in steps.items()
+                   if not s.startswith("total")), key=lambda kv: -kv[1])[:top]
+    return dict(wall=round(wall, 1), cpu=round(cpu, 1), peak_mb=round(rss), report_total=total,
+                failed=err.count("failed"), slowest_wall_cpu=slow)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--classes", type=int, nargs="+", default=[2, 10, 100, 1000])
     ap.add_argument("--rows", type=int, default=3000)
     ap.add_argument("--sizes", nargs="+", default=["zipf"], choices=["zipf", "balanced"])
     ap.add_argument("--top", type=int, default=6, help="slowest steps printed per run")
+    ap.add_argument("--data", default=None, help="a CSV of one's own instead of the synthetic tables "
+                                                 "(e.g. scikit-learn's digits written to CSV), with --target")
+    ap.add_argument("--target", default="y", help="the target column of --data")
     ap.add_argument("--json", default=None, help="also append raw rows to this JSON-lines file")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for sizes in args.sizes:
-            for k in args.classes:
-                csv = os.path.join(tmp, f"classes_{k}_{sizes}.csv")
-                make_table(args.rows, k, sizes).to_csv(csv, index=False)
-                out = os.path.join(tmp, f"rep_{k}_{sizes}")
-                cpu_json = os.path.join(tmp, f"cpu_{k}_{sizes}.json")
-                cmd = [sys.executable, "-c", _CHILD, cpu_json, "report", "--data", csv, "--target", "y", "--quick",
-                       "--quiet", "--out", out]
-                wall, cpu, rss, err = timed(cmd, tmp)
-                with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
-                    steps = step_seconds(fh.read())
-                step_cpu = {}
-                with open(cpu_json, encoding="utf-8") as fh:
-                    for name, sec in json.load(fh):
-                        step_cpu[name] = step_cpu.get(name, 0.0) + sec
-                total = next((v for s, v in steps.items() if s.startswith("total")), None)
-                slow = sorted(((s, round(v, 2), round(step_cpu.get(s, float("nan")), 2)) for s, v in steps.items()
-                               if not s.startswith("total")), key=lambda kv: -kv[1])[:args.top]
-                row = dict(classes=k, rows=args.rows, sizes=sizes, wall=round(wall, 1), cpu=round(cpu, 1),
-                           peak_mb=round(rss), report_total=total, failed=err.count("failed"),
-                           slowest_wall_cpu=slow)
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                if args.json:
-                    with open(args.json, "a") as fh:
-                        fh.write(json.dumps(row) + "\n")
+        if args.data:
+            runs = [(os.path.abspath(args.data), args.target, "data", dict(data=os.path.basename(args.data)))]
+        else:
+            runs = []
+            for sizes in args.sizes:
+                for k in args.classes:
+                    csv = os.path.join(tmp, f"classes_{k}_{sizes}.csv")
+                    make_table(args.rows, k, sizes).to_csv(csv, index=False)
+                    runs.append((csv, "y", f"{k}_{sizes}", dict(classes=k, rows=args.rows, sizes=sizes)))
+        for csv, target, tag, head in runs:
+            row = dict(head, **run_one(csv, target, tmp, tag, args.top))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if args.json:
+                with open(args.json, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
     return rows
 
 

@@ -9,7 +9,8 @@ rows z_1..z_B. Three ways to its Shapley values, one game:
   exact, checked against brute force on one pair at first use;
 * ``exact=True`` (or ``"auto"`` with at most :data:`MAX_AUTO_EXACT` players): all 2^m
   coalitions of every row through SAGE's stacked ``coalition_predictions``;
-* for ``output="loss"`` of a tree model the game's f_S(x) comes from the trees
+* for ``output="loss"`` of a tree model, and for a probability that is not affine in the
+  trees' raw score (a boosted classifier's), the game's f_S(x) comes from the trees
   (:func:`imlkit._trees._shap_kernels.coalition_kernel`), checked against the stacked
   predictions on a few coalitions first;
 * otherwise SAGE's permutation estimator (:func:`imlkit.importance._sage._estimate`, the same
@@ -241,7 +242,12 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
         (prediction output), and for ``output="loss"`` lets the trees compute each
         f_S(x) = 1/B Σ_b f(x_S, z_b,S̄) with the background rows walked together (models whose
         output is affine in their trees: regression, forests); ``"trees"`` insists; ``"predict"``
-        never uses them.
+        never uses them. A probability with no closed-form TreeSHAP (a boosted classifier's,
+        ``link=None``) is enumerated or sampled as below with each coalition's f_S(x) from the
+        trees (``info["engine"] == "trees"`` and an ``engine_note`` saying so): the same game
+        and values as ``"predict"`` up to rounding, at a fraction of its cost (10 classes,
+        1,000 trees, 9 features, 40 rows x 32 background rows: 24 s -> 2 s); ``"trees"``
+        still means closed-form TreeSHAP only.
     n_jobs : int, optional
         Rows (blocks of rows) in parallel; the numbers do not depend on it.
     random_state : None, int or numpy Generator
@@ -345,6 +351,18 @@ def shap(model, X, *, background=None, y=None, output="prediction", loss=None, l
 
             phi, note = tree_values(model, fn, game, engine, n_jobs)
             extra["engine"] = "trees" if phi is not None else "predict"
+            if phi is None and engine == "auto":
+                # No closed form for this output (a boosted model's probability): the same game,
+                # enumerated or sampled below, with its coalitions' means from the trees.
+                from ._tree_shap import tree_output_game
+
+                game, why = tree_output_game(model, fn, game, engine)
+                if getattr(game, "coalitions_from_trees", False):
+                    extra["engine"] = "trees"
+                    note = ("TreeSHAP has no closed form for this output; its coalitions' values (the mean over "
+                            "the background rows of the hybrid rows' output) came from the trees")
+                elif why and not note:
+                    note = why
             if note:
                 extra["engine_note"] = note
         elif output == "loss":

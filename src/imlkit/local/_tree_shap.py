@@ -19,15 +19,18 @@ import numpy as np
 import pandas as pd
 
 from .._model import Predictor
-from ..importance._sage_trees import _column_map, _rows, tree_game
+from ..importance._sage_trees import _N_CHECK, _column_map, _rows, _TreeGame, tree_game
 
-__all__ = ["tree_values", "tree_game"]
+__all__ = ["tree_values", "tree_game", "tree_output_game"]
 
 #: Rows per kernel call (a task of the thread pool): the rows of a call are walked together, so
 #: larger blocks share more work; memory per call is ~ (tree nodes + 2·depth·outputs·8) bytes per row.
 _BLOCK = 1024
 #: Features of the one pair checked against brute force (2^K hybrid predictions).
 _CHECK_FEATURES = 8
+#: Up to this many players a boosted model's probability game takes every coalition of a row at once
+#: (all_coalitions_kernel: a (2^m, background rows, classes) array per row; 10 players, 32 rows, 10 classes: 2.6 MB).
+_TABLE_PLAYERS = 10
 
 
 def _affine(tm, kind, column, link):
@@ -164,3 +167,152 @@ def tree_values(model, fn, game, engine, n_jobs):
         return refuse("the model uses encoded columns that are not input columns")
     return phi, None
 
+
+
+class _Probabilities:
+    """What :class:`._sage_trees._TreeGame` reads of its game for f_S of every class's probability.
+
+    Only ``player_columns`` and the shapes of ``empty_pred`` / ``full_pred`` are read: the
+    empty and full coalitions are answered by :class:`_ClassGame` from the explained game.
+    """
+
+    def __init__(self, game, n_classes):
+        self.player_columns = game.player_columns
+        self.empty_pred = np.zeros(n_classes)
+        self.full_pred = np.zeros((len(game.X), n_classes))
+
+
+class _ClassGame:
+    """The prediction game of P(class) with f_S(x) = 1/B Σ_b P(class | x_S, b_S̄) from the trees.
+
+    The same game as the wrapped one (same rows, background, f_∅ and f, which are the wrapped
+    game's own numbers); only the hybrid means of the other coalitions are taken from the trees
+    (every class's probability of each hybrid row, then the mean over the background rows)
+    instead of the model's predictions of the B hybrid rows.
+    """
+
+    releases_gil = True
+    coalitions_from_trees = True
+
+    def __init__(self, game, inner, column, table=None):
+        self._game = game
+        self._inner = inner
+        self._column = column
+        # (tm, Xe, bdir, player, m) for the tables of every coalition of a row (few players), else None
+        self._table_args = table
+        self._tables = {}
+
+    def _table(self, row):
+        """f_S(x_row) for every coalition S (2^m,), S as the integer Σ_{k∈S} 2^k; computed once per row."""
+        hit = self._tables.get(row)
+        if hit is None:
+            from .._trees._shap_kernels import all_coalitions_kernel
+
+            tm, Xe, bdir, player, m = self._table_args
+            raw = all_coalitions_kernel(Xe[row], bdir, player, m, *tm.kernel_args)
+            q, nb, k = raw.shape
+            # as _TreeGame._means: each background row's output through the model's link, then the mean
+            pred = np.asarray(tm.finish(raw.reshape(q * nb, k) + np.asarray(tm.base, dtype=float), "proba"),
+                              dtype=float)
+            hit = pred.reshape((q, nb) + pred.shape[1:]).mean(axis=1)[:, self._column]
+            self._tables[row] = hit
+        return hit
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._game, name)
+
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None):
+        """f_S(x_i) (q,) + shape of f_∅ for pairs (row i, coalition S), as the wrapped game's."""
+        g = self._game
+        rows = np.asarray(rows, dtype=np.int64)
+        masks = np.asarray(masks, dtype=bool)
+        full = masks.all(axis=1)
+        empty = ~masks.any(axis=1)
+        mid = np.flatnonzero(~(full | empty))
+        shape = np.shape(g.empty_pred)
+        out = np.empty((len(rows),) + shape, dtype=float)
+        out[full] = np.asarray(g.full_pred, dtype=float)[rows[full]].reshape((-1,) + shape)
+        out[empty] = g.empty_pred
+        if len(mid) and self._table_args is not None:
+            code = masks[mid].astype(np.int64) @ (np.int64(1) << np.arange(masks.shape[1], dtype=np.int64))
+            pred = np.empty(len(mid))
+            for r in np.unique(rows[mid]):
+                at = np.flatnonzero(rows[mid] == r)
+                pred[at] = self._table(int(r))[code[at]]
+            out[mid] = pred.reshape((len(mid),) + shape)
+        elif len(mid):
+            pred = self._inner.coalition_predictions(rows[mid], masks[mid], None)[:, self._column]
+            out[mid] = pred.reshape((len(mid),) + shape)
+        return out
+
+
+def tree_output_game(model, fn, game, engine):
+    """``game`` (the prediction game of P(class)) with its coalitions' means from the trees, or ``game``.
+
+    For a classifier whose probability is not affine in its trees' raw score (a boosted model's
+    softmax or sigmoid), exact TreeSHAP of the probability does not exist in closed form, but the
+    coalition values the exact enumeration or the permutation estimator need -- the mean of
+    P(class) over the background rows of a hybrid row -- come from the trees
+    (:func:`imlkit._trees._shap_kernels.coalition_kernel`: one walk per (row, coalition, tree)
+    with the set of background rows reaching each node; each background row's raw score, then
+    the model's link, then the mean) at a fraction of the cost of predicting the B hybrid rows.
+    Checked against the game's own predictions on a few (row, coalition) pairs first.
+
+    Returns
+    -------
+    (game, note or None)
+        The note says why the trees were not used (``game`` then is the argument itself).
+    """
+    if engine == "predict" or fn.column is None or fn.link is not None:
+        return game, None
+    as_frame = game.predictor.as_frame
+    predictor = Predictor(model, output="proba", as_frame=as_frame, max_rows=game.max_rows)
+    try:
+        info = predictor.use_engine(game.X, "auto", features=[])
+    except Exception as exc:  # an output the engine cannot give
+        return game, f"tree engine not used: {exc}"
+    tm = predictor.tree_model
+    if tm is None:
+        return game, info.get("engine_note")
+    Xe = np.ascontiguousarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
+    Be = np.ascontiguousarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
+    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
+    if cols is None or len(cols) != Xe.shape[1]:
+        return game, "tree engine not used for f_S: the model's encoded columns are not the input columns"
+    try:
+        n_classes = int(np.asarray(tm.finish(np.asarray(tm.base, dtype=float).reshape(1, -1), "proba")).shape[1])
+    except Exception:  # a finisher without probabilities
+        return game, "tree engine not used for f_S: the trees give no class probabilities"
+    if not 0 <= fn.column < n_classes:
+        return game, "tree engine not used for f_S: the explained class is not one of the trees' outputs"
+    inner = _TreeGame(_Probabilities(game, n_classes), tm, "proba", Xe, Be, cols)
+    table = None
+    members = np.asarray(game.player_columns, dtype=bool)
+    m = len(game.players)
+    if m <= _TABLE_PLAYERS and np.all(members.sum(axis=0) <= 1):
+        # Few players: every coalition of a row from one walk per (background row, tree) (all_coalitions_kernel)
+        # -- the exact enumeration asks for all 2^m of them, the permutation estimator for most.
+        from .._trees._shap_kernels import background_directions
+
+        _, feature, kinds, thr, _, _, missing_left, cat_left, cat_known, bitsets = tm.kernel_args[:10]
+        bdir = background_directions(Be, feature, kinds, thr, missing_left, cat_left, cat_known, bitsets)
+        player = np.full(Xe.shape[1], -1, dtype=np.int64)
+        for k_in, j in enumerate(cols):
+            held = np.flatnonzero(members[:, k_in])
+            if len(held):
+                player[j] = held[0]
+        table = (tm, Xe, bdir, player, m)
+    fast = _ClassGame(game, inner, fn.column, table)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, len(game.X), size=_N_CHECK)
+    masks = rng.random((_N_CHECK, m)) < 0.5
+    masks[:2] = (np.arange(m) % 2 == 0)[None, :]
+    masks[1] = ~masks[1]
+    mine = np.asarray(fast.coalition_predictions(rows, masks, None), dtype=float)
+    theirs = np.asarray(game.coalition_predictions(rows, masks, None), dtype=float)
+    scale = max(1.0, float(np.max(np.abs(theirs))))
+    if mine.shape != theirs.shape or np.max(np.abs(mine - theirs)) > 1e-9 * scale + 10 * tm.atol * scale:
+        return game, "tree engine not used for f_S: it disagreed with the model's own predictions"
+    return fast, None

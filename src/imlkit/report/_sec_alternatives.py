@@ -377,10 +377,21 @@ def _gam_blocks(ctx, tg, perf):
 #: RuleFit's L1 fit of a multi-class target is one cross-validated path per class: above this many
 #: classes the section says so in one line instead (100 classes: 100 paths, 190 s of CPU).
 RULEFIT_MAX_CLASSES = 10
+#: The same limit in ``--quick`` (unless the report's model is RuleFit): each path costs about 2.4 s of CPU on
+#: 2,100 rows, so 10 classes took 23 s of a one-minute report; 5 classes take about 12 s.
+RULEFIT_MAX_CLASSES_QUICK = 5
 
 
 def _rulefit_blocks(ctx, perf):
     k = ctx.y_train.nunique() if ctx.task == "classification" else 0
+    cfg = getattr(ctx, "config", None)
+    if (k > RULEFIT_MAX_CLASSES_QUICK and getattr(cfg, "quick", False) and not getattr(cfg, "full", False)
+            and _own_model(ctx) != "rulefit"):
+        return [heading("RuleFit"),
+                text(f"Not fitted in --quick: RuleFit's L1 fit of a target with {k} classes is one cross-validated "
+                     f"path per class ({k} paths, about 2 s of CPU each on a few thousand rows); --quick fits it up "
+                     f"to {RULEFIT_MAX_CLASSES_QUICK} classes (the report without --quick, or --full, up to "
+                     f"{RULEFIT_MAX_CLASSES}).")]
     if k > RULEFIT_MAX_CLASSES:
         return [heading("RuleFit"),
                 text(f"Not fitted: RuleFit's L1 fit of a target with {k} classes is one cross-validated path per class "
