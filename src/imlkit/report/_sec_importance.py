@@ -456,9 +456,21 @@ def _sage_caveat(ctx, key, r):
     n_rows = ctx.row_use[("sage", "test")].used
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
+    if r.extra.get("converged") and "values" in r.extra and not n:
+        return (f"{METHOD_LABELS[key]}: computed exactly over every coalition of the features on {n_rows} "
+                f"{ctx.eval_rows} (no sampled orderings, so no standard error).")
     if r.extra.get("converged"):
+        # the rule of importance._sage._converged: max SE <= tolerance x (max value - min value); when all values
+        # are (numerically) equal that range is 0 and the rule uses the largest |value| (or |v(N)|) instead
+        phi = np.asarray(r.importance, dtype=float)
+        gap = float(phi.max() - phi.min()) if phi.size else 0.0
+        size = max(float(np.abs(phi).max()) if phi.size else 0.0, abs(float(r.extra.get("v_all", 0.0))))
+        scale = "the range of its values (largest minus smallest)" if gap > 1e-9 * size else "its largest |value|"
+        ratio = r.extra.get("ratio")
+        shown = (f"is {float(ratio):.3g} x {scale}, at most the tolerance {tol}" if ratio is not None
+                 and np.isfinite(ratio) else f"is at most {tol} x {scale}")
         return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} {ctx.eval_rows} (the largest "
-                f"standard error is below {tol} of the largest value).")
+                f"standard error {shown}).")
     return (f"{METHOD_LABELS[key]} stopped after {n} orderings (its budget) on {n_rows} {ctx.eval_rows} before "
             f"reaching tolerance {tol}: its values are estimates with standard errors shown (the intervals in the "
             f"table). "
