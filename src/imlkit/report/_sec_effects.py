@@ -341,7 +341,8 @@ def regional_difference(g):
     return float(share), spread, span
 
 
-#: Curves whose root-mean-square spread is below this share of the effect's range coincide up to rounding.
+#: Curves whose root-mean-square spread is below this share of the effect's range coincide up to rounding (REPID
+#: itself applies its own floor, ``extra["rounding_floor"]``; this rule reads results that lack it).
 ROUNDING = 1e-9
 
 
@@ -360,12 +361,14 @@ def regional_words(g, feature, max_depth, min_improvement):
     root = g.tree[0]
     m = np.size(g.regions[0].centered_average)
     total = float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
-    if total <= ROUNDING * max(span, 1e-300):
-        # an additive model (a linear regression): every centred ICE curve is the same up to rounding, and REPID's
-        # relative rule splits that rounding noise ("split on x2 (intImp=715)", "the splits remove 44%")
-        return (f"The centred ICE curves of {feature} coincide up to rounding (root mean square {total:.2g} against "
-                f"the effect's range {span:.3g}): its effect is the same for every row, and any split in the tree "
-                f"above divides rounding noise, not curves that differ.")
+    floor = g.extra.get("rounding_floor")
+    if g.extra.get("equal_up_to_rounding") or (floor is None and total <= ROUNDING * max(span, 1e-300)):
+        # an additive model (a linear regression): every centred ICE curve is the same up to rounding; REPID does
+        # not split them (its floor), and no region can differ
+        bound = f", at most REPID's rounding floor {floor:.2g}" if floor is not None else ""
+        return (f"The centred ICE curves of {feature} coincide up to rounding (root mean square {total:.2g}{bound}, "
+                f"against the effect's range {span:.3g}): its effect is the same for every row, so REPID does not "
+                f"split them into regions.")
     left = float(np.sqrt(max(sum(r.risk for r in g.regions), 0.0) / (root.n * m))) if root.n else 0.0
     same = left <= MATERIAL_REGIONAL_SHARE * span
     of = f"; {left / span:.1%} of the effect's range {span:.3g}" if span > 0 else ""
