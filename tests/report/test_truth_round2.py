@@ -1,0 +1,61 @@
+"""Second round of "every sentence carries the numbers that justify it": each test is a sentence found false."""
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+
+import imlkit as ik
+from imlkit.importance._sage import _converged
+from imlkit.report._build import _model_label
+from imlkit.report._sec_importance import _sage_caveat
+
+
+def _sage_ctx(n):
+    return SimpleNamespace(row_use={("sage", "test"): SimpleNamespace(used=n)}, eval_rows="test rows")
+
+
+@pytest.fixture(scope="module")
+def linear_sage():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    y = 2 * X["a"] + X["b"] + 0.5 * rng.normal(size=300)
+    model = LinearRegression().fit(X, y)
+    return ik.sage(model, X, y, n_background=32, tolerance=0.05, random_state=0), X, y, model
+
+
+def test_sage_converged_sentence_states_the_rule_applied(linear_sage):
+    """It said "the largest standard error is below 0.05 of the largest value"; the rule (importance._sage._converged)
+    is max SE <= tolerance x (max value - min value), of the range of the values."""
+    r = linear_sage[0]
+    assert r.extra["converged"]
+    said = _sage_caveat(_sage_ctx(300), "sage_marginal", r)
+    assert "of the largest value" not in said
+    assert "the range of its values (largest minus smallest)" in said
+    ok, ratio = _converged(r.importance, r.std, 0.05, r.extra["v_all"])
+    assert ok and ratio <= 0.05
+    # the ratio printed is the one the rule compared with the tolerance, recomputed from the values and SEs
+    printed = float(said.split("standard error is ")[1].split(" x ")[0])
+    np.testing.assert_allclose(printed, np.max(r.std) / np.ptp(r.importance), rtol=5e-3)
+    assert "at most the tolerance 0.05" in said
+
+
+def test_sage_exact_sentence_does_not_claim_orderings(linear_sage):
+    _, X, y, model = linear_sage
+    r = ik.sage(model, X, y, n_background=16, exact=True, random_state=0)
+    said = _sage_caveat(_sage_ctx(300), "sage_marginal", r)
+    assert "computed exactly" in said and "converged after 0 orderings" not in said
+
+
+@pytest.mark.parametrize("name, family, task", [("glm", "binomial", "classification"), ("glm", "gaussian", "r"),
+                                                ("gam", "gaussian", "r")])
+def test_model_label_names_the_family(name, family, task):
+    """The title read "GLM (GLM)" / "GAM (GAM)"; section 2 names the family."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = (X["a"] + rng.normal(size=200) > 0).astype(int) if family == "binomial" else X["a"] + rng.normal(size=200)
+    est = (ik.models.GLM if name == "glm" else ik.models.GAM)(family=family).fit(X, y)
+    label = _model_label(est, SimpleNamespace(model_file=None, model=name))
+    link = {"binomial": "logit", "gaussian": "identity"}[family]
+    assert label == f"{name.upper()} ({family}, {link} link)"
