@@ -59,3 +59,33 @@ def test_model_label_names_the_family(name, family, task):
     label = _model_label(est, SimpleNamespace(model_file=None, model=name))
     link = {"binomial": "logit", "gaussian": "identity"}[family]
     assert label == f"{name.upper()} ({family}, {link} link)"
+
+
+def _captions(blocks):
+    return [b.get("caption") or "" for b in blocks if isinstance(b, dict)]
+
+
+@pytest.mark.parametrize("interacting", [False, True])
+def test_pd2_of_an_additive_model_is_not_called_the_strongest_pair(interacting):
+    """With --model glm every pairwise H² is 0 (rounding), yet the 2-D PD was titled "the strongest pair"."""
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_effects import _hstat_blocks, effect_output
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.uniform(-1, 1, size=(300, 3)), columns=["a", "b", "c"])
+    y = 2 * X["a"] + X["b"] + (3 * X["a"] * X["b"] if interacting else 0) + 0.1 * rng.normal(size=300)
+    if interacting:
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import PolynomialFeatures
+        model = make_pipeline(PolynomialFeatures(2, interaction_only=True), LinearRegression()).fit(X, y)
+    else:
+        model = LinearRegression().fit(X, y)
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model=model, quick=True,
+                                       methods=("effects", "hstat"), strict=True))
+    caps = " ".join(_captions(_hstat_blocks(ctx, effect_output(ctx))))
+    if interacting:
+        assert "the strongest pair: a × b" in caps
+    else:
+        assert "strongest" not in caps
+        assert "every pairwise H² is 0 up to rounding: no pair interacts" in caps

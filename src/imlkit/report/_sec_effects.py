@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import effects as eff
+from .._display import ZERO_RTOL
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._ranking import screen_ranking, top_features
@@ -257,11 +258,17 @@ def _pd2_blocks(ctx, h, output):
     grid = min(pe.grid, 12)
     with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
+    # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
+    # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
+    none = float(np.nanmax(np.abs(np.asarray(h.pairwise["h2"], dtype=float)))) <= ZERO_RTOL
+    what = (f"the first listed pair, {pair[0]} × {pair[1]} (every pairwise H² is 0 up to rounding: no pair interacts)"
+            if none else f"the strongest pair: {pair[0]} × {pair[1]}")
     with report_style():
         fig, ax = new_figure(figsize=(6, 4.2))
         pd2.plot(ax=ax[0, 0])
-        ax[0, 0].set_title(f"2-D partial dependence of the strongest pair: {pair[0]} × {pair[1]}")
-        cap = f"2-D partial dependence of {pair[0]} and {pair[1]} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)"
+        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none
+                           else f"2-D partial dependence of {what}")
+        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
