@@ -126,6 +126,16 @@ def one_difference(res, name, other, m, d):
             f"(difference {score_cell(d)})")
 
 
+def not_best(other, word):
+    """What a comparison the model loses shows: on held-out test rows, that a better model exists; on the rows of an
+    all-rows evaluation ("evaluation" rows, which fitted ``other`` and may have fitted the model), only that ``other``
+    fits those rows better -- its in-sample score is optimistic, so "not the best available" is not shown."""
+    if word == "test":
+        return "The report explains a model that is not the best available."
+    return (f"These rows are in-sample for the {other} (it was fitted on them), so its score is optimistic: this does "
+            f"not show that a better model exists; score both on rows neither saw (--test-data) to decide.")
+
+
 def compare_models(res, name, other, d, deciding, note, word="test"):
     """The model against another baseline (the GLM) on the deciding measures."""
     won = [m for m in deciding if beats(d[m], m)]
@@ -133,8 +143,9 @@ def compare_models(res, name, other, d, deciding, note, word="test"):
     if len(deciding) == 1:
         m = deciding[0]
         if lost:
-            return warning(f"{other} beats the model on {word} {m} (difference {score_cell(d[m])}): the report "
-                           f"explains a model that is not the best available.")
+            tail = (": the report explains a model that is not the best available." if word == "test"
+                    else f". {not_best(other, word)}")
+            return warning(f"{other} beats the model on {word} {m} (difference {score_cell(d[m])}){tail}")
         if won:
             return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {score_cell(d[m])}).")
@@ -153,7 +164,7 @@ def compare_models(res, name, other, d, deciding, note, word="test"):
         undecided = f" Not decided on {join_words(open_, 'or')} ({includes}): {listed(open_)}."
     if lost and not won:
         return warning(f"{other} beats the model on {word} {join_words(lost)}{note}: {listed(lost)}.{undecided} "
-                       f"The report explains a model that is not the best available.")
+                       f"{not_best(other, word)}")
     if won and not lost:
         return text(f"The model improves over {other} on {word} {join_words(won)}{note}: {listed(won)}.{undecided}")
     if won:
