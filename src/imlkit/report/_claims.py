@@ -96,11 +96,16 @@ def pct(share):
     return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
+def n_others(n):
+    """"1 other", "3 others": the tail of a shortened list."""
+    return f"{n} other" if n == 1 else f"{n} others"
+
+
 def name_list(names, k=LIST_MAX):
     """``a, b and c``; beyond ``k``: the first ``k`` "and N others" (the list keeps the caller's order)."""
     names = [str(n) for n in names]
     if len(names) > k:
-        return f"{', '.join(names[:k])} and {len(names) - k} others"
+        return f"{', '.join(names[:k])} and {n_others(len(names) - k)}"
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} and {names[-1]}"
@@ -612,7 +617,7 @@ def _items(c):
     """Each feature with its numbers; beyond ``LIST_MAX``, "and N others" (their numbers are in the table)."""
     items = [f"{e.feature} ({e.words()})" for e in c.evidence[:LIST_MAX]]
     rest = len(c.evidence) - LIST_MAX
-    return "; ".join(items) + (f"; and {rest} others (see the table above)" if rest > 0 else "")
+    return "; ".join(items) + (f"; and {n_others(rest)} (see the table above)" if rest > 0 else "")
 
 
 def _r_unsettled(c):
