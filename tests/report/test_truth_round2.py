@@ -38,7 +38,7 @@ def test_sage_converged_sentence_states_the_rule_applied(linear_sage):
     # the ratio printed is the one the rule compared with the tolerance, recomputed from the values and SEs
     printed = float(said.split("standard error is ")[1].split(" x ")[0])
     np.testing.assert_allclose(printed, np.max(r.std) / np.ptp(r.importance), rtol=5e-3)
-    assert "at most the tolerance 0.05" in said
+    assert "within the tolerance 0.05" in said
 
 
 def test_sage_exact_sentence_does_not_claim_orderings(linear_sage):
@@ -89,3 +89,28 @@ def test_pd2_of_an_additive_model_is_not_called_the_strongest_pair(interacting):
     else:
         assert "strongest" not in caps
         assert "every pairwise H² is 0 up to rounding: no pair interacts" in caps
+
+
+def test_shortened_lists_say_one_other():
+    """"and 1 others" (PIMP's not-rejected list on Boston); "1 of 12 features are significantly important"."""
+    from imlkit.report._claims import name_list
+
+    assert name_list(list("abcdefghij"), k=9).endswith("and 1 other")
+    assert name_list(list("abcdefghijk"), k=9).endswith("and 2 others")
+
+
+@pytest.mark.parametrize("word", ["test", "evaluation"])
+def test_losing_to_an_in_sample_model_is_not_called_not_the_best(word):
+    """Default (ISLP) with a fitted model and one table: RuleFit, fitted and scored on the same rows, 'beats the model
+    ... The report explains a model that is not the best available' -- an in-sample score shows no such thing."""
+    from imlkit.report._shared import compare_models
+
+    res = {"scores": {"m": {"RMSE": (2.0, 1.8, 2.2)}, "RuleFit": {"RMSE": (1.5, 1.3, 1.7)}},
+           "level": 0.95, "simultaneous_level": 0.95}
+    block = compare_models(res, "m", "RuleFit", {"RMSE": (0.5, 0.2, 0.8)}, ["RMSE"], "", word)
+    said = block["text"]
+    assert "RuleFit beats the model" in said
+    if word == "test":
+        assert "not the best available" in said
+    else:
+        assert "not the best available" not in said and "in-sample for the RuleFit" in said
