@@ -114,3 +114,23 @@ def test_losing_to_an_in_sample_model_is_not_called_not_the_best(word):
         assert "not the best available" in said
     else:
         assert "not the best available" not in said and "in-sample for the RuleFit" in said
+
+
+def test_repid_section_of_an_additive_model_ranks_no_noise():
+    """--model glm (Carseats): "The feature with the most heterogeneous mean-centred ICE curves ... is Price" over
+    heterogeneities of 1.6e-30, 1.6e-30, 1.4e-30: rounding ranked as if it were heterogeneity."""
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_effects import section_regional
+
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame(rng.normal(size=(300, 3)) * [1, 10, 100] + [0, 5, 1000], columns=["a", "b", "c"])
+    y = 3 * X["a"] - 0.2 * X["b"] + 0.01 * X["c"] + rng.normal(size=300)
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model=LinearRegression().fit(X, y),
+                                       quick=True, methods=("pfi", "repid"), strict=True))
+    ctx.results = {"pfi": ik.pfi(ctx.model, ctx.X_test, ctx.y_test, random_state=0)}
+    sec = section_regional(ctx)
+    said = " ".join(b.get("text", "") for b in sec["blocks"] if isinstance(b, dict))
+    assert ctx.regional.repid.extra["equal_up_to_rounding"]
+    assert "most heterogeneous" not in said
+    assert "equal up to rounding" in said and "does not split them into regions" in said

@@ -306,8 +306,16 @@ def section_regional(ctx):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
-    blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
-                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
+    if g.extra.get("equal_up_to_rounding"):
+        # --model glm (additive): every candidate's heterogeneity is rounding (1.6e-30 beside 1.4e-30), so "the most
+        # heterogeneous" would rank noise; the first candidate is only the largest rounding error
+        chosen = (f"The mean-centred ICE curves of every top feature are equal up to rounding: the largest "
+                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}, is at REPID's rounding floor, so the ranking "
+                  f"below orders rounding noise and {feature} is shown only as the first of them.")
+    else:
+        chosen = (f"The feature with the most heterogeneous mean-centred ICE curves among the top features is "
+                  f"{feature}.")
+    blocks = [text(f"REPID explains {_output_text(ctx, output)}. {chosen} REPID splits its curves by the "
                    f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
                    f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p.max_depth}."),
               *([text(note)] if note else []),
