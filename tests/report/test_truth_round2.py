@@ -134,3 +134,32 @@ def test_repid_section_of_an_additive_model_ranks_no_noise():
     assert ctx.regional.repid.extra["equal_up_to_rounding"]
     assert "most heterogeneous" not in said
     assert "equal up to rounding" in said and "does not split them into regions" in said
+
+
+def test_a_feature_important_for_no_method_is_not_called_most_important():
+    """Default (ISLP), fitted logistic regression: "Effects ... of the 3 most important features by how many of the
+    5 methods find each important: balance (4 of 5), student (important for none of 5; not negligible for all)" --
+    student is important for none, and "not negligible for all" reads as every method when one kept it."""
+    from imlkit.report import _claims as cl
+
+    ranked = [cl.Ranked("balance", ("pfi", "cfi"), 3, 1.0, 1.0),
+              cl.Ranked("student", (), 3, 2.0, float("nan"), ("cfi",))]
+    said = cl.ranking_words(ranked)
+    assert said.startswith("the 2 features ranked first by how many of the 3 methods find each important")
+    assert "most important" not in said
+    assert "student (important for none of 3; above 0 and not negligible for CFI)" in said
+    assert cl.ranking_words(ranked[:1]).startswith("the most important feature by")
+
+
+def test_ranked_features_record_where_a_filled_feature_is_open():
+    from imlkit.report._claims import ranked_features
+
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.normal(size=(400, 3)), columns=["a", "b", "c"])
+    y = 3 * X["a"] + 0.5 * X["b"] + rng.normal(size=400)      # b: about 3% of a's importance, clearly above 0
+    model = LinearRegression().fit(X, y)
+    res = {"pfi": ik.pfi(model, X, y, random_state=0), "cfi": ik.cfi(model, X, y, random_state=0)}
+    ranked = ranked_features(res, y_of=lambda m: y, fill=True)
+    assert [r.feature for r in ranked] == ["a", "b"]            # c (no effect) is negligible for both: left out
+    assert ranked[0].important_for == ("pfi", "cfi")
+    assert ranked[1].important_for == () and ranked[1].open_for == ("pfi", "cfi")
