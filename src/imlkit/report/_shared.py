@@ -136,8 +136,14 @@ def not_best(other, word):
             f"not show that a better model exists; score both on rows neither saw (--test-data) to decide.")
 
 
-def compare_models(res, name, other, d, deciding, note, word="test"):
-    """The model against another baseline (the GLM) on the deciding measures."""
+def compare_models(res, name, other, d, deciding, note, word="test", simpler=True):
+    """The model against another baseline (the GLM) on the deciding measures.
+
+    ``simpler=False`` when the model is itself an interpretable model (``--model glm``, gam, rulefit): a tie then
+    does not say "the simpler model may explain the data as well" (a GAM is not simpler than the GLM it ties with).
+    """
+    tie = ("the simpler model may explain the data as well" if simpler
+           else "neither is shown to fit these rows better")
     won = [m for m in deciding if beats(d[m], m)]
     lost = [m for m in deciding if worse(d[m], m)]
     if len(deciding) == 1:
@@ -150,7 +156,7 @@ def compare_models(res, name, other, d, deciding, note, word="test"):
             return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {score_cell(d[m])}).")
         return text(f"The model and {other} are not distinguishable on {word} {m} (difference {score_cell(d[m])} "
-                    f"includes 0): the simpler model may explain the data as well.")
+                    f"includes 0): {tie}.")
     # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
     # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
     open_ = [m for m in deciding if m not in won and m not in lost]
@@ -171,4 +177,4 @@ def compare_models(res, name, other, d, deciding, note, word="test"):
         return text(f"The model is better than {other} on {word} {join_words(won)} and worse on "
                     f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
     return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
-                f"{listed(deciding)}. The simpler model may explain the data as well.")
+                f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
