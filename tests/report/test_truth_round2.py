@@ -163,3 +163,33 @@ def test_ranked_features_record_where_a_filled_feature_is_open():
     assert [r.feature for r in ranked] == ["a", "b"]            # c (no effect) is negligible for both: left out
     assert ranked[0].important_for == ("pfi", "cfi")
     assert ranked[1].important_for == () and ranked[1].open_for == ("pfi", "cfi")
+
+
+def test_a_tie_of_an_interpretable_model_does_not_call_the_other_simpler():
+    """--model glm (Default): "The model and GAM (binomial) are not distinguishable ... The simpler model may explain
+    the data as well" -- the GAM is not simpler than the GLM; and section 6 listed the GLM as "black box: GLM"."""
+    from imlkit.report._shared import compare_models
+
+    res = {"scores": {"m": {"RMSE": (2.0, 1.8, 2.2)}, "GAM": {"RMSE": (2.0, 1.8, 2.2)}},
+           "level": 0.95, "simultaneous_level": 0.95}
+    d = {"RMSE": (0.0, -0.1, 0.1)}
+    assert "the simpler model may explain" in compare_models(res, "m", "GAM", d, ["RMSE"], "")["text"]
+    said = compare_models(res, "m", "GAM", d, ["RMSE"], "", simpler=False)["text"]
+    assert "simpler" not in said and "neither is shown to fit these rows better" in said
+
+
+def test_section_six_calls_the_reports_own_glm_the_model(tmp_path):
+    import html
+    import re
+
+    from imlkit.report import build_report
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    frame = X.assign(y=2 * X["a"] + X["b"] + rng.normal(size=300))
+    path = build_report(data=frame, target="y", model="glm", quick=True, methods=["models"],
+                        out=str(tmp_path / "r"), progress=False)
+    said = html.unescape(re.sub(r"<[^>]+>", " ", open(path, encoding="utf-8").read()))
+    assert "the model: GLM (gaussian, identity link)" in said
+    assert "black box: GLM" not in said
+    assert "The simpler model may explain" not in said and "the simpler model may explain" not in said
