@@ -130,6 +130,9 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     categorical : bool
     output : str
     params, extra : dict
+        ``extra``: ``root_risk``, ``centered_std``, ``rounding_floor`` (τ of :func:`repid`'s Notes: a node whose
+        centred curves' root mean square is at most τ is never split) and ``equal_up_to_rounding`` (the root is,
+        so the tree is the root alone: an additive effect).
     info : dict
         What happened: ``seconds``, ``n_rows`` (the rows the tree was grown on), ``engine``
         (see :data:`imlkit._record.HAPPENED`).
