@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._display import ResultDisplay
 from .._dtypes import has_levels
 from .._options import (
     ENGINE,
@@ -25,11 +26,16 @@ from .._timing import Timer
 from .._validation import ValidationError, check_X, resolve_feature, resolve_features
 from ._grid import ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
 from ._ice import DEFAULT_N_SAMPLES
+from ._result import OneFeatureSlicing
 
 __all__ = ["repid", "RegionalResult", "RegionNode", "Region"]
 
-from .._display import ResultDisplay
-from ._result import OneFeatureSlicing
+#: REPID's rounding floor, relative to the effect's size: centred ICE curves whose root-mean-square spread is
+#: at most this share of the largest range of an ICE curve are equal up to rounding (an additive model).
+ROUNDING = 1e-9
+#: ... and at most this many machine epsilons of the largest |prediction| (a feature with no effect: every
+#: curve flat, so the range above is itself rounding).
+ROUNDING_EPS = 64
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,9 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     categorical : bool
     output : str
     params, extra : dict
+        ``extra``: ``root_risk``, ``centered_std``, ``rounding_floor`` (τ of :func:`repid`'s Notes: a node whose
+        centred curves' root mean square is at most τ is never split) and ``equal_up_to_rounding`` (the root is,
+        so the tree is the root alone: an additive effect).
     info : dict
         What happened: ``seconds``, ``n_rows`` (the rows the tree was grown on), ``engine``
         (see :data:`imlkit._record.HAPPENED`).
@@ -311,6 +320,20 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
     of a feature is the sum of the intImp of its splits. The regional PD is the mean of the
     uncentred ICE curves of a leaf's rows.
 
+    intImp is relative, so it needs an absolute floor: when every centred ICE curve is the same
+    up to rounding (an additive model, e.g. a linear regression), the ratio of two rounding
+    errors can be any number (intImp in the hundreds). A node is therefore split only when the
+    root mean square of its centred curves around their mean, sqrt(R(N) / (n_N · m)), exceeds
+
+        τ = max(ROUNDING · max_i (max_k f_ik − min_k f_ik),  ROUNDING_EPS · ε · max_ik |f_ik|),
+
+    with f_ik the uncentred ICE curves of the rows the tree is grown on, ``ROUNDING`` = 1e-9,
+    ``ROUNDING_EPS`` = 64 and ε the float64 machine epsilon: the first term is the effect's
+    size (the largest range of one curve, which a pure interaction keeps even when the PD is
+    flat), the second the rounding of the predictions themselves. ``extra["rounding_floor"]``
+    holds τ and ``extra["equal_up_to_rounding"]`` whether the root is at or below it (then the
+    tree is the root alone).
+
     References
     ----------
     Herbinger, Bischl & Casalicchio (2022). REPID: Regional effect plots with implicit
@@ -357,7 +380,8 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
         C = F - F.mean(axis=1, keepdims=True)
         # Several classes: the risk sums over grid points and classes, so the tree is grown on
         # the curves laid side by side, (n, m·C).
-        nodes = _split_regions(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma)
+        floor = rounding_floor(F)
+        nodes = _split_regions(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma, floor)
     params["seconds"] = timer.seconds
     tree = tuple(nd for nd, _ in nodes)
     regions = []
@@ -379,6 +403,8 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
                           interaction_scores=scores, split_features=tuple(splits), categorical=categorical,
                           output=label, params=params,
                           extra={"root_risk": tree[0].risk, "centered_std": C.std(axis=0),
+                                 "rounding_floor": floor,
+                                 "equal_up_to_rounding": bool(_rms(tree[0].risk, len(C), m) <= floor),
                                  **({"classes": classes} if column == "all" else {})})
 
 
@@ -477,11 +503,28 @@ def node_risk(C):
     return float(np.einsum("ij,ij->", D, D))
 
 
-def _split_regions(C, encoded, splits, max_depth, min_node_size, gamma):
+def rounding_floor(F):
+    """τ of :func:`repid`'s Notes: the root mean square of centred ICE curves at or below which they are equal
+    up to rounding. ``F``: the uncentred ICE curves, shape (n, m) or (n, m, C)."""
+    F = np.asarray(F, dtype=float)
+    if F.size == 0:
+        return 0.0
+    size = float(np.max(np.ptp(F, axis=1)))
+    return max(ROUNDING * size, ROUNDING_EPS * float(np.finfo(float).eps) * float(np.max(np.abs(F))))
+
+
+def _rms(risk, n, m):
+    """Root mean square of a node's centred curves around their mean, from its risk."""
+    return float(np.sqrt(max(risk, 0.0) / (n * m))) if n and m else 0.0
+
+
+def _split_regions(C, encoded, splits, max_depth, min_node_size, gamma, floor=0.0):
     """Split the rows into regions breadth-first (REPID's tree); returns [(RegionNode, row positions)] parent
-    before child."""
+    before child. A node whose curves' root mean square is at most ``floor`` is not split (rounding)."""
     root_rows = np.arange(C.shape[0])
-    root_risk = node_risk(C)
+    m = C.shape[1]
+    # the root's risk computed exactly as every node's (the same rows, the same summation), so intImp <= 1
+    root_risk = node_risk(C[root_rows])
     out = []
     # queue entries: (id, depth, rows, parent, rule, parent_int_imp)
     queue = [(0, 0, root_rows, None, (), None)]
@@ -491,7 +534,8 @@ def _split_regions(C, encoded, splits, max_depth, min_node_size, gamma):
         Cn = C[rows]
         risk = node_risk(Cn)
         best = None
-        if depth < max_depth and len(rows) >= 2 * min_node_size and root_risk > 0:
+        if (depth < max_depth and len(rows) >= 2 * min_node_size and root_risk > 0
+                and _rms(risk, len(rows), m) > floor):
             for c in splits:
                 z, kind, cats = encoded[c]
                 zn = z[rows]

@@ -58,7 +58,13 @@ def _model_label(model, cfg):
     if not isinstance(cfg.model, str):
         how = "fitted, passed from Python" if _is_fitted(cfg.model) else "fitted by imlkit on the training rows"
         return f"{type(est).__name__} ({how})"
-    return {"gbm": "gradient boosting", "rf": "random forest", "glm": "GLM", "gam": "GAM",
+    if cfg.model in ("glm", "gam"):
+        # "GLM (GLM)" says nothing: name the family (and a link other than the family's default)
+        fam = getattr(est, "family_", None)
+        name = getattr(fam, "name", None) or getattr(est, "family", None) or type(est).__name__
+        return f"{cfg.model.upper()} ({name}, {fam.link_name} link)" if getattr(fam, "link_name", None) else \
+            f"{cfg.model.upper()} ({name})"
+    return {"gbm": "gradient boosting", "rf": "random forest",
             "rulefit": "RuleFit"}.get(cfg.model, cfg.model) + f" ({type(est).__name__})"
 
 

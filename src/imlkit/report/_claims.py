@@ -96,11 +96,16 @@ def pct(share):
     return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
+def n_others(n):
+    """"1 other", "3 others": the tail of a shortened list."""
+    return f"{n} other" if n == 1 else f"{n} others"
+
+
 def name_list(names, k=LIST_MAX):
     """``a, b and c``; beyond ``k``: the first ``k`` "and N others" (the list keeps the caller's order)."""
     names = [str(n) for n in names]
     if len(names) > k:
-        return f"{', '.join(names[:k])} and {len(names) - k} others"
+        return f"{', '.join(names[:k])} and {n_others(len(names) - k)}"
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} and {names[-1]}"
@@ -612,7 +617,7 @@ def _items(c):
     """Each feature with its numbers; beyond ``LIST_MAX``, "and N others" (their numbers are in the table)."""
     items = [f"{e.feature} ({e.words()})" for e in c.evidence[:LIST_MAX]]
     rest = len(c.evidence) - LIST_MAX
-    return "; ".join(items) + (f"; and {rest} others (see the table above)" if rest > 0 else "")
+    return "; ".join(items) + (f"; and {n_others(rest)} (see the table above)" if rest > 0 else "")
 
 
 def _r_unsettled(c):
@@ -895,6 +900,8 @@ class Ranked:
     n_methods: int
     median_rank: float
     rank_where_important: float = math.nan
+    #: the methods for which it is above 0 and not negligible (what put a feature important for none in the list)
+    open_for: tuple = ()
 
     @property
     def n_important(self):
@@ -941,10 +948,11 @@ def ranked_features(results, k=None, y_of=None, fill=False):
     for f in features:
         xs = [e[f] for e in ev.values() if f in e]
         imp = tuple(x.method for x in xs if x.important())
-        out_of_it = all(x.negligible() or x.below_null() or x.estimate <= 0 for x in xs)
+        open_for = tuple(x.method for x in xs if not (x.negligible() or x.below_null() or x.estimate <= 0))
+        out_of_it = not open_for
         where = [x.rank for x in xs if x.method in imp]
         rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
-                            float(np.median(where)) if where else math.nan), out_of_it))
+                            float(np.median(where)) if where else math.nan, open_for), out_of_it))
     important = [r for r, _ in rows if r.n_important]
     if not important:
         return []
@@ -973,9 +981,16 @@ def ranking_words(ranked):
             head = f"the {len(ranked)} features" if plural else "the feature"
             return f"{head} important for {label(method)}: {name_list(items)}"
         return f"the features ranked first for {label(method)}: {name_list(items)}"
+    # a feature added by ``fill`` is important for no method: it is not "most important", and what kept it in the
+    # list is that some method finds it above 0 and not negligible -- named, not "not negligible for all" (which
+    # reads as every method)
     items = [f"{r.feature} ({r.n_important} of {r.n_methods})" if r.n_important
-             else f"{r.feature} (important for none of {r.n_methods}; not negligible for all)" for r in ranked]
-    head = f"the {len(ranked)} most important features" if plural else "the most important feature"
+             else (f"{r.feature} (important for none of {r.n_methods}; above 0 and not negligible for "
+                   f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'})") for r in ranked]
+    if all(r.n_important for r in ranked):
+        head = f"the {len(ranked)} most important features" if plural else "the most important feature"
+    else:
+        head = f"the {len(ranked)} features ranked first" if plural else "the feature ranked first"
     return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
 
 

@@ -451,7 +451,9 @@ def section_alternatives(ctx):
     if not ctx.methods("models"):
         return Section("alternatives", title, [text("Not computed: 'models' was not selected with --methods.")])
     tg = _Target(ctx)
-    black = f"black box: {ctx.model_label}"
+    # --model glm, gam or rulefit explains an interpretable model: it is "the model", not a "black box"
+    black = (f"the model: {ctx.model_label}" if _own_model(ctx) in ("glm", "gam", "rulefit")
+             else f"black box: {ctx.model_label}")
     # GLM and GAM are compared on their own task (one class vs the rest for a multi-class target).
     perf_glm = {black: _black_box_binary(ctx, tg.cls, tg.y_test) if tg.one_vs_rest
                 else ctx.model_check.performance}
@@ -539,7 +541,8 @@ def paired_comparison(ctx):
     for other, d in diffs.items():
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:
-            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word))
+            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
+                                   simpler=_own_model(ctx) not in ("glm", "gam", "rulefit")))
     return blocks
 
 

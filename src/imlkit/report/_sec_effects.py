@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import effects as eff
+from .._display import ZERO_RTOL
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._ranking import screen_ranking, top_features
@@ -257,11 +258,17 @@ def _pd2_blocks(ctx, h, output):
     grid = min(pe.grid, 12)
     with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
+    # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
+    # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
+    none = float(np.nanmax(np.abs(np.asarray(h.pairwise["h2"], dtype=float)))) <= ZERO_RTOL
+    what = (f"the first listed pair, {pair[0]} × {pair[1]} (every pairwise H² is 0 up to rounding: no pair interacts)"
+            if none else f"the strongest pair: {pair[0]} × {pair[1]}")
     with report_style():
         fig, ax = new_figure(figsize=(6, 4.2))
         pd2.plot(ax=ax[0, 0])
-        ax[0, 0].set_title(f"2-D partial dependence of the strongest pair: {pair[0]} × {pair[1]}")
-        cap = f"2-D partial dependence of {pair[0]} and {pair[1]} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)"
+        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none
+                           else f"2-D partial dependence of {what}")
+        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
@@ -299,8 +306,16 @@ def section_regional(ctx):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
-    blocks = [text(f"REPID explains {_output_text(ctx, output)}. The feature with the most heterogeneous "
-                   f"mean-centred ICE curves among the top features is {feature}. REPID splits its curves by the "
+    if g.extra.get("equal_up_to_rounding"):
+        # --model glm (additive): every candidate's heterogeneity is rounding (1.6e-30 beside 1.4e-30), so "the most
+        # heterogeneous" would rank noise; the first candidate is only the largest rounding error
+        chosen = (f"The mean-centred ICE curves of every top feature are equal up to rounding: the largest "
+                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}, is at REPID's rounding floor, so the ranking "
+                  f"below orders rounding noise and {feature} is shown only as the first of them.")
+    else:
+        chosen = (f"The feature with the most heterogeneous mean-centred ICE curves among the top features is "
+                  f"{feature}.")
+    blocks = [text(f"REPID explains {_output_text(ctx, output)}. {chosen} REPID splits its curves by the "
                    f"other features so that the curves within a region are alike (Herbinger et al. 2022); "
                    f"{len(X_rep)} {ctx.eval_rows}, tree depth ≤ {p.max_depth}."),
               *([text(note)] if note else []),
@@ -341,7 +356,8 @@ def regional_difference(g):
     return float(share), spread, span
 
 
-#: Curves whose root-mean-square spread is below this share of the effect's range coincide up to rounding.
+#: Curves whose root-mean-square spread is below this share of the effect's range coincide up to rounding (REPID
+#: itself applies its own floor, ``extra["rounding_floor"]``; this rule reads results that lack it).
 ROUNDING = 1e-9
 
 
@@ -360,12 +376,14 @@ def regional_words(g, feature, max_depth, min_improvement):
     root = g.tree[0]
     m = np.size(g.regions[0].centered_average)
     total = float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
-    if total <= ROUNDING * max(span, 1e-300):
-        # an additive model (a linear regression): every centred ICE curve is the same up to rounding, and REPID's
-        # relative rule splits that rounding noise ("split on x2 (intImp=715)", "the splits remove 44%")
-        return (f"The centred ICE curves of {feature} coincide up to rounding (root mean square {total:.2g} against "
-                f"the effect's range {span:.3g}): its effect is the same for every row, and any split in the tree "
-                f"above divides rounding noise, not curves that differ.")
+    floor = g.extra.get("rounding_floor")
+    if g.extra.get("equal_up_to_rounding") or (floor is None and total <= ROUNDING * max(span, 1e-300)):
+        # an additive model (a linear regression): every centred ICE curve is the same up to rounding; REPID does
+        # not split them (its floor), and no region can differ
+        bound = f", at most REPID's rounding floor {floor:.2g}" if floor is not None else ""
+        return (f"The centred ICE curves of {feature} coincide up to rounding (root mean square {total:.2g}{bound}, "
+                f"against the effect's range {span:.3g}): its effect is the same for every row, so REPID does not "
+                f"split them into regions.")
     left = float(np.sqrt(max(sum(r.risk for r in g.regions), 0.0) / (root.n * m))) if root.n else 0.0
     same = left <= MATERIAL_REGIONAL_SHARE * span
     of = f"; {left / span:.1%} of the effect's range {span:.3g}" if span > 0 else ""

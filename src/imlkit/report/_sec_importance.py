@@ -438,7 +438,7 @@ def group_caveats(by_text):
             shown = shown[:match.start()] + "…" + shown[match.end():]
         names = [name + (f" ({', '.join(n[i] for i in varying)})" if varying else "")
                  for (name, _), n in zip(members, numbers)]
-        more = f" and {len(names) - CAVEAT_LIST} others" if len(names) > CAVEAT_LIST else ""
+        more = f" and {_others(len(names) - CAVEAT_LIST)}" if len(names) > CAVEAT_LIST else ""
         out.append(f"{who} ({len(members)} features): {shown} -- {', '.join(names[:CAVEAT_LIST])}{more}.")
     return out
 
@@ -456,9 +456,21 @@ def _sage_caveat(ctx, key, r):
     n_rows = ctx.row_use[("sage", "test")].used
     n = r.extra["n_permutations"]
     tol = r.params.get("tolerance")
+    if r.extra.get("converged") and "values" in r.extra and not n:
+        return (f"{METHOD_LABELS[key]}: computed exactly over every coalition of the features on {n_rows} "
+                f"{ctx.eval_rows} (no sampled orderings, so no standard error).")
     if r.extra.get("converged"):
-        return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} {ctx.eval_rows} (the largest "
-                f"standard error is below {tol} of the largest value).")
+        # the rule of importance._sage._converged: max SE <= tolerance x (max value - min value); when all values
+        # are (numerically) equal that range is 0 and the rule uses the largest |value| (or |v(N)|) instead
+        phi = np.asarray(r.importance, dtype=float)
+        gap = float(phi.max() - phi.min()) if phi.size else 0.0
+        size = max(float(np.abs(phi).max()) if phi.size else 0.0, abs(float(r.extra.get("v_all", 0.0))))
+        scale = "the range of its values (largest minus smallest)" if gap > 1e-9 * size else "its largest |value|"
+        ratio = r.extra.get("ratio")
+        shown = (f"is {float(ratio):.3g} x {scale}, within the tolerance {tol}" if ratio is not None
+                 and np.isfinite(ratio) else f"is at most {tol} x {scale}")
+        return (f"{METHOD_LABELS[key]}: converged after {n} orderings on {n_rows} {ctx.eval_rows}: its largest "
+                f"standard error {shown}.")
     return (f"{METHOD_LABELS[key]} stopped after {n} orderings (its budget) on {n_rows} {ctx.eval_rows} before "
             f"reaching tolerance {tol}: its values are estimates with standard errors shown (the intervals in the "
             f"table). "
@@ -491,7 +503,7 @@ def _pimp_blocks(r):
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
     from ._claims import name_list  # (_claims imports this module)
 
-    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features are "
+    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features {'is' if len(sig) == 1 else 'are'} "
                     f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
     seq = r.extra.get("sequential") or {}
     if seq.get("stopped"):  # sequential PIMP: the p-values are those of the refits run, the decisions the full run's
@@ -512,7 +524,7 @@ def _pimp_blocks(r):
         stuck = r.cannot_tell()
         order = [f for f in frame.index if f in stuck]     # largest importance first
         if order and said:  # nothing can be rejected (said above): name the features beyond their whole null
-            who = ", ".join(order[:10]) + (f" and {len(order) - 10} others" if len(order) > 10 else "")
+            who = ", ".join(order[:10]) + (f" and {_others(len(order) - 10)}" if len(order) > 10 else "")
             verb, its, they, do = (("lies", "its", "it matters", "it does") if len(order) == 1
                                    else ("lie", "their", "they matter", "they do"))
             said.append(f"{who} {verb} beyond all {B} of {its} null values: PIMP cannot tell with {B} null refits "
@@ -526,7 +538,7 @@ def _pimp_blocks(r):
         elif order:
             need = max(stuck.values())
             who = ", ".join(f"{f} (at least {stuck[f]} needed)" for f in order[:10])
-            who += f" and {len(order) - 10} others" if len(order) > 10 else ""
+            who += f" and {_others(len(order) - 10)}" if len(order) > 10 else ""
             said.append(f"PIMP cannot tell with {B} null refits whether these features matter: {who}. Their observed "
                         f"importance exceeds all {B} null values, but after the {adj} correction the smallest "
                         f"adjusted p-value they could reach is above {alpha}. At least {need} null refits are needed "
@@ -566,6 +578,11 @@ def cli_advice(message):
     return re.sub(r"\[('[^']*'(?:, '[^']*'){10,})\]", _shorten_names, message)
 
 
+def _others(n):
+    """"1 other", "3 others" (``_claims.n_others``; _claims imports this module)."""
+    return f"{n} other" if n == 1 else f"{n} others"
+
+
 def _shorten_names(match):
     names = re.findall(r"'([^']*)'", match.group(1))
-    return f"{', '.join(names[:10])} and {len(names) - 10} others"
+    return f"{', '.join(names[:10])} and {_others(len(names) - 10)}"

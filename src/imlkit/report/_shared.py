@@ -126,20 +126,37 @@ def one_difference(res, name, other, m, d):
             f"(difference {score_cell(d)})")
 
 
-def compare_models(res, name, other, d, deciding, note, word="test"):
-    """The model against another baseline (the GLM) on the deciding measures."""
+def not_best(other, word):
+    """What a comparison the model loses shows: on held-out test rows, that a better model exists; on the rows of an
+    all-rows evaluation ("evaluation" rows, which fitted ``other`` and may have fitted the model), only that ``other``
+    fits those rows better -- its in-sample score is optimistic, so "not the best available" is not shown."""
+    if word == "test":
+        return "The report explains a model that is not the best available."
+    return (f"These rows are in-sample for the {other} (it was fitted on them), so its score is optimistic: this does "
+            f"not show that a better model exists; score both on rows neither saw (--test-data) to decide.")
+
+
+def compare_models(res, name, other, d, deciding, note, word="test", simpler=True):
+    """The model against another baseline (the GLM) on the deciding measures.
+
+    ``simpler=False`` when the model is itself an interpretable model (``--model glm``, gam, rulefit): a tie then
+    does not say "the simpler model may explain the data as well" (a GAM is not simpler than the GLM it ties with).
+    """
+    tie = ("the simpler model may explain the data as well" if simpler
+           else "neither is shown to fit these rows better")
     won = [m for m in deciding if beats(d[m], m)]
     lost = [m for m in deciding if worse(d[m], m)]
     if len(deciding) == 1:
         m = deciding[0]
         if lost:
-            return warning(f"{other} beats the model on {word} {m} (difference {score_cell(d[m])}): the report "
-                           f"explains a model that is not the best available.")
+            tail = (": the report explains a model that is not the best available." if word == "test"
+                    else f". {not_best(other, word)}")
+            return warning(f"{other} beats the model on {word} {m} (difference {score_cell(d[m])}){tail}")
         if won:
             return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {score_cell(d[m])}).")
         return text(f"The model and {other} are not distinguishable on {word} {m} (difference {score_cell(d[m])} "
-                    f"includes 0): the simpler model may explain the data as well.")
+                    f"includes 0): {tie}.")
     # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
     # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
     open_ = [m for m in deciding if m not in won and m not in lost]
@@ -153,11 +170,11 @@ def compare_models(res, name, other, d, deciding, note, word="test"):
         undecided = f" Not decided on {join_words(open_, 'or')} ({includes}): {listed(open_)}."
     if lost and not won:
         return warning(f"{other} beats the model on {word} {join_words(lost)}{note}: {listed(lost)}.{undecided} "
-                       f"The report explains a model that is not the best available.")
+                       f"{not_best(other, word)}")
     if won and not lost:
         return text(f"The model improves over {other} on {word} {join_words(won)}{note}: {listed(won)}.{undecided}")
     if won:
         return text(f"The model is better than {other} on {word} {join_words(won)} and worse on "
                     f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
     return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
-                f"{listed(deciding)}. The simpler model may explain the data as well.")
+                f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
