@@ -154,6 +154,33 @@ class _TreeGame:
         return out
 
 
+def tree_inputs(model, game, output):
+    """What a marginal game needs to take f_S from the trees: ``((tm, Xe, Be, cols), None)``, or
+    ``(None, note)`` saying why the trees cannot be used.
+
+    The engine is checked on the plain rows of X only (features=[]): the hybrid rows a game asks
+    for are checked by the caller, every column replaced by every background row's value (the
+    engine's own per-feature check would cost a predict per column, seconds on wide data).
+    ``Xe`` (n, q) and ``Be`` (B, q) are X and the background encoded for the trees; ``cols`` maps
+    each encoded column to its input column.
+    """
+    as_frame = game.predictor.as_frame
+    predictor = Predictor(model, output=output, as_frame=as_frame, max_rows=game.max_rows)
+    try:
+        info = predictor.use_engine(game.X, "auto", features=[])
+    except Exception as exc:  # the output asked for is one the engine cannot give
+        return None, f"tree engine not used: {exc}"
+    tm = predictor.tree_model
+    if tm is None:
+        return None, info.get("engine_note")
+    Xe = np.ascontiguousarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
+    Be = np.ascontiguousarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
+    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
+    if cols is None or len(cols) != Xe.shape[1]:
+        return None, "tree engine not used for f_S: the model's encoded columns are not the input columns"
+    return (tm, Xe, Be, cols), None
+
+
 def tree_game(model, game, engine):
     """``game`` with f_S(x) from the tree engine when the model allows it, else ``game`` itself.
 
@@ -181,23 +208,10 @@ def tree_game(model, game, engine):
         return game, ("tree engine not used: a label loss on a model without predict_proba takes the "
                       "majority vote of the hybrid rows")
     kind = game.predictor.output
-    as_frame = game.predictor.as_frame
-    predictor = Predictor(model, output=kind, as_frame=as_frame, max_rows=game.max_rows)
-    try:
-        # The plain rows of X only (features=[]): the hybrid rows SAGE asks for are checked below,
-        # every column replaced by every background row's value (the engine's own per-feature
-        # check would cost a predict per column, seconds on wide data).
-        info = predictor.use_engine(game.X, "auto", features=[])
-    except Exception as exc:  # the output the loss needs is one the engine cannot give
-        return game, f"tree engine not used: {exc}"
-    tm = predictor.tree_model
-    if tm is None:
-        return game, info.get("engine_note")
-    Xe = np.ascontiguousarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
-    Be = np.ascontiguousarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
-    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
-    if cols is None or len(cols) != Xe.shape[1]:
-        return game, "tree engine not used for f_S: the model's encoded columns are not the input columns"
+    inputs, note = tree_inputs(model, game, kind)
+    if inputs is None:
+        return game, note
+    tm, Xe, Be, cols = inputs
     fast = _TreeGame(game, tm, kind, Xe, Be, cols)
     rng = np.random.default_rng(0)
     m = len(game.players)

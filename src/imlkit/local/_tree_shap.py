@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._model import Predictor
-from ..importance._sage_trees import _N_CHECK, _column_map, _rows, _TreeGame, tree_game
+from ..importance._sage_trees import _N_CHECK, _column_map, _rows, _TreeGame, tree_game, tree_inputs
 
 __all__ = ["tree_values", "tree_game", "tree_output_game"]
 
@@ -267,20 +267,10 @@ def tree_output_game(model, fn, game, engine):
     """
     if engine == "predict" or fn.column is None or fn.link is not None:
         return game, None
-    as_frame = game.predictor.as_frame
-    predictor = Predictor(model, output="proba", as_frame=as_frame, max_rows=game.max_rows)
-    try:
-        info = predictor.use_engine(game.X, "auto", features=[])
-    except Exception as exc:  # an output the engine cannot give
-        return game, f"tree engine not used: {exc}"
-    tm = predictor.tree_model
-    if tm is None:
-        return game, info.get("engine_note")
-    Xe = np.ascontiguousarray(tm.encode(_rows(game.X, as_frame)), dtype=np.float64)
-    Be = np.ascontiguousarray(tm.encode(_rows(game.background, as_frame)), dtype=np.float64)
-    cols = _column_map(tm, game.X, as_frame, Xe.shape[1])
-    if cols is None or len(cols) != Xe.shape[1]:
-        return game, "tree engine not used for f_S: the model's encoded columns are not the input columns"
+    inputs, note = tree_inputs(model, game, "proba")
+    if inputs is None:
+        return game, note
+    tm, Xe, Be, cols = inputs
     try:
         n_classes = int(np.asarray(tm.finish(np.asarray(tm.base, dtype=float).reshape(1, -1), "proba")).shape[1])
     except Exception:  # a finisher without probabilities
