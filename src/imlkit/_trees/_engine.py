@@ -211,6 +211,14 @@ def _raw(tm, Xe, j, G, cnt, max_rows=None):
 _NO_WEIGHTS = np.empty(0)
 
 
+def _plain_sums(tm, Xe):
+    """Every encoded row's sum over all trees (n, n_out), without the intercept: the free-feature
+    kernel with no free feature (one walk per row and tree)."""
+    return _kernel_module().free_kernel(np.ascontiguousarray(Xe, dtype=np.float64), -1, np.zeros((1, 1)),
+                                        np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
+                                        *tm.kernel_args)[:, 0, :]
+
+
 def _all_trees(tm):
     """The numbers of all trees of ``tm`` (what the kernels walk when none can be skipped)."""
     return np.arange(len(tm.forest.roots), dtype=np.int64)
@@ -375,10 +383,7 @@ class TreeEngine:
         cached = self._plain
         if cached is not None and cached[0] is X:
             return cached[1]
-        tm = self.tm
-        parts = [_kernel_module().free_kernel(self.encoded_rows(X, s, s + PERTURBED_BLOCK), -1, np.zeros((1, 1)),
-                                              np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
-                                              *tm.kernel_args)[:, 0, :]
+        parts = [_plain_sums(self.tm, self.encoded_rows(X, s, s + PERTURBED_BLOCK))
                  for s in range(0, len(X), PERTURBED_BLOCK)]
         raw = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
         self._plain = (X, raw)
@@ -994,8 +999,7 @@ def _perturbed_column(eng, X, j, values):
     elif frame:
         plain = eng.plain_raw(X)
     else:
-        plain = _kernel_module().free_kernel(X, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), _all_trees(tm),
-                                             _NO_WEIGHTS, _block(tm, 1), *tm.kernel_args)[:, 0, :]
+        plain = _plain_sums(tm, X)
     trees_ = using if len(skipped) else _all_trees(tm)
     raw = np.empty((n_repeats, n, n_out))
     kernel = _kernel_module().perm_kernel
@@ -1166,13 +1170,13 @@ def local_predictions(eng, X, feature, values, column=None):
     args = tm.kernel_args
     n_trees = len(f.roots)
     nodes, node_tree = _nodes_on(tm, j)
+    busiest = _busiest_column(tm, j)  # orders the rows within a group (see _groups)
     kernels = _ale_kernel_module()
     out = None
     for s in range(0, n, PERTURBED_BLOCK):
         e = min(n, s + PERTURBED_BLOCK)
         Vb = np.ascontiguousarray(V[:, s:e].T)  # (b, k): row i's values in copies 0..k-1
         Xb = eng.encoded_rows(X, s, e)
-        busiest = _busiest_column(tm, j)
         U, start, order = _groups(Vb, () if busiest < 0 else (_coarse(Xb[:, busiest]),))
         mask = kernels.separating_trees(U, nodes, node_tree, n_trees, args[2], args[3], args[6], args[7], args[8],
                                         args[9])
