@@ -285,6 +285,26 @@ class Predictor:
         self._trees, params = _trees.choose(self, X, engine, features)
         return params
 
+    def reuse_engine(self, X, record):
+        """Take the engine another model of the same learner got on the same X; returns the params to record.
+
+        ``record``: that result's info (``"engine"``, ``"engine_note"``). On the tree engine this
+        model's trees are read (:func:`imlkit._trees.tree_model`) and answer without the check of
+        :meth:`use_engine` -- the check proved the reader for this learner and these rows (PIMP's
+        null refits: 30 % of a null model's PFI); a model the reader cannot read is predicted
+        instead (the engine never guesses).
+        """
+        if record.get("engine") != "trees":
+            self._trees = None
+            return {"engine": "predict", **({"engine_note": record["engine_note"]} if "engine_note" in record else {})}
+        try:
+            tm = _trees.tree_model(self.model, X if self.as_frame else X.to_numpy())
+        except _trees.Unsupported as exc:
+            self._trees = None
+            return {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
+        self._trees = _trees.TreeEngine(tm, self.output, self.as_frame, self.max_rows)
+        return {"engine": "trees"}
+
     @property
     def engine(self):
         """``"trees"`` when the tree engine answers, else ``"predict"``."""

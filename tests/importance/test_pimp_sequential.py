@@ -182,7 +182,7 @@ def test_null_refits_without_the_engine_check_give_the_checked_numbers(monkeypat
     """The null refits skip the engine's check (done once, on the observed model): the same null values."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from imlkit.importance import _perturbation
+    from imlkit._model import Predictor
 
     data = table("clear", 0, n=150)
     learner = HistGradientBoostingRegressor(max_iter=8, random_state=0)
@@ -191,7 +191,7 @@ def test_null_refits_without_the_engine_check_give_the_checked_numbers(monkeypat
         warnings.simplefilter("ignore")
         fast = ik.pimp(learner, *data, **kw)
         # every null refit checked again, as a PFI/CFI of its own would be
-        monkeypatch.setattr(_perturbation, "_checked_engine", lambda predictor, X, record: predictor.use_engine(X))
+        monkeypatch.setattr(Predictor, "reuse_engine", lambda self, X, record: self.use_engine(X))
         checked = ik.pimp(learner, *data, **kw)
     np.testing.assert_array_equal(fast.extra["null"], checked.extra["null"])
     np.testing.assert_array_equal(fast.importance, checked.importance)

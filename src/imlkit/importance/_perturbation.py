@@ -265,7 +265,7 @@ def _perturbation_importance(model, X, y, options, *, refit_of=None):
         params.update(loss=loss_obj.name, sampler=repr(sampler_obj),
                       **predictor.use_engine(X, options.engine, perturbed))
     else:
-        params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **_checked_engine(predictor, X, refit_of))
+        params.update(loss=loss_obj.name, sampler=repr(sampler_obj), **predictor.reuse_engine(X, refit_of))
 
     # before the perturbations: its own temporaries (an n × q array) then never add to theirs
     warns = _dependence_warnings(X, groups) if method == "pfi" and refit_of is None else ()
@@ -308,25 +308,6 @@ def _perturbation_importance(model, X, y, options, *, refit_of=None):
         ci_high=high, loss=loss_obj.name, repeats=reps, quantiles=repeat_quantiles(reps),
         baseline_loss=base_risk, observation_importance=obs, groups=dict(groups), params=params,
         warnings=warns)
-
-
-def _checked_engine(predictor, X, record):
-    """Give ``predictor`` the engine another model of its learner got on X (``record``: that result's info).
-
-    On the tree engine, the model's trees are read (``tree_model``) and answer without the
-    check of :func:`imlkit._trees.choose`; a model the reader cannot read is predicted instead
-    (the engine never guesses). Returns the params to record.
-    """
-    from .. import _trees
-
-    if record.get("engine") != "trees":
-        return {"engine": "predict", **({"engine_note": record["engine_note"]} if "engine_note" in record else {})}
-    try:
-        tm = _trees.tree_model(predictor.model, X if predictor.as_frame else X.to_numpy())
-    except _trees.Unsupported as exc:
-        return {"engine": "predict", "engine_note": f"tree engine not used: {exc}"}
-    predictor._trees = _trees.TreeEngine(tm, predictor.output, predictor.as_frame, predictor.max_rows)
-    return {"engine": "trees"}
 
 
 def _chunk(items, rows_per_item, max_rows, n_jobs):
