@@ -212,16 +212,24 @@ def tree_game(model, game, engine):
     if inputs is None:
         return game, note
     tm, Xe, Be, cols = inputs
-    fast = _TreeGame(game, tm, kind, Xe, Be, cols)
+    return checked_game(game, _TreeGame(game, tm, kind, Xe, Be, cols), tm)
+
+
+def checked_game(game, fast, tm):
+    """``(fast, None)`` when the trees' game agrees with ``game``'s own predictions on a few (row,
+    coalition) pairs, else ``(game, note)``.
+
+    ``_N_CHECK`` random pairs (seeded), of which two complementary coalitions: every player is
+    dropped (its columns take all B background values) in one of them. Agreement: within
+    1e-9 of the largest value's scale, plus the trees' own tolerance.
+    """
     rng = np.random.default_rng(0)
     m = len(game.players)
     rows = rng.integers(0, len(game.X), size=_N_CHECK)
     masks = rng.random((_N_CHECK, m)) < 0.5
-    # Two complementary coalitions: every player is dropped (its columns take all B background
-    # values) in one of them.
     masks[:2] = (np.arange(m) % 2 == 0)[None, :]
     masks[1] = ~masks[1]
-    mine = fast.coalition_predictions(rows, masks, None)
+    mine = np.asarray(fast.coalition_predictions(rows, masks, None), dtype=float)
     theirs = np.asarray(game.coalition_predictions(rows, masks, None), dtype=float)
     scale = max(1.0, float(np.max(np.abs(theirs))))
     if mine.shape != theirs.shape or np.max(np.abs(mine - theirs)) > 1e-9 * scale + 10 * tm.atol * scale:

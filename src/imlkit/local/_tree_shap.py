@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._model import Predictor
-from ..importance._sage_trees import _N_CHECK, _column_map, _rows, _TreeGame, tree_game, tree_inputs
+from ..importance._sage_trees import _column_map, _rows, _TreeGame, checked_game, tree_game, tree_inputs
 
 __all__ = ["tree_values", "tree_game", "tree_output_game"]
 
@@ -294,15 +294,4 @@ def tree_output_game(model, fn, game, engine):
             if len(held):
                 player[j] = held[0]
         table = (tm, Xe, bdir, player, m)
-    fast = _ClassGame(game, inner, fn.column, table)
-    rng = np.random.default_rng(0)
-    rows = rng.integers(0, len(game.X), size=_N_CHECK)
-    masks = rng.random((_N_CHECK, m)) < 0.5
-    masks[:2] = (np.arange(m) % 2 == 0)[None, :]
-    masks[1] = ~masks[1]
-    mine = np.asarray(fast.coalition_predictions(rows, masks, None), dtype=float)
-    theirs = np.asarray(game.coalition_predictions(rows, masks, None), dtype=float)
-    scale = max(1.0, float(np.max(np.abs(theirs))))
-    if mine.shape != theirs.shape or np.max(np.abs(mine - theirs)) > 1e-9 * scale + 10 * tm.atol * scale:
-        return game, "tree engine not used for f_S: it disagreed with the model's own predictions"
-    return fast, None
+    return checked_game(game, _ClassGame(game, inner, fn.column, table), tm)
