@@ -177,7 +177,10 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
                                                    desc="H overall")))
         overall = np.array([res[f][0] for f in feats])
         if pair_list is None:  # "top"
-            top = [feats[i] for i in np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top]]
+            # the n_top features with the largest H², each pair written in column order: which of two
+            # features with equal H² (g and u of g·u) ranks first is rounding, and must not flip the pair
+            top = sorted(np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top])
+            top = [feats[i] for i in top]
             pair_list = list(itertools.combinations(top, 2))
         tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column) for a, b in pair_list]
         pair_h2 = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
