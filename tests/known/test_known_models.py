@@ -301,3 +301,38 @@ def test_explain_neighbors_equals_sklearn_kneighbors():
     sd = X.std(ddof=0)
     first = out.iloc[1]
     assert_allclose(first["diff:alcohol"], (X.loc[first["neighbor"], "alcohol"] - q.iloc[0]["alcohol"]) / sd["alcohol"])
+
+
+# ----------------------------------------------------------------------------- GLM sentences
+def _carseats_like(n=400, seed=0):
+    # a price × age interaction where age never comes near 0 (25 to 80) and income does (0 to 120)
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"Price": rng.uniform(25, 190, n), "Age": rng.uniform(25, 80, n),
+                      "Income": rng.uniform(0, 120, n), "Shelf": rng.choice(["Bad", "Good", "Medium"], n)})
+    X.loc[0, "Income"] = 0.0
+    y = (15 - 0.07 * X.Price - 0.07 * X.Age + 0.0004 * X.Price * X.Age + 0.01 * X.Income
+         + 2 * (X.Shelf == "Good") + 0.005 * X.Income * (X.Shelf == "Good") + rng.normal(0, 1, n))
+    return X, y
+
+
+def test_glm_does_not_read_an_effect_at_a_partner_value_outside_the_data():
+    # "Increasing Price by one unit changes ... when Age = 0" reads the model where it has no data,
+    # the reason the intercept is not read at 0 either. The effect of Price is read at Age's
+    # quartiles instead, with the numbers of the contrast β_Price + β_Price:Age · q.
+    X, y = _carseats_like()
+    m = GLM(interactions=[("Price", "Age"), ("Income", "Shelf")]).fit(X, y)
+    text = m.interpret()
+    assert not [s for s in text if "Age = 0" in s], text
+    price = [s for s in m.interpret("Price") if "increasing Price by one unit" in s]
+    assert len(price) == 3
+    b = m.coef_
+    for s, q in zip(price, np.quantile(X["Age"], [0.25, 0.5, 0.75])):
+        est = b["Price"] + b["Price:Age"] * q
+        assert f"{est:.3g}" in s, (s, est)
+    # Income = 0 is inside Income's data: the effect of Shelf at Income = 0 is still read there
+    assert any("when Income = 0" in s for s in text)
+    # two partners: the sentence at Age = 0 and Income = 0 says that Age = 0 is outside the data
+    m2 = GLM(interactions=[("Price", "Age"), ("Price", "Income")]).fit(X, y)
+    lo, hi = X["Age"].min(), X["Age"].max()
+    price = [s for s in m2.interpret() if s.startswith("Increasing Price by one unit")]
+    assert len(price) == 1 and f"Age = 0 is outside the data, Age from {lo:g} to {hi:g}" in price[0], price

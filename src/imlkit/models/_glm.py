@@ -778,7 +778,10 @@ class GLM(_FamilyEstimator):
             apart; a numeric feature whose unit is tiny against its spread (the factor per unit
             would print as "1 [1, 1]") is read per a power of ten at most its SD, named in the
             sentence. An interval that holds no change says "(not distinguishable from 0)" (or
-            "from 1" for factors); a feature whose column has R² ≥ 0.9 from the other columns
+            "from 1" for factors). A feature in an interaction is read at 0 of a numeric partner
+            only where 0 is inside the partner's data; otherwise at the partner's quartiles (one
+            partner) or with a note that 0 is outside the data (several). A feature whose column
+            has R² ≥ 0.9 from the other columns
             says it is collinear with them. Weights that are not estimable get no sentence:
             the last line names them with the cause (``not_estimable_``).
         """
@@ -813,8 +816,18 @@ class GLM(_FamilyEstimator):
                 continue  # read at every level of its moderator below
             cond = ""
             if partners:
+                far = {g: (lo, hi) for g, lo, hi in self._zero_outside() if g in partners}
+                pair = [t for t in pairs if f in t]
+                if far and len(partners) == 1 and f not in spec.polynomial:
+                    # "when Age = 0" with Age from 25 to 80 reads the model where it has no data (why the
+                    # intercept is not read either): read the effect at the partner's quartiles instead
+                    sentences += self._conditional(f, partners[0], pair[0])
+                    continue
                 parts = [f"{p} = {spec.reference(p)}" if p in spec.categorical else f"{p} = 0" for p in partners]
                 cond = " when " + " and ".join(parts)
+                if far:
+                    cond += " (" + "; ".join(f"{g} = 0 is outside the data, {g} from {lo:g} to {hi:g}"
+                                             for g, (lo, hi) in far.items()) + ")"
             if f in spec.polynomial:
                 sentences += self._polynomial_sentences(f, cond, bool(partners))
                 continue
