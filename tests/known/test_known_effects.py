@@ -244,3 +244,13 @@ def test_repid_herbinger_simulation_random_forest():
     assert root.feature == "x3" and abs(root.threshold) < 0.1
     # regional ICE curves nearly homogeneous: the two leaves keep < 5% of the root's risk
     assert g.to_frame()["risk"].sum() < 0.05 * root.risk
+
+
+def test_weighted_pd_equals_sklearn_brute(diabetes, forest):
+    from sklearn.inspection import partial_dependence as sk_pd
+    X, _ = diabetes
+    w = np.random.default_rng(0).uniform(0.1, 3, len(X))
+    grid = np.quantile(X["bmi"], np.linspace(0, 1, 11))
+    ref = sk_pd(forest, X, ["bmi"], custom_values={"bmi": grid}, method="brute", sample_weight=w)
+    assert_allclose(ik.partial_dependence(forest, X, "bmi", grid=grid, sample_weight=w).average,
+                    ref["average"][0], atol=1e-10)

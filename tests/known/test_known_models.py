@@ -336,3 +336,23 @@ def test_glm_does_not_read_an_effect_at_a_partner_value_outside_the_data():
     lo, hi = X["Age"].min(), X["Age"].max()
     price = [s for s in m2.interpret() if s.startswith("Increasing Price by one unit")]
     assert len(price) == 1 and f"Age = 0 is outside the data, Age from {lo:g} to {hi:g}" in price[0], price
+
+
+# ----------------------------------------------------------------------------- CART
+@pytest.mark.parametrize("data", ["iris", "breast_cancer", "diabetes"])
+def test_decision_tree_equals_sklearn_cart(data):
+    import sklearn.datasets as ds
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from imlkit.models import DecisionTree
+    X, y = getattr(ds, f"load_{data}")(return_X_y=True, as_frame=True)
+    sk = (DecisionTreeRegressor if data == "diabetes" else DecisionTreeClassifier)(max_depth=3, random_state=0)
+    sk.fit(X, y)
+    ours = DecisionTree(max_depth=3).fit(X, y)
+    # same greedy CART (gini / squared error, midpoint thresholds) on features without ties in the
+    # best gains: the same partition, so the same predictions to rounding
+    if data == "diabetes":
+        assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-12)
+    else:
+        assert (ours.predict(X) == sk.predict(X)).all()
+        assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-12)
