@@ -254,3 +254,23 @@ def test_weighted_pd_equals_sklearn_brute(diabetes, forest):
     ref = sk_pd(forest, X, ["bmi"], custom_values={"bmi": grid}, method="brute", sample_weight=w)
     assert_allclose(ik.partial_dependence(forest, X, "bmi", grid=grid, sample_weight=w).average,
                     ref["average"][0], atol=1e-10)
+
+
+def test_unnormalised_h_is_the_rms_of_the_numerators():
+    # f = x0 + x1 + c·x0·x1 with x ~ U(-1, 1): the interaction part is c·x0·x1 (centred), whose
+    # RMS is c/3 in the population; the normalised H² shrinks with the main effects, the
+    # unnormalised H does not. Exact: the brute-force numerators on the same rows.
+    X = np.random.default_rng(2).uniform(-1, 1, (400, 2))
+    for c in (0.3, 3.0):
+        def f(Z, c=c):
+            return Z[:, 0] + Z[:, 1] + c * Z[:, 0] * Z[:, 1]
+        h = ik.h_statistic(f, X, n_samples=400, pairs="all", random_state=0)
+        overall, pair = _brute_h(f, X)
+        # brute RMS of the pair numerator: H² · mean(PD_01²) with PD_01 = f centred here
+        fc = f(X) - f(X).mean()
+        rms_pair = np.sqrt(pair["x0", "x1"] * np.mean(fc ** 2))
+        assert_allclose(h.pairwise["h_unnormalized"][0], rms_pair, rtol=1e-10)
+        assert_allclose(h.to_frame()["h_unnormalized"], np.sqrt(overall * np.mean(fc ** 2)), rtol=1e-10)
+        # population value c/3, sampling error of 400 rows a few %: rtol 0.1
+        assert_allclose(h.pairwise["h_unnormalized"][0], c / 3, rtol=0.1)
+        assert_allclose(h["x0"].to_frame()["h_unnormalized"], h.to_frame()["h_unnormalized"].iloc[:1])
