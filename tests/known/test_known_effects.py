@@ -274,3 +274,37 @@ def test_unnormalised_h_is_the_rms_of_the_numerators():
         # population value c/3, sampling error of 400 rows a few %: rtol 0.1
         assert_allclose(h.pairwise["h_unnormalized"][0], c / 3, rtol=0.1)
         assert_allclose(h["x0"].to_frame()["h_unnormalized"], h.to_frame()["h_unnormalized"].iloc[:1])
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_categorical_ale_equals_pyale(ordered):
+    # a model with a level × x interaction, so the local effects differ between rows; unordered:
+    # both order the levels by iml's rule (KS / frequency distances, classical MDS)
+    PyALE = pytest.importorskip("PyALE")
+    rng = np.random.default_rng(0)
+    n = 400
+    lev = rng.choice(list("abcd"), n, p=[0.1, 0.2, 0.3, 0.4])
+    X = pd.DataFrame({"g": pd.Categorical(lev, categories=list("abcd"), ordered=True) if ordered else lev,
+                      "x": rng.normal(size=n) + (lev == "d"), "h": rng.choice(["u", "v"], n),
+                      "z": rng.normal(size=n) + 2 * (lev == "b")})
+    effect = {"a": 1.0, "b": -2.0, "c": 0.5, "d": 3.0}
+
+    def encode(df):
+        return pd.DataFrame({f"g_{k}": (df.iloc[:, 0].astype(str) == k).astype(float) for k in "abcd"},
+                            index=df.index)
+
+    class Model:
+        def predict(self, Z):
+            g = sum(Z[f"g_{k}"].to_numpy() * v for k, v in effect.items())
+            return g + np.sin(Z["x"].to_numpy()) + g * Z["x"].to_numpy() + Z["z"].to_numpy()
+
+    ref = PyALE.ale(X.copy(), Model(), ["g"], encode_fun=encode, predictors=["g_a", "g_b", "g_c", "g_d", "x", "z"],
+                    plot=False, include_CI=False)
+    r = ik.ale(lambda Z: Model().predict(pd.concat([Z[["x", "z"]], encode(Z[["g"]])], axis=1)), X, "g")
+    ours = dict(zip(map(str, r.grid), r.average))
+    theirs = dict(zip(map(str, ref.index), ref["eff"]))
+    assert ours.keys() == theirs.keys()
+    assert_allclose([ours[k] for k in "abcd"], [theirs[k] for k in "abcd"], atol=1e-10)
+    # the same order of the levels (up to the direction, which is arbitrary)
+    order = [str(v) for v in r.grid]
+    assert order in ([str(v) for v in ref.index], [str(v) for v in ref.index][::-1])
