@@ -384,3 +384,17 @@ def test_gam_families_equal_pygam_at_fixed_lambda(family):
     assert_allclose(g.deviance_, sm_family.deviance(y, mu), rtol=1e-10)
     if family == "gamma":   # φ: Pearson χ² / (n − edf)
         assert_allclose(g.scale_, np.sum(((y - mu) / mu) ** 2) / (n - g.edf_total_), rtol=1e-10)
+
+
+def test_glm_categorical_and_interactions_equal_statsmodels_formula():
+    import statsmodels.formula.api as smf
+    X, y = _carseats_like()
+    m = GLM(interactions=[("Price", "Age"), ("Income", "Shelf")]).fit(X, y)
+    r = smf.glm("y ~ Price + Age + Income + C(Shelf) + Price:Age + Income:C(Shelf)", data=X.assign(y=y)).fit()
+    names = {"Intercept": "(Intercept)", "C(Shelf)[T.Good]": "Shelf[Good]", "C(Shelf)[T.Medium]": "Shelf[Medium]",
+             "Income:C(Shelf)[T.Good]": "Income:Shelf[Good]", "Income:C(Shelf)[T.Medium]": "Income:Shelf[Medium]"}
+    s = m.summary()
+    for k in r.params.index:
+        ours = names.get(k, k)
+        assert_allclose(s.loc[ours, "weight"], r.params[k], rtol=1e-8, atol=1e-12)
+        assert_allclose(s.loc[ours, "std_error"], r.bse[k], rtol=1e-8)
