@@ -398,3 +398,18 @@ def test_glm_categorical_and_interactions_equal_statsmodels_formula():
         ours = names.get(k, k)
         assert_allclose(s.loc[ours, "weight"], r.params[k], rtol=1e-8, atol=1e-12)
         assert_allclose(s.loc[ours, "std_error"], r.bse[k], rtol=1e-8)
+
+
+def test_glm_does_not_read_a_share_per_one_unit():
+    # cpunish: DEGREE is a share from 0.16 to 0.31 (SD 0.046); "Increasing DEGREE by one unit
+    # multiplies the expected EXECUTIONS by 1.77e-08" steps outside the data from every state.
+    # It is read per 0.01 (the power of ten at most its SD) with the numbers exp(0.01·β), while
+    # log INCOME (range 0.53: one unit is less than twice it) keeps its unit.
+    X, y, _, _ = _sm_data("cpunish")
+    m = GLM(family="poisson").fit(X, y)
+    s = m.summary()
+    degree = [t for t in m.interpret() if t.startswith("Increasing DEGREE")]
+    assert len(degree) == 1 and degree[0].startswith("Increasing DEGREE by 0.01 units multiplies"), degree
+    e, lo, hi = np.exp(0.01 * s.loc["DEGREE", ["weight", "ci_low", "ci_high"]].to_numpy(dtype=float))
+    assert f"by {e:.3g} [{lo:.3g}, {hi:.3g}]" in degree[0], (degree, e, lo, hi)
+    assert any(t.startswith("Increasing INCOME by one unit") for t in m.interpret())
