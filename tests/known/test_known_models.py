@@ -413,3 +413,28 @@ def test_glm_does_not_read_a_share_per_one_unit():
     e, lo, hi = np.exp(0.01 * s.loc["DEGREE", ["weight", "ci_low", "ci_high"]].to_numpy(dtype=float))
     assert f"by {e:.3g} [{lo:.3g}, {hi:.3g}]" in degree[0], (degree, e, lo, hi)
     assert any(t.startswith("Increasing INCOME by one unit") for t in m.interpret())
+
+
+def test_naive_bayes_tan_steinbach_kumar_example():
+    # Tan, Steinbach & Kumar, Introduction to Data Mining, sec. 5.3 (tax-evasion table): class No has
+    # Income mean 110, sample variance 2975; Yes mean 90, variance 25. For (Refund = No, Married,
+    # 120K): P(X | No) = 4/7 · 4/7 · 0.0072 = 0.0024, P(X | Yes) = 1 · 0 · 1.2e-9 = 0 -> No.
+    X = pd.DataFrame({"Refund": ["Yes", "No", "No", "Yes", "No", "No", "Yes", "No", "No", "No"],
+                      "Marital": ["Single", "Married", "Single", "Married", "Divorced", "Married", "Divorced",
+                                  "Single", "Married", "Single"],
+                      "Income": [125.0, 100, 70, 120, 95, 60, 220, 85, 75, 90]})
+    y = ["No", "No", "No", "No", "Yes", "No", "No", "Yes", "No", "Yes"]
+    nb = NaiveBayes(alpha=0).fit(X, y)
+    # var_smoothing adds 1e-9 × the largest variance: relative 1e-6
+    assert_allclose(nb.theta_["Income"], [110, 90])
+    assert_allclose(nb.var_["Income"], [2975, 25], rtol=1e-6)
+    q = pd.DataFrame({"Refund": ["No"], "Marital": ["Married"], "Income": [120.0]})
+    e = nb.explain(q).set_index(["class", "term"])
+    density = np.exp(-(120 - 110) ** 2 / (2 * 2975)) / np.sqrt(2 * np.pi * 2975)
+    assert_allclose(density, 0.0072, atol=5e-5)
+    assert_allclose(e.loc[("No", "Income"), "factor"], density, rtol=1e-6)
+    assert_allclose(e.loc[("No", "Refund"), "factor"], 4 / 7)
+    assert_allclose(e.loc[("No", "Marital"), "factor"], 4 / 7)
+    assert_allclose(e.loc[("No", "prior"), "likelihood"], (4 / 7) ** 2 * density, rtol=1e-6)
+    assert e.loc[("Yes", "Marital"), "factor"] == 0
+    assert nb.predict(q).tolist() == ["No"]
