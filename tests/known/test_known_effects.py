@@ -232,6 +232,11 @@ def test_repid_herbinger_simulation_true_function():
     frame = g.to_frame()
     assert len(frame) == 2                  # regional curves are exactly linear: no further split
     assert_allclose(frame["risk"], 0, atol=1e-6 * root.risk)
+    # the regional PDs: slope −8 where x3 <= 0 and +8 where x3 > 0 (the global PD's slope is ~0)
+    left, right = g.regions
+    assert_allclose(np.polyfit(g.grid, left.average, 1)[0], -8, atol=1e-8)
+    assert_allclose(np.polyfit(g.grid, right.average, 1)[0], 8, atol=1e-8)
+    assert (left.n, right.n) == ((X["x3"] <= root.threshold).sum(), (X["x3"] > root.threshold).sum())
 
 
 @pytest.mark.slow
