@@ -29,7 +29,11 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     overall : ndarray, shape (p,)
         H_j²: share of the variance of f explained by interactions of x_j with all others.
     pairwise : DataFrame
-        Columns ``feature_1, feature_2, h2, h`` (one row per pair, sorted by h2, descending).
+        Columns ``feature_1, feature_2, h2, h, h_unnormalized`` (one row per pair, sorted by h2,
+        descending).
+    overall_unnormalized : ndarray, shape (p,)
+        The root mean square of the interaction part of f, sqrt(mean_i [f − PD_j − PD_-j]²), in
+        the units of the prediction (see :func:`h_statistic`, Notes).
     n_samples : int
         Rows the PD functions were evaluated at.
     output : str
@@ -48,6 +52,7 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
     method: str = "h_statistic"
+    overall_unnormalized: np.ndarray | None = None
     info: dict = field(default_factory=dict)
 
     def to_frame(self, kind="overall"):
@@ -57,8 +62,11 @@ class HStatisticResult(PairSlicing, ResultDisplay):
         if kind != "overall":
             raise ValidationError(f"'kind' must be one of 'overall', 'pairwise'; got {kind!r}.")
         h2 = np.asarray(self.overall, dtype=float)
-        return pd.DataFrame({"h2": h2, "h": np.sqrt(np.clip(h2, 0, None))},
-                            index=pd.Index(self.feature_names, name="feature"))
+        out = pd.DataFrame({"h2": h2, "h": np.sqrt(np.clip(h2, 0, None))},
+                           index=pd.Index(self.feature_names, name="feature"))
+        if self.overall_unnormalized is not None:
+            out["h_unnormalized"] = np.asarray(self.overall_unnormalized, dtype=float)
+        return out
 
     def plot(self, kind="overall", *, ax=None, **kwargs):
         """Horizontal bars of overall H² (``kind="overall"``) or of the pairs (``"pairwise"``)."""
@@ -130,6 +138,17 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     sampled pairs, and reuses PD_j and PD_k. H² is 0 when its denominator is below 1e-12 of
     Σ_i f(x_i)² (a flat function has no interaction) and NaN when the model is constant.
 
+    H² is a share: a pair whose joint PD is tiny can have H² near 1 although its interaction moves
+    the prediction by almost nothing. The unnormalised statistics (the numerators of Friedman &
+    Popescu's ratios alone; ``normalize=FALSE, squared=FALSE`` of Mayer's R package hstats) are
+    their root mean squares, in the units of the prediction:
+
+        h_unnormalized_j  = sqrt(mean_i [f(x_i) − PD_j(x_ij) − PD_-j(x_i,-j)]²),
+        h_unnormalized_jk = sqrt(mean_i [PD_jk(x_ij, x_ik) − PD_j(x_ij) − PD_k(x_ik)]²),
+
+    so that H² = h_unnormalized² / mean_i(denominator²): ``overall_unnormalized`` and the
+    pair table's ``h_unnormalized`` column.
+
     For a multi-class model and ``output=None``, f is the vector of the C class probabilities
     and every square is a squared Euclidean norm, Σ_i ‖·‖² = Σ_i Σ_c (·)²: the share of the
     variance of all probabilities that is interaction (Friedman & Popescu's H with the
@@ -176,18 +195,24 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
         res = dict(zip(feats_needed, parallel_map(_feature_task, tasks, n_jobs=n_jobs, progress=progress,
                                                    desc="H overall")))
         overall = np.array([res[f][0] for f in feats])
+        overall_un = np.array([res[f][3] for f in feats])
         if pair_list is None:  # "top"
-            top = [feats[i] for i in np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top]]
+            # the n_top features with the largest H², each pair written in column order: which of two
+            # features with equal H² (g and u of g·u) ranks first is rounding, and must not flip the pair
+            top = sorted(np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top])
+            top = [feats[i] for i in top]
             pair_list = list(itertools.combinations(top, 2))
         tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column) for a, b in pair_list]
-        pair_h2 = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
+        pair_out = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
+        pair_h2 = [h2 for h2, _ in pair_out]
     params.update(seconds=timer.seconds, n_rows=len(Xs))
     table = pd.DataFrame({"feature_1": [a for a, _ in pair_list], "feature_2": [b for _, b in pair_list],
                           "h2": np.asarray(pair_h2, dtype=float)})
     table["h"] = np.sqrt(table["h2"].clip(lower=0))
+    table["h_unnormalized"] = np.asarray([u for _, u in pair_out], dtype=float)
     table = table.sort_values("h2", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
     return HStatisticResult(feature_names=tuple(feats), overall=overall, pairwise=table, n_samples=len(Xs),
-                            output=label, params=params, extra={"row_index": rows})
+                            output=label, params=params, extra={"row_index": rows}, overall_unnormalized=overall_un)
 
 
 def _resolve_pairs(pairs, feats, columns):
@@ -222,10 +247,14 @@ FLAT_TOLERANCE = 1e-12
 
 
 def _ratio(num, den, total):
+    """H² (0 for a flat denominator, NaN for a constant model) and the unnormalised H, the root
+    mean square of the numerator (over the rows; summed over the classes of a multi-class model)."""
+    n = len(num)
+    rms = float(np.sqrt(np.sum(num ** 2) / n))
     den = float(np.sum(den ** 2))
     if not den > FLAT_TOLERANCE * total:
-        return 0.0 if total > 0 else float("nan")
-    return float(np.sum(num ** 2) / den)
+        return (0.0 if total > 0 else float("nan")), rms
+    return float(np.sum(num ** 2) / den), rms
 
 
 def _feature_task(predictor, Xs, f, column):
@@ -241,7 +270,8 @@ def _feature_task(predictor, Xs, f, column):
     pd_not_j = np.tensordot(M, counts, axes=(1, 0)) / n
     f_c, pdj_c, pdnj_c = _centre(f_x), _centre(pd_j), _centre(pd_not_j)
     total = float(np.sum(f_c ** 2))
-    return _ratio(f_c - pdj_c - pdnj_c, f_c, total), pdj_c, total
+    h2, rms = _ratio(f_c - pdj_c - pdnj_c, f_c, total)
+    return h2, pdj_c, total, rms
 
 
 def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column):

@@ -122,6 +122,8 @@ def partial_dependence(model, X, features, *, grid=20, grid_type="quantile", n_s
     features : str, int, or a pair of them
         A pair gives the joint PD on the m1 × m2 grid of combinations.
     grid : int, array-like, or (for a pair) a pair of them
+        For a pair: a tuple ``(grid_a, grid_b)`` or a list of two arrays gives each feature its
+        own grid; an int or a list of numbers is shared by both.
 
     Other parameters: as :func:`ice`.
 
@@ -216,8 +218,11 @@ def _effect(model, X, feats, options):
     if len(names) == 2 and names[0] == names[1]:
         raise ValidationError(f"'features' must be two different features; got {names[0]!r} twice.")
     w = check_sample_weight(options.sample_weight, len(X))
-    # For a pair, a tuple gives each feature its own grid; anything else is shared.
-    grids = list(grid) if len(names) == 2 and isinstance(grid, tuple) and len(grid) == 2 else [grid] * len(names)
+    # For a pair, a tuple gives each feature its own grid, and so does a list of two arrays (a list
+    # of numbers is one grid shared by both: [ga, gb] is never raveled into one grid of both).
+    per_feature = len(names) == 2 and isinstance(grid, (tuple, list)) and len(grid) == 2 and (
+        isinstance(grid, tuple) or all(np.ndim(g) >= 1 for g in grid))
+    grids = list(grid) if per_feature else [grid] * len(names)
     made = [make_grid(X[c], g, options.grid_type) for c, g in zip(names, grids)]
     kind, column, label, classes = resolve_output(model, options.output, allow_all=len(names) == 1)
     predictor = make_predictor(model, kind, was_frame, options.max_rows)

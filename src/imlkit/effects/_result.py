@@ -231,7 +231,8 @@ class FeatureSlicing:
         return self._select(pos, {"features": tuple(self.feature_names[j] for j in pos)})
 
     def _select(self, pos, step, **more):
-        fields = {name: np.take(np.asarray(getattr(self, name)), pos, axis=0) for name in self._per_feature}
+        fields = {name: np.take(np.asarray(getattr(self, name)), pos, axis=0) for name in self._per_feature
+                  if getattr(self, name) is not None}
         return replace(self, feature_names=tuple(self.feature_names[j] for j in pos),
                        params=with_selection(self.params, step), **fields, **more)
 
@@ -239,7 +240,7 @@ class FeatureSlicing:
 class PairSlicing(FeatureSlicing):
     """Slicing of the H-statistic: by feature (overall H² and the pairs involving it) or by pair."""
 
-    _per_feature = ("overall",)
+    _per_feature = ("overall", "overall_unnormalized")
 
     def __getitem__(self, key):
         """``h["temp"]``, ``h[["temp", "hum"]]``: those features' overall H² and every pair that involves

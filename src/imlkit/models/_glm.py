@@ -37,6 +37,9 @@ NOT_ESTIMABLE_SE = 10.0
 #: R² of a design column from the others above which its reading says "holding the others fixed is
 #: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
 COLLINEAR_R2 = 0.9
+#: A numeric column whose observed range is below 1/this is not read per one unit: a unit step more than
+#: twice the range leaves the data from every observed value (DEGREE, a share from 0.16 to 0.31).
+UNIT_BEYOND_RANGE = 2.0
 #: exp() of a weight or its interval beyond 10^±15 is not printed (a meaningless number).
 MAX_EXP_LOG = np.log(1e15)
 
@@ -275,6 +278,7 @@ class GLM(_FamilyEstimator):
         self.family_ = fam
         self.coef_ = pd.Series(params, index=spec.names, name="weight")
         self._sd = D.std(axis=0)
+        self._spread = D.max(axis=0) - D.min(axis=0)
         self._means = D.mean(axis=0)
         self._binary = np.all((D == 0) | (D == 1), axis=0)
         self._ranges = {c: (float(np.nanmin(frame[c])), float(np.nanmax(frame[c])))
@@ -635,9 +639,12 @@ class GLM(_FamilyEstimator):
     def _step(self, col, est, lo, hi):
         """The round step a numeric column is read per: 1, or the power of ten at most its SD when one
         unit is tiny against the column's spread (the factor per unit prints as 1 [1, 1] or is
-        astronomically large)."""
+        astronomically large) or more than twice its observed range (one unit more is outside the
+        data from every row: a share from 0.16 to 0.31)."""
         _, _, expo = self._scale_words()
-        if self.penalized_ or not (self._collides(est, lo, hi, expo) or self._unreadable(est, lo, hi, expo)):
+        spread = float(self._spread[col])
+        beyond = 0 < spread and UNIT_BEYOND_RANGE * spread < 1.0  # x + 1 is outside the data for every row
+        if self.penalized_ or not (beyond or self._collides(est, lo, hi, expo) or self._unreadable(est, lo, hi, expo)):
             return 1.0
         sd = float(self._sd[col])
         if not np.isfinite(sd) or sd <= 0 or self._binary[col]:  # a 0/1 column has one step: 0 to 1
@@ -778,9 +785,12 @@ class GLM(_FamilyEstimator):
             apart; a numeric feature whose unit is tiny against its spread (the factor per unit
             would print as "1 [1, 1]") is read per a power of ten at most its SD, named in the
             sentence. An interval that holds no change says "(not distinguishable from 0)" (or
-            "from 1" for factors); a feature whose column has R² ≥ 0.9 from the other columns
-            says it is collinear with them. Weights that are not estimable get no sentence:
-            the last line names them with the cause (``not_estimable_``).
+            "from 1" for factors). A feature in an interaction is read at 0 of a numeric partner
+            only where 0 is inside the partner's data; otherwise at the partner's quartiles (one
+            partner) or with a note that 0 is outside the data (several). A feature whose column
+            has R² ≥ 0.9 from the other columns says it is collinear with them. Weights that are
+            not estimable get no sentence: the last line names them with the cause
+            (``not_estimable_``).
         """
         self._check_fitted()
         spec = self.design_
@@ -813,8 +823,18 @@ class GLM(_FamilyEstimator):
                 continue  # read at every level of its moderator below
             cond = ""
             if partners:
+                far = {g: (lo, hi) for g, lo, hi in self._zero_outside() if g in partners}
+                pair = [t for t in pairs if f in t]
+                if far and len(partners) == 1 and f not in spec.polynomial:
+                    # "when Age = 0" with Age from 25 to 80 reads the model where it has no data (why the
+                    # intercept is not read either): read the effect at the partner's quartiles instead
+                    sentences += self._conditional(f, partners[0], pair[0])
+                    continue
                 parts = [f"{p} = {spec.reference(p)}" if p in spec.categorical else f"{p} = 0" for p in partners]
                 cond = " when " + " and ".join(parts)
+                if far:
+                    cond += " (" + "; ".join(f"{g} = 0 is outside the data, {g} from {lo:g} to {hi:g}"
+                                             for g, (lo, hi) in far.items()) + ")"
             if f in spec.polynomial:
                 sentences += self._polynomial_sentences(f, cond, bool(partners))
                 continue

@@ -254,14 +254,20 @@ class NaiveBayes(ClassifierMixin, ImlkitEstimator):
             log_prior = np.log(self.class_prior_)
         return logf, log_prior[None, :] + logf.sum(axis=2)
 
-    def _posterior(self, log_joint):
+    def _log_posterior(self, log_joint, stacklevel=3):
+        """log P(c | x) = log-joint − logsumexp over the classes: finite where P(c | x) underflows
+        (a posterior of e^-2473 is 0.0 as a float, its logarithm is not -inf)."""
         dead = np.isneginf(log_joint).all(axis=1)
         if dead.any():
             warnings.warn(f"{int(dead.sum())} row(s) have likelihood 0 under every class (alpha=0 and an "
-                          f"unseen combination); their posterior is the prior.", RuntimeWarning, stacklevel=3)
+                          f"unseen combination); their posterior is the prior.", RuntimeWarning, stacklevel=stacklevel)
             log_joint = log_joint.copy()
-            log_joint[dead] = np.log(self.class_prior_)
-        return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+            with np.errstate(divide="ignore"):
+                log_joint[dead] = np.log(self.class_prior_)
+        return log_joint - logsumexp(log_joint, axis=1, keepdims=True)
+
+    def _posterior(self, log_joint):
+        return np.exp(self._log_posterior(log_joint, stacklevel=4))
 
     # ------------------------------------------------------------------ prediction
     def predict_proba(self, X):
@@ -270,8 +276,7 @@ class NaiveBayes(ClassifierMixin, ImlkitEstimator):
 
     def predict_log_proba(self, X):
         """Logarithm of ``predict_proba``, shape (n, K)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+        return self._log_posterior(self._joint(self._frame(X))[1])
 
     def predict(self, X):
         """The maximum-a-posteriori class, shape (n,)."""
