@@ -146,6 +146,30 @@ def test_pfi_equals_sklearn_permutation_importance_with_the_same_permutations():
     assert np.all(np.abs(pf.importance - sk60.importances_mean) <= 4 * se)
 
 
+@pytest.mark.parametrize("classes", [2, 3])
+def test_classifier_pfi_equals_sklearn_permutation_importance_with_the_same_permutations(classes):
+    # Log loss and accuracy as scikit-learn scores them (accuracy: the drop in the score, the
+    # sign flipped so larger = more important). imlkit's Brier score is Brier's (1950)
+    # Σ_c (p_c − 1{y=c})², twice scikit-learn's binary (p_1 − y)². (A model that predicts a
+    # probability of exactly 0 for the true class differs in the clip of log loss: imlkit
+    # −log(1e-15) = 34.5, scikit-learn −log(float eps) = 36.0; a logistic model never does.)
+    from sklearn.inspection import permutation_importance
+    from sklearn.linear_model import LogisticRegression
+
+    n, R = 400, 5
+    X, _, rng = _gaussian(n, 0.5, seed=13)
+    y = np.digitize(_linear(X) + rng.normal(size=n), [0] if classes == 2 else [-1, 1])
+    model = LogisticRegression().fit(X, y)
+    perms = _sklearn_permutations(n, R, 11)
+    pairs = [("neg_log_loss", "log_loss", 1.0), ("accuracy", "accuracy", 1.0)]
+    if classes == 2:
+        pairs.append(("neg_brier_score", "brier", 2.0))
+    for scoring, loss, factor in pairs:
+        sk = permutation_importance(model, X, y, scoring=scoring, n_repeats=R, random_state=11)
+        ours = ik.cfi(model, X, y, sampler=_Replay(perms).fit(X), loss=loss, n_repeats=R, random_state=0)
+        assert_allclose(ours.repeats, factor * sk.importances, rtol=1e-9, atol=1e-12, err_msg=loss)
+
+
 # ----------------------------------------------------------------------------------------- CFI
 def test_cfi_gaussian_sampler_is_two_beta_squared_conditional_variance():
     # CFI with the exact Gaussian conditional: x̃_j ~ N(m_j(x_-j), s²), independent of x_j given

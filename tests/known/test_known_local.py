@@ -137,3 +137,42 @@ def test_mean_loss_shap_is_marginal_sage_exactly(kind):
         warnings.simplefilter("ignore")
         est = ik.sage(model, X, target, loss=loss, background=bg, max_permutations=512, random_state=1)
     assert np.all(np.abs(est.importance - glob.importance) <= 4 * est.std + 1e-12)
+
+
+def test_boosted_classifier_margin_and_probability_shap():
+    # A boosted classifier's log-odds is affine in its trees: link="logit" is interventional
+    # TreeSHAP of the raw margin, shap.TreeExplainer(model_output="raw") to float32 rounding of
+    # the thresholds (1e-7). Its probability σ(margin) is not: imlkit's values are the Shapley
+    # values of v_x(S) = 1/B Σ_b σ(g(x_S, z_b)), equal to brute-force enumeration of that game to
+    # rounding. (shap's model_output="probability" rescales each reference's margin attributions
+    # to the change in probability, which is not the Shapley value of this game: 0.07 off here.)
+    import itertools
+    import math
+
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = _data(400, 4)
+    target = (y > 0).astype(int)
+    model = GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(X, target)
+    bg, rows = X.iloc[:50], X.iloc[100:106]
+    logit = ik.shap(model, rows, background=bg, link="logit", random_state=0)
+    raw = shap_lib.TreeExplainer(model, data=bg, feature_perturbation="interventional",
+                                 model_output="raw").shap_values(rows)
+    assert_allclose(logit.values, np.asarray(raw), atol=1e-6)
+    prob = ik.shap(model, rows, background=bg, random_state=0)
+    B, m = bg.to_numpy(), X.shape[1]
+    for i, x in enumerate(rows.to_numpy()):
+        def v(S):
+            H = B.copy()
+            H[:, list(S)] = x[list(S)]
+            return model.predict_proba(pd.DataFrame(H, columns=X.columns))[:, 1].mean()
+
+        phi = np.zeros(m)
+        for j in range(m):
+            others = [k for k in range(m) if k != j]
+            for size in range(m):
+                for S in itertools.combinations(others, size):
+                    w = math.factorial(size) * math.factorial(m - size - 1) / math.factorial(m)
+                    phi[j] += w * (v(S + (j,)) - v(S))
+        assert_allclose(prob.values[i], phi, rtol=1e-7, atol=1e-9)
+    assert_allclose(prob.values.sum(axis=1) + prob.base_values, model.predict_proba(rows)[:, 1], rtol=1e-9)
