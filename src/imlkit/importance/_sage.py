@@ -365,7 +365,10 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     variance of Δ_ij is that of a difference of correlated, not independent, averages. A
     column constant in X (and in the sampler's data) is kept in every coalition: conditioning
     on it changes nothing and its draw is the constant, so its φ is exactly 0 (the null
-    player), as for marginal removal.
+    player), as for marginal removal. The default subgroup sampler, fitted on X, draws row i's
+    dropped values from rows of the other half of X in i's leaf (cross-fitted, see
+    :class:`imlkit.samplers.SubgroupSampler`): row i's own dropped values never reach f_S(x_i),
+    which would otherwise credit a pure-noise feature with the leaves' in-sample fit.
 
     Marginal SAGE: φ_j ≠ 0 only if the model uses x_j. Conditional SAGE: φ_j can be non-zero
     for a feature the model does not use but that carries information about y (see
