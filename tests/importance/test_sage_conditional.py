@@ -77,8 +77,9 @@ def test_noise_feature_interval_covers_zero_at_its_level():
     # f ignores c and c is independent of everything: its conditional SAGE value is 0. Its
     # 90% interval must cover 0 in about 90% of independent replications (24 here: the
     # binomial probability of 6 or more misses at the nominal rate is 0.03). The Gaussian
-    # sampler is the exact conditional here; the default subgroup sampler's leaves are fitted
-    # in-sample and give a noise feature a small positive value (see the report).
+    # sampler is the exact conditional here; the default subgroup sampler's leaves are
+    # cross-fitted (a row draws from the other half of X), and its remaining bias on a noise
+    # feature is the finite leaves' noise, slightly negative.
     def f(A):
         return 2 * A["a"].to_numpy() + A["b"].to_numpy()
 
