@@ -218,7 +218,15 @@ def _hstat_blocks(ctx, output):
         h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
-    overall = h.to_frame("overall").sort_values("h2", ascending=False)
+    ctx.effects.h_rows = len(X_h)
+    shown_pairs = [tuple(r) for r in h.pairwise[["feature_1", "feature_2"]].head(10).itertuples(index=False)]
+    halves = _hstat_halves(ctx, X_h, list(h.feature_names), shown_pairs, output)
+    overall = h.to_frame("overall")
+    if halves is not None:
+        ctx.effects.h_halves = {f: (a, b) for f, a, b in zip(h.feature_names, halves[0].overall, halves[1].overall)}
+        overall["H² (half 1)"] = np.asarray(halves[0].overall, dtype=float)
+        overall["H² (half 2)"] = np.asarray(halves[1].overall, dtype=float)
+    overall = overall.sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
                    f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
@@ -228,15 +236,75 @@ def _hstat_blocks(ctx, output):
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
+    if halves is not None:
+        blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
+                                           len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]))))
     pairs = h.to_frame("pairwise")
     if len(pairs):
+        if halves is not None:
+            for k, half in enumerate(halves, 1):
+                by_pair = {frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
+                           .itertuples(index=False)}
+                pairs[f"H² (half {k})"] = [by_pair.get(frozenset((a, b)), np.nan)
+                                           for a, b in zip(pairs["feature_1"], pairs["feature_2"])]
         pairs = pairs.rename(columns={"feature_1": "feature", "feature_2": "feature ", "h2": "H²", "h": "H"})
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
                                   snap=True))
     blocks += ctx.guard("figure: H-statistic", lambda: _hstat_figure(h, pairs), kind="figure")
     if len(h.pairwise):
-        blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output))
+        blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output, pairs))
     return blocks
+
+
+#: The H-statistic's rows are split in two halves (each at least this many rows) to show how far its estimates move
+#: with the rows they are computed on.
+MIN_HALF_ROWS = 10
+
+
+def _hstat_halves(ctx, X_h, features, pairs, output):
+    """The H-statistic on each half of ``X_h`` (a seeded split; the same features and pairs), or None when a half
+    would have fewer than ``MIN_HALF_ROWS`` rows.
+
+    H² is a ratio of sums of squares over the rows it is computed on, with partial dependences estimated from the
+    same rows; the two halves' values show its sampling spread (Friedman & Popescu 2008 judge H against a null
+    distribution for this reason). Costs half of the main run (two runs on n/2 rows: 2 (n/2)² predictions).
+    """
+    n = len(X_h)
+    if n // 2 < MIN_HALF_ROWS:
+        return None
+    order = np.random.default_rng(ctx.seed).permutation(n)
+    parts = (np.sort(order[: n // 2]), np.sort(order[n // 2:]))
+    out = []
+    with ctx.step("H-statistic on each half of its rows", rows=f"{len(parts[0])} + {len(parts[1])}",
+                  output=str(output)):
+        for rows in parts:
+            Xp = X_h.iloc[rows].reset_index(drop=True)
+            out.append(eff.h_statistic(ctx.model, Xp, features=features, pairs=pairs or None, n_samples=len(Xp),
+                                       output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed))
+    return out
+
+
+def halves_words(h_overall, h_halves, n, n1, n2):
+    """The sentence on how far the overall H² moves with its rows: which features are above the report's threshold
+    of a strong interaction (:data:`imlkit.report._claims.H_INTERACTION`) in both halves of the rows and which are
+    not distinguishable from it (one half above, one at or below)."""
+    from ._claims import H_INTERACTION
+
+    spread = max(abs(a - b) for a, b in h_halves.values())
+    above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
+    # above the threshold on all rows or in one half, but not in both halves
+    unsettled = [f for f, (a, b) in h_halves.items() if f not in above
+                 and max(a, b, h_overall.get(f, 0.0)) > H_INTERACTION]
+    s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
+         f"and {n2:,} rows, a seeded split) gives the last two columns; the halves differ by up to {spread:.2g}")
+    if above:
+        s += f". Above {H_INTERACTION} in both halves: {', '.join(above)}"
+    if unsettled:
+        s += (f". Above {H_INTERACTION} on all rows or in one half but not in both halves, so not distinguishable "
+              f"from that threshold at {n:,} rows: "
+              + "; ".join(f"{f} (H² {h_overall.get(f, np.nan):.3g}; halves {h_halves[f][0]:.3g} and "
+                          f"{h_halves[f][1]:.3g})" for f in unsettled))
+    return s + "."
 
 
 def _hstat_figure(h, pairs):
@@ -250,7 +318,7 @@ def _hstat_figure(h, pairs):
         return [figure_block(fig, "Bar charts of the overall and pairwise H-statistics")]
 
 
-def _pd2_blocks(ctx, h, output):
+def _pd2_blocks(ctx, h, output, shown=None):
     top = h.pairwise.iloc[0]
     pair = (top["feature_1"], top["feature_2"])
     pe = ctx.params.effects
@@ -261,12 +329,20 @@ def _pd2_blocks(ctx, h, output):
     # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
     # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
     none = float(np.nanmax(np.abs(np.asarray(h.pairwise["h2"], dtype=float)))) <= ZERO_RTOL
+    # "the strongest" only when it is the largest in each half of the rows too (the halves' columns of ``shown``)
+    settled = True
+    if shown is not None and len(shown) > 1:
+        for c in [c for c in shown.columns if str(c).startswith("H² (half")]:
+            v = shown[c].to_numpy(dtype=float)
+            settled = settled and bool(np.isfinite(v).any()) and int(np.nanargmax(v)) == 0
     what = (f"the first listed pair, {pair[0]} × {pair[1]} (every pairwise H² is 0 up to rounding: no pair interacts)"
-            if none else f"the strongest pair: {pair[0]} × {pair[1]}")
+            if none else f"the strongest pair: {pair[0]} × {pair[1]}" if settled else
+            f"the pair with the largest H² on these rows, {pair[0]} × {pair[1]} (not the largest in each half of "
+            f"the rows: which pair interacts most is not settled at {h.n_samples:,} rows)")
     with report_style():
         fig, ax = new_figure(figsize=(6, 4.2))
         pd2.plot(ax=ax[0, 0])
-        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none
+        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none or not settled
                            else f"2-D partial dependence of {what}")
         cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
