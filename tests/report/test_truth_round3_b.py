@@ -143,3 +143,33 @@ def test_the_strongest_pair_is_one_only_when_each_half_agrees():
     assert "the strongest pair" not in cap and "not settled at 120 rows" in cap
     shown["H² (half 2)"] = top
     assert "the strongest pair: a × b" in _pd2_blocks(ctx, h, None, shown)[0]["caption"]
+
+
+def test_a_model_fitted_on_integer_classes_gets_every_importance_method(tmp_path):
+    """A pickled xgboost classifier fitted on 0/1 (Smarket, --model-file, --test-data): the report read the labels
+    as text "0"/"1", which are not among the model's classes [0, 1], and PFI, CFI, SAGE and LOCO all failed ("y
+    contains the label '0', which is not among the model's classes [0, 1]"): section 3 was empty."""
+    import re
+
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report import build_report
+
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame(rng.normal(size=(240, 3)), columns=["a", "b", "c"])
+    df["label"] = (df["a"] + 0.5 * rng.normal(size=240) > 0).astype(int)
+    model = LogisticRegression().fit(df[["a", "b", "c"]].iloc[:160], df["label"].iloc[:160])
+    path = build_report(data=df.iloc[:160], test_data=df.iloc[160:], target="label", model=model, quick=True,
+                        methods=["pfi", "cfi", "sage"], out=str(tmp_path / "r"))
+    doc = re.sub(r"<[^>]+>", " ", open(path).read())
+    assert "failed" not in doc and "not among the model's classes" not in doc
+    # PFI's first feature is the one the labels depend on
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    ctx = prepare_context(ReportConfig(data=df.iloc[:160], test_data=df.iloc[160:], target="label", model=model,
+                                       quick=True))
+    r = ik.pfi(ctx.model, ctx.X_test, ctx.y_test, random_state=0)
+    assert r.feature_names[int(np.argmax(r.importance))] == "a"
+    acc = float(np.mean(model.predict(df[["a", "b", "c"]].iloc[160:]) == df["label"].iloc[160:]))
+    np.testing.assert_allclose(ctx.model_check.performance["accuracy"], acc, rtol=0, atol=1e-12)

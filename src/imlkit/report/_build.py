@@ -157,6 +157,23 @@ def _align_classes(ctx):
     known = getattr(ctx.model, "classes_", None)
     if ctx.task != "classification" or known is None:
         return
+    objects = np.asarray(known).tolist()
+    if not all(isinstance(c, str) for c in objects):
+        # a model fitted on 0/1 integers (xgboost, a pickled LogisticRegression): the methods look each label up
+        # in the model's classes_, so "1" read from the CSV must become the model's 1 -- as text, PFI, CFI, SAGE and
+        # LOCO all failed ("y contains the label '1', which is not among the model's classes [0, 1]")
+        by_key = {_label_key(c): c for c in objects}
+
+        def as_model(y):
+            return y.map(lambda v: by_key.get(_label_key(v), v)).astype(object)  # labels, never numbers
+
+        same = ctx.y_train is ctx.y_test
+        ctx.data.y, ctx.y_test = as_model(ctx.data.y), as_model(ctx.y_test)
+        ctx.y_train = ctx.y_test if same else as_model(ctx.y_train)
+        if ctx.refit_rows is not None:
+            X_tr, y_tr, X_te, y_te = ctx.refit_rows
+            ctx.refit_rows = (X_tr, as_model(y_tr), X_te, as_model(y_te))
+        return
     names = {_label_key(c): str(c) for c in known}
 
     def aligned(y):
