@@ -173,3 +173,37 @@ def test_a_model_fitted_on_integer_classes_gets_every_importance_method(tmp_path
     assert r.feature_names[int(np.argmax(r.importance))] == "a"
     acc = float(np.mean(model.predict(df[["a", "b", "c"]].iloc[160:]) == df["label"].iloc[160:]))
     np.testing.assert_allclose(ctx.model_check.performance["accuracy"], acc, rtol=0, atol=1e-12)
+
+
+def test_h_statistic_sentence_does_not_call_a_pairwise_h2_above_one_a_share():
+    """Credit (ISLP), a one-hot LogisticRegression pipeline predicting Student: pairwise H² of Rating × Income 1.916,
+    Limit × Income 1.599 under "H² of a pair, the share of their joint PD from their interaction" -- no share exceeds
+    1. And on the probability scale the logistic regression (no interaction terms) showed overall H² up to 0.956."""
+    from types import SimpleNamespace
+
+    from imlkit.report._sec_effects import hstat_caveats
+
+    pw = pd.DataFrame({"feature_1": ["Rating", "Limit", "Limit"], "feature_2": ["Income", "Income", "Rating"],
+                       "h2": [1.916, 1.599, 0.064]})
+    said = hstat_caveats(SimpleNamespace(task="classification"), SimpleNamespace(pairwise=pw, output="P(class=Yes)"))
+    assert "above 1 is not a share" in said and "Rating × Income (1.92); Limit × Income (1.6)." in said
+    assert "Limit × Rating" not in said
+    assert "does not say the model has interaction terms" in said
+    reg = hstat_caveats(SimpleNamespace(task="regression"), SimpleNamespace(pairwise=pw.iloc[2:], output="prediction"))
+    assert reg == ""
+
+
+def test_logistic_regression_has_probability_scale_interactions():
+    """The caveat's premise, measured: a logistic regression without interaction terms has overall H² > 0 on the
+    probability (the link couples the effects), and H² = 0 on its log-odds (additive)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    y = (2 * X["a"] + 2 * X["b"] + rng.logistic(size=300) > 0).astype(int)
+    lr = LogisticRegression().fit(X, y)
+    on_p = ik.h_statistic(lr, X, n_samples=100, random_state=0)
+    on_logit = ik.h_statistic(lambda Z: np.asarray(Z) @ lr.coef_[0] + lr.intercept_[0], X, n_samples=100,
+                              random_state=0)
+    assert min(on_p.overall) > 0.01
+    np.testing.assert_allclose(on_logit.overall, 0, atol=1e-12)

@@ -229,13 +229,17 @@ def _hstat_blocks(ctx, output):
     overall = overall.sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
-                   f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
-                   f"interaction. Computed on {len(X_h)} {ctx.eval_rows}"
+                   f"all other features (0: additive); H² of a pair, the variation of the interaction part of their "
+                   f"joint PD relative to that of the joint PD (a share when at most 1). Computed on {len(X_h)} "
+                   f"{ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
+    caveats = hstat_caveats(ctx, h)
+    if caveats:
+        blocks.insert(2, text(caveats))
     if halves is not None:
         blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
                                            len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]))))
@@ -254,6 +258,27 @@ def _hstat_blocks(ctx, output):
     if len(h.pairwise):
         blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output, pairs))
     return blocks
+
+
+def hstat_caveats(ctx, h):
+    """What H² does not say here: a pairwise H² above 1 is no share (the pair's own effects cancel in their joint
+    PD, Σ PD_jk² is smaller than the interaction part Σ (PD_jk − PD_j − PD_k)²), and on a probability a model that is
+    additive in the log-odds (a logistic regression) shows interactions: the link couples every feature's effect."""
+    out = []
+    pw = h.pairwise
+    over = pw[np.asarray(pw["h2"], dtype=float) > 1.0] if len(pw) else pw
+    if len(over):
+        named = "; ".join(f"{a} × {b} ({v:.3g})" for a, b, v in over[["feature_1", "feature_2", "h2"]]
+                          .itertuples(index=False))
+        out.append(f"A pairwise H² above 1 is not a share: the two features' own effects cancel in their joint PD, "
+                   f"whose variation is then smaller than the interaction part (Friedman & Popescu's ratio has no "
+                   f"upper bound); so here: {named}.")
+    if ctx.task == "classification" and h.output is not None and "logit" not in str(h.output):
+        out.append("H² is computed on the predicted probability: a model additive in the log-odds (a logistic "
+                   "regression without interaction terms) has H² > 0 on this scale, because the logistic link "
+                   "couples every feature's effect with the others' -- H² > 0 does not say the model has interaction "
+                   "terms.")
+    return " ".join(out)
 
 
 #: The H-statistic's rows are split in two halves (each at least this many rows) to show how far its estimates move
