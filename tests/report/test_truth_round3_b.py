@@ -207,3 +207,38 @@ def test_logistic_regression_has_probability_scale_interactions():
                               random_state=0)
     assert min(on_p.overall) > 0.01
     np.testing.assert_allclose(on_logit.overall, 0, atol=1e-12)
+
+
+def _one_feature_ctx(methods):
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    rng = np.random.default_rng(9)
+    X = pd.DataFrame({"income": rng.gamma(4, 200, size=235)})
+    y = 100 + 0.5 * X["income"] + 30 * rng.normal(size=235)
+    ctx = prepare_context(ReportConfig(data=X.assign(foodexp=y), target="foodexp", quick=True, methods=methods,
+                                       strict=False))
+    ctx.results = {"pfi": ik.pfi(ctx.model, ctx.X_test, ctx.y_test, random_state=0)}
+    return ctx
+
+
+def test_one_feature_table_gets_no_regional_failure_and_no_interaction_statistic():
+    """statsmodels engel (income -> foodexp): section 5 was "Warning: 5. Regional effects failed on these data ...
+    'split_features' is empty", and the H-statistic reported on 71 rows that its halves "differ by up to 1.6e-30"
+    of a feature with nothing to interact with."""
+    from imlkit.report._sec_effects import section_effects, section_regional
+
+    ctx = _one_feature_ctx(("pfi", "effects", "hstat", "repid"))
+    reg = section_regional(ctx)
+    said = _texts(reg)
+    assert "Not computed" in said and "only one feature (income)" in said
+    assert not any(b.get("kind") == "warning" for b in reg["blocks"] if isinstance(b, dict))
+    eff_said = _texts(section_effects(ctx))
+    assert "no other feature to interact with" in eff_said and "halves differ" not in eff_said
+
+
+def test_halves_of_an_additive_model_agree_up_to_rounding():
+    from imlkit.report._sec_effects import halves_words
+
+    said = halves_words({"a": 1e-30, "b": 2e-30}, {"a": (1.6e-30, 0.0), "b": (0.0, 3e-31)}, 71, 35, 36)
+    assert "agree up to rounding" in said and "e-30" not in said

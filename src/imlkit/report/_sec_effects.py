@@ -206,6 +206,10 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
 
 def _hstat_blocks(ctx, output):
     p = ctx.params.hstat
+    if ctx.X_test.shape[1] < 2:
+        return [heading("Interactions: Friedman's H-statistic"),
+                text(f"Not computed: the model has one feature ({ctx.X_test.columns[0]}), so there is no other feature "
+                     f"to interact with (its H² is 0 by definition).")]
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
@@ -321,7 +325,9 @@ def halves_words(h_overall, h_halves, n, n1, n2):
     unsettled = [f for f, (a, b) in h_halves.items() if f not in above
                  and max(a, b, h_overall.get(f, 0.0)) > H_INTERACTION]
     s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
-         f"and {n2:,} rows, a seeded split) gives the last two columns; the halves differ by up to {spread:.2g}")
+         f"and {n2:,} rows, a seeded split) gives the last two columns; "
+         + (f"the halves differ by up to {spread:.2g}" if spread > ZERO_RTOL else
+            "the halves agree up to rounding"))
     if above:
         s += f". Above {H_INTERACTION} in both halves: {', '.join(above)}"
     if unsettled:
@@ -427,6 +433,12 @@ def section_regional(ctx):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
     p = ctx.params.repid
     output = effect_output(ctx)
+    if ctx.X_test.shape[1] < 2:
+        # Engel (income -> food expenditure): REPID failed with "'split_features' is empty", shown as a failure
+        return Section("regional", title, [text(
+            f"Not computed: REPID splits one feature's ICE curves by the other features, and the model has only one "
+            f"feature ({ctx.X_test.columns[0]}): every row's ICE curve is the same curve (nothing else varies "
+            f"between rows), so there is no heterogeneity to split.")])
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params.effects.n_features + 1
