@@ -242,3 +242,18 @@ def test_halves_of_an_additive_model_agree_up_to_rounding():
 
     said = halves_words({"a": 1e-30, "b": 2e-30}, {"a": (1.6e-30, 0.0), "b": (0.0, 3e-31)}, 71, 35, 36)
     assert "agree up to rounding" in said and "e-30" not in said
+
+
+def test_section_six_names_the_rows_given_as_test_data_not_a_split():
+    """--test-data (Bikeshare, a pickled xgboost): section 6's table read "Test performance on the same split", but
+    no split was made: the rows were given."""
+    from types import SimpleNamespace
+
+    from imlkit.report._sec_alternatives import _where
+
+    ctx = SimpleNamespace(evaluation="test_data", X_test=pd.DataFrame({"a": range(2594)}),
+                          X_train=pd.DataFrame({"a": range(6051)}))
+    said = _where(ctx)
+    assert "split" not in said and "2,594 rows given as test data" in said and "6,051 rows given as data" in said
+    split = _where(SimpleNamespace(evaluation="split", X_test=None, X_train=None))
+    assert split == "Test performance on the same split"

@@ -76,6 +76,9 @@ def _where(ctx):
     if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
         return (f"Performance on all {len(ctx.X_test):,} rows of the table (possibly the black box's training rows; "
                 f"these interpretable models were fitted on the same rows, so every score here is in-sample or may be)")
+    if ctx.evaluation == "test_data":  # --test-data: no split was made
+        return (f"Performance on the {len(ctx.X_test):,} rows given as test data (the interpretable models were fitted "
+                f"on the {len(ctx.X_train):,} rows given as data)")
     return "Test performance on the same split"
 
 
