@@ -257,3 +257,55 @@ def test_section_six_names_the_rows_given_as_test_data_not_a_split():
     assert "split" not in said and "2,594 rows given as test data" in said and "6,051 rows given as data" in said
     split = _where(SimpleNamespace(evaluation="split", X_test=None, X_train=None))
     assert split == "Test performance on the same split"
+
+
+def test_provenance_states_the_threads_the_libraries_had():
+    """Section 7 said "BLAS/OpenMP threads limited to 1 per process" whatever happened: threadpoolctl limits only the
+    libraries loaded when it is called, and a pickled xgboost/lightgbm loads its OpenMP later (measured: libgomp
+    with 2 threads inside the limit). The sentence now reads the libraries' threads."""
+    from imlkit.report._sec_provenance import threads_text
+
+    ok = threads_text([{"internal_api": "openblas", "filepath": "/x/libopenblas.so", "num_threads": 1}])
+    assert "1 thread per process" in ok
+    bad = threads_text([{"internal_api": "openblas", "filepath": "/x/libopenblas.so", "num_threads": 1},
+                        {"internal_api": "openmp", "filepath": "/y/libgomp.so.1", "num_threads": 2}])
+    assert "1 of the 2 libraries loaded had more" in bad and "openmp libgomp.so.1: 2 threads" in bad
+
+
+def test_the_report_limits_a_library_loaded_with_the_model(tmp_path):
+    """A library loaded with the model (after the report's first limit) runs with one thread for the sections."""
+    import joblib
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from imlkit.report import _build
+
+    seen = {}
+    real, real_prepare = _build.build_sections, _build.prepare_context
+
+    def spy(ctx):
+        seen["threads"] = [i["num_threads"] for i in threadpool_info()]
+        return real(ctx)
+
+    def loads_a_library(config, **kw):
+        # what loading a model that brings its own OpenMP does: after the report's first limit, a library with 2
+        ctx = real_prepare(config, **kw)
+        threadpool_limits(limits=2)
+        return ctx
+
+    rng = np.random.default_rng(10)
+    df = pd.DataFrame(rng.normal(size=(120, 2)), columns=["a", "b"])
+    df["y"] = df["a"] + rng.normal(size=120)
+    joblib.dump(LinearRegression().fit(df[["a", "b"]], df["y"]), tmp_path / "m.joblib")
+    import pytest as _pytest
+
+    mp = _pytest.MonkeyPatch()
+    mp.setattr(_build, "build_sections", spy)
+    mp.setattr(_build, "prepare_context", loads_a_library)
+    before = threadpool_limits(limits=None)  # the process's limits, restored after
+    try:
+        _build.build_report(data=df, target="y", model_file=str(tmp_path / "m.joblib"), trust_model_file=True,
+                            quick=True, methods=["pfi"], out=str(tmp_path / "r"))
+    finally:
+        mp.undo()
+        before.restore_original_limits()
+    assert seen["threads"] and max(seen["threads"]) == 1

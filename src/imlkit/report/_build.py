@@ -503,6 +503,13 @@ def top_alerts(ctx):
     return alerts
 
 
+def _one_thread():
+    """One thread for every BLAS/OpenMP library loaded now (threadpoolctl reaches only those)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
 @contextlib.contextmanager
 def _runtime(config):
     """One BLAS/OpenMP thread per process, and a Dask client when a scheduler is given."""
@@ -569,10 +576,13 @@ def build_report(config=None, **options):
             with _runtime(config), _quiet_warnings() as caught:
                 ctx = prepare_context(config, progress=progress)
                 progress.set_total(planned_steps(ctx))
-                sections = build_sections(ctx)
-                ctx.notes += _warning_notes(caught)
-                sections.append(ctx.guard_section("provenance", "7. How it was made",
-                                                  lambda: section_provenance(ctx, time.perf_counter() - start)))
+                # again: a library loaded with the model (a pickled xgboost or lightgbm brings its own OpenMP) was
+                # not there when _runtime limited the threads, and ran with every core
+                with _one_thread():
+                    sections = build_sections(ctx)
+                    ctx.notes += _warning_notes(caught)
+                    sections.append(ctx.guard_section("provenance", "7. How it was made",
+                                                      lambda: section_provenance(ctx, time.perf_counter() - start)))
         finally:
             progress.close()
         created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
