@@ -309,3 +309,29 @@ def test_the_report_limits_a_library_loaded_with_the_model(tmp_path):
         mp.undo()
         before.restore_original_limits()
     assert seen["threads"] and max(seen["threads"]) == 1
+
+
+def test_shap_explain_says_what_the_values_rest_on():
+    """ShapResult.explain() gave only the three questions: nothing said that a logit SHAP adds up to the log-odds
+    (its base value is the mean log-odds, not the mean probability), whether the values are exact or permutation
+    estimates, or that a selection of players no longer adds up. Each sentence is checked against the numbers."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(11)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=["a", "b", "c", "d"])
+    y = (X["a"] + X["b"] > 0).astype(int)
+    m = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    s = ik.shap(m, X.iloc[:20], background=X.iloc[:50], link="logit")
+    said = s.explain()
+    assert "on the log-odds scale" in said and "50 background rows" in said and "exact" in said
+    p = m.predict_proba(X.iloc[:20])[:, 1]
+    np.testing.assert_allclose(s.base_values + s.values.sum(1), np.log(p / (1 - p)), rtol=1e-6, atol=1e-8)
+    W = pd.DataFrame(rng.normal(size=(20, 12)), columns=[f"x{j}" for j in range(12)])  # > 10 players: estimated
+    est = ik.shap(lambda Z: np.asarray(Z, dtype=float) @ np.arange(12.0) + Z["x0"] * Z["x1"], W.iloc[:4],
+                  background=W.iloc[4:14], n_permutations=8, random_state=0)
+    said = est.explain()
+    assert "permutation estimates (8 orderings per row" in said and "exact" not in said.split("Explained")[1]
+    assert f"{int(np.sum(est.extra['converged']))} of 4 rows reached the tolerance" in said
+    part = est[["x0"]].explain()
+    assert "no longer add up" in part
+    assert not np.allclose(est[["x0"]].base_values + est[["x0"]].values.sum(1), est.extra["fx"])
