@@ -335,3 +335,27 @@ def test_shap_explain_says_what_the_values_rest_on():
     part = est[["x0"]].explain()
     assert "no longer add up" in part
     assert not np.allclose(est[["x0"]].base_values + est[["x0"]].values.sum(1), est.extra["fx"])
+
+
+def test_the_tree_says_its_leaves_count_training_rows():
+    """Bikeshare: the depth-3 tree printed "value: 35.264 (n=523, squared_error=1055.422)" under a section scored on
+    the test rows, without saying n and the impurity are of the 6,051 training rows it was fitted on."""
+    import re
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_alternatives import _tree_blocks
+
+    rng = np.random.default_rng(12)
+    X = pd.DataFrame(rng.normal(size=(400, 2)), columns=["a", "b"])
+    ctx = prepare_context(ReportConfig(data=X.assign(y=X["a"] + rng.normal(size=400)), target="y", model="glm",
+                                       quick=True, methods=("models",)))
+    assert ctx.evaluation == "split"
+    ctx.alternative_models = {}
+    blocks = _tree_blocks(ctx, {})
+    said = _texts(blocks and {"blocks": blocks})
+    n_fit = len(ctx.rows("tree", "train")[0])
+    assert f"Fitted on {n_fit:,} training rows" in said
+    tree = next(b["text"] for b in blocks if b.get("kind") == "pre")
+    leaves = [int(k) for k in re.findall(r"\(n=(\d+)", tree)]
+    assert sum(leaves) == n_fit
