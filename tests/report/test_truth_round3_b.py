@@ -359,3 +359,15 @@ def test_the_tree_says_its_leaves_count_training_rows():
     tree = next(b["text"] for b in blocks if b.get("kind") == "pre")
     leaves = [int(k) for k in re.findall(r"\(n=(\d+)", tree)]
     assert sum(leaves) == n_fit
+
+
+def test_progress_total_counts_the_h_statistic_steps():
+    """The progress bar's total planned 2 steps for the H-statistic; it now runs 3 (H, H on each half, 2-D PD)."""
+    from imlkit.report._build import planned_steps
+    from imlkit.report._sec_effects import section_effects
+
+    with_h, without = _interaction_ctx(("pfi", "hstat")), _interaction_ctx(("pfi",))
+    planned = planned_steps(with_h) - planned_steps(without)
+    n0 = len(with_h.log)
+    section_effects(with_h)
+    assert len(with_h.log) - n0 == planned == 3

@@ -413,7 +413,7 @@ def planned_steps(ctx):
     n += sum(ctx.methods(m) for m in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"))
     if ctx.methods("effects"):
         n += 2 * ctx.params.effects.n_features
-    n += 2 * ctx.methods("hstat") + 2 * ctx.methods("repid")
+    n += 3 * ctx.methods("hstat") + 2 * ctx.methods("repid")  # H, H on each half of its rows, 2-D PD
     if ctx.methods("models"):
         n += 5 if ctx.task == "classification" else 4
     return n
