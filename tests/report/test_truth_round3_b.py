@@ -371,3 +371,11 @@ def test_progress_total_counts_the_h_statistic_steps():
     n0 = len(with_h.log)
     section_effects(with_h)
     assert len(with_h.log) - n0 == planned == 3
+
+
+def test_halves_of_a_flat_model_are_not_said_to_agree():
+    """Every H² 0/0 (NaN): the halves' sentence said they "agree up to rounding" (NaN compares False)."""
+    from imlkit.report._sec_effects import halves_words
+
+    said = halves_words({"a": np.nan}, {"a": (np.nan, np.nan)}, 100, 50, 50)
+    assert "agree" not in said and "undefined" in said

@@ -319,7 +319,10 @@ def halves_words(h_overall, h_halves, n, n1, n2):
     not distinguishable from it (one half above, one at or below)."""
     from ._claims import H_INTERACTION
 
-    spread = max(abs(a - b) for a, b in h_halves.values())
+    gaps = [abs(a - b) for a, b in h_halves.values() if np.isfinite(a) and np.isfinite(b)]
+    if not gaps:  # a flat model: every H² is 0/0
+        return f"The H-statistic on each half of the {n:,} rows is undefined (the predictions do not vary)."
+    spread = max(gaps)
     above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
     # above the threshold on all rows or in one half, but not in both halves
     unsettled = [f for f, (a, b) in h_halves.items() if f not in above
