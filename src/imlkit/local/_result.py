@@ -176,6 +176,38 @@ class ShapResult(ResultDisplay):
         return plot_shap(self, kind=kind, ax=ax, **kwargs)
 
     def explain(self):
-        """Which of the three questions the values' global summary answers, and caveats."""
+        """Which of the three questions the values' global summary answers, what the values rest on (the output
+        explained, the rows, the background, exact or estimated), and caveats."""
         summary = {"shap_prediction": "shap_mean_abs", "shap_loss": "shap_loss_mean"}.get(self.method, self.method)
-        return explain_method(summary, self.warnings, self.params)
+        return explain_method(summary, self.warnings, self.params) + "\n\n" + self._basis()
+
+    def _basis(self):
+        """The facts behind the values, from the result itself: a logit SHAP is on the log-odds (its base value is
+        the mean log-odds, not the mean probability), an estimate is not exact, a slice of players no longer adds
+        up to the output."""
+        n = len(self.values)
+        nb = self.extra.get("n_background")
+        bg = f"{nb:,} background rows" if nb is not None else "the background rows"
+        if self.method == "shap_loss":
+            lines = [f"Explained: the loss of each of {n:,} rows ({self.output}); base value: the loss of the mean "
+                     f"prediction over {bg}, so base value minus the sum of the values is the row's loss."]
+        else:
+            scale = (" (on the log-odds scale: the values add up to the log-odds, not to the probability)"
+                     if str(self.output).startswith("logit") else "")
+            lines = [f"Explained: {self.output} of {n:,} rows{scale}; base value: its mean over {bg}, so base value "
+                     f"plus the sum of the values is each row's output."]
+        if self.extra.get("exact"):
+            lines.append("The values are exact (no sampling of orderings).")
+        else:
+            k = np.atleast_1d(np.asarray(self.extra.get("n_permutations", []), dtype=float))
+            conv = self.extra.get("converged")
+            told = (f"{int(np.sum(conv)):,} of {n:,} rows reached the tolerance; " if conv is not None else "")
+            orders = (f"{int(k.min()):,} to {int(k.max()):,} orderings per row" if k.size and k.min() != k.max()
+                      else f"{int(k.max()):,} orderings per row" if k.size else "sampled orderings")
+            lines.append(f"The values are permutation estimates ({orders}; {told}their standard errors are in "
+                         f"'std').")
+        picked = [step.get("features") for step in self.params.get("selection", ()) if isinstance(step, dict)]
+        if any(picked):
+            lines.append("A selection of players: the values of the players left out are not here, so base value "
+                         "and these values no longer add up to the output.")
+        return "\n".join(lines)

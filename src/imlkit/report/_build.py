@@ -157,6 +157,23 @@ def _align_classes(ctx):
     known = getattr(ctx.model, "classes_", None)
     if ctx.task != "classification" or known is None:
         return
+    objects = np.asarray(known).tolist()
+    if not all(isinstance(c, str) for c in objects):
+        # a model fitted on 0/1 integers (xgboost, a pickled LogisticRegression): the methods look each label up
+        # in the model's classes_, so "1" read from the CSV must become the model's 1 -- as text, PFI, CFI, SAGE and
+        # LOCO all failed ("y contains the label '1', which is not among the model's classes [0, 1]")
+        by_key = {_label_key(c): c for c in objects}
+
+        def as_model(y):
+            return y.map(lambda v: by_key.get(_label_key(v), v)).astype(object)  # labels, never numbers
+
+        same = ctx.y_train is ctx.y_test
+        ctx.data.y, ctx.y_test = as_model(ctx.data.y), as_model(ctx.y_test)
+        ctx.y_train = ctx.y_test if same else as_model(ctx.y_train)
+        if ctx.refit_rows is not None:
+            X_tr, y_tr, X_te, y_te = ctx.refit_rows
+            ctx.refit_rows = (X_tr, as_model(y_tr), X_te, as_model(y_te))
+        return
     names = {_label_key(c): str(c) for c in known}
 
     def aligned(y):
@@ -396,7 +413,7 @@ def planned_steps(ctx):
     n += sum(ctx.methods(m) for m in ("pfi", "cfi", "loco", "lofo", "sage", "pimp"))
     if ctx.methods("effects"):
         n += 2 * ctx.params.effects.n_features
-    n += 2 * ctx.methods("hstat") + 2 * ctx.methods("repid")
+    n += 3 * ctx.methods("hstat") + 2 * ctx.methods("repid")  # H, H on each half of its rows, 2-D PD
     if ctx.methods("models"):
         n += 5 if ctx.task == "classification" else 4
     return n
@@ -486,6 +503,13 @@ def top_alerts(ctx):
     return alerts
 
 
+def _one_thread():
+    """One thread for every BLAS/OpenMP library loaded now (threadpoolctl reaches only those)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
 @contextlib.contextmanager
 def _runtime(config):
     """One BLAS/OpenMP thread per process, and a Dask client when a scheduler is given."""
@@ -552,10 +576,13 @@ def build_report(config=None, **options):
             with _runtime(config), _quiet_warnings() as caught:
                 ctx = prepare_context(config, progress=progress)
                 progress.set_total(planned_steps(ctx))
-                sections = build_sections(ctx)
-                ctx.notes += _warning_notes(caught)
-                sections.append(ctx.guard_section("provenance", "7. How it was made",
-                                                  lambda: section_provenance(ctx, time.perf_counter() - start)))
+                # again: a library loaded with the model (a pickled xgboost or lightgbm brings its own OpenMP) was
+                # not there when _runtime limited the threads, and ran with every core
+                with _one_thread():
+                    sections = build_sections(ctx)
+                    ctx.notes += _warning_notes(caught)
+                    sections.append(ctx.guard_section("provenance", "7. How it was made",
+                                                      lambda: section_provenance(ctx, time.perf_counter() - start)))
         finally:
             progress.close()
         created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

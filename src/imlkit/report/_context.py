@@ -156,9 +156,17 @@ class EffectsOutputs:
     ----------
     h_overall : dict or None
         Each feature's overall H² (feature -> value); None when the H-statistic did not run.
+    h_rows : int or None
+        The rows the H-statistic was computed on.
+    h_halves : dict or None
+        Each feature's overall H² on each half of those rows (feature -> (half 1, half 2)); None when the halves
+        were too small or did not run. A feature above a threshold in one half and not in the other is not
+        distinguishable from it at these rows.
     """
 
     h_overall: dict | None = None
+    h_rows: int | None = None
+    h_halves: dict | None = None
 
 
 @dataclass

@@ -76,6 +76,9 @@ def _where(ctx):
     if ctx.evaluation == "all_rows":  # a fitted model and one table: these models are fitted and scored on every row
         return (f"Performance on all {len(ctx.X_test):,} rows of the table (possibly the black box's training rows; "
                 f"these interpretable models were fitted on the same rows, so every score here is in-sample or may be)")
+    if ctx.evaluation == "test_data":  # --test-data: no split was made
+        return (f"Performance on the {len(ctx.X_test):,} rows given as test data (the interpretable models were fitted "
+                f"on the {len(ctx.X_train):,} rows given as data)")
     return "Test performance on the same split"
 
 
@@ -411,12 +414,18 @@ def _rulefit_blocks(ctx, perf):
 
 def _tree_blocks(ctx, perf):
     crit = "squared_error" if ctx.task == "regression" else "gini"
+    X_tree, _ = ctx.rows("tree", "train")
     with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
         pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
                           *ctx.rows("tree", "train"))
         perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["decision tree (depth 3)"] = pipe
-    return [heading("Decision tree (depth 3)"), pre(tree.export_text())]
+    # the leaves' n and impurity are those of the rows the tree was fitted on, not of the rows it is scored on
+    train_word = "rows (the same rows it is scored on)" if ctx.evaluation == "all_rows" else "training rows"
+    return [heading("Decision tree (depth 3)"),
+            text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
+                 f"{crit} are theirs."),
+            pre(tree.export_text())]
 
 
 def _count(n, word):

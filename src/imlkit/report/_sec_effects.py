@@ -206,6 +206,10 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
 
 def _hstat_blocks(ctx, output):
     p = ctx.params.hstat
+    if ctx.X_test.shape[1] < 2:
+        return [heading("Interactions: Friedman's H-statistic"),
+                text(f"Not computed: the model has one feature ({ctx.X_test.columns[0]}), so there is no other feature "
+                     f"to interact with (its H² is 0 by definition).")]
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
@@ -218,25 +222,123 @@ def _hstat_blocks(ctx, output):
         h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
-    overall = h.to_frame("overall").sort_values("h2", ascending=False)
+    ctx.effects.h_rows = len(X_h)
+    shown_pairs = [tuple(r) for r in h.pairwise[["feature_1", "feature_2"]].head(10).itertuples(index=False)]
+    halves = _hstat_halves(ctx, X_h, list(h.feature_names), shown_pairs, output)
+    overall = h.to_frame("overall")
+    if halves is not None:
+        ctx.effects.h_halves = {f: (a, b) for f, a, b in zip(h.feature_names, halves[0].overall, halves[1].overall)}
+        overall["H² (half 1)"] = np.asarray(halves[0].overall, dtype=float)
+        overall["H² (half 2)"] = np.asarray(halves[1].overall, dtype=float)
+    overall = overall.sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
               text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
-                   f"all other features (0: additive); H² of a pair, the share of their joint PD from their "
-                   f"interaction. Computed on {len(X_h)} {ctx.eval_rows}"
+                   f"all other features (0: additive); H² of a pair, the variation of the interaction part of their "
+                   f"joint PD relative to that of the joint PD (a share when at most 1). Computed on {len(X_h)} "
+                   f"{ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
+    caveats = hstat_caveats(ctx, h)
+    if caveats:
+        blocks.insert(2, text(caveats))
+    if halves is not None:
+        blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
+                                           len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]))))
     pairs = h.to_frame("pairwise")
     if len(pairs):
+        if halves is not None:
+            for k, half in enumerate(halves, 1):
+                by_pair = {frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
+                           .itertuples(index=False)}
+                pairs[f"H² (half {k})"] = [by_pair.get(frozenset((a, b)), np.nan)
+                                           for a, b in zip(pairs["feature_1"], pairs["feature_2"])]
         pairs = pairs.rename(columns={"feature_1": "feature", "feature_2": "feature ", "h2": "H²", "h": "H"})
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
                                   snap=True))
     blocks += ctx.guard("figure: H-statistic", lambda: _hstat_figure(h, pairs), kind="figure")
     if len(h.pairwise):
-        blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output))
+        blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output, pairs))
     return blocks
+
+
+def hstat_caveats(ctx, h):
+    """What H² does not say here: a pairwise H² above 1 is no share (the pair's own effects cancel in their joint
+    PD, Σ PD_jk² is smaller than the interaction part Σ (PD_jk − PD_j − PD_k)²), and on a probability a model that is
+    additive in the log-odds (a logistic regression) shows interactions: the link couples every feature's effect."""
+    out = []
+    pw = h.pairwise
+    over = pw[np.asarray(pw["h2"], dtype=float) > 1.0] if len(pw) else pw
+    if len(over):
+        named = "; ".join(f"{a} × {b} ({v:.3g})" for a, b, v in over[["feature_1", "feature_2", "h2"]]
+                          .itertuples(index=False))
+        out.append(f"A pairwise H² above 1 is not a share: the two features' own effects cancel in their joint PD, "
+                   f"whose variation is then smaller than the interaction part (Friedman & Popescu's ratio has no "
+                   f"upper bound); so here: {named}.")
+    if ctx.task == "classification" and h.output is not None and "logit" not in str(h.output):
+        out.append("H² is computed on the predicted probability: a model additive in the log-odds (a logistic "
+                   "regression without interaction terms) has H² > 0 on this scale, because the logistic link "
+                   "couples every feature's effect with the others' -- H² > 0 does not say the model has interaction "
+                   "terms.")
+    return " ".join(out)
+
+
+#: The H-statistic's rows are split in two halves (each at least this many rows) to show how far its estimates move
+#: with the rows they are computed on.
+MIN_HALF_ROWS = 10
+
+
+def _hstat_halves(ctx, X_h, features, pairs, output):
+    """The H-statistic on each half of ``X_h`` (a seeded split; the same features and pairs), or None when a half
+    would have fewer than ``MIN_HALF_ROWS`` rows.
+
+    H² is a ratio of sums of squares over the rows it is computed on, with partial dependences estimated from the
+    same rows; the two halves' values show its sampling spread (Friedman & Popescu 2008 judge H against a null
+    distribution for this reason). Costs half of the main run (two runs on n/2 rows: 2 (n/2)² predictions).
+    """
+    n = len(X_h)
+    if n // 2 < MIN_HALF_ROWS:
+        return None
+    order = np.random.default_rng(ctx.seed).permutation(n)
+    parts = (np.sort(order[: n // 2]), np.sort(order[n // 2:]))
+    out = []
+    with ctx.step("H-statistic on each half of its rows", rows=f"{len(parts[0])} + {len(parts[1])}",
+                  output=str(output)):
+        for rows in parts:
+            Xp = X_h.iloc[rows].reset_index(drop=True)
+            out.append(eff.h_statistic(ctx.model, Xp, features=features, pairs=pairs or None, n_samples=len(Xp),
+                                       output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed))
+    return out
+
+
+def halves_words(h_overall, h_halves, n, n1, n2):
+    """The sentence on how far the overall H² moves with its rows: which features are above the report's threshold
+    of a strong interaction (:data:`imlkit.report._claims.H_INTERACTION`) in both halves of the rows and which are
+    not distinguishable from it (one half above, one at or below)."""
+    from ._claims import H_INTERACTION
+
+    gaps = [abs(a - b) for a, b in h_halves.values() if np.isfinite(a) and np.isfinite(b)]
+    if not gaps:  # a flat model: every H² is 0/0
+        return f"The H-statistic on each half of the {n:,} rows is undefined (the predictions do not vary)."
+    spread = max(gaps)
+    above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
+    # above the threshold on all rows or in one half, but not in both halves
+    unsettled = [f for f, (a, b) in h_halves.items() if f not in above
+                 and max(a, b, h_overall.get(f, 0.0)) > H_INTERACTION]
+    s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
+         f"and {n2:,} rows, a seeded split) gives the last two columns; "
+         + (f"the halves differ by up to {spread:.2g}" if spread > ZERO_RTOL else
+            "the halves agree up to rounding"))
+    if above:
+        s += f". Above {H_INTERACTION} in both halves: {', '.join(above)}"
+    if unsettled:
+        s += (f". Above {H_INTERACTION} on all rows or in one half but not in both halves, so not distinguishable "
+              f"from that threshold at {n:,} rows: "
+              + "; ".join(f"{f} (H² {h_overall.get(f, np.nan):.3g}; halves {h_halves[f][0]:.3g} and "
+                          f"{h_halves[f][1]:.3g})" for f in unsettled))
+    return s + "."
 
 
 def _hstat_figure(h, pairs):
@@ -250,7 +352,7 @@ def _hstat_figure(h, pairs):
         return [figure_block(fig, "Bar charts of the overall and pairwise H-statistics")]
 
 
-def _pd2_blocks(ctx, h, output):
+def _pd2_blocks(ctx, h, output, shown=None):
     top = h.pairwise.iloc[0]
     pair = (top["feature_1"], top["feature_2"])
     pe = ctx.params.effects
@@ -261,12 +363,20 @@ def _pd2_blocks(ctx, h, output):
     # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
     # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
     none = float(np.nanmax(np.abs(np.asarray(h.pairwise["h2"], dtype=float)))) <= ZERO_RTOL
+    # "the strongest" only when it is the largest in each half of the rows too (the halves' columns of ``shown``)
+    settled = True
+    if shown is not None and len(shown) > 1:
+        for c in [c for c in shown.columns if str(c).startswith("H² (half")]:
+            v = shown[c].to_numpy(dtype=float)
+            settled = settled and bool(np.isfinite(v).any()) and int(np.nanargmax(v)) == 0
     what = (f"the first listed pair, {pair[0]} × {pair[1]} (every pairwise H² is 0 up to rounding: no pair interacts)"
-            if none else f"the strongest pair: {pair[0]} × {pair[1]}")
+            if none else f"the strongest pair: {pair[0]} × {pair[1]}" if settled else
+            f"the pair with the largest H² on these rows, {pair[0]} × {pair[1]} (not the largest in each half of "
+            f"the rows: which pair interacts most is not settled at {h.n_samples:,} rows)")
     with report_style():
         fig, ax = new_figure(figsize=(6, 4.2))
         pd2.plot(ax=ax[0, 0])
-        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none
+        ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none or not settled
                            else f"2-D partial dependence of {what}")
         cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
@@ -284,6 +394,41 @@ def choose_repid_feature(ctx, X, candidates, grid, output):
     return s.index[0], s
 
 
+#: The report's rounding floor for a model whose predictions carry fewer digits than float64 (xgboost predicts in
+#: float32): this many machine epsilons of the output's dtype times the largest |prediction| (REPID's own floor,
+#: ``effects._repid.ROUNDING_EPS``, uses float64's epsilon).
+OUTPUT_ROUNDING_EPS = 64
+
+
+def output_rounding_floor(ctx, X, g=None):
+    """The rounding floor of the model's output on ``X``: ``OUTPUT_ROUNDING_EPS`` × ε of the output's dtype × the
+    largest |prediction| when the model predicts in a dtype coarser than float64 (float32: ε = 1.2e-7), else 0.
+
+    REPID's own floor assumes float64 predictions; centred ICE curves of a float32 model of an additive function
+    differ by float32 rounding (root mean square ~1e-6 of predictions ~10), which REPID then splits and the
+    heterogeneity ranks. ``g``, a REPID result, adds its curves' largest |value| to the scale.
+    """
+    if ctx.task == "classification" and hasattr(ctx.model, "predict_proba"):
+        raw = ctx.model.predict_proba(X)
+    else:
+        raw = ctx.model.predict(X)
+    dtype = getattr(raw, "dtype", None)
+    if dtype is None or not np.issubdtype(dtype, np.floating) or np.finfo(dtype).eps <= np.finfo(float).eps:
+        return 0.0
+    scale = [float(np.max(np.abs(np.asarray(raw, dtype=float))))]
+    if g is not None:
+        curves = [g.average, *(r.average for r in g.regions)]
+        scale += [float(np.max(np.abs(np.asarray(c, dtype=float)))) for c in curves]
+    return OUTPUT_ROUNDING_EPS * float(np.finfo(dtype).eps) * max(scale)
+
+
+def _root_rms(g):
+    """Root mean square of the centred ICE curves around their mean (REPID's root risk per row and grid point)."""
+    root = g.tree[0]
+    m = np.size(g.regions[0].centered_average)
+    return float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
+
+
 def section_regional(ctx):
     """REPID for the most heterogeneous top feature: the split tree and the regional PDs."""
     title = "5. Regional effects"
@@ -291,6 +436,12 @@ def section_regional(ctx):
         return Section("regional", title, [text("Not computed: 'repid' was not selected with --methods.")])
     p = ctx.params.repid
     output = effect_output(ctx)
+    if ctx.X_test.shape[1] < 2:
+        # Engel (income -> food expenditure): REPID failed with "'split_features' is empty", shown as a failure
+        return Section("regional", title, [text(
+            f"Not computed: REPID splits one feature's ICE curves by the other features, and the model has only one "
+            f"feature ({ctx.X_test.columns[0]}): every row's ICE curve is the same curve (nothing else varies "
+            f"between rows), so there is no heterogeneity to split.")])
     X_rep, _ = ctx.rows("repid")
     X_rep, note = complete_rows(ctx, X_rep, "REPID")
     n_cand = ctx.params.effects.n_features + 1
@@ -306,12 +457,18 @@ def section_regional(ctx):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
-    if g.extra.get("equal_up_to_rounding"):
+    # a float32 model (xgboost): REPID's float64 floor would let it split, and the ranking order, rounding noise
+    out_floor = output_rounding_floor(ctx, X_rep, g)
+    rounding = bool(g.extra.get("equal_up_to_rounding")) or _root_rms(g) <= out_floor
+    if rounding:
         # --model glm (additive): every candidate's heterogeneity is rounding (1.6e-30 beside 1.4e-30), so "the most
         # heterogeneous" would rank noise; the first candidate is only the largest rounding error
         chosen = (f"The mean-centred ICE curves of every top feature are equal up to rounding: the largest "
-                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}, is at REPID's rounding floor, so the ranking "
-                  f"below orders rounding noise and {feature} is shown only as the first of them.")
+                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}"
+                  + (f" (root mean square {_root_rms(g):.2g}), is within the rounding floor {out_floor:.2g} of the "
+                     f"model's {_dtype_name(ctx, X_rep)} predictions" if not g.extra.get("equal_up_to_rounding")
+                     else ", is at REPID's rounding floor")
+                  + f", so the ranking below orders rounding noise and {feature} is shown only as the first of them.")
     else:
         chosen = (f"The feature with the most heterogeneous mean-centred ICE curves among the top features is "
                   f"{feature}.")
@@ -325,13 +482,13 @@ def section_regional(ctx):
     regions = g.to_frame().reset_index()
     blocks.append(frame_table(regions, caption="Regions (leaves)", index=False))
     scores = g.interaction_scores[g.interaction_scores > 0]
-    if len(scores):
+    if len(scores) and not rounding:
         share, spread, span = regional_difference(g)
         material = share >= p.min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    blocks.append(text(regional_words(g, feature, p.max_depth, p.min_improvement)))
+    blocks.append(text(regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor)))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
@@ -361,7 +518,13 @@ def regional_difference(g):
 ROUNDING = 1e-9
 
 
-def regional_words(g, feature, max_depth, min_improvement):
+def _dtype_name(ctx, X):
+    raw = (ctx.model.predict_proba(X.iloc[:2]) if ctx.task == "classification" and hasattr(ctx.model, "predict_proba")
+           else ctx.model.predict(X.iloc[:2]))
+    return str(getattr(raw, "dtype", "low-precision"))
+
+
+def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -371,12 +534,23 @@ def regional_words(g, feature, max_depth, min_improvement):
     around their region's curve) are themselves within that share of the range: a depth-limited
     tree that finds no region on a few hundred rows is no evidence that the effect is the same
     everywhere, so otherwise the sentence says how much heterogeneity no split explains.
+
+    ``output_floor`` (:func:`output_rounding_floor`): the rounding floor of a model that predicts in less than
+    float64; curves within it coincide up to that rounding whatever REPID's float64 floor let it split.
     """
     share, spread, span = regional_difference(g)
     root = g.tree[0]
     m = np.size(g.regions[0].centered_average)
     total = float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
     floor = g.extra.get("rounding_floor")
+    if output_floor > 0 and total <= output_floor and not g.extra.get("equal_up_to_rounding"):
+        # a float32 model (xgboost) of an additive function: REPID's float64 floor let it split the rounding
+        split = [t for t in g.interaction_scores.index if g.interaction_scores[t] > 0]
+        return (f"The centred ICE curves of {feature} coincide up to the rounding of the model's predictions (root "
+                f"mean square {total:.2g}, at most the rounding floor {output_floor:.2g} of predictions that carry "
+                f"fewer digits than float64, against the effect's range {span:.3g}): its effect is the same for "
+                f"every row" + (f"; the splits of the tree above (by {', '.join(split)}) separate rounding noise, "
+                                f"not regions where the effect differs." if split else "."))
     if g.extra.get("equal_up_to_rounding") or (floor is None and total <= ROUNDING * max(span, 1e-300)):
         # an additive model (a linear regression): every centred ICE curve is the same up to rounding; REPID does
         # not split them (its floor), and no region can differ

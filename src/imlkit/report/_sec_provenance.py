@@ -24,6 +24,29 @@ def versions():
     return out
 
 
+def threads_text(info=None):
+    """The threads of the BLAS/OpenMP libraries of this process as the report is written (``threadpoolctl``), not the
+    intent: a library loaded after the report limited them (an OpenMP that comes with a model's package) is not
+    limited."""
+    if info is None:
+        try:
+            from threadpoolctl import threadpool_info
+
+            info = threadpool_info()
+        except Exception:  # noqa: BLE001 - the fact is then unknown, and said so
+            return "the BLAS/OpenMP threads could not be read (threadpoolctl failed)."
+    more = [(i.get("internal_api", i.get("user_api", "?")), str(i.get("filepath", "?")).rsplit("/", 1)[-1],
+             i.get("num_threads")) for i in info if (i.get("num_threads") or 1) > 1]
+    if not info:
+        return "no BLAS/OpenMP library was loaded."
+    if not more:
+        return (f"every BLAS/OpenMP library loaded ({len(info)}) ran with 1 thread per process (avoids "
+                f"oversubscribing the cores when methods run in parallel).")
+    return (f"BLAS/OpenMP threads were limited to 1 per process, but {len(more)} of the {len(info)} libraries loaded "
+            f"had more as the report was written (loaded after the limit was set): "
+            + "; ".join(f"{api} {name}: {n} threads" for api, name, n in more) + ".")
+
+
 def _params_text(params):
     def one(k, v):
         if isinstance(v, dict):
@@ -41,8 +64,7 @@ def section_provenance(ctx, total_seconds=None):
               text(evaluation_text(ctx)),
               text(seed_text(ctx)),
               text(f"Mode: {'quick' if cfg.quick else 'full'}; n_jobs={cfg.n_jobs}; scheduler="
-                   f"{cfg.scheduler or 'none (local joblib)'}; BLAS/OpenMP threads limited to 1 per process "
-                   f"(avoids oversubscribing the cores when methods run in parallel).")]
+                   f"{cfg.scheduler or 'none (local joblib)'}; {threads_text()}")]
     rows = []
     for e in ctx.log:
         params = dict(e.parameters)
