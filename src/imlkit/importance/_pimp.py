@@ -444,7 +444,11 @@ def _fewest_refits(p, j, p_adjust, alpha, top):
         lo = np.concatenate([[0.0], q])
         hi = np.concatenate([q, [np.inf]])
         fstar = np.minimum(np.minimum(hi, alpha / (m - k)), 0.5)
-        B = np.maximum(1.0, np.ceil(1.0 / fstar - 1.0))
+        # fstar is 0 where the next other p-value is 0 (a fitted tail that underflowed): no floor 1/(B + 1) > 0
+        # lies in (lo, 0], so that position admits no B (inf, then left out below), not a division by zero
+        B = np.full(fstar.shape, np.inf)
+        pos = fstar > 0
+        B[pos] = np.maximum(1.0, np.ceil(1.0 / fstar[pos] - 1.0))
         valid = (E <= alpha) & (fstar > lo) & (1.0 / (B + 1.0) > lo)
         best = B[valid].min() if valid.any() else top
     # the same arithmetic as the correction decides the last unit (1/(B+1) is rounded)
