@@ -20,7 +20,7 @@ import numpy as np
 
 from ._record import RunRecord
 
-__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame"]
+__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame", "p_text", "P_SHOWN_FLOOR"]
 
 #: Rows of ``to_frame()`` shown in a notebook.
 MAX_HTML_ROWS = 20
@@ -119,6 +119,32 @@ def tidy_frame(frame):
             scale = max(scale, 1.0)
         out[col] = snap_zero(values, scale)
     return out
+
+
+#: p-values below this are shown as "< 1e-16", never with their digits (nor as 0). Every p-value printed here
+#: beyond it comes from a tail no computation resolves to any digit: a tail fitted to a few dozen null
+#: refits (PIMP, far beyond every null value), a normal approximation of a rank test (LOCO's Wilcoxon
+#: beyond 50 rows, whose relative error grows without bound in the tail), or a tail that underflowed to
+#: exactly 0. 1e-16 is about double precision's epsilon (R's ``format.pval`` shows "< 2.2e-16" for the
+#: same reason); a p-value of exactly 0 is never true of a test with a continuous or finite null.
+P_SHOWN_FLOOR = 1e-16
+
+
+def p_text(p, digits=3):
+    """A p-value as text: ``digits`` significant digits, ``"< 1e-16"`` below :data:`P_SHOWN_FLOOR` (0 included),
+    ``"–"`` for NaN (no test).
+
+    Examples
+    --------
+    >>> p_text(0.0), p_text(6.09e-284), p_text(4.48e-06), p_text(0.0335), p_text(1.0), p_text(float("nan"))
+    ('< 1e-16', '< 1e-16', '4.48e-06', '0.0335', '1', '–')
+    """
+    p = float(p)
+    if np.isnan(p):
+        return "–"
+    if p < P_SHOWN_FLOOR:
+        return "< 1e-16"
+    return f"{p:.{digits}g}"
 
 
 class ResultDisplay(RunRecord):

@@ -196,13 +196,13 @@ def test_an_interval_below_zero_is_reported_as_such_never_negligible():
     found = disagreements({"cfi": cfi, "sage_marginal": sage})
     assert [(d["feature"], d["high"], d["low"]) for d in found] == [("a", ["cfi"], ["sage_marginal"])]
     text = _all_text(reading_blocks(ctx))
-    assert ("entirely below 0 for SAGE (marginal) (-1.68e+04, Monte-Carlo interval [-2.59e+04, -7.72e+03]" in text
+    assert ("entirely below 0 for SAGE (marginal) (-16,800, Monte-Carlo interval [-25,900, -7,720]" in text
             and "the model does worse with it" in text)
     assert "negligible for SAGE (marginal)" not in text
     _claims(ctx)
     # below 0 without a disagreement: its own list, with the numbers
     text = _all_text(reading_blocks(_ctx({"sage_marginal": sage})))
-    assert "Below 0" in text and "a (-1.68e+04, Monte-Carlo interval [-2.59e+04, -7.72e+03]" in text
+    assert "Below 0" in text and "a (-16,800, Monte-Carlo interval [-25,900, -7,720]" in text
 
 
 def test_significance_without_size_is_not_important():

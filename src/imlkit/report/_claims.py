@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._display import snap_zero
+from .._display import p_text, snap_zero
 from ._labels import METHOD_LABELS, OTHERS
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
@@ -82,12 +82,30 @@ def label(method):
 
 
 def num(v):
-    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``)."""
+    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands as people
+    write them (``1,280`` and ``26,000``, not ``1.28e+03``; as section 1's summaries), scientific notation only from
+    1e7 or below 1e-3.
+
+    Examples
+    --------
+    >>> num(1283.4), num(-25973.0), num(0.000596), num(-0.0), num(2.4e-06), num(3.3e8)
+    ('1,280', '-26,000', '0.000596', '0', '2.4e-06', '3.3e+08')
+    """
     v = float(v)
     if not np.isfinite(v):
         return "–" if np.isnan(v) else str(v)
     s = f"{v:.3g}"
-    return "0" if s in ("-0", "0") else s
+    if s in ("-0", "0"):
+        return "0"
+    if 1e3 <= abs(float(s)) < 1e7:
+        return f"{float(s):,.0f}"
+    return s
+
+
+def p_is(p):
+    """``"= 0.0335"`` or ``"< 1e-16"``: a p-value after "p" in a sentence (:func:`imlkit._display.p_text`)."""
+    t = p_text(p)
+    return t if t.startswith("<") else f"= {t}"
 
 
 def pct(share):
@@ -294,7 +312,7 @@ class Evidence:
         """The adjusted p-value beside the level it is judged at: LOCO's one-sided test rejects at 0.025 for a 95%
         level, so "adjusted p = 0.0392" alone reads as significant to a reader who assumes 0.05."""
         side = "at most" if self.p_adjusted <= self.alpha else "above"
-        return f"adjusted p = {num(self.p_adjusted)}, {side} the level {num(self.alpha)}"
+        return f"adjusted p {p_is(self.p_adjusted)}, {side} the level {num(self.alpha)}"
 
     def words(self):
         """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
@@ -643,11 +661,12 @@ def _r_interactions(c):
 def _pimp_items(c):
     n = c.numbers
     below = n.get("n_below", (-1,) * len(c.features))
+    tails = n.get("tail", ("",) * len(c.features))
     out = []
-    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
-        s = f"{f} (adjusted p = {num(p)}"
-        if p < floor:
-            s += f" from a fitted tail, finer than {n['n_null']} null values resolve"
+    for f, p, k, tail in zip(c.features, n["p_adjusted"], below, tails):
+        s = f"{f} (adjusted p {p_is(p)}"
+        if tail:  # the raw p-value lies below 1/(B + 1): only the fitted family's tail puts it there
+            s += f" from a fitted {tail} tail, finer than {n['n_null']} null values resolve"
         out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
     return out
 

@@ -214,6 +214,12 @@ def _pimp_claims(pimp):
         sub = frame[mask]
         nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
                     p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
+        # a raw p-value below 1/(B + 1) on a fitted family is that family's tail beyond every null value
+        raw = pd.Series(np.asarray(pimp.p_value, dtype=float), index=list(pimp.feature_names)).reindex(sub.index)
+        fam = pd.Series(list(pimp.extra.get("distribution", ("empirical",) * len(pimp.feature_names))),
+                        index=list(pimp.feature_names)).reindex(sub.index)
+        nums["tail"] = tuple(str(d) if d != "empirical" and r < 1.0 / (n_null + 1) else ""
+                             for d, r in zip(fam, raw))
         if kind == "pimp_unused":
             nums["observed"] = tuple(0.0 for _ in range(len(sub)))
         if kind == "pimp_cannot_tell":

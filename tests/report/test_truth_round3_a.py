@@ -1,0 +1,89 @@
+"""Round 3 of the truth review, sections 1-3 and the reading: sentences that only say what their numbers support."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+
+from imlkit import importance as imp
+from imlkit._display import P_SHOWN_FLOOR, p_text
+from imlkit.report import _claims as cl
+
+
+@pytest.fixture(scope="module")
+def overwhelming_pimp():
+    """PIMP where one feature's observed PFI lies hundreds of null SDs away: its normal tail underflows to p = 0
+    (Bikeshare's hr: "adjusted p = 0"); a second feature is pure noise."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"big": rng.normal(size=400), "weak": rng.normal(size=400), "noise": rng.normal(size=400)})
+    y = 100 * X["big"] + 0.3 * X["weak"] + rng.normal(size=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # the divide by zero of the Bikeshare report's Notes
+        return imp.pimp(LinearRegression(), X[:250], y[:250], X[250:], y[250:], n_null=30, distribution="normal",
+                        n_repeats=3, random_state=0)
+
+
+def test_p_text_never_prints_zero_nor_hundreds_of_digits():
+    assert p_text(0.0) == "< 1e-16" and p_text(6.09e-284) == "< 1e-16"
+    assert p_text(P_SHOWN_FLOOR) == "1e-16" and p_text(4.48e-06) == "4.48e-06" and p_text(0.0335) == "0.0335"
+    assert p_text(np.nan) == "–"
+
+
+def test_pimp_sentences_and_table_show_an_underflowed_tail_as_below_the_floor(overwhelming_pimp):
+    """Bikeshare default report: "PIMP: these features matter ...: hr (adjusted p = 0; observed above 60 of 60 null
+    values)". A p-value is never 0, and this one is a normal tail fitted to 30 null values, far beyond all of them:
+    the sentence now says "adjusted p < 1e-16 from a fitted normal tail, finer than 30 null values resolve" (that
+    clause was dead before: it fired only when p < p_floor, and a fitted tail's floor is 0)."""
+    from imlkit.report._reading import _pimp_claims
+    from imlkit.report._sec_importance import _pimp_blocks
+
+    r = overwhelming_pimp
+    j = list(r.feature_names).index("big")
+    assert r.p_adjusted[j] < P_SHOWN_FLOOR and r.extra["distribution"][j] == "normal"   # the case is the one asked
+    said = " ".join(c.text() for c in _pimp_claims(r))
+    assert "big (adjusted p < 1e-16 from a fitted normal tail, finer than 30 null values resolve" in said
+    assert "p = 0;" not in said and "p = 0 " not in said
+    blocks = _pimp_blocks(r)
+    tab = next(b for b in blocks if b.get("kind") == "table" or "rows" in b)
+    row = next(row for row in tab["rows"] if row[0] == "big")
+    assert row[2] == "< 1e-16" and row[3] == "< 1e-16"
+    assert row[4] == "none (normal tail)"     # not "0": a fitted tail has no smallest reachable p-value
+    assert "no p-value is 0" in tab["caption"]
+
+
+def test_side_by_side_p_column_and_caption_floor_tiny_p_values():
+    """Bikeshare default report: LOCO's Holm p of hr printed as "6.09e-284" (a normal approximation of the Wilcoxon
+    test at z ~ 36: its digits are not resolved; Hoeffding bounds the exact p-value by exp(-z²/2), so "< 1e-16" is
+    true of the exact test too)."""
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._sec_importance import _side_by_side_caption, side_by_side_rows
+
+    v = np.array([26000.0, 0.5])
+    r = ImportanceResult(method="loco", feature_names=("hr", "weekday"), importance=v, std=0 * v,
+                         ci_low=v - 1, ci_high=v + 1, loss="squared_error", p_value=np.array([3e-285, 2e-6]),
+                         p_adjusted=np.array([6.09e-284, 4.48e-06]), params={"confidence_level": 0.95},
+                         info={"p_adjust_applied": "holm"})
+    cols, rows = side_by_side_rows({"loco": r})
+    assert rows[0][2] == "< 1e-16" and rows[1][2] == pytest.approx(4.48e-06)
+    assert "shown as '< 1e-16'" in _side_by_side_caption({"loco": r})
+    r2 = ImportanceResult(method="loco", feature_names=("a",), importance=v[:1], std=v[:1], ci_low=v[:1],
+                          ci_high=v[:1], loss="squared_error", p_adjusted=np.array([0.01]))
+    assert "1e-16" not in _side_by_side_caption({"loco": r2})
+
+
+def test_reading_p_words_never_say_p_equals_zero():
+    e = cl.Evidence(method="loco", feature="hr", estimate=38.1, low=34.9, high=41.7, largest=38.1,
+                    p_adjusted=0.0, alpha=0.025, rank=1)
+    assert e.p_words() == "adjusted p < 1e-16, at most the level 0.025"
+    e = cl.Evidence(method="loco", feature="hr", estimate=38.1, low=34.9, high=41.7, largest=38.1,
+                    p_adjusted=0.000334, alpha=0.025, rank=1)
+    assert e.p_words() == "adjusted p = 0.000334, at most the level 0.025"
+
+
+@pytest.mark.parametrize("value, text", [(1283.4, "1,280"), (-25973.0, "-26,000"), (4530.0, "4,530"),
+                                         (999.4, "999"), (9_999_999.0, "1e+07"), (0.000596, "0.000596"),
+                                         (-0.0, "0"), (38.13, "38.1")])
+def test_sentence_numbers_write_thousands_as_people_do(value, text):
+    """Bikeshare: "workingday: important for PFI (4.53e+03, permutation spread [4.4e+03, 4.67e+03], ...)"."""
+    assert cl.num(value) == text
