@@ -87,3 +87,51 @@ def test_reading_p_words_never_say_p_equals_zero():
 def test_sentence_numbers_write_thousands_as_people_do(value, text):
     """Bikeshare: "workingday: important for PFI (4.53e+03, permutation spread [4.4e+03, 4.67e+03], ...)"."""
     assert cl.num(value) == text
+
+
+def test_a_value_below_zero_whose_interval_reaches_above_zero_is_not_a_negative_share():
+    """College (--quick, Grad.Rate): "Books: important for PFI (...), but small beside Outstate (-0.26% of it) but its
+    interval reaches 1.6% of what the features explain together for SAGE (marginal) (-0.115, Monte-Carlo interval
+    [-2.22, 1.99], -0.26% of its largest, -0.094% of what the features explain together)". A share of an estimate
+    below 0 whose interval reaches above 0 says nothing: what the verdict reads is the upper end."""
+    e = cl.Evidence(method="sage_marginal", feature="Books", estimate=-0.115, low=-2.22, high=1.99, largest=44.2,
+                    explained=122.0, largest_feature="Outstate", rank=9)
+    assert e.small_beside()
+    assert e.small_words() == ("not told apart from 0 and at most small beside Outstate (its interval's upper end "
+                               "is 4.5% of it), though that upper end is 1.6% of what the features explain together")
+    assert e.words() == ("-0.115, Monte-Carlo interval [-2.22, 1.99], upper end 4.5% of its largest, upper end 1.6% of "
+                         "what the features explain together")
+    # a positive estimate keeps its own share, and one "but" per sentence
+    e = cl.Evidence(method="loco", feature="workingday", estimate=0.485, low=0.123, high=0.916, largest=38.1,
+                    explained=86.6, largest_feature="hr", rank=5, p_adjusted=0.000334, alpha=0.025)
+    said = e.small_words()
+    assert said.startswith("small beside hr (1.3% of it), though ") and " but " not in said
+
+
+def test_disagreement_names_the_method_before_its_small_verdict():
+    """Bikeshare: "workingday: important for PFI (...), but small beside hr (1.3% of it) but its interval reaches 1% of
+    ... and adjusted p = 0.000334, at most the level 0.025 for LOCO (0.485, ...)": two "but"s, LOCO named last."""
+    pfi = cl.Evidence(method="pfi", feature="workingday", estimate=4530.0, low=4400.0, high=4670.0, largest=26000.0,
+                      explained=18000.0, largest_feature="hr", rank=4)
+    loco = cl.Evidence(method="loco", feature="workingday", estimate=0.485, low=0.123, high=0.916, largest=38.1,
+                       explained=86.6, largest_feature="hr", rank=5, p_adjusted=0.000334, alpha=0.025)
+    c = cl.Claim("disagreement", ("workingday",), methods=("pfi",), evidence=(pfi, loco), low=("loco",))
+    said = c.text()
+    assert said.startswith("workingday: important for PFI (4,530, permutation spread [4,400, 4,670], ")
+    assert ", but for LOCO (0.485, interval [0.123, 0.916], adjusted p = 0.000334" in said
+    assert said.count(" but ") == 1 and "small beside hr (1.3% of it), though " in said
+
+
+def test_no_better_says_where_the_baseline_is_shown_better():
+    """Smarket (--quick, Lag1-5 and Volume -> Direction): "the model could not be shown to beat the majority class
+    baseline on 375 test rows (the model minus the baseline: Brier score 0.132 [0.0662, 0.193]; ROC AUC ...). The
+    intervals also allow a real improvement" -- the Brier interval lies wholly above 0: the model is worse there."""
+    n = dict(baseline="majority class", n_rows=375, noise=False, small_gain=cl.NOISE_GAIN,
+             differences={"Brier score": (0.132, 0.0662, 0.193), "ROC AUC": (-0.0134, -0.0826, 0.0653),
+                          "balanced accuracy": (-0.0364, -0.0963, 0.0287)})
+    said = cl.Claim("no_better", numbers=n).text()
+    assert ("On Brier score the whole interval favours the baseline: there the model is worse than the majority "
+            "class baseline. The other intervals also allow a real improvement") in said
+    n["differences"] = {"ROC AUC": (-0.0134, -0.0826, 0.0653)}
+    said = cl.Claim("no_better", numbers=n).text()
+    assert "favours the baseline" not in said and "The intervals also allow" in said

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._display import p_text, snap_zero
 from ._labels import METHOD_LABELS, OTHERS
+from ._scores import worse
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",
@@ -325,11 +326,23 @@ class Evidence:
             out.append("no interval")
         if self.tested:
             out.append(self.p_words())
+        if self.straddles_below():
+            # a share of an estimate below 0 whose interval reaches above 0 ("-0.26% of its largest" beside
+            # [-2.22, 1.99]) says nothing; the upper end's share is what the verdicts read
+            if self.largest > 0:
+                out.append(f"upper end {pct(self.high / self.largest)} of {self.largest_words()}")
+            if math.isfinite(self.high_share):
+                out.append(f"upper end {pct(self.high_share)} of what the features explain together")
+            return ", ".join(out)
         if math.isfinite(self.share):
             out.append(f"{pct(self.share)} of {self.largest_words()}")
         if self.share_words():
             out.append(self.share_words())
         return ", ".join(out)
+
+    def straddles_below(self):
+        """An estimate at or below 0 whose interval reaches above 0: not told apart from 0."""
+        return self.has_interval and self.estimate <= 0 < self.high and self.low < 0
 
     def largest_words(self):
         """What "its largest" is: the method's largest value, or -- when the largest |value| is below 0 (statecrime's
@@ -348,12 +361,21 @@ class Evidence:
                        else f"its interval reaches {pct(self.high_share)} of what the features explain together")
         if self.significant():
             why.append(self.p_words())
-        tail = f" but {' and '.join(why)}" if why else ""
         if self.largest_feature == OTHERS:  # the budget's group named as one, not "small beside all other features"
-            return f"small beside the group '{OTHERS}' ({pct(self.share)} of it){tail}"
-        if self.largest_below:
-            return f"small beside {self.largest_words()} ({pct(self.share)} of it){tail}"
-        return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
+            who = f"the group '{OTHERS}'"
+        elif self.largest_below:
+            who = self.largest_words()
+        else:
+            who = self.largest_feature or "its largest"
+        if self.estimate <= 0:
+            # "small beside Outstate (-0.26% of it) but its interval reaches 1.6% ..." (College, SAGE of Books): a
+            # negative share beside an interval reaching above 0 -- what is known is the upper end
+            why = [w.replace("its interval reaches", "that upper end is") for w in why]
+            tail = f", though {' and '.join(why)}" if why else ""
+            return (f"not told apart from 0 and at most small beside {who} (its interval's upper end is "
+                    f"{pct(self.high / self.largest)} of it){tail}")
+        tail = f", though {' and '.join(why)}" if why else ""
+        return f"small beside {who} ({pct(self.share)} of it){tail}"
 
 
 def evidence(result, y=None):
@@ -497,6 +519,12 @@ def _r_no_better(c):
     diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
     diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
     s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
+    # a measure whose whole interval favours the baseline shows the model worse there (Smarket: Brier score 0.132
+    # [0.0662, 0.193] above the majority class's), which "could not be shown to beat" alone leaves unsaid
+    lost = [m for m, d in (n.get("differences") or {}).items() if worse(d, m)]
+    if lost:
+        s += (f"On {name_list(lost)} the whole interval favours the baseline: there the model is worse than the "
+              f"{n['baseline']} baseline. ")
     flat = n.get("differences") and all(v == lo == hi == 0 for v, lo, hi in n["differences"].values())
     if flat:
         s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
@@ -506,7 +534,8 @@ def _r_no_better(c):
               f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
               f"model reacts to features that do not help it predict), not structure in the data.")
     else:
-        s += (f"The intervals also allow a real improvement, so this says these {rows_word} cannot show one, not that "
+        which = "The other intervals" if lost else "The intervals"
+        s += (f"{which} also allow a real improvement, so this says these {rows_word} cannot show one, not that "
               f"there is none: read the importances below as what the model does, not as structure the data confirm.")
     others = n.get("others") or {}
     if others:
@@ -540,7 +569,7 @@ def _r_disagreement(c):
     hi = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.methods]
     below = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.below_null()]
     negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.negligible()]
-    small = [f"{e.small_words()} for {label(e.method)} ({e.words()})" for e in c.evidence
+    small = [f"for {label(e.method)} ({e.words()}) {e.small_words()}" for e in c.evidence
              if e.method in c.low and e.small_beside()]
     low = []
     if negl:
