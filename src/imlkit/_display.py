@@ -101,6 +101,11 @@ def snap_zero(values, scale=None, rtol=ZERO_RTOL):
     return v + 0.0  # -0.0 + 0.0 is 0.0
 
 
+def _is_p_column(col):
+    name = str(col)
+    return name.startswith(("p_", "p (", "p-")) or name == "p"
+
+
 def tidy_frame(frame):
     """A copy of ``frame`` whose float columns have their rounding noise at 0 (:func:`snap_zero`).
 
@@ -110,7 +115,7 @@ def tidy_frame(frame):
     out = frame.copy()
     for col in out.columns:
         name = str(col)
-        if out[col].dtype.kind != "f" or name.startswith(("p_", "p (", "p-")) or name == "p":
+        if out[col].dtype.kind != "f" or _is_p_column(name):
             continue
         values = out[col].to_numpy(dtype=float)
         finite = np.isfinite(values)
@@ -180,8 +185,11 @@ class ResultDisplay(RunRecord):
         for caption, frame in self._display_frames():
             if caption:
                 out.append(f"<p>{html.escape(caption)}</p>")
-            out.append(tidy_frame(frame.head(MAX_HTML_ROWS)).to_html(escape=True, float_format=_frame_float, border=0,
-                                                         max_cols=12))
+            shown = tidy_frame(frame.head(MAX_HTML_ROWS))
+            for col in shown.columns:   # a p-value of 0 (an underflowed tail) or 1e-284 is shown as "< 1e-16"
+                if str(col) in ("p_value", "p_adjusted", "p") and shown[col].dtype.kind == "f":
+                    shown[col] = [p_text(v, 4) for v in shown[col]]
+            out.append(shown.to_html(escape=True, float_format=_frame_float, border=0, max_cols=12))
             if len(frame) > MAX_HTML_ROWS:
                 out.append(f"<p>… {len(frame) - MAX_HTML_ROWS} more rows: <code>to_frame()</code></p>")
         out.append("</div>")

@@ -37,3 +37,42 @@ def test_resolution_with_p_values_of_exactly_zero_warns_nothing_and_matches_the_
     # the empirical floor of 0.3 with three p-values below 1/61 ahead of it in Holm's order: (6 - 3)/61
     if p_adjust == "holm":
         assert floor[3] == pytest.approx(3 / 61, rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def overwhelming():
+    """One feature hundreds of null SDs away (its normal tail underflows to p = 0), one weak, one noise."""
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression
+
+    from imlkit import importance as imp
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"big": rng.normal(size=400), "weak": rng.normal(size=400), "noise": rng.normal(size=400)})
+    y = 100 * X["big"] + 0.3 * X["weak"] + rng.normal(size=400)
+    return imp.pimp(LinearRegression(), X[:250], y[:250], X[250:], y[250:], n_null=30, distribution="normal",
+                    n_repeats=3, random_state=0)
+
+
+def test_pimp_explain_says_which_p_values_only_a_fitted_tail_resolves(overwhelming):
+    """explain() printed the method's questions and nothing about p_value = 0.0 for 'big' in to_frame(): a normal
+    tail fitted to 30 null importances, far beyond all of them. The refits alone resolve p down to 1/31."""
+    r = overwhelming
+    j = list(r.feature_names).index("big")
+    assert r.p_value[j] < 1e-16
+    said = r.explain()
+    assert ("- big: p < 1e-16 comes from a normal tail fitted to its 30 null importances: the refits alone resolve p "
+            "down to 1/31 = 0.0323") in said
+    # a feature inside its null (noise) gets no such line
+    k = list(r.feature_names).index("noise")
+    assert r.p_value[k] > 1 / 31 and "- noise:" not in said
+
+
+def test_notebook_table_never_shows_a_p_value_of_zero(overwhelming):
+    html = overwhelming._repr_html_()
+    cells = [c.split("</td>")[0] for c in html.split("<th>big</th>", 1)[1].split("</tr>", 1)[0].split("<td>")[1:]]
+    frame = overwhelming.to_frame()
+    cols = list(frame.columns)
+    assert frame.loc["big", "p_value"] < 1e-16   # the API keeps the number the tail gave
+    assert cells[cols.index("p_value")] == "&lt; 1e-16" and cells[cols.index("p_adjusted")] == "&lt; 1e-16"
+    assert cells[cols.index("p_floor")] == "0"    # a fitted tail's floor is 0 by definition, not a p-value

@@ -51,6 +51,14 @@ MIN_PARAMETRIC_NULL = 30
 SEQUENTIAL_BLOCK = 10
 
 
+def _p_is(p):
+    """``"= 0.0335"`` or ``"< 1e-16"`` (:func:`imlkit._display.p_text`)."""
+    from .._display import p_text
+
+    t = p_text(p)
+    return t if t.startswith("<") else f"= {t}"
+
+
 def _check_importance(name, value, call):
     """A method's name, or a callable ``fn(model, X_test, y_test, random_state)`` (its output checked as it runs)."""
     return value if callable(value) else check_choice(name, value, IMPORTANCES)
@@ -571,9 +579,24 @@ class PimpResult(ImportanceResult):
             lines.append(f"- {f}: cannot tell with {B} null refits (at least {need} needed): its observed importance "
                          f"exceeds all {B} null values, and the smallest adjusted p-value its null could give is "
                          f"{self.extra['p_floor'][j]:.3g} > alpha={alpha}.")
+        lines += self._tail_lines()
         if not lines:
             return text
         return text + "\n\nResolution:\n" + "\n".join(lines)
+
+    def _tail_lines(self):
+        """Features whose p-value lies below what the refits resolve empirically (1/(B + 1)): a fitted tail set it."""
+        B = len(self.extra["null"][0]) if self.extra.get("null") is not None and len(self.extra["null"]) else None
+        fams = self.extra.get("distribution")
+        if not B or fams is None or self.p_value is None:
+            return []
+        out = []
+        for f, p, fam in zip(self.feature_names, self.p_value, fams):
+            if fam != "empirical" and np.isfinite(p) and p < 1.0 / (B + 1):
+                out.append(f"- {f}: p {_p_is(p)} comes from a {fam} tail fitted to its {B} null importances: the "
+                           f"refits alone resolve p down to 1/{B + 1} = {1.0 / (B + 1):.3g}, so how far below that "
+                           f"it lies rests on the fitted family's shape beyond the null values, not on the refits.")
+        return out
 
 
 @dataclass(frozen=True)
