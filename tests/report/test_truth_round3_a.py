@@ -135,3 +135,25 @@ def test_no_better_says_where_the_baseline_is_shown_better():
     n["differences"] = {"ROC AUC": (-0.0134, -0.0826, 0.0653)}
     said = cl.Claim("no_better", numbers=n).text()
     assert "favours the baseline" not in said and "The intervals also allow" in said
+
+
+def test_first_place_says_when_its_interval_overlaps_the_second():
+    """"The first feature differs between methods: Limit for PFI and SAGE (marginal); Income for CFI and LOCO ..."
+    (Credit, a user's RidgeCV pipeline on its own split) was read from the point estimates alone: a first place
+    whose interval overlaps the second's is not settled by the numbers the report shows, and the sentence says so."""
+    def ev(method, f, est, lo, hi, rank):
+        return cl.Evidence(method=method, feature=f, estimate=est, low=lo, high=hi, largest=10.0, rank=rank)
+
+    first, second = ev("pfi", "Limit", 10.0, 8.0, 12.0, 1), ev("pfi", "Income", 9.0, 7.0, 11.0, 2)
+    c = cl.Claim("top", ("Limit",), methods=("pfi",), evidence=(first,), numbers=dict(second=(second,)))
+    assert c.text() == ("PFI ranks Limit first, and its interval (or adjusted p-value) puts it above 0. The intervals "
+                        "do not settle the first place where the first and the second overlap (PFI: Limit 10 [8, 12], "
+                        "Income 9 [7, 11]).")
+    apart = ev("pfi", "Income", 5.0, 4.0, 6.0, 2)
+    c = cl.Claim("top", ("Limit",), methods=("pfi",), evidence=(first,), numbers=dict(second=(apart,)))
+    assert "settle" not in c.text()
+    # the reading hands each method's runner-up to the claim
+    from imlkit.report._reading import _top_claim
+
+    claim = _top_claim({"pfi": {"Limit": first, "Income": second}})
+    assert claim.numbers["second"] == (second,) and "do not settle" in claim.text()

@@ -543,25 +543,43 @@ def _r_no_better(c):
     return s
 
 
+def unsettled_first(first, second):
+    """The first and the second of a method whose intervals overlap: the intervals do not settle the first place."""
+    return (second is not None and first.has_interval and second.has_interval and first.low <= second.high)
+
+
+def _overlaps(c):
+    """" For PFI the first place is not settled: ..." -- each method whose first and second intervals overlap."""
+    seconds = c.numbers.get("second") or (None,) * len(c.evidence)
+    items = [f"{label(e.method)}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
+             f"{num(e.high + e.null)}], {s.feature} {num(s.estimate + s.null)} [{num(s.low + s.null)}, "
+             f"{num(s.high + s.null)}]" for e, s in zip(c.evidence, seconds) if unsettled_first(e, s)]
+    if not items:
+        return ""
+    return (f" The intervals do not settle the first place where the first and the second overlap "
+            f"({'; '.join(items)}).")
+
+
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
     vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    tie = _overlaps(c)
     if len(firsts) == 1:
         e = c.evidence[0]
         verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
-        return f"{label(e.method)} ranks {e.feature} first, and {verdict}."
+        return f"{label(e.method)} ranks {e.feature} first, and {verdict}.{tie}"
     if len(set(firsts.values())) == 1:
         f = c.features[0]
         if not vague:
             return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
-                    f"puts it above 0.")
-        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0."
+                    f"puts it above 0.{tie}")
+        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
     parts = "; ".join(f"{f} for {name_list(ms)}" for f, ms in groups.items())
     tail = f" (for {name_list(vague)} the first feature's interval includes 0)" if vague else ""
-    return f"The first feature differs between methods: {parts}{tail}."
+    return f"The first feature differs between methods: {parts}{tail}.{tie}"
 
 
 def _r_disagreement(c):

@@ -230,7 +230,10 @@ def _pimp_claims(pimp):
 
 def _top_claim(ev):
     firsts = tuple(next(x for x in e.values() if x.rank == 1) for e in ev.values())
-    return cl.Claim("top", tuple(dict.fromkeys(x.feature for x in firsts)), methods=tuple(ev), evidence=firsts)
+    # each method's runner-up: "ranks X first" is read as settled unless the sentence says the intervals overlap
+    seconds = tuple(next((x for x in e.values() if x.rank == 2), None) for e in ev.values())
+    return cl.Claim("top", tuple(dict.fromkeys(x.feature for x in firsts)), methods=tuple(ev), evidence=firsts,
+                    numbers=dict(second=seconds))
 
 
 def _per_method(ev, kind, keep, top_only=True):
