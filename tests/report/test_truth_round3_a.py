@@ -157,3 +157,39 @@ def test_first_place_says_when_its_interval_overlaps_the_second():
 
     claim = _top_claim({"pfi": {"Limit": first, "Income": second}})
     assert claim.numbers["second"] == (second,) and "do not settle" in claim.text()
+
+
+def test_interactions_of_a_classifier_are_said_to_be_of_the_probability():
+    """Credit, a user's LogisticRegression pipeline (Student): "Features with strong interactions (overall H² > 0.1):
+    Income (H² = 0.724), Limit (H² = 0.717), ..." -- of a model additive in the log-odds. The H-statistic of the
+    predicted probability is above 0.1 for such a model through the sigmoid alone (shown here), so the reading says
+    which scale its interactions are on."""
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit import effects as eff
+    from imlkit.report._reading import reading_claims
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=list("abc"))
+    y = (3 * X.a + 3 * X.b + rng.logistic(size=300) > 0).astype(int)
+    h = eff.h_statistic(LogisticRegression(C=1e4).fit(X, y), X, n_samples=300, random_state=0)
+    assert np.all(np.asarray(h.overall)[:2] > cl.H_INTERACTION)   # additive in the log-odds, yet H² > 0.1
+    c = cl.Claim("interactions", ("a", "b"), numbers=dict(h2=tuple(h.overall[:2]), threshold=cl.H_INTERACTION,
+                                                           probability=True))
+    assert "interactions of the predicted probability: a model additive in the log-odds" in c.text()
+    c = cl.Claim("interactions", ("a",), numbers=dict(h2=(0.3,), threshold=cl.H_INTERACTION))
+    assert "log-odds" not in c.text()
+    # the reading marks a classification report's H² as of the probability
+    from types import SimpleNamespace
+
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
+
+    v = np.array([1.0, 0.5])
+    pfi = ImportanceResult(method="pfi", feature_names=("a", "b"), importance=v, std=0 * v, ci_low=v - 0.1,
+                           ci_high=v + 0.1, loss="log_loss")
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi), effects=EffectsOutputs(h_overall={"a": 0.3}),
+                          data_outputs=DataOutputs(), model_check=ModelCheck(), X_test=None, y_test=None,
+                          task="classification")
+    said = [c.text() for para in reading_claims(ctx) for item in para.items for c in item]
+    assert any("log-odds" in s for s in said), said

@@ -339,7 +339,9 @@ def reading_claims(ctx):
             if strong:
                 out.append(Paragraph(((cl.Claim("interactions", tuple(f for f, _ in strong),
                                                 numbers=dict(h2=tuple(v for _, v in strong),
-                                                             threshold=cl.H_INTERACTION)),),)))
+                                                             threshold=cl.H_INTERACTION,
+                                                             probability=getattr(ctx, "task", None)
+                                                             == "classification")),),)))
     pimp = _pimp_claims(ctx.importance.pimp)
     if pimp:
         out.append(Paragraph(tuple((c,) for c in pimp)))
