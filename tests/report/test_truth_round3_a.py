@@ -193,3 +193,30 @@ def test_interactions_of_a_classifier_are_said_to_be_of_the_probability():
                           task="classification")
     said = [c.text() for para in reading_claims(ctx) for item in para.items for c in item]
     assert any("log-odds" in s for s in said), said
+
+
+@pytest.mark.parametrize("evaluation", ["all_rows", "split"])
+def test_beating_the_baseline_on_possibly_training_rows_is_not_called_evidence(evaluation):
+    """Caravan with a user's RandomForestClassifier fitted on 70% of the rows, the report given the whole table
+    (no --test-data): "The model beats the majority class baseline on evaluation Brier score, ROC AUC and balanced
+    accuracy" (ROC AUC 0.928) -- on rows 70% of which fitted it; on the 30% it never saw its ROC AUC is 0.747. The
+    sentence now says the rows may be its training rows and what that means."""
+    from types import SimpleNamespace
+
+    from imlkit.report._context import ModelCheck
+    from imlkit.report._fit import MeanBaseline
+    from imlkit.report._scores import deciding_metrics, score_intervals
+    from imlkit.report._sec_model import _verdict
+
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=120)
+    outputs = {"model": {"pred": y + rng.normal(scale=0.3, size=120), "proba": None},
+               "mean": {"pred": np.full(120, y.mean()), "proba": None}}
+    deciding = deciding_metrics("regression")
+    res = score_intervals(outputs, y, "regression", 0, reference="model", simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="rows",
+                          evaluation=evaluation, score_word="evaluation", X_test=pd.DataFrame({"a": y}))
+    said = " ".join(b.get("text", "") for b in _verdict(ctx, res, {"mean": MeanBaseline()}, deciding))
+    assert said.startswith("The model beats the mean baseline on evaluation RMSE")
+    note = "this does not show that the model beats it on rows it never saw"
+    assert (note in said) == (evaluation == "all_rows")
