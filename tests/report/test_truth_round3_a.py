@@ -220,3 +220,18 @@ def test_beating_the_baseline_on_possibly_training_rows_is_not_called_evidence(e
     assert said.startswith("The model beats the mean baseline on evaluation RMSE")
     note = "this does not show that the model beats it on rows it never saw"
     assert (note in said) == (evaluation == "all_rows")
+
+
+def test_a_tail_shared_by_every_pimp_feature_is_said_once():
+    """Bikeshare default: "from a fitted normal tail, finer than 60 null values resolve" eight times in one sentence."""
+    n = dict(alpha=0.05, n_null=60, p_adjusted=(0.0, 0.00488), p_floor=(0.0, 0.0), n_below=(60, 60),
+             tail=("normal", "normal"))
+    said = cl.Claim("pimp_matters", ("hr", "temp"), methods=("pimp",), numbers=n).text()
+    assert said.count("fitted normal tail") == 1
+    assert ("hr (adjusted p < 1e-16; observed above 60 of 60 null values) and temp (adjusted p = 0.00488; observed "
+            "above 60 of 60 null values). Each of these p-values comes from a fitted normal tail, finer than 60 null "
+            "values resolve.") in said
+    n["tail"] = ("normal", "")
+    said = cl.Claim("pimp_matters", ("hr", "temp"), methods=("pimp",), numbers=n).text()
+    assert "hr (adjusted p < 1e-16 from a fitted normal tail, finer than 60 null values resolve;" in said
+    assert "Each of these" not in said

@@ -716,12 +716,26 @@ def _pimp_items(c):
     below = n.get("n_below", (-1,) * len(c.features))
     tails = n.get("tail", ("",) * len(c.features))
     out = []
+    shared = _shared_tail(c)
     for f, p, k, tail in zip(c.features, n["p_adjusted"], below, tails):
         s = f"{f} (adjusted p {p_is(p)}"
-        if tail:  # the raw p-value lies below 1/(B + 1): only the fitted family's tail puts it there
+        if tail and not shared:  # the raw p-value lies below 1/(B + 1): only the fitted family's tail puts it there
             s += f" from a fitted {tail} tail, finer than {n['n_null']} null values resolve"
         out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
     return out
+
+
+def _shared_tail(c):
+    """The family when every feature of a PIMP claim (more than one) has its p-value from that fitted tail."""
+    tails = c.numbers.get("tail") or ()
+    return tails[0] if len(tails) > 1 and tails[0] and len(set(tails)) == 1 else ""
+
+
+def _tail_tail(c):
+    """Said once after the list when every p-value comes from one fitted family's tail (Bikeshare: eight times)."""
+    fam = _shared_tail(c)
+    return (f" Each of these p-values comes from a fitted {fam} tail, finer than {c.numbers['n_null']} null values "
+            f"resolve." if fam else "")
 
 
 def _r_pimp_unused(c):
@@ -733,7 +747,7 @@ def _r_pimp_unused(c):
 def _r_pimp_matters(c):
     n = c.numbers
     return (f"PIMP: these features matter more than under a target unrelated to the features (adjusted p <= "
-            f"{n['alpha']}): {name_list(_pimp_items(c))}.")
+            f"{n['alpha']}): {name_list(_pimp_items(c))}.{_tail_tail(c)}")
 
 
 def _r_pimp_cannot_tell(c):
@@ -742,7 +756,8 @@ def _r_pimp_cannot_tell(c):
     floor = f"is {num(n['p_floor'][0])}" if one else f"is at least {num(min(n['p_floor']))}"
     return (f"PIMP cannot tell with {n['n_null']} null refits (at least {n['needed']} are needed): for "
             f"{name_list(_pimp_items(c))}, the smallest adjusted p-value {'its null' if one else 'their nulls'} "
-            f"could give {floor} > {n['alpha']}, so not rejecting says nothing about {'it' if one else 'them'}.")
+            f"could give {floor} > {n['alpha']}, so not rejecting says nothing about {'it' if one else 'them'}."
+            f"{_tail_tail(c)}")
 
 
 def _r_pimp_no_evidence(c):
@@ -754,7 +769,7 @@ def _r_pimp_no_evidence(c):
     reach = f"; adjusted p-values down to {num(floor)} were reachable" if floor > 0 else ""
     return (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
             f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
-            f"{name_list(_pimp_items(c))}. Not rejecting is not evidence that they do not matter.")
+            f"{name_list(_pimp_items(c))}.{_tail_tail(c)} Not rejecting is not evidence that they do not matter.")
 
 
 _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
