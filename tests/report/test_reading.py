@@ -321,7 +321,9 @@ def test_pimp_reading_uses_pimps_own_floor_columns():
             frame["n_null_needed"] = 999
             return frame
 
-    r = _pimp([0.2, 0.3], ["normal", "normal"], cls=WithFloor)
+    # x0 at the floor of its null (p = 1/61: "cannot tell" is about such a feature only; it was p = 0.2, inside its
+    # null, which now reads as "could not show" with its count -- the old "at least 999 are needed" was false there)
+    r = _pimp([1 / 61, 0.3], ["normal", "normal"], cls=WithFloor)
     assert _pimp_resolution(r)["n_null_needed"].tolist() == [999, 999]
     ctx = _ctx({"pfi": PFI})
     ctx.importance.pimp = r

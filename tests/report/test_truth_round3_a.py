@@ -235,3 +235,34 @@ def test_a_tail_shared_by_every_pimp_feature_is_said_once():
     said = cl.Claim("pimp_matters", ("hr", "temp"), methods=("pimp",), numbers=n).text()
     assert "hr (adjusted p < 1e-16 from a fitted normal tail, finer than 60 null values resolve;" in said
     assert "Each of these" not in said
+
+
+def test_pimp_cannot_tell_only_for_a_feature_beyond_its_whole_null():
+    """College (default PIMP, Apps): "PIMP cannot tell with 60 null refits (at least 319 are needed): for Private
+    (adjusted p = 1; observed above 16 of 60 null values), ..., so not rejecting says nothing about it." Private's
+    observed importance lies inside its null (below 44 of the 60 null values): its empirical p-value is at least
+    45/61 in these refits, so "at least 319 are needed" told the reader more refits would settle it.
+    Section 3's own PIMP paragraph (PimpResult.cannot_tell) already asked for the observed value beyond every null."""
+    from imlkit.importance import ImportanceResult
+    from imlkit.importance._inference import adjust_pvalues
+    from imlkit.report._reading import _pimp_claims
+
+    B = 60
+    null = np.tile(np.linspace(0.0, 1.0, B), (5, 1))          # every feature's null values: 0 .. 1
+    observed = np.array([50.0, 2.0, 0.265, 0.8, 0.9])         # beyond all; beyond all; above 16 of 60; ...
+    raw = np.array([1e-9, 1 / (B + 1), (B - 16 + 1) / (B + 1), 13 / 61, 7 / 61])
+    r = ImportanceResult(method="pimp", feature_names=("Accept", "Top", "Private", "a", "b"), importance=observed,
+                         std=0 * observed, ci_low=observed, ci_high=observed, loss="squared_error", p_value=raw,
+                         p_adjusted=adjust_pvalues(raw), params=dict(n_null=B, p_adjust="holm", alpha=0.05),
+                         extra={"distribution": ("normal",) + ("empirical",) * 4, "null": null})
+    claims = {c.kind: c for c in _pimp_claims(r)}
+    # Holm over 5 with Accept below the floor: every empirical floor is 4/61 = 0.0656 > 0.05
+    assert claims["pimp_cannot_tell"].features == ("Top",)
+    assert set(claims["pimp_no_evidence"].features) == {"Private", "a", "b"}
+    said = claims["pimp_no_evidence"].text()
+    assert "Private (adjusted p = 0.738; observed above 16 of 60 null values)" in said
+    assert ("With 60 null refits b, a and Private could not have reached 0.05 whatever their importance (the smallest "
+            "adjusted p-value their nulls could give is 0.0656 or more); unlike a feature beyond all its null values, "
+            "their observed importance also lies inside their null values (the counts above).") in said
+    assert "Private" not in claims["pimp_cannot_tell"].text()
+    assert all(cl.check(c) == [] for c in claims.values())

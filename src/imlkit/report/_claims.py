@@ -765,11 +765,24 @@ def _r_pimp_no_evidence(c):
     # one by PFI (a near-copy takes its place under the null refits). The sentence says what the test
     # could not show, with its numbers, and that not rejecting is not a finding of no effect.
     n = c.numbers
-    floor = max(n["p_floor"])
+    # a feature whose floor is above alpha is here only when its observed importance lies inside its null (the
+    # reading's grouping): no observed value could have been significant, and it is not beyond its whole null
+    high = [f for f, fl in zip(c.features, n["p_floor"]) if fl > n["alpha"]]
+    floors = [fl for fl in n["p_floor"] if fl <= n["alpha"]]
+    floor = max(floors) if floors else 0.0
     reach = f"; adjusted p-values down to {num(floor)} were reachable" if floor > 0 else ""
-    return (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
-            f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
-            f"{name_list(_pimp_items(c))}.{_tail_tail(c)} Not rejecting is not evidence that they do not matter.")
+    s = (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
+         f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
+         f"{name_list(_pimp_items(c))}.{_tail_tail(c)}")
+    if high:
+        one = len(high) == 1
+        s += (f" With {n['n_null']} null refits {name_list(high)} could not have reached {n['alpha']} whatever "
+              f"{'its' if one else 'their'} importance (the smallest adjusted p-value "
+              f"{'its null' if one else 'their nulls'} could give is "
+              f"{num(min(fl for fl in n['p_floor'] if fl > n['alpha']))}{'' if one else ' or more'}); unlike a "
+              f"feature beyond all its null values, {'its' if one else 'their'} observed importance also lies inside "
+              f"{'its' if one else 'their'} null values (the counts above).")
+    return s + " Not rejecting is not evidence that they do not matter."
 
 
 _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
@@ -919,15 +932,16 @@ def _c_interactions(c):
 
 def _c_pimp(c):
     n, bad = c.numbers, []
-    for f, p, floor in zip(c.features, n["p_adjusted"], n["p_floor"]):
+    below = n.get("n_below", (-1,) * len(c.features))
+    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
         if c.kind == "pimp_matters" and not (p <= n["alpha"] and floor <= n["alpha"]):
             bad.append(f"{f}: adjusted p {p} (floor {floor}) but said to matter")
         if c.kind == "pimp_no_evidence" and not p > n["alpha"]:
             bad.append(f"{f}: adjusted p {p} <= alpha but 'no evidence'")
         if c.kind == "pimp_cannot_tell" and not floor > n["alpha"]:
             bad.append(f"{f}: floor {floor} <= alpha, so the refits could tell")
-        if c.kind == "pimp_no_evidence" and not floor <= n["alpha"]:
-            bad.append(f"{f}: floor {floor} > alpha, 'no evidence' would be false")
+        if c.kind == "pimp_no_evidence" and not floor <= n["alpha"] and not 0 <= k < n["n_null"]:
+            bad.append(f"{f}: floor {floor} > alpha and at the floor, 'could not show' would hide that it could not")
     if c.kind == "pimp_unused" and any(v != 0 for v in n["observed"]):
         bad.append(f"observed importances {n['observed']} are not 0")
     if c.kind == "pimp_cannot_tell" and not n["needed"] > n["n_null"]:

@@ -204,9 +204,15 @@ def _pimp_claims(pimp):
                       if null is not None else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
     unused = (pd.Series(observed, index=list(pimp.feature_names)).reindex(frame.index) == 0).to_numpy()
     # a p-value below what the null refits can resolve (a parametric tail) does not make a feature matter
+    # "cannot tell with B refits (at least N needed)" only at the floor -- the observed importance beyond every null
+    # value, as PimpResult.cannot_tell and section 3's PIMP paragraph say: College's Private, observed above 16 of 60
+    # null values, was "cannot tell ... at least 319 are needed", as if more refits could make it significant
+    raw_all = pd.Series(np.asarray(pimp.p_value, dtype=float), index=list(pimp.feature_names)).reindex(frame.index)
+    at_floor = ((below.reindex(frame.index) == n_null).to_numpy()
+                | (raw_all.to_numpy() <= (1.0 + 1e-9) / (n_null + 1)))
     groups = {"pimp_unused": unused, "pimp_matters": (p <= alpha) & (floor <= alpha) & ~unused,
-              "pimp_cannot_tell": (floor > alpha) & ~unused,
-              "pimp_no_evidence": (p > alpha) & (floor <= alpha) & ~unused}
+              "pimp_cannot_tell": (floor > alpha) & at_floor & ~unused,
+              "pimp_no_evidence": (p > alpha) & ((floor <= alpha) | ~at_floor) & ~unused}
     out = []
     for kind, mask in groups.items():
         if not mask.any():
