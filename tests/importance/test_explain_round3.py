@@ -76,3 +76,20 @@ def test_notebook_table_never_shows_a_p_value_of_zero(overwhelming):
     assert frame.loc["big", "p_value"] < 1e-16   # the API keeps the number the tail gave
     assert cells[cols.index("p_value")] == "&lt; 1e-16" and cells[cols.index("p_adjusted")] == "&lt; 1e-16"
     assert cells[cols.index("p_floor")] == "0"    # a fitted tail's floor is 0 by definition, not a p-value
+
+
+def test_resolution_warning_says_cannot_tell_only_of_features_beyond_their_null():
+    """Caravan (default PIMP): "the smallest adjusted p-value feature(s) ['PWALAND', 'PPERSONG', ...] can reach is
+    29/61 = 0.475 > alpha=0.05: nothing there can be significant, however large its importance (PIMP cannot tell with
+    60 null refits). Use n_null >= 599" -- PPERSONG lay above only 10 of its 60 null values."""
+    from imlkit.importance._pimp import _resolution_warnings
+
+    names = ["PWALAND", "PPERSONG", "MHKOOP"]
+    floor, needed = np.full(3, 29 / 61), np.full(3, 599.0)
+    (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([True, False, False]))
+    assert ("however large its importance (PIMP cannot tell with 60 null refits for ['PWALAND'], whose observed "
+            "importance exceeds every null value; the others lie inside their null values). Use n_null >= 599") in w
+    (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([False] * 3))
+    assert "cannot tell" not in w and "(each of them lies inside its null values)" in w
+    (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([True] * 3))
+    assert "however large its importance (PIMP cannot tell with 60 null refits). Use" in w

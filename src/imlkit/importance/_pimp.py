@@ -277,7 +277,8 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         else:
             bounds = np.column_stack([p, p])
         p_floor, needed = resolution(p, used, n_null, p_adjust, alpha)
-        warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha)
+        beyond = np.sum(null >= observed[:, None], axis=1) == 0   # the observed value exceeds every null value
+        warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond)
         for w in warns:
             warnings.warn(w, stacklevel=2)
     params.update(seconds=timer.seconds, n_rows=len(Xte))
@@ -469,8 +470,13 @@ def _fewest_refits(p, j, p_adjust, alpha, top):
     return int(Bs[hit[0]]) if hit.size else top
 
 
-def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
-    """A warning when some features cannot reach ``alpha`` after the correction, however large their importance."""
+def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond=None):
+    """A warning when some features cannot reach ``alpha`` after the correction, however large their importance.
+
+    "PIMP cannot tell" is said of the features whose observed importance exceeds every null value (``beyond``; all
+    when not given): for one inside its null the refits do show where it lies (Caravan's PPERSONG, above 10 of 60
+    null values, was "PIMP cannot tell with 60 null refits ... Use n_null >= 599").
+    """
     stuck = [j for j in range(len(names)) if np.isfinite(p_floor[j]) and p_floor[j] > alpha]
     if not stuck:
         return []
@@ -480,9 +486,17 @@ def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
         else (f"{hi:.3g}" if lo == hi else f"between {lo:.3g} and {hi:.3g}")
     which = "every feature" if len(stuck) == len(names) else f"feature(s) {[names[j] for j in stuck]}"
     need = int(max(needed[j] for j in stuck))
+    at = [j for j in stuck if beyond is None or bool(beyond[j])]
+    if len(at) == len(stuck):
+        tell = f" (PIMP cannot tell with {n_null} null refits)"
+    elif at:
+        tell = (f" (PIMP cannot tell with {n_null} null refits for {[names[j] for j in at]}, whose observed "
+                f"importance exceeds every null value; the others lie inside their null values)")
+    else:
+        tell = " (each of them lies inside its null values)"
     return [(f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
              f"the smallest adjusted p-value {which} can reach is {value} > alpha={alpha}: nothing there can be "
-             f"significant, however large its importance (PIMP cannot tell with {n_null} null refits). "
+             f"significant, however large its importance{tell}. "
              f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal', with n_null >= "
              f"{MIN_PARAMETRIC_NULL}).")]
 
