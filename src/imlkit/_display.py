@@ -20,7 +20,7 @@ import numpy as np
 
 from ._record import RunRecord
 
-__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame"]
+__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame", "p_text", "P_SHOWN_FLOOR"]
 
 #: Rows of ``to_frame()`` shown in a notebook.
 MAX_HTML_ROWS = 20
@@ -101,6 +101,11 @@ def snap_zero(values, scale=None, rtol=ZERO_RTOL):
     return v + 0.0  # -0.0 + 0.0 is 0.0
 
 
+def _is_p_column(col):
+    name = str(col)
+    return name.startswith(("p_", "p (", "p-")) or name == "p"
+
+
 def tidy_frame(frame):
     """A copy of ``frame`` whose float columns have their rounding noise at 0 (:func:`snap_zero`).
 
@@ -110,7 +115,7 @@ def tidy_frame(frame):
     out = frame.copy()
     for col in out.columns:
         name = str(col)
-        if out[col].dtype.kind != "f" or name.startswith(("p_", "p (", "p-")) or name == "p":
+        if out[col].dtype.kind != "f" or _is_p_column(name):
             continue
         values = out[col].to_numpy(dtype=float)
         finite = np.isfinite(values)
@@ -119,6 +124,32 @@ def tidy_frame(frame):
             scale = max(scale, 1.0)
         out[col] = snap_zero(values, scale)
     return out
+
+
+#: p-values below this are shown as "< 1e-16", never with their digits (nor as 0). Every p-value printed here
+#: beyond it comes from a tail no computation resolves to any digit: a tail fitted to a few dozen null
+#: refits (PIMP, far beyond every null value), a normal approximation of a rank test (LOCO's Wilcoxon
+#: beyond 50 rows, whose relative error grows without bound in the tail), or a tail that underflowed to
+#: exactly 0. 1e-16 is about double precision's epsilon (R's ``format.pval`` shows "< 2.2e-16" for the
+#: same reason); a p-value of exactly 0 is never true of a test with a continuous or finite null.
+P_SHOWN_FLOOR = 1e-16
+
+
+def p_text(p, digits=3):
+    """A p-value as text: ``digits`` significant digits, ``"< 1e-16"`` below :data:`P_SHOWN_FLOOR` (0 included),
+    ``"–"`` for NaN (no test).
+
+    Examples
+    --------
+    >>> p_text(0.0), p_text(6.09e-284), p_text(4.48e-06), p_text(0.0335), p_text(1.0), p_text(float("nan"))
+    ('< 1e-16', '< 1e-16', '4.48e-06', '0.0335', '1', '–')
+    """
+    p = float(p)
+    if np.isnan(p):
+        return "–"
+    if p < P_SHOWN_FLOOR:
+        return "< 1e-16"
+    return f"{p:.{digits}g}"
 
 
 class ResultDisplay(RunRecord):
@@ -154,8 +185,11 @@ class ResultDisplay(RunRecord):
         for caption, frame in self._display_frames():
             if caption:
                 out.append(f"<p>{html.escape(caption)}</p>")
-            out.append(tidy_frame(frame.head(MAX_HTML_ROWS)).to_html(escape=True, float_format=_frame_float, border=0,
-                                                         max_cols=12))
+            shown = tidy_frame(frame.head(MAX_HTML_ROWS))
+            for col in shown.columns:   # a p-value of 0 (an underflowed tail) or 1e-284 is shown as "< 1e-16"
+                if str(col) in ("p_value", "p_adjusted", "p") and shown[col].dtype.kind == "f":
+                    shown[col] = [p_text(v, 4) for v in shown[col]]
+            out.append(shown.to_html(escape=True, float_format=_frame_float, border=0, max_cols=12))
             if len(frame) > MAX_HTML_ROWS:
                 out.append(f"<p>… {len(frame) - MAX_HTML_ROWS} more rows: <code>to_frame()</code></p>")
         out.append("</div>")

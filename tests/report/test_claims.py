@@ -58,8 +58,8 @@ def test_small_beside_the_largest_is_not_negligible_when_it_is_a_share_of_the_lo
     e = cl.evidence(pfi, BOSTON_Y)["tax"]
     assert_allclose(e.explained, explained, rtol=1e-12)
     assert e.relatively_small() and not e.negligible() and e.small_beside()
-    assert e.small_words() == "small beside lstat (1.7% of it) but 0.91% of what the features explain together" or \
-        e.small_words().startswith("small beside lstat (1.7% of it) but its interval reaches 1.1%")
+    assert e.small_words() == "small beside lstat (1.7% of it), though 0.91% of what the features explain together" or \
+        e.small_words().startswith("small beside lstat (1.7% of it), though its interval reaches 1.1%")
     # a value 100 times smaller is negligible on both counts
     tiny = _res("pfi", [42.0, 20.0, 0.00718], [40.0, 18.0, 0.00589], [44.0, 22.0, 0.00847], BOSTON, baseline_loss=5.3)
     assert cl.evidence(tiny, BOSTON_Y)["tax"].negligible()
@@ -81,7 +81,9 @@ def test_disagreement_says_small_beside_with_the_numbers_and_no_barely_uses():
     claims = _checked(_ctx({"pfi": pfi, "sage_conditional": sage}, y=BOSTON_Y, r2={"tax": 0.8}))
     text = _text(claims)
     assert "tax: important for SAGE (conditional)" in text
-    assert "but small beside lstat (3.6% of it) but 1.9% of what the features explain together for PFI" in text
+    # was "but small beside lstat (3.6% of it) but 1.9% of ... for PFI": two "but"s, the method named last
+    assert "but for PFI (1.5, permutation spread [1.2, 1.8]" in text
+    assert "small beside lstat (3.6% of it), though 1.9% of what the features explain together." in text
     assert "negligible" not in text.split("tax:")[1].split("\n")[0]
     assert "barely uses" not in text  # PFI's 1.9% is not "the model barely uses it"
 

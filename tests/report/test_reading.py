@@ -196,13 +196,13 @@ def test_an_interval_below_zero_is_reported_as_such_never_negligible():
     found = disagreements({"cfi": cfi, "sage_marginal": sage})
     assert [(d["feature"], d["high"], d["low"]) for d in found] == [("a", ["cfi"], ["sage_marginal"])]
     text = _all_text(reading_blocks(ctx))
-    assert ("entirely below 0 for SAGE (marginal) (-1.68e+04, Monte-Carlo interval [-2.59e+04, -7.72e+03]" in text
+    assert ("entirely below 0 for SAGE (marginal) (-16,800, Monte-Carlo interval [-25,900, -7,720]" in text
             and "the model does worse with it" in text)
     assert "negligible for SAGE (marginal)" not in text
     _claims(ctx)
     # below 0 without a disagreement: its own list, with the numbers
     text = _all_text(reading_blocks(_ctx({"sage_marginal": sage})))
-    assert "Below 0" in text and "a (-1.68e+04, Monte-Carlo interval [-2.59e+04, -7.72e+03]" in text
+    assert "Below 0" in text and "a (-16,800, Monte-Carlo interval [-25,900, -7,720]" in text
 
 
 def test_significance_without_size_is_not_important():
@@ -321,7 +321,9 @@ def test_pimp_reading_uses_pimps_own_floor_columns():
             frame["n_null_needed"] = 999
             return frame
 
-    r = _pimp([0.2, 0.3], ["normal", "normal"], cls=WithFloor)
+    # x0 at the floor of its null (p = 1/61: "cannot tell" is about such a feature only; it was p = 0.2, inside its
+    # null, which now reads as "could not show" with its count -- the old "at least 999 are needed" was false there)
+    r = _pimp([1 / 61, 0.3], ["normal", "normal"], cls=WithFloor)
     assert _pimp_resolution(r)["n_null_needed"].tolist() == [999, 999]
     ctx = _ctx({"pfi": PFI})
     ctx.importance.pimp = r

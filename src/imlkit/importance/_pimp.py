@@ -51,6 +51,14 @@ MIN_PARAMETRIC_NULL = 30
 SEQUENTIAL_BLOCK = 10
 
 
+def _p_is(p):
+    """``"= 0.0335"`` or ``"< 1e-16"`` (:func:`imlkit._display.p_text`)."""
+    from .._display import p_text
+
+    t = p_text(p)
+    return t if t.startswith("<") else f"= {t}"
+
+
 def _check_importance(name, value, call):
     """A method's name, or a callable ``fn(model, X_test, y_test, random_state)`` (its output checked as it runs)."""
     return value if callable(value) else check_choice(name, value, IMPORTANCES)
@@ -269,7 +277,8 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         else:
             bounds = np.column_stack([p, p])
         p_floor, needed = resolution(p, used, n_null, p_adjust, alpha)
-        warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha)
+        beyond = np.sum(null >= observed[:, None], axis=1) == 0   # the observed value exceeds every null value
+        warns += _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond)
         for w in warns:
             warnings.warn(w, stacklevel=2)
     params.update(seconds=timer.seconds, n_rows=len(Xte))
@@ -444,7 +453,11 @@ def _fewest_refits(p, j, p_adjust, alpha, top):
         lo = np.concatenate([[0.0], q])
         hi = np.concatenate([q, [np.inf]])
         fstar = np.minimum(np.minimum(hi, alpha / (m - k)), 0.5)
-        B = np.maximum(1.0, np.ceil(1.0 / fstar - 1.0))
+        # fstar is 0 where the next other p-value is 0 (a fitted tail that underflowed): no floor 1/(B + 1) > 0
+        # lies in (lo, 0], so that position admits no B (inf, then left out below), not a division by zero
+        B = np.full(fstar.shape, np.inf)
+        pos = fstar > 0
+        B[pos] = np.maximum(1.0, np.ceil(1.0 / fstar[pos] - 1.0))
         valid = (E <= alpha) & (fstar > lo) & (1.0 / (B + 1.0) > lo)
         best = B[valid].min() if valid.any() else top
     # the same arithmetic as the correction decides the last unit (1/(B+1) is rounded)
@@ -457,8 +470,13 @@ def _fewest_refits(p, j, p_adjust, alpha, top):
     return int(Bs[hit[0]]) if hit.size else top
 
 
-def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
-    """A warning when some features cannot reach ``alpha`` after the correction, however large their importance."""
+def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond=None):
+    """A warning when some features cannot reach ``alpha`` after the correction, however large their importance.
+
+    "PIMP cannot tell" is said of the features whose observed importance exceeds every null value (``beyond``; all
+    when not given): for one inside its null the refits do show where it lies (Caravan's PPERSONG, above 10 of 60
+    null values, was "PIMP cannot tell with 60 null refits ... Use n_null >= 599").
+    """
     stuck = [j for j in range(len(names)) if np.isfinite(p_floor[j]) and p_floor[j] > alpha]
     if not stuck:
         return []
@@ -468,9 +486,17 @@ def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha):
         else (f"{hi:.3g}" if lo == hi else f"between {lo:.3g} and {hi:.3g}")
     which = "every feature" if len(stuck) == len(names) else f"feature(s) {[names[j] for j in stuck]}"
     need = int(max(needed[j] for j in stuck))
+    at = [j for j in stuck if beyond is None or bool(beyond[j])]
+    if len(at) == len(stuck):
+        tell = f" (PIMP cannot tell with {n_null} null refits)"
+    elif at:
+        tell = (f" (PIMP cannot tell with {n_null} null refits for {[names[j] for j in at]}, whose observed "
+                f"importance exceeds every null value; the others lie inside their null values)")
+    else:
+        tell = " (each of them lies inside its null values)"
     return [(f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
              f"the smallest adjusted p-value {which} can reach is {value} > alpha={alpha}: nothing there can be "
-             f"significant, however large its importance (PIMP cannot tell with {n_null} null refits). "
+             f"significant, however large its importance{tell}. "
              f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal', with n_null >= "
              f"{MIN_PARAMETRIC_NULL}).")]
 
@@ -567,9 +593,24 @@ class PimpResult(ImportanceResult):
             lines.append(f"- {f}: cannot tell with {B} null refits (at least {need} needed): its observed importance "
                          f"exceeds all {B} null values, and the smallest adjusted p-value its null could give is "
                          f"{self.extra['p_floor'][j]:.3g} > alpha={alpha}.")
+        lines += self._tail_lines()
         if not lines:
             return text
         return text + "\n\nResolution:\n" + "\n".join(lines)
+
+    def _tail_lines(self):
+        """Features whose p-value lies below what the refits resolve empirically (1/(B + 1)): a fitted tail set it."""
+        B = len(self.extra["null"][0]) if self.extra.get("null") is not None and len(self.extra["null"]) else None
+        fams = self.extra.get("distribution")
+        if not B or fams is None or self.p_value is None:
+            return []
+        out = []
+        for f, p, fam in zip(self.feature_names, self.p_value, fams):
+            if fam != "empirical" and np.isfinite(p) and p < 1.0 / (B + 1):
+                out.append(f"- {f}: p {_p_is(p)} comes from a {fam} tail fitted to its {B} null importances: the "
+                           f"refits alone resolve p down to 1/{B + 1} = {1.0 / (B + 1):.3g}, so how far below that "
+                           f"it lies rests on the fitted family's shape beyond the null values, not on the refits.")
+        return out
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._display import snap_zero
+from .._display import p_text, snap_zero
 from ._labels import METHOD_LABELS, OTHERS
+from ._scores import worse
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",
@@ -82,12 +83,30 @@ def label(method):
 
 
 def num(v):
-    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``)."""
+    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands as people
+    write them (``1,280`` and ``26,000``, not ``1.28e+03``; as section 1's summaries), scientific notation only from
+    1e7 or below 1e-3.
+
+    Examples
+    --------
+    >>> num(1283.4), num(-25973.0), num(0.000596), num(-0.0), num(2.4e-06), num(3.3e8)
+    ('1,280', '-26,000', '0.000596', '0', '2.4e-06', '3.3e+08')
+    """
     v = float(v)
     if not np.isfinite(v):
         return "–" if np.isnan(v) else str(v)
     s = f"{v:.3g}"
-    return "0" if s in ("-0", "0") else s
+    if s in ("-0", "0"):
+        return "0"
+    if 1e3 <= abs(float(s)) < 1e7:
+        return f"{float(s):,.0f}"
+    return s
+
+
+def p_is(p):
+    """``"= 0.0335"`` or ``"< 1e-16"``: a p-value after "p" in a sentence (:func:`imlkit._display.p_text`)."""
+    t = p_text(p)
+    return t if t.startswith("<") else f"= {t}"
 
 
 def pct(share):
@@ -294,7 +313,7 @@ class Evidence:
         """The adjusted p-value beside the level it is judged at: LOCO's one-sided test rejects at 0.025 for a 95%
         level, so "adjusted p = 0.0392" alone reads as significant to a reader who assumes 0.05."""
         side = "at most" if self.p_adjusted <= self.alpha else "above"
-        return f"adjusted p = {num(self.p_adjusted)}, {side} the level {num(self.alpha)}"
+        return f"adjusted p {p_is(self.p_adjusted)}, {side} the level {num(self.alpha)}"
 
     def words(self):
         """The numbers as the sentences show them: value, interval (named by what it covers), p, size."""
@@ -307,11 +326,23 @@ class Evidence:
             out.append("no interval")
         if self.tested:
             out.append(self.p_words())
+        if self.straddles_below():
+            # a share of an estimate below 0 whose interval reaches above 0 ("-0.26% of its largest" beside
+            # [-2.22, 1.99]) says nothing; the upper end's share is what the verdicts read
+            if self.largest > 0:
+                out.append(f"upper end {pct(self.high / self.largest)} of {self.largest_words()}")
+            if math.isfinite(self.high_share):
+                out.append(f"upper end {pct(self.high_share)} of what the features explain together")
+            return ", ".join(out)
         if math.isfinite(self.share):
             out.append(f"{pct(self.share)} of {self.largest_words()}")
         if self.share_words():
             out.append(self.share_words())
         return ", ".join(out)
+
+    def straddles_below(self):
+        """An estimate at or below 0 whose interval reaches above 0: not told apart from 0."""
+        return self.has_interval and self.estimate <= 0 < self.high and self.low < 0
 
     def largest_words(self):
         """What "its largest" is: the method's largest value, or -- when the largest |value| is below 0 (statecrime's
@@ -330,12 +361,21 @@ class Evidence:
                        else f"its interval reaches {pct(self.high_share)} of what the features explain together")
         if self.significant():
             why.append(self.p_words())
-        tail = f" but {' and '.join(why)}" if why else ""
         if self.largest_feature == OTHERS:  # the budget's group named as one, not "small beside all other features"
-            return f"small beside the group '{OTHERS}' ({pct(self.share)} of it){tail}"
-        if self.largest_below:
-            return f"small beside {self.largest_words()} ({pct(self.share)} of it){tail}"
-        return f"small beside {self.largest_feature or 'its largest'} ({pct(self.share)} of it){tail}"
+            who = f"the group '{OTHERS}'"
+        elif self.largest_below:
+            who = self.largest_words()
+        else:
+            who = self.largest_feature or "its largest"
+        if self.estimate <= 0:
+            # "small beside Outstate (-0.26% of it) but its interval reaches 1.6% ..." (College, SAGE of Books): a
+            # negative share beside an interval reaching above 0 -- what is known is the upper end
+            why = [w.replace("its interval reaches", "that upper end is") for w in why]
+            tail = f", though {' and '.join(why)}" if why else ""
+            return (f"not told apart from 0 and at most small beside {who} (its interval's upper end is "
+                    f"{pct(self.high / self.largest)} of it){tail}")
+        tail = f", though {' and '.join(why)}" if why else ""
+        return f"small beside {who} ({pct(self.share)} of it){tail}"
 
 
 def evidence(result, y=None):
@@ -479,6 +519,12 @@ def _r_no_better(c):
     diffs = "; ".join(f"{m} {num(v)} [{num(lo)}, {num(hi)}]" for m, (v, lo, hi) in n.get("differences", {}).items())
     diffs = f" (the model minus the baseline: {diffs})" if diffs else ""
     s = f"Read this with care: the model could not be shown to beat the {n['baseline']} baseline{rows}{diffs}. "
+    # a measure whose whole interval favours the baseline shows the model worse there (Smarket: Brier score 0.132
+    # [0.0662, 0.193] above the majority class's), which "could not be shown to beat" alone leaves unsaid
+    lost = [m for m, d in (n.get("differences") or {}).items() if worse(d, m)]
+    if lost:
+        s += (f"On {name_list(lost)} the whole interval favours the baseline: there the model is worse than the "
+              f"{n['baseline']} baseline. ")
     flat = n.get("differences") and all(v == lo == hi == 0 for v, lo, hi in n["differences"].values())
     if flat:
         s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
@@ -488,7 +534,8 @@ def _r_no_better(c):
               f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
               f"model reacts to features that do not help it predict), not structure in the data.")
     else:
-        s += (f"The intervals also allow a real improvement, so this says these {rows_word} cannot show one, not that "
+        which = "The other intervals" if lost else "The intervals"
+        s += (f"{which} also allow a real improvement, so this says these {rows_word} cannot show one, not that "
               f"there is none: read the importances below as what the model does, not as structure the data confirm.")
     others = n.get("others") or {}
     if others:
@@ -496,25 +543,43 @@ def _r_no_better(c):
     return s
 
 
+def unsettled_first(first, second):
+    """The first and the second of a method whose intervals overlap: the intervals do not settle the first place."""
+    return (second is not None and first.has_interval and second.has_interval and first.low <= second.high)
+
+
+def _overlaps(c):
+    """" For PFI the first place is not settled: ..." -- each method whose first and second intervals overlap."""
+    seconds = c.numbers.get("second") or (None,) * len(c.evidence)
+    items = [f"{label(e.method)}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
+             f"{num(e.high + e.null)}], {s.feature} {num(s.estimate + s.null)} [{num(s.low + s.null)}, "
+             f"{num(s.high + s.null)}]" for e, s in zip(c.evidence, seconds) if unsettled_first(e, s)]
+    if not items:
+        return ""
+    return (f" The intervals do not settle the first place where the first and the second overlap "
+            f"({'; '.join(items)}).")
+
+
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
     vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    tie = _overlaps(c)
     if len(firsts) == 1:
         e = c.evidence[0]
         verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
-        return f"{label(e.method)} ranks {e.feature} first, and {verdict}."
+        return f"{label(e.method)} ranks {e.feature} first, and {verdict}.{tie}"
     if len(set(firsts.values())) == 1:
         f = c.features[0]
         if not vague:
             return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
-                    f"puts it above 0.")
-        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0."
+                    f"puts it above 0.{tie}")
+        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
     parts = "; ".join(f"{f} for {name_list(ms)}" for f, ms in groups.items())
     tail = f" (for {name_list(vague)} the first feature's interval includes 0)" if vague else ""
-    return f"The first feature differs between methods: {parts}{tail}."
+    return f"The first feature differs between methods: {parts}{tail}.{tie}"
 
 
 def _r_disagreement(c):
@@ -522,7 +587,7 @@ def _r_disagreement(c):
     hi = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.methods]
     below = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.below_null()]
     negl = [f"{label(e.method)} ({e.words()})" for e in c.evidence if e.method in c.low and e.negligible()]
-    small = [f"{e.small_words()} for {label(e.method)} ({e.words()})" for e in c.evidence
+    small = [f"for {label(e.method)} ({e.words()}) {e.small_words()}" for e in c.evidence
              if e.method in c.low and e.small_beside()]
     low = []
     if negl:
@@ -636,20 +701,41 @@ def _r_below_zero(c):
 
 def _r_interactions(c):
     items = [f"{f} (H² = {num(h)})" for f, h in zip(c.features, c.numbers["h2"])]
-    return (f"Features with strong interactions (overall H² > {c.numbers['threshold']}): {name_list(items)}. Their PD "
-            f"curves average over heterogeneous ICE curves (sections 4-5).")
+    s = (f"Features with strong interactions (overall H² > {c.numbers['threshold']}): {name_list(items)}. Their PD "
+         f"curves average over heterogeneous ICE curves (sections 4-5).")
+    if c.numbers.get("probability"):
+        # a logistic regression pipeline on Credit (Student): H² of 0.65-0.72 for a model additive in the log-odds
+        s += (" These are interactions of the predicted probability: a model additive in the log-odds (a logistic "
+              "regression) has them too, through its link alone, so they need not be interactions of the features "
+              "in the model's own scale.")
+    return s
 
 
 def _pimp_items(c):
     n = c.numbers
     below = n.get("n_below", (-1,) * len(c.features))
+    tails = n.get("tail", ("",) * len(c.features))
     out = []
-    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
-        s = f"{f} (adjusted p = {num(p)}"
-        if p < floor:
-            s += f" from a fitted tail, finer than {n['n_null']} null values resolve"
+    shared = _shared_tail(c)
+    for f, p, k, tail in zip(c.features, n["p_adjusted"], below, tails):
+        s = f"{f} (adjusted p {p_is(p)}"
+        if tail and not shared:  # the raw p-value lies below 1/(B + 1): only the fitted family's tail puts it there
+            s += f" from a fitted {tail} tail, finer than {n['n_null']} null values resolve"
         out.append(s + (f"; observed above {k} of {n['n_null']} null values)" if k >= 0 else ")"))
     return out
+
+
+def _shared_tail(c):
+    """The family when every feature of a PIMP claim (more than one) has its p-value from that fitted tail."""
+    tails = c.numbers.get("tail") or ()
+    return tails[0] if len(tails) > 1 and tails[0] and len(set(tails)) == 1 else ""
+
+
+def _tail_tail(c):
+    """Said once after the list when every p-value comes from one fitted family's tail (Bikeshare: eight times)."""
+    fam = _shared_tail(c)
+    return (f" Each of these p-values comes from a fitted {fam} tail, finer than {c.numbers['n_null']} null values "
+            f"resolve." if fam else "")
 
 
 def _r_pimp_unused(c):
@@ -661,7 +747,7 @@ def _r_pimp_unused(c):
 def _r_pimp_matters(c):
     n = c.numbers
     return (f"PIMP: these features matter more than under a target unrelated to the features (adjusted p <= "
-            f"{n['alpha']}): {name_list(_pimp_items(c))}.")
+            f"{n['alpha']}): {name_list(_pimp_items(c))}.{_tail_tail(c)}")
 
 
 def _r_pimp_cannot_tell(c):
@@ -670,7 +756,8 @@ def _r_pimp_cannot_tell(c):
     floor = f"is {num(n['p_floor'][0])}" if one else f"is at least {num(min(n['p_floor']))}"
     return (f"PIMP cannot tell with {n['n_null']} null refits (at least {n['needed']} are needed): for "
             f"{name_list(_pimp_items(c))}, the smallest adjusted p-value {'its null' if one else 'their nulls'} "
-            f"could give {floor} > {n['alpha']}, so not rejecting says nothing about {'it' if one else 'them'}.")
+            f"could give {floor} > {n['alpha']}, so not rejecting says nothing about {'it' if one else 'them'}."
+            f"{_tail_tail(c)}")
 
 
 def _r_pimp_no_evidence(c):
@@ -678,11 +765,24 @@ def _r_pimp_no_evidence(c):
     # one by PFI (a near-copy takes its place under the null refits). The sentence says what the test
     # could not show, with its numbers, and that not rejecting is not a finding of no effect.
     n = c.numbers
-    floor = max(n["p_floor"])
+    # a feature whose floor is above alpha is here only when its observed importance lies inside its null (the
+    # reading's grouping): no observed value could have been significant, and it is not beyond its whole null
+    high = [f for f, fl in zip(c.features, n["p_floor"]) if fl > n["alpha"]]
+    floors = [fl for fl in n["p_floor"] if fl <= n["alpha"]]
+    floor = max(floors) if floors else 0.0
     reach = f"; adjusted p-values down to {num(floor)} were reachable" if floor > 0 else ""
-    return (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
-            f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
-            f"{name_list(_pimp_items(c))}. Not rejecting is not evidence that they do not matter.")
+    s = (f"PIMP could not show, at the level corrected for the number of features, that these features matter "
+         f"more than under a target unrelated to the features (adjusted p > {n['alpha']}{reach}): "
+         f"{name_list(_pimp_items(c))}.{_tail_tail(c)}")
+    if high:
+        one = len(high) == 1
+        s += (f" With {n['n_null']} null refits {name_list(high)} could not have reached {n['alpha']} whatever "
+              f"{'its' if one else 'their'} importance (the smallest adjusted p-value "
+              f"{'its null' if one else 'their nulls'} could give is "
+              f"{num(min(fl for fl in n['p_floor'] if fl > n['alpha']))}{'' if one else ' or more'}); unlike a "
+              f"feature beyond all its null values, {'its' if one else 'their'} observed importance also lies inside "
+              f"{'its' if one else 'their'} null values (the counts above).")
+    return s + " Not rejecting is not evidence that they do not matter."
 
 
 _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagreement": _r_disagreement,
@@ -832,15 +932,16 @@ def _c_interactions(c):
 
 def _c_pimp(c):
     n, bad = c.numbers, []
-    for f, p, floor in zip(c.features, n["p_adjusted"], n["p_floor"]):
+    below = n.get("n_below", (-1,) * len(c.features))
+    for f, p, floor, k in zip(c.features, n["p_adjusted"], n["p_floor"], below):
         if c.kind == "pimp_matters" and not (p <= n["alpha"] and floor <= n["alpha"]):
             bad.append(f"{f}: adjusted p {p} (floor {floor}) but said to matter")
         if c.kind == "pimp_no_evidence" and not p > n["alpha"]:
             bad.append(f"{f}: adjusted p {p} <= alpha but 'no evidence'")
         if c.kind == "pimp_cannot_tell" and not floor > n["alpha"]:
             bad.append(f"{f}: floor {floor} <= alpha, so the refits could tell")
-        if c.kind == "pimp_no_evidence" and not floor <= n["alpha"]:
-            bad.append(f"{f}: floor {floor} > alpha, 'no evidence' would be false")
+        if c.kind == "pimp_no_evidence" and not floor <= n["alpha"] and not 0 <= k < n["n_null"]:
+            bad.append(f"{f}: floor {floor} > alpha and at the floor, 'could not show' would hide that it could not")
     if c.kind == "pimp_unused" and any(v != 0 for v in n["observed"]):
         bad.append(f"observed importances {n['observed']} are not 0")
     if c.kind == "pimp_cannot_tell" and not n["needed"] > n["n_null"]:

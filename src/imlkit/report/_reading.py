@@ -204,9 +204,15 @@ def _pimp_claims(pimp):
                       if null is not None else np.full(len(pimp.feature_names), -1), index=list(pimp.feature_names))
     unused = (pd.Series(observed, index=list(pimp.feature_names)).reindex(frame.index) == 0).to_numpy()
     # a p-value below what the null refits can resolve (a parametric tail) does not make a feature matter
+    # "cannot tell with B refits (at least N needed)" only at the floor -- the observed importance beyond every null
+    # value, as PimpResult.cannot_tell and section 3's PIMP paragraph say: College's Private, observed above 16 of 60
+    # null values, was "cannot tell ... at least 319 are needed", as if more refits could make it significant
+    raw_all = pd.Series(np.asarray(pimp.p_value, dtype=float), index=list(pimp.feature_names)).reindex(frame.index)
+    at_floor = ((below.reindex(frame.index) == n_null).to_numpy()
+                | (raw_all.to_numpy() <= (1.0 + 1e-9) / (n_null + 1)))
     groups = {"pimp_unused": unused, "pimp_matters": (p <= alpha) & (floor <= alpha) & ~unused,
-              "pimp_cannot_tell": (floor > alpha) & ~unused,
-              "pimp_no_evidence": (p > alpha) & (floor <= alpha) & ~unused}
+              "pimp_cannot_tell": (floor > alpha) & at_floor & ~unused,
+              "pimp_no_evidence": (p > alpha) & ((floor <= alpha) | ~at_floor) & ~unused}
     out = []
     for kind, mask in groups.items():
         if not mask.any():
@@ -214,6 +220,12 @@ def _pimp_claims(pimp):
         sub = frame[mask]
         nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
                     p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
+        # a raw p-value below 1/(B + 1) on a fitted family is that family's tail beyond every null value
+        raw = pd.Series(np.asarray(pimp.p_value, dtype=float), index=list(pimp.feature_names)).reindex(sub.index)
+        fam = pd.Series(list(pimp.extra.get("distribution", ("empirical",) * len(pimp.feature_names))),
+                        index=list(pimp.feature_names)).reindex(sub.index)
+        nums["tail"] = tuple(str(d) if d != "empirical" and r < 1.0 / (n_null + 1) else ""
+                             for d, r in zip(fam, raw))
         if kind == "pimp_unused":
             nums["observed"] = tuple(0.0 for _ in range(len(sub)))
         if kind == "pimp_cannot_tell":
@@ -224,7 +236,10 @@ def _pimp_claims(pimp):
 
 def _top_claim(ev):
     firsts = tuple(next(x for x in e.values() if x.rank == 1) for e in ev.values())
-    return cl.Claim("top", tuple(dict.fromkeys(x.feature for x in firsts)), methods=tuple(ev), evidence=firsts)
+    # each method's runner-up: "ranks X first" is read as settled unless the sentence says the intervals overlap
+    seconds = tuple(next((x for x in e.values() if x.rank == 2), None) for e in ev.values())
+    return cl.Claim("top", tuple(dict.fromkeys(x.feature for x in firsts)), methods=tuple(ev), evidence=firsts,
+                    numbers=dict(second=seconds))
 
 
 def _per_method(ev, kind, keep, top_only=True):
@@ -330,7 +345,9 @@ def reading_claims(ctx):
             if strong:
                 out.append(Paragraph(((cl.Claim("interactions", tuple(f for f, _ in strong),
                                                 numbers=dict(h2=tuple(v for _, v in strong),
-                                                             threshold=cl.H_INTERACTION)),),)))
+                                                             threshold=cl.H_INTERACTION,
+                                                             probability=getattr(ctx, "task", None)
+                                                             == "classification")),),)))
     pimp = _pimp_claims(ctx.importance.pimp)
     if pimp:
         out.append(Paragraph(tuple((c,) for c in pimp)))

@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from .. import importance as imp
-from .._display import snap_zero
+from .._display import P_SHOWN_FLOOR, p_text, snap_zero
 from ._blocks import Section, bullets, collapse, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
@@ -15,7 +15,16 @@ from ._loss import method_loss
 from ._ranking import BUDGETED, NO_GROUP, budgeted_features, screen_info, screen_ranking
 
 __all__ = ["section_importance", "compute_importance", "METHOD_LABELS", "group_caveats", "budgeted_features",
-           "screen_ranking", "OTHERS"]
+           "screen_ranking", "OTHERS", "p_cell"]
+
+#: Said beside a table once a p-value in it is shown as "< 1e-16" (:func:`p_cell`).
+P_FLOOR_NOTE = ("p-values below 1e-16 are shown as '< 1e-16': that far in the tail no test here resolves a digit "
+                "(a tail fitted to the null refits, a normal approximation of a rank test), and no p-value is 0")
+
+
+def _has_tiny_p(values):
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    return bool(np.any(np.isfinite(v) & (v < P_SHOWN_FLOOR)))
 
 _ANSWER_TEXT = {"yes": "yes", "no": "no", "partly": "partly", "as base": "as the tested importance"}
 
@@ -241,6 +250,21 @@ def _interval(lo, hi):
     return f"[{_num3(lo)}, {_num3(hi)}]"
 
 
+def p_cell(p):
+    """A p-value as a table cell: the number, or ``"< 1e-16"`` below :data:`imlkit._display.P_SHOWN_FLOOR` (never
+    "0" nor "6.09e-284": no test here resolves a tail that far; see there)."""
+    if p is None or not np.isfinite(float(p)) or float(p) >= P_SHOWN_FLOOR:
+        return p
+    return p_text(p)
+
+
+def _floor_cell(floor, family):
+    """PIMP's smallest reachable adjusted p-value: a fitted tail has none (its floor is 0), said so, not "0"."""
+    if family != "empirical" and np.isfinite(float(floor)) and float(floor) == 0:
+        return f"none ({family} tail)"
+    return p_cell(floor)
+
+
 def _num3(v):
     s = f"{v:.3g}"
     return "0" if s == "-0" else s
@@ -298,7 +322,7 @@ def side_by_side_rows(results):
                 # so a number never breaks (a browser breaks "1.46e-07" after its "-")
                 row.append(f"{fmt(value)}\n{_interval(low, high)}".strip())
                 if r.p_adjusted is not None:
-                    row.append(r.p_adjusted[j])
+                    row.append(p_cell(r.p_adjusted[j]))
             else:
                 row += [""] + ([""] if r.p_adjusted is not None else [])
         rows.append(row)
@@ -329,7 +353,8 @@ def _side_by_side_caption(results):
         # of its own: a Holm-significant feature's interval may hold 0 (the caveats name it).
         text_ += (", p-values Holm-adjusted, so a significant feature's interval may still include 0 (named in the "
                   "caveats)" if how == "holm" else ", so 'significant' agrees with the interval excluding 0")
-    return text_ + ")"
+    tiny = any(getattr(r, "p_adjusted", None) is not None and _has_tiny_p(r.p_adjusted) for r in results.values())
+    return text_ + (f"; {P_FLOOR_NOTE}" if tiny else "") + ")"
 
 
 def section_importance(ctx):
@@ -490,8 +515,10 @@ def _pimp_blocks(r):
     B = r.params.get("n_null")
     adj = r.params.get("p_adjust", "holm")
     has_floor = "p_floor" in frame
-    rows = [[f, row["importance"], row.get("p_value"), row.get("p_adjusted")]
-            + ([row["p_floor"]] if has_floor else []) + [bool(row.get("significant"))]
+    family = dict(zip(r.feature_names, r.extra.get("distribution", ("empirical",) * len(r.feature_names))))
+    rows = [[f, row["importance"], p_cell(row.get("p_value")), p_cell(row.get("p_adjusted"))]
+            + ([_floor_cell(row["p_floor"], family.get(f, "empirical"))] if has_floor else [])
+            + [bool(row.get("significant"))]
             for f, row in frame.iterrows()]
     base = r.params.get("importance", "pfi")
     out = [table(["feature", f"observed {str(base).upper()}", "p-value", f"p ({adj})"]
@@ -499,7 +526,10 @@ def _pimp_blocks(r):
                  caption=f"PIMP: {B} refits on a permuted target give each feature's null distribution "
                          f"({r.params.get('distribution')}; the empirical null below 30 refits)"
                          + ("; smallest reachable p: the adjusted p-value the feature would get had its observed "
-                            "importance beaten every null refit (its resolution)" if has_floor else ""))]
+                            "importance beaten every null refit (its resolution; a fitted tail has none)"
+                            if has_floor else "")
+                         + (f"; {P_FLOOR_NOTE}" if _has_tiny_p(list(frame.get("p_value", [])))
+                            or _has_tiny_p(list(frame.get("p_adjusted", []))) else ""))]
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
     from ._claims import name_list  # (_claims imports this module)
 
