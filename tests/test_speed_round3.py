@@ -126,3 +126,42 @@ def test_layout_that_gives_up_falls_back_to_the_tight_savefig():
             want = _tight_png(fig_())
     assert got.size == want.size
     assert got.size[0] > 100
+
+
+def _free_of_by_definition(forest, j):
+    """1 per node whose subtree holds no split on column j: each node's subtree walked."""
+    kind, feature = np.asarray(forest.kind), np.asarray(forest.feature)
+    left, right = np.asarray(forest.left), np.asarray(forest.right)
+    out = np.ones(len(kind), dtype=np.uint8)
+    for nd in range(len(kind)):
+        stack = [nd]
+        while stack:
+            u = stack.pop()
+            if kind[u] >= 0:
+                if feature[u] == j:
+                    out[nd] = 0
+                    break
+                stack += [left[u], right[u]]
+    return out
+
+
+@pytest.mark.parametrize("kind", ["hgb", "forest", "gbm"])
+def test_free_of_and_tree_split_match_their_definitions(kind):
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor, RandomForestRegressor
+
+    from imlkit._trees import _engine
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = {"hgb": HistGradientBoostingRegressor(max_iter=15, random_state=0),
+             "forest": RandomForestRegressor(n_estimators=6, max_depth=6, random_state=0),
+             "gbm": GradientBoostingRegressor(n_estimators=12, max_depth=3, random_state=0)}[kind].fit(X, y)
+    tm = _engine.tree_model(model, X, fresh=True)
+    f = tm.forest
+    tree_of = np.repeat(np.arange(len(f.roots)), np.diff(np.append(f.roots, len(f.feature))))
+    for j in range(X.shape[1] + 1):   # the last: a column no tree splits on
+        np.testing.assert_array_equal(_engine._free_of(tm, j), _free_of_by_definition(f, j))
+        splits = (np.asarray(f.feature) == j) & (np.asarray(f.kind) >= 0)
+        using, skipped = _engine._tree_split(tm, j)
+        np.testing.assert_array_equal(using, np.unique(tree_of[splits]))
+        np.testing.assert_array_equal(np.sort(np.concatenate([using, skipped])), np.arange(len(f.roots)))
