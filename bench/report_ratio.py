@@ -16,7 +16,14 @@ seconds are recorded (CPU of scikit-learn's PFI call itself, of the whole report
 the report's own per-step seconds (its progress lines). Writes
 ``bench/results/report_ratio.md``.
 
-Usage: ``python bench/report_ratio.py [--runs 3] [--quick]``.
+Byte code: an installed imlkit has its modules compiled (pip writes the ``.pyc`` files), but a
+source tree run with ``PYTHONDONTWRITEBYTECODE=1`` (this project's sessions set it) compiles
+every imported imlkit module from source in every process -- ~100 modules, ~0.2 s CPU of each
+report run. The bench byte-compiles ``src`` first (``compileall``, into the ``__pycache__``
+directories git ignores) so that the report is timed as installed; ``--no-compile`` times it
+the old way.
+
+Usage: ``python bench/report_ratio.py [--runs 3] [--quick] [--no-compile]``.
 """
 import argparse
 import json
@@ -119,7 +126,16 @@ def pimp_sequential():
     return rows
 
 
-def main(runs=3, quick=False, demo=True):
+def compile_sources():
+    """Byte-compile imlkit's sources (as installing the package does); True when it worked."""
+    res = subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "src")], capture_output=True,
+                         text=True)
+    return res.returncode == 0
+
+
+def main(runs=3, quick=False, demo=True, compiled=True):
+    if compiled and not compile_sources():
+        compiled = False
     rows, limited = [], []
     for i in range(runs):
         pfi = sklearn_pfi_child()
@@ -137,14 +153,19 @@ def main(runs=3, quick=False, demo=True):
     steps = {k: med(r[1][2].get(k, 0.0) for r in rows) for k in names}
     top = sorted(steps.items(), key=lambda kv: -kv[1])[:8]
     what = "`imlkit report --quick`" if quick else "`imlkit report` (default)"
-    cmd = "python bench/report_ratio.py" + (f" --runs {runs}" if runs != 3 else "") + (" --quick" if quick else "")
+    cmd = ("python bench/report_ratio.py" + (f" --runs {runs}" if runs != 3 else "") + (" --quick" if quick else "")
+           + ("" if compiled else " --no-compile"))
     lines = ["# Default report vs scikit-learn's PFI of the same model (one thread each)", "",
              f"Bike data, HistGradientBoostingRegressor, one BLAS/OpenMP thread on both sides, median of {runs} "
              f"interleaved runs (`{cmd}`). scikit-learn: `permutation_importance(n_repeats={PFI_REPEATS}, n_jobs=1)` "
              "of the model the report fits, on the same test split, timed around that call in a subprocess started "
              "with OMP/OPENBLAS/MKL_NUM_THREADS=1. Report: a subprocess with the same environment; CPU = user + sys "
              "of that process (imports, data, every step, figures, writing). The machine was shared, so wall "
-             "seconds may be inflated by other work; CPU is the check.",
+             "seconds may be inflated by other work; CPU is the check. "
+             + ("imlkit's sources were byte-compiled first, as an installed package is (else each run compiles "
+                "them: ~0.2 s CPU)." if compiled else "imlkit's sources were not byte-compiled first "
+                f"(PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', 'unset')}): each run may "
+                "compile them from source."),
              "",
              "| what | wall s | CPU s | ratio to sklearn PFI (wall) | ratio (CPU) | target |",
              "|---|---|---|---|---|---|",
@@ -191,6 +212,8 @@ if __name__ == "__main__":
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-pimp-demo", action="store_true", help="skip the sequential PIMP table")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="do not byte-compile imlkit's sources first (time source compilation too)")
     ap.add_argument("--sklearn-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--pimp-demo-child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -200,4 +223,4 @@ if __name__ == "__main__":
     elif a.pimp_demo_child:   # the sequential PIMP table's runs in this (one-thread) interpreter, as JSON
         print(json.dumps([(feats, {str(k): v for k, v in got.items()}) for feats, got in pimp_sequential()]))
     else:
-        main(a.runs, a.quick, not a.no_pimp_demo)
+        main(a.runs, a.quick, not a.no_pimp_demo, not a.no_compile)

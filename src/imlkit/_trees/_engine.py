@@ -248,24 +248,26 @@ _NO_NODES = np.empty(0, dtype=np.uint8)
 
 
 def _free_of(tm, j):
-    """uint8 per node: 1 when the node's subtree has no split on model column j; cached on ``tm``."""
+    """uint8 per node: 1 when the node's subtree has no split on model column j; cached on ``tm``.
+
+    The nodes that are not free are the splits on j and their ancestors: marked from the splits
+    up, one level per pass (a path stops at a node already marked, whose ancestors are marked or
+    on their way); no order of the node numbers assumed.
+    """
     cache = tm.__dict__.setdefault("_free_of_cache", {})
     hit = cache.get(j)
     if hit is None:
         f = tm.forest
         kind, feature = np.asarray(f.kind), np.asarray(f.feature)
-        left, right = np.asarray(f.left), np.asarray(f.right)
-        free = ~((feature == j) & (kind >= 0))
-        # a node is free when it is no split on j and both children are free: to a fixed point
-        # (one level per pass; no order of the node numbers assumed)
-        inner = np.flatnonzero(kind >= 0)
-        while True:
-            new = free.copy()
-            new[inner] &= free[left[inner]] & free[right[inner]]
-            if np.array_equal(new, free):
-                break
-            free = new
-        hit = cache[j] = free.astype(np.uint8)
+        parents = _parents(tm)
+        free = np.ones(len(kind), dtype=np.uint8)
+        cur = np.flatnonzero((feature == j) & (kind >= 0))
+        while len(cur):
+            free[cur] = 0
+            cur = parents[cur]
+            cur = cur[cur >= 0]
+            cur = cur[free[cur] != 0]
+        hit = cache[j] = free
     return hit
 
 

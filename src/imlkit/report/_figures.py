@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -71,11 +72,87 @@ def bound_texts(fig):
 
 
 def to_data_uri(fig, dpi=100):
-    """The figure as a ``data:image/png;base64,...`` URI (its texts bounded first)."""
+    """The figure as a ``data:image/png;base64,...`` URI (its texts bounded first).
+
+    Drawn once: the figure is laid out (constrained layout) and rendered on an Agg canvas, and
+    the picture is cropped to its drawn pixels plus ``PAD_INCHES`` on each side -- what
+    ``savefig(bbox_inches="tight")`` gives, which lays the figure out and draws it twice (a
+    layout-only draw to find the bounding box, then the drawing; 4.9 s CPU of the default report's
+    15 figures, 3.7 s drawn once). The layout keeps every Axes with its labels, ticks, legend and
+    texts inside the canvas; where something may still be cut -- the layout gave up (its
+    "constrained_layout not applied" warning), a figure-level artist (``fig.text``,
+    ``fig.legend``, ...) reaches beyond the canvas, or drawn pixels touch the canvas' edge --
+    ``savefig(bbox_inches="tight")`` is used after all: it grows the canvas to every artist.
+    """
     bound_texts(fig)
+    png = _png_drawn_once(fig, dpi)
+    if png is None:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=PAD_INCHES)
+        png = buf.getvalue()
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+#: Margin kept around the drawn pixels of a figure (matplotlib's ``savefig.pad_inches`` default).
+PAD_INCHES = 0.1
+
+
+def _png_drawn_once(fig, dpi):
+    """PNG bytes of ``fig`` cropped to its drawn pixels (one layout, one drawing), or None when
+    something drawn touches the canvas' edge (it may reach beyond it)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from PIL import Image
+
+    if fig.subfigs:
+        return None
+    if fig.dpi != dpi:
+        fig.set_dpi(dpi)
+    canvas = FigureCanvasAgg(fig)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        canvas.draw()
+    gave_up = any(str(rec.message).startswith("constrained_layout not applied") for rec in caught)
+    if not gave_up:   # the draw's other warnings, as the two draws of savefig would have let them out
+        for rec in caught:
+            warnings.warn_explicit(rec.message, rec.category, rec.filename, rec.lineno)
+    rgba = np.asarray(canvas.buffer_rgba())
+    h, w = rgba.shape[:2]
+    if gave_up or _beyond_canvas(fig, canvas.get_renderer(), w, h):
+        return None
+    background = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+    # pixels that differ from the background in any channel, as a row and a column profile
+    drawn = (rgba.view(np.uint32).reshape(h, w) != background.view(np.uint32)[0])
+    rows, cols = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
+    if not len(rows):
+        r0, r1, c0, c1 = 0, h, 0, w
+    else:
+        r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+        if r0 == 0 or c0 == 0 or r1 == h or c1 == w:
+            return None
+    pad = int(round(PAD_INCHES * dpi))
+    out = np.empty((r1 - r0 + 2 * pad, c1 - c0 + 2 * pad, 4), dtype=np.uint8)
+    out[...] = background
+    out[pad:pad + r1 - r0, pad:pad + c1 - c0] = rgba[r0:r1, c0:c1]
+    if (out[..., 3] == 255).all():
+        image = Image.fromarray(out[..., :3].copy(), "RGB")   # opaque: no alpha channel to store
+    else:
+        image = Image.fromarray(out, "RGBA")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    image.save(buf, format="png", dpi=(dpi, dpi))
+    return buf.getvalue()
+
+
+def _beyond_canvas(fig, renderer, w, h):
+    """Whether an artist placed on the figure itself (not in an Axes, which the layout fits)
+    reaches beyond the ``w`` x ``h`` pixel canvas."""
+    for artist in (*fig.texts, *fig.legends, *fig.images, *fig.artists, *fig.patches, *fig.lines):
+        if not artist.get_visible():
+            continue
+        box = artist.get_window_extent(renderer)
+        if box.x0 < 0 or box.y0 < 0 or box.x1 > w or box.y1 > h:
+            return True
+    return False
 
 
 def figure_block(fig, alt, caption=None):
