@@ -5,6 +5,7 @@ Each test reads the numbers back from the matplotlib artists and compares them w
 thing fails, not only one that raises.
 """
 import io
+from dataclasses import replace
 
 import matplotlib
 
@@ -505,3 +506,22 @@ def test_the_check_sees_clipping():
     ax.set_yticks([0, 1])
     ax.set_yticklabels(["x", LONG])
     assert _outside(fig) == [LONG[:40]]
+
+
+def test_pimp_null_panel_never_shows_p_zero():
+    # a fitted normal tail far beyond the null gives 2.5e-20 here (on the bike data it underflows to
+    # exactly 0, which ".3g" printed as "p_adj = 0"); the panel shows "< 1e-16" as the report's tables
+    # do: no digit that far into a tail fitted to 30 refits is resolved
+    X, y = ik.datasets.make_extrapolation(150, random_state=3)
+    r = ik.pimp(LinearRegression(), X[:100], y[:100], X[100:], y[100:], n_null=30, n_repeats=2,
+                distribution="normal", random_state=0)
+    zero = [j for j in range(len(r.feature_names)) if r.p_adjusted[j] < 1e-16]
+    assert zero, "the premise: some feature's normal tail is below 1e-16"
+    axes = r.plot(kind="null")
+    titles = {a.get_title().split("\n")[0]: a.get_title() for a in axes}
+    for j in zero:
+        title = titles[r.feature_names[j]]
+        assert "p_adj < 1e-16" in title and "e-20" not in title
+    r0 = replace(r, p_adjusted=np.where(r.p_adjusted < 1e-16, 0.0, r.p_adjusted))   # an underflowed tail
+    for a in r0.plot(kind="null"):
+        assert "p_adj = 0\n" not in a.get_title() + "\n"
