@@ -53,6 +53,27 @@ def _texts(ctx):
     return "\n".join(out)
 
 
+# --------------------------------------------------------------------------- 3. a lost comparison names its measures
+def _res3(d):
+    scores = {"m": {k: (0.5, np.nan, np.nan) for k in d}, "GLM (binomial)": {k: (0.5, np.nan, np.nan) for k in d}}
+    return {"scores": scores, "simultaneous_level": 1 - 0.05 / 3, "level": 0.95}
+
+
+def test_lost_on_one_measure_and_undecided_on_the_others_names_the_measure():
+    # Credit (Student), a one-hot logistic regression against a completely separated GLM
+    d = {"Brier score": (0.046, -0.013, 0.11), "ROC AUC": (-0.014, -0.047, 0.0),
+         "balanced accuracy": (-0.226, -0.405, -0.063)}
+    said = compare_models(_res3(d), "m", "GLM (binomial)", d, list(d), "")["text"]
+    assert "GLM (binomial) beats the model on test balanced accuracy" in said
+    assert "The report explains a model that is not the best available." not in said
+    assert "On balanced accuracy the report explains a model that is not the best available; on Brier score and " \
+           "ROC AUC neither is shown better" in said
+    # lost on every deciding measure: the conclusion stands unqualified
+    d = {k: (-0.2, -0.3, -0.1) if k != "Brier score" else (0.2, 0.1, 0.3) for k in d}
+    said = compare_models(_res3(d), "m", "GLM (binomial)", d, list(d), "")["text"]
+    assert said.endswith("The report explains a model that is not the best available.")
+
+
 # --------------------------------------------------------------------------- 4. failed methods are named
 def _failctx(methods, failures):
     return SimpleNamespace(config=SimpleNamespace(methods=methods), failures=failures,
