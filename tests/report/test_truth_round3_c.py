@@ -94,6 +94,17 @@ def test_the_rules_state_the_level_and_the_number_of_entries():
            f"1.14]" in text
 
 
+def test_an_unsettled_first_place_names_the_simultaneous_intervals_it_shows():
+    est = np.array([2.0, 1.78, 0.5])
+    r = _sage(est, est - 0.1, est + 0.1, ["a", "b", "c"], method="sage_marginal")
+    ev = cl.evidence(r)
+    # apart by the table's intervals, overlapping at the Bonferroni level
+    assert ev["a"].marginal_low > ev["b"].marginal_high and ev["a"].low <= ev["b"].high
+    text = _texts(_ctx({"sage_marginal": r}))
+    assert (f"(SAGE (marginal) simultaneous over 3: a 2 [{cl.num(ev['a'].low)}, {cl.num(ev['a'].high)}], b 1.78 "
+            f"[{cl.num(ev['b'].low)}, {cl.num(ev['b'].high)}])") in text
+
+
 def test_pfi_rests_on_students_t_with_its_repeats_at_the_bonferroni_level():
     rng = np.random.default_rng(1)
     reps = np.vstack([5 + rng.normal(size=5), 0.4 + 0.3 * rng.normal(size=5), 0.3 * rng.normal(size=(10, 5))])

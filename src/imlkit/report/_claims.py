@@ -659,7 +659,7 @@ def unsettled_first(first, second):
 def _overlaps(c):
     """" For PFI the first place is not settled: ..." -- each method whose first and second intervals overlap."""
     seconds = c.numbers.get("second") or (None,) * len(c.evidence)
-    items = [f"{label(e.method)}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
+    items = [f"{label(e.method)}{e.family_words()}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
              f"{num(e.high + e.null)}], {s.feature} {num(s.estimate + s.null)} [{num(s.low + s.null)}, "
              f"{num(s.high + s.null)}]" for e, s in zip(c.evidence, seconds) if unsettled_first(e, s)]
     if not items:
