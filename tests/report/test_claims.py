@@ -12,6 +12,13 @@ from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutput
 from imlkit.report._reading import reading_claims
 
 
+def _sim(est, lo, hi, m, level=0.95):
+    """The reading's interval of a marginal normal interval [lo, hi] over m entries (Bonferroni level, round 3c)."""
+    from scipy.stats import norm
+    half = (hi - lo) / 2 * norm.ppf(1 - (1 - level) / (2 * m)) / norm.ppf(0.5 + level / 2)
+    return f"simultaneous over {m} [{cl.num(est - half)}, {cl.num(est + half)}]"
+
+
 def _res(method, values, low, high, names, p_adjusted=None, baseline_loss=None, loss="squared_error", extra=None,
          **params):
     v = np.asarray(values, dtype=float)
@@ -82,7 +89,7 @@ def test_disagreement_says_small_beside_with_the_numbers_and_no_barely_uses():
     text = _text(claims)
     assert "tax: important for SAGE (conditional)" in text
     # was "but small beside lstat (3.6% of it) but 1.9% of ... for PFI": two "but"s, the method named last
-    assert "but for PFI (1.5, permutation spread [1.2, 1.8]" in text
+    assert f"but for PFI (1.5, permutation spread {_sim(1.5, 1.2, 1.8, len(pfi.feature_names))}" in text
     assert "small beside lstat (3.6% of it), though 1.9% of what the features explain together." in text
     assert "negligible" not in text.split("tax:")[1].split("\n")[0]
     assert "barely uses" not in text  # PFI's 1.9% is not "the model barely uses it"

@@ -20,6 +20,13 @@ from imlkit.report._reading import (
 from imlkit.report._sec_importance import cli_advice
 
 
+def _sim(est, lo, hi, m, level=0.95):
+    """The reading's interval of a marginal normal interval [lo, hi] over m entries (Bonferroni level, round 3c)."""
+    from scipy.stats import norm
+    half = (hi - lo) / 2 * norm.ppf(1 - (1 - level) / (2 * m)) / norm.ppf(0.5 + level / 2)
+    return f"simultaneous over {m} [{cl.num(est - half)}, {cl.num(est + half)}]"
+
+
 def _res(method, values, low, high, p_adjusted=None, names="abcd", baseline_loss=None, **params):
     v = np.asarray(values, dtype=float)
     return ImportanceResult(method=method, feature_names=tuple(names[:len(v)]), importance=v, std=0 * v,
@@ -91,7 +98,7 @@ def test_disagreement_only_where_the_intervals_disagree():
     vague = _res("pfi", [10, 8, 1], [9.5, -1.0, 0.8], [10.5, 17.0, 1.2])
     assert disagreements({"pfi": vague, "cfi": tight}, r2) == []
     text = _all_text(reading_blocks(_ctx({"pfi": PFI, "cfi": tight}, )))
-    assert "b: important for" in text and "[0.1, 0.3]" in text
+    assert "b: important for" in text and _sim(0.2, 0.1, 0.3, 3) in text
 
 
 def test_adjusted_p_value_decides_significance_when_given():
@@ -225,7 +232,7 @@ def test_permutation_intervals_are_named_as_permutation_spread():
     ctx = _ctx({"pfi": PFI_B_SMALL, "loco": LOCO_B_LARGE}, r2={"b": 0.95})
     text = _all_text(reading_blocks(ctx))
     assert "PFI intervals are the spread over permutations: they cover permutation noise only, not the sampling" in text
-    assert "PFI (0.2, permutation spread [0.1, 0.3]" in text
+    assert f"PFI (0.2, permutation spread {_sim(0.2, 0.1, 0.3, len(PFI_B_SMALL.feature_names))}" in text
     assert re.search(r"PFI \([^)]*confidence", text) is None
     assert "LOCO (2, interval [1.5, 2.5], adjusted p = 0.001" in text
 

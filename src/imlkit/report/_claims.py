@@ -26,7 +26,12 @@ The rules (stated in the report, above the claims):
   is at least ``R2_STRONG``, with that R² and the correlated features in the sentence;
 - PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
   sampling of the data; SAGE's cover the sampling of orderings; LOCO/LOFO's are tests over the
-  test rows (given the refitted models).
+  test rows (given the refitted models);
+- every verdict on an interval ("above 0", "below 0", "negligible", a first place) reads it at the
+  Bonferroni level over the m entries the method reports, ``1 - (1 - level)/m``, when the method's
+  own intervals are marginal (PFI/CFI's t-intervals over repeats, SAGE's normal ones:
+  :func:`simultaneous_interval`); LOCO/LOFO's are simultaneous already, and a test's p-values are
+  read adjusted (Bonferroni's when the run applied none). The tables keep the marginal intervals.
 """
 from __future__ import annotations
 
@@ -221,6 +226,13 @@ class Evidence:
     ratio: float = math.nan
     n_orderings: int = 0
     tolerance: float = math.nan
+    #: The table's (marginal) interval minus the null value; ``low``/``high`` are then at the Bonferroni level over
+    #: ``family`` entries (``family_level`` = 1 - (1 - level)/family); ``family`` 0: ``low``/``high`` are the
+    #: method's own (simultaneous or tested) interval.
+    marginal_low: float = math.nan
+    marginal_high: float = math.nan
+    family: int = 0
+    family_level: float = math.nan
 
     @property
     def readable(self):
@@ -320,8 +332,11 @@ class Evidence:
         shift = self.null
         out = [num(self.estimate + shift)]
         if self.has_interval:
-            out.append(f"{INTERVAL_WORDS.get(self.method, 'interval')} [{num(self.low + shift)}, "
+            out.append(f"{INTERVAL_WORDS.get(self.method, 'interval')}{self.family_words()} [{num(self.low + shift)}, "
                        f"{num(self.high + shift)}]")
+            if self.family and not self.tested and (self.marginal_low > 0) != (self.low > 0):
+                # the table's interval clears 0 where the simultaneous one does not: both, so the reader sees why
+                out.append(f"marginal [{num(self.marginal_low + shift)}, {num(self.marginal_high + shift)}]")
         else:
             out.append("no interval")
         if self.tested:
@@ -339,6 +354,10 @@ class Evidence:
         if self.share_words():
             out.append(self.share_words())
         return ", ".join(out)
+
+    def family_words(self):
+        """" simultaneous over 16" when the interval is the reading's Bonferroni-level one (see the rules)."""
+        return f" simultaneous over {self.family}" if self.family and not self.tested else ""
 
     def straddles_below(self):
         """An estimate at or below 0 whose interval reaches above 0: not told apart from 0."""
@@ -378,22 +397,85 @@ class Evidence:
         return f"small beside {who} ({pct(self.share)} of it){tail}"
 
 
+def _critical(level, df=None):
+    """The two-sided critical value of a ``level`` interval: Student's t with ``df`` degrees of freedom, or normal."""
+    from scipy import special
+
+    q = 0.5 + float(level) / 2.0
+    return float(special.stdtrit(df, q)) if df else float(special.ndtri(q))
+
+
+def family_level(result):
+    """``(m, level, simultaneous level)`` of a result whose per-feature intervals are marginal, else None.
+
+    PFI's and CFI's t-intervals over repeats and SAGE's normal intervals are each at ``confidence_level`` on their
+    own: over m features about ``(1 - level) / 2`` of the features with no importance have an interval above 0 by
+    chance (a 2,000-column table: conditional SAGE called two of 16 noise entries important). The reading judges
+    them at the Bonferroni level ``1 - (1 - level) / m`` over the m entries the method reports, as LOCO's own
+    simultaneous intervals are. None for a tested result whose p-values are adjusted, for intervals the method made
+    simultaneous itself (LOCO/LOFO's ``interval_adjust``) and for a single entry.
+    """
+    params, info = getattr(result, "params", None) or {}, getattr(result, "info", None) or {}
+    if info.get("interval_adjust") or info.get("p_adjust_applied"):
+        return None
+    if getattr(result, "p_adjusted", None) is not None and not ("p_adjust" in params and params["p_adjust"] is None):
+        return None  # adjusted (a result that does not record its adjustment is taken at its word)
+    m = len(getattr(result, "feature_names", ()))
+    if m < 2:
+        return None
+    level = float(params.get("confidence_level", 0.95))
+    return m, level, 1.0 - (1.0 - level) / m
+
+
+def simultaneous_interval(result):
+    """``(low, high)`` of ``result`` at the Bonferroni level over its m entries (:func:`family_level`), from the
+    interval's half-width: the marginal half-width is ``c(level) x SE`` (t with r - 1 degrees of freedom for PFI/CFI's
+    r repeats, normal for SAGE), so the simultaneous one is ``c(1 - (1 - level) / m) x SE``. The stored interval when
+    it is already simultaneous, or not symmetric about the estimate (it cannot be rescaled)."""
+    low, high = np.asarray(result.ci_low, dtype=float), np.asarray(result.ci_high, dtype=float)
+    fam = family_level(result)
+    if fam is None or result.p_adjusted is not None:  # a test's verdict is its p-value (Bonferroni-adjusted here)
+        return low, high
+    m, level, sim = fam
+    est = np.asarray(result.importance, dtype=float)
+    ok = np.isfinite(low) & np.isfinite(high)
+    scale = max(1.0, float(np.max(np.abs(est[np.isfinite(est)])))) if np.isfinite(est).any() else 1.0
+    if not np.allclose(((low + high) / 2)[ok], est[ok], rtol=1e-7, atol=1e-9 * scale):
+        return low, high
+    reps = getattr(result, "repeats", None)
+    df = None
+    if result.method in ("pfi", "cfi") and reps is not None and np.ndim(reps) == 2 and np.shape(reps)[1] >= 2:
+        df = np.shape(reps)[1] - 1
+    factor = _critical(sim, df) / _critical(level, df)
+    half = (high - low) / 2 * factor
+    return est - half, est + half
+
+
 def evidence(result, y=None):
     """``{feature: Evidence}`` of one ImportanceResult (empty when it has no finite, non-zero value).
 
-    ``y``: the target on the rows the method used (for the yardstick, :func:`explained_loss`).
+    ``y``: the target on the rows the method used (for the yardstick, :func:`explained_loss`). ``low``/``high``
+    are the interval the verdicts read: at the Bonferroni level over the method's entries when its own intervals
+    are marginal (:func:`simultaneous_interval`); ``marginal_low``/``marginal_high`` the table's.
     """
     null = 1.0 if result.params.get("relation") == "ratio" else 0.0
     eff = np.asarray(result.importance, dtype=float) - null
-    low = np.asarray(result.ci_low, dtype=float) - null
-    high = np.asarray(result.ci_high, dtype=float) - null
+    sim_low, sim_high = simultaneous_interval(result)
+    low, high = sim_low - null, sim_high - null
+    m_low = np.asarray(result.ci_low, dtype=float) - null
+    m_high = np.asarray(result.ci_high, dtype=float) - null
+    fam = family_level(result)
+    # the family is the reading's when it changed something: the interval rescaled or the p-values adjusted
+    if fam is not None and result.p_adjusted is None and np.array_equal(sim_low, np.asarray(result.ci_low, float),
+                                                                        equal_nan=True):
+        fam = None
     # rounding noise (a LOCO median of 1e-13 beside a loss of 0.05) is 0, as in the table
     finite = np.concatenate([a[np.isfinite(a)] for a in (eff, low, high)])
     scale = float(np.max(np.abs(finite))) if finite.size else 0.0
     base = result.baseline_loss
     if null == 0.0 and base is not None and np.isfinite(base):
         scale = max(scale, abs(float(base)))
-    eff, low, high = (snap_zero(a, scale) for a in (eff, low, high))
+    eff, low, high, m_low, m_high = (snap_zero(a, scale) for a in (eff, low, high, m_low, m_high))
     if not eff.size or not np.isfinite(eff).any():
         return {}
     largest = float(np.nanmax(np.abs(eff)))
@@ -401,6 +483,8 @@ def evidence(result, y=None):
         return {}
     p = (np.full(eff.shape, np.nan) if result.p_adjusted is None
          else np.asarray(result.p_adjusted, dtype=float))
+    if fam is not None and result.p_adjusted is not None:  # a test run without a correction: Bonferroni's here
+        p = np.minimum(1.0, p * fam[0])
     if result.loss not in POINTWISE_LOSSES:
         loss = math.nan  # a score or a custom loss: no loss to take a share of
     else:
@@ -421,7 +505,9 @@ def evidence(result, y=None):
                         feature=f, estimate=float(eff[j]), low=float(low[j]), high=float(high[j]),
                         largest=largest, null=null, loss=loss, p_adjusted=float(p[j]), alpha=alpha,
                         rank=int(rank[j]), explained=explained, largest_feature=top,
-                        largest_below=top_below, **conv)
+                        largest_below=top_below, marginal_low=float(m_low[j]), marginal_high=float(m_high[j]),
+                        family=0 if fam is None else fam[0], family_level=math.nan if fam is None else fam[2],
+                        **conv)
             for j, f in enumerate(names)}
 
 
@@ -500,6 +586,19 @@ def _r_rules(c):
         covers.append(f"For {name_list(items)} the model does not beat the best constant prediction in that loss on "
                       f"the method's rows, so nothing is explained to take a share of: no share of what the features "
                       f"explain together is given there, and only the share of the method's largest |value| applies.")
+    families = n.get("families") or {}
+    if families:
+        # PFI/CFI/SAGE intervals are each at their level alone: over m entries about (1 - level)/2 of those with no
+        # importance clear 0 by chance, so the verdicts read them at the Bonferroni level (LOCO's are simultaneous)
+        items = [f"{label(m)} over its {k:,} entries at {_level(sim)}" for m, (k, level, sim) in families.items()]
+        levels = {level for k, level, sim in families.values()}
+        marg = _level(next(iter(levels))) if len(levels) == 1 else "their level"
+        chance = pct((1 - max(levels)) / 2)
+        covers.append(f"The table's intervals of {name_list([label(m) for m in families])} are marginal: each is at "
+                      f"{marg} for its feature alone, so over many features about {chance} "
+                      f"of those with no importance would clear 0 by chance. The verdicts here read them at the "
+                      f"Bonferroni level over the entries the method reports (1 - (1 - level)/m): {name_list(items)}; "
+                      f"these are the intervals below marked \"simultaneous over m\".")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
             f"|value| and at least {pct(n['loss_share'])} of what the features explain together; negligible when "
@@ -508,6 +607,15 @@ def _r_rules(c):
             f"What the features explain together is the loss without any feature minus the model's loss, in the "
             f"method's loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the "
             f"loss of the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
+
+
+def _level(v):
+    """A confidence level as a percentage with the digits that tell it from 100% (0.996875 -> "99.69%")."""
+    p = 100 * float(v)
+    miss = 100 - p
+    d = max(0, math.ceil(-math.log10(miss)) + 1) if miss > 0 else 0
+    t = f"{p:.{d}f}"
+    return (t.rstrip("0").rstrip(".") if "." in t else t) + "%"
 
 
 def _r_no_better(c):
@@ -551,7 +659,7 @@ def unsettled_first(first, second):
 def _overlaps(c):
     """" For PFI the first place is not settled: ..." -- each method whose first and second intervals overlap."""
     seconds = c.numbers.get("second") or (None,) * len(c.evidence)
-    items = [f"{label(e.method)}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
+    items = [f"{label(e.method)}{e.family_words()}: {e.feature} {num(e.estimate + e.null)} [{num(e.low + e.null)}, "
              f"{num(e.high + e.null)}], {s.feature} {num(s.estimate + s.null)} [{num(s.low + s.null)}, "
              f"{num(s.high + s.null)}]" for e, s in zip(c.evidence, seconds) if unsettled_first(e, s)]
     if not items:
@@ -625,7 +733,9 @@ def _r_independent(c):
     s = (f"The methods answer different questions (see the table above); for {c.features[0]} the difference is not "
          f"explained by linear dependence (R² = {num(n['r2'])} < {n['threshold']})")
     if "h2" in n:
-        s += f" or a strong interaction (overall H² = {num(n['h2'])} <= {n['h_threshold']})"
+        hv = n.get("halves")
+        s += (f" or a strong interaction (overall H² = {num(n['h2'])} <= {n['h_threshold']}"
+              + (f", and in each half of its rows: {num(hv[0])} and {num(hv[1])})" if hv else ")"))
     return s + "."
 
 
@@ -646,7 +756,10 @@ def _r_info_vs_use(c):
 def _r_interaction(c):
     n = c.numbers
     sage = name_list([label(m) for m in n.get("low", ())])
-    return (f"{c.features[0]} interacts with other features (overall H² = {num(n['h2'])} > {n['threshold']}): PFI "
+    hv = n.get("halves")
+    each = f", and in each half of its rows: {num(hv[0])} and {num(hv[1])}" if hv else ""
+    return (f"{c.features[0]} interacts with other features (overall H² = {num(n['h2'])} > {n['threshold']}{each}): "
+            f"PFI "
             f"credits each feature of an interaction with its full effect, {sage or 'SAGE'} splits it among the "
             f"players.")
 
@@ -699,11 +812,30 @@ def _r_below_zero(c):
             f"the model does worse with them in that method's sense: {_items(c)}.")
 
 
+def _h_item(f, h, halves):
+    return f"{f} (H² = {num(h)}" + (f"; halves {num(halves[0])} and {num(halves[1])})" if halves else ")")
+
+
 def _r_interactions(c):
-    items = [f"{f} (H² = {num(h)})" for f, h in zip(c.features, c.numbers["h2"])]
-    s = (f"Features with strong interactions (overall H² > {c.numbers['threshold']}): {name_list(items)}. Their PD "
-         f"curves average over heterogeneous ICE curves (sections 4-5).")
-    if c.numbers.get("probability"):
+    n = c.numbers
+    t, rows = n["threshold"], n.get("n_rows")
+    on = f"{rows:,} rows" if rows else "its rows"
+    halves = n.get("halves") or (None,) * len(c.features)
+    with_halves = any(h is not None for h in halves) or any(h is not None for h in n.get("unsettled_halves", ()))
+    rule = (f"H² > {t} in each half of the H-statistic's {on}, as section 4 reads it" if with_halves
+            else f"overall H² > {t} on the H-statistic's {on}")
+    items = [_h_item(f, h, hv) for f, h, hv in zip(c.features, n["h2"], halves)]
+    if items:
+        s = (f"Features with strong interactions ({rule}): {name_list(items)}. Their PD curves average over "
+             f"heterogeneous ICE curves (sections 4-5).")
+    else:
+        s = f"No feature has a strong interaction ({rule})."
+    unsettled = [_h_item(f, h, hv) for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()),
+                                                          n.get("unsettled_halves", ()))]
+    if unsettled:
+        s += (f" Above {t} on all rows or in one half but not in both, so not distinguishable from {t} at {on}: "
+              f"{name_list(unsettled)}.")
+    if n.get("probability"):
         # a logistic regression pipeline on Credit (Student): H² of 0.65-0.72 for a model additive in the log-odds
         s += (" These are interactions of the predicted probability: a model additive in the log-odds (a logistic "
               "regression) has them too, through its link alone, so they need not be interactions of the features "
@@ -809,6 +941,9 @@ def _c_rules(c):
     n = c.numbers
     want = {"important_share": IMPORTANT_SHARE, "negligible_share": NEGLIGIBLE_SHARE, "loss_share": LOSS_SHARE}
     bad = [f"rule {k} = {n.get(k)} but the reading uses {v}" for k, v in want.items() if n.get(k) != v]
+    bad += [f"{label(m)}: simultaneous level {sim} is not 1 - (1 - {level})/{k}"
+            for m, (k, level, sim) in (n.get("families") or {}).items()
+            if not (k >= 2 and math.isclose(sim, 1 - (1 - level) / k, rel_tol=1e-12))]
     return bad + [f"{label(m)}: the constant's loss {const} is below the model's {model}, yet said not to beat it"
                   for m, (_, const, model) in (n.get("no_yardstick") or {}).items() if const > model]
 
@@ -865,8 +1000,8 @@ def _c_moderate(c):
 def _c_independent(c):
     n = c.numbers
     bad = [] if n["r2"] < n["threshold"] == R2_WEAK else [f"'not explained by linear dependence' with R² {n['r2']}"]
-    if "h2" in n and not n["h2"] <= n["h_threshold"] == H_INTERACTION:
-        bad.append(f"'no strong interaction' with H² {n['h2']}")
+    if "h2" in n and not max(n["h2"], *(n.get("halves") or ())) <= n["h_threshold"] == H_INTERACTION:
+        bad.append(f"'no strong interaction' with H² {n['h2']} (halves {n.get('halves')})")
     return bad
 
 
@@ -885,7 +1020,8 @@ def _c_info_vs_use(c):
 
 def _c_interaction(c):
     n = c.numbers
-    bad = [] if n["h2"] > n["threshold"] == H_INTERACTION else [f"H² {n['h2']} is not strong"]
+    strong = min(n["halves"]) if n.get("halves") else n["h2"]
+    bad = [] if strong > n["threshold"] == H_INTERACTION else [f"H² {n['h2']} (halves {n.get('halves')}) is not strong"]
     sage = set(n.get("low", ())) & {"sage_marginal", "sage_conditional"}
     bad += [] if sage else ["'SAGE splits it' without SAGE on the other side"]
     return bad + ([] if "pfi" in n["high"] else ["PFI does not find it important"])
@@ -926,8 +1062,13 @@ def _c_below_zero(c):
 
 def _c_interactions(c):
     n = c.numbers
-    return [f"{f}: H² {h} not above {H_INTERACTION}" for f, h in zip(c.features, n["h2"])
-            if not (h > n["threshold"] == H_INTERACTION)]
+    halves = n.get("halves") or (None,) * len(c.features)
+    bad = [f"{f}: H² {h} not above {H_INTERACTION}" for f, h, hv in zip(c.features, n["h2"], halves)
+           if not (n["threshold"] == H_INTERACTION and (min(hv) if hv else h) > H_INTERACTION)]
+    for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()), n.get("unsettled_halves", ())):
+        if hv is None or min(hv) > H_INTERACTION or max(h, *hv) <= H_INTERACTION:
+            bad.append(f"{f}: H² {h}, halves {hv} is not 'not distinguishable from {H_INTERACTION}'")
+    return bad
 
 
 def _c_pimp(c):

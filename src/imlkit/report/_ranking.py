@@ -11,10 +11,10 @@ import numpy as np
 
 from .. import importance as imp
 from . import _claims as cl
-from ._labels import OTHERS
+from ._labels import METHOD_LABELS, OTHERS
 
 __all__ = ["BUDGETED", "NO_GROUP", "unused_features", "screen_ranking", "screen_info", "budgeted_features",
-           "STEP_OF", "most_important", "top_features"]
+           "STEP_OF", "most_important", "top_features", "no_ranking_reason", "RANKING_METHODS"]
 
 #: The methods whose cost grows with the number of features, under the feature budget.
 BUDGETED = ("pfi", "cfi", "loco", "lofo", "sage", "pimp")
@@ -170,5 +170,29 @@ def top_features(ctx, k):
     """
     if not ctx.importance.compared():
         cols = [str(c) for c in ctx.X_test.columns[:k]]
-        return cols, f"the first {len(cols)} columns (no importance method was selected to rank them)"
+        return cols, f"the first {len(cols)} columns ({no_ranking_reason(ctx)})"
     return most_important(ctx, k)
+
+
+#: The importance methods that rank features (PIMP tests another method's importance; it ranks nothing itself).
+RANKING_METHODS = ("pfi", "cfi", "loco", "lofo", "sage")
+
+
+def no_ranking_reason(ctx):
+    """Why no importance ranks the features: none was selected, or the selected ones failed (named, with the
+    failures recorded by ``ctx.guard``) or were left out -- "no importance method was selected" was said when
+    every selected method had failed."""
+    selected = [m for m in RANKING_METHODS if ctx.methods(m)]
+    if not selected:
+        return "no importance method was selected to rank them"
+    names = {m: METHOD_LABELS.get(m, m.upper()) for m in selected}
+    failed = {f.part for f in getattr(ctx, "failures", ()) if getattr(f, "kind", None) == "method"}
+    gone = [n for n in names.values() if n in failed]
+    rest = [n for n in names.values() if n not in failed]
+    said = []
+    if gone:
+        said.append(f"{cl.name_list(gone)} failed (see the warnings of section 3)")
+    if rest:
+        said.append(f"{cl.name_list(rest)} gave no importance (see section 3)")
+    verb = "was" if len(selected) == 1 else "were"
+    return f"no importance ranks them: {cl.name_list(list(names.values()))} {verb} selected, but {' and '.join(said)}"

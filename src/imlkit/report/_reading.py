@@ -17,7 +17,7 @@ from ._blocks import bullets, heading, text
 from ._ranking import _y_of, most_important
 from ._scores import largest_gain as _gain
 
-__all__ = ["disagreements", "most_important", "reading_blocks", "reading_claims", "unsettled",
+__all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
            "Paragraph"]
 
 #: How many of a method's largest the "not settled" and "small" lists look at.
@@ -70,11 +70,30 @@ def _partner(X, f):
     return found[0] if found else None
 
 
-def _reasons(f, high, low, r2, h_overall, X, ev=None):
+def h_verdict(f, h_overall, h_halves=None):
+    """``(verdict, H² on all rows, (half 1, half 2))`` of ``f``'s interaction, by section 4's rule.
+
+    "strong": above ``H_INTERACTION`` in both halves of the rows (on all rows when the halves did not run);
+    "weak": at or below it on all rows and in each half; "unsettled": above it on all rows or in one half, not in
+    both -- not distinguishable from the threshold at these rows; None: no H² for ``f``.
+    """
+    h = np.nan if h_overall is None or h_overall.get(f) is None else float(h_overall[f])
+    halves = None if not h_halves or f not in h_halves else tuple(float(v) for v in h_halves[f])
+    if not np.isfinite(h):
+        return None, h, halves
+    if halves is None or not all(np.isfinite(halves)):
+        return ("strong" if h > cl.H_INTERACTION else "weak"), h, None
+    if min(halves) > cl.H_INTERACTION:
+        return "strong", h, halves
+    return ("unsettled" if max(h, *halves) > cl.H_INTERACTION else "weak"), h, halves
+
+
+def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     """The claims that explain why methods disagree about ``f`` (each from its numbers)."""
     out = []
     dep = np.nan if r2 is None else float(r2.get(f, np.nan))
-    h = np.nan if h_overall is None or h_overall.get(f) is None else float(h_overall[f])
+    verdict, h, halves = h_verdict(f, h_overall, h_halves)
+    h_nums = {} if halves is None else dict(halves=halves)
     sides = {"high": tuple(high), "low": tuple(low)}
     if np.isfinite(dep) and dep >= cl.R2_STRONG:
         partner = _partner(X, f)
@@ -98,22 +117,22 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None):
     # disagreement whose other side is no SAGE at all
     sage_low = tuple(m for m in low if m in ("sage_marginal", "sage_conditional")
                      and (ev is None or not ev[m][f].below_null()))
-    if np.isfinite(h) and h > cl.H_INTERACTION and "pfi" in high and sage_low:
+    if verdict == "strong" and "pfi" in high and sage_low:
         out.append(cl.Claim("interaction", (f,), numbers=dict(high=tuple(high), low=sage_low, h2=h,
-                                                               threshold=cl.H_INTERACTION)))
+                                                               threshold=cl.H_INTERACTION, **h_nums)))
     refit_low = tuple(m for m in low if m in cl.REFIT)
     judged_high = tuple(m for m in high if m not in cl.REFIT)
     if refit_low and judged_high:
         out.append(cl.Claim("refit", (f,), numbers=dict(high=judged_high, low=refit_low)))
     if np.isfinite(dep) and dep < cl.R2_WEAK:
         nums = dict(r2=dep, threshold=cl.R2_WEAK)
-        if np.isfinite(h) and h <= cl.H_INTERACTION:
-            nums.update(h2=h, h_threshold=cl.H_INTERACTION)
+        if verdict == "weak":
+            nums.update(h2=h, h_threshold=cl.H_INTERACTION, **h_nums)
         out.append(cl.Claim("not_dependence", (f,), numbers=nums))
     return out
 
 
-def _disagreement_claims(ev, r2=None, h_overall=None, X=None):
+def _disagreement_claims(ev, r2=None, h_overall=None, X=None, h_halves=None):
     """``[(disagreement claim, [reason claims])]``: important for one method, negligible or below 0 for another."""
     out = []
     features = list(dict.fromkeys(f for e in ev.values() for f in e))
@@ -125,20 +144,21 @@ def _disagreement_claims(ev, r2=None, h_overall=None, X=None):
             continue
         claim = cl.Claim("disagreement", (f,), methods=tuple(high), low=tuple(low),
                          evidence=tuple(ev[m][f] for m in high + low))
-        out.append((claim, _reasons(f, high, low, r2, h_overall, X, ev)))
+        out.append((claim, _reasons(f, high, low, r2, h_overall, X, ev, h_halves)))
     return out
 
 
-def disagreements(results, r2=None, h_overall=None, X=None, y=None):
+def disagreements(results, r2=None, h_overall=None, X=None, y=None, h_halves=None):
     """Features that one method finds important and another negligible or below 0 -- by their uncertainty.
 
     Importances are compared relative to each method's largest value (methods have different
     units); the rules are those of :mod:`imlkit.report._claims`; ``y`` the test target (the yardstick of the
-    shares; None: unknown). Returns a list of dicts:
+    shares; None: unknown); ``h_halves`` each feature's H² on each half of the rows (section 4's rule of a strong
+    interaction, :func:`h_verdict`). Returns a list of dicts:
     feature, high (methods), low (methods), reason (the explaining sentences).
     """
     found = _disagreement_claims(_evidence_by_method(results, None if y is None else (lambda m: y)), r2,
-                                 h_overall, X)
+                                 h_overall, X, h_halves)
     return [{"feature": c.features[0], "high": list(c.methods), "low": list(c.low),
              "reason": " ".join(r.text() for r in reasons)} for c, reasons in found]
 
@@ -292,6 +312,22 @@ def _no_better_numbers(ctx):
     return nums
 
 
+def _interactions_claim(ctx, h, h_halves):
+    """Section 4's rule of a strong interaction: above ``H_INTERACTION`` in both halves of the H-statistic's rows;
+    the features above it on all rows or in one half only are "not distinguishable from it at N rows", with their
+    halves (Lag1's H² of 0.11 on 120 rows, halves 0.08 and 0.14, is no strong interaction)."""
+    verdicts = {f: h_verdict(f, h, h_halves) for f in h}
+    strong = sorted((f for f, v in verdicts.items() if v[0] == "strong"), key=lambda f: -verdicts[f][1])
+    unsettled = sorted((f for f, v in verdicts.items() if v[0] == "unsettled"), key=lambda f: -verdicts[f][1])
+    if not strong and not unsettled:
+        return None
+    return cl.Claim("interactions", tuple(strong), numbers=dict(
+        h2=tuple(verdicts[f][1] for f in strong), halves=tuple(verdicts[f][2] for f in strong),
+        unsettled=tuple(unsettled), unsettled_h2=tuple(verdicts[f][1] for f in unsettled),
+        unsettled_halves=tuple(verdicts[f][2] for f in unsettled), n_rows=getattr(ctx.effects, "h_rows", None),
+        threshold=cl.H_INTERACTION, probability=getattr(ctx, "task", None) == "classification"))
+
+
 def reading_claims(ctx):
     """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
     results = ctx.importance.compared()
@@ -309,13 +345,22 @@ def reading_claims(ctx):
                      loss_share=cl.LOSS_SHARE)
         if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
             rules["refit_rows"] = "the scoring rows of the refits' own seeded split of the table"
+        families = {}
+        for m in ev:
+            x = next(iter(ev[m].values()))
+            fam = cl.family_level(results[m])
+            if x.family and fam is not None and not x.tested:
+                families[m] = fam
+        if families:
+            rules["families"] = families
         unknown = _no_yardstick(results, ev, y_of)
         if unknown:
             rules["no_yardstick"] = unknown
         out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall
-        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test)
+        h_halves = getattr(ctx.effects, "h_halves", None)
+        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test, h_halves)
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
                                  title="Where the methods disagree (important for one method; negligible, below 0 or "
@@ -340,14 +385,9 @@ def reading_claims(ctx):
         if below:
             out.append(Paragraph(tuple((c,) for c in below), title="Below 0"))
         if h is not None:
-            strong = sorted(((f, v) for f, v in h.items() if np.isfinite(v) and v > cl.H_INTERACTION),
-                            key=lambda kv: -kv[1])
-            if strong:
-                out.append(Paragraph(((cl.Claim("interactions", tuple(f for f, _ in strong),
-                                                numbers=dict(h2=tuple(v for _, v in strong),
-                                                             threshold=cl.H_INTERACTION,
-                                                             probability=getattr(ctx, "task", None)
-                                                             == "classification")),),)))
+            claim = _interactions_claim(ctx, h, h_halves)
+            if claim is not None:
+                out.append(Paragraph(((claim,),)))
     pimp = _pimp_claims(ctx.importance.pimp)
     if pimp:
         out.append(Paragraph(tuple((c,) for c in pimp)))

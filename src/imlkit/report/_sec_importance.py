@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import importance as imp
 from .._display import P_SHOWN_FLOOR, p_text, snap_zero
+from . import _claims as cl
 from ._blocks import Section, bullets, collapse, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
@@ -347,6 +348,12 @@ def _side_by_side_caption(results):
     simultaneous = {METHOD_LABELS.get(k, k): r.info["p_adjust_applied"] for k, r in results.items()
                     if r.info.get("p_adjust_applied")}
     text_ = "Importance side by side (each in its own units; intervals at the 95% level"
+    # PFI/CFI/SAGE intervals are each at 95% for one feature alone: over many features some clear 0 by chance, so the
+    # reading's verdicts take them at the Bonferroni level over the entries (its rules say so, with m)
+    marginal = [METHOD_LABELS.get(k, k) for k, r in results.items() if cl.family_level(r) is not None]
+    if marginal:
+        text_ += (f"; {cl.name_list(marginal)}: marginal intervals, each for its feature alone (the automatic reading "
+                  f"judges them at the Bonferroni level over the features)")
     for label, how in simultaneous.items():
         text_ += f"; {label}: intervals simultaneous over features (Bonferroni level)"
         # Holm rejects whatever Bonferroni rejects and possibly more, and has no simultaneous intervals
