@@ -221,3 +221,20 @@ def test_selected_methods_that_failed_are_named_not_said_unselected():
     ctx = _failctx(("pfi", "loco"), [Failure(part="PFI", kind="method", reason="boom")])
     assert no_ranking_reason(ctx) == ("no importance ranks them: PFI and LOCO were selected, but PFI failed (see the "
                                       "warnings of section 3) and LOCO gave no importance (see section 3)")
+
+
+def test_comparison_figure_caption_names_its_marginal_whiskers():
+    # the side-by-side figure draws the tables' intervals; a whisker clearing 0 there is not the reading's verdict
+    # for PFI/CFI/SAGE (marginal, judged at the Bonferroni level), while LOCO's own intervals are simultaneous
+    from imlkit.report._sec_importance import _comparison_figure
+
+    names = ["a", "b", "c"]
+    pfi = _pfi([[3.0, 3.2, 2.9], [0.1, 0.3, 0.2], [0.0, 0.05, -0.02]], names)
+    loco = ImportanceResult(method="loco", feature_names=tuple(names), importance=np.array([1.0, 0.2, 0.0]),
+                            std=np.zeros(3), ci_low=np.array([0.8, 0.0, -0.1]), ci_high=np.array([1.2, 0.4, 0.1]),
+                            loss="squared_error", params={"confidence_level": 0.95},
+                            info={"interval_adjust": "bonferroni"})
+    caption = _comparison_figure({"pfi": pfi, "loco": loco})[0]["caption"]
+    assert "PFI" in caption and "marginal" in caption and "Bonferroni" in caption
+    assert "LOCO" not in caption
+    assert "marginal" not in _comparison_figure({"loco": loco})[0]["caption"]

@@ -480,7 +480,14 @@ def _comparison_figure(results):
         nfeat = len({f for r in results.values() for f in r.feature_names})
         fig, ax = new_figure(figsize=(8, 0.06 * len(results) * min(nfeat, 15) + 0.25 * min(nfeat, 15) + 1.2))
         draw_importance_comparison(results, ax[0, 0], labels=METHOD_LABELS)
-        return [figure_block(fig, "Grouped bar chart of every method's relative importance")]
+        # the whiskers are the tables' intervals: per-feature (marginal) for PFI, CFI and SAGE, which the
+        # reading only uses widened to the Bonferroni level -- a whisker clearing 0 is not a claim
+        marginal = [METHOD_LABELS.get(k, k) for k, r in results.items() if cl.family_level(r) is not None]
+        caption = ("Whiskers: each method's interval from the table, scaled like its bars"
+                   + (f"; for {', '.join(marginal)} they are per-feature (marginal) intervals, which the automatic "
+                      "reading widens to the Bonferroni level over the method's features before calling a "
+                      "feature important" if marginal else "") + ".")
+        return [figure_block(fig, "Grouped bar chart of every method's relative importance", caption)]
 
 
 def _sage_caveat(ctx, key, r):
