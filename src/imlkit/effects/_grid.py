@@ -18,7 +18,7 @@ from .._model import Predictor, check_fitted
 from .._validation import ValidationError, check_choice, check_int
 
 __all__ = ["observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
-           "check_sample_weight", "subsample_rows", "make_predictor"]
+           "check_sample_weight", "subsample_rows", "make_predictor", "output_precision"]
 
 
 def observed_levels(s):
@@ -169,6 +169,29 @@ def resolve_output(model, output, allow_all=True):
 def make_predictor(model, kind, was_frame, max_rows):
     """A Predictor for the effect's output; an unfitted estimator raises ModelError."""
     return Predictor(model, output=kind, as_frame=was_frame, max_rows=max_rows, numeric=True)
+
+
+def output_precision(predictor, X):
+    """The dtype of the model's own predictions and the machine epsilon of the rounding they carry.
+
+    The effects compute in float64 (:meth:`imlkit._model.Predictor.predict_replaced` casts), but a
+    model that predicts in float32 (xgboost, lightgbm through a wrapper, a Keras-like model, a numpy
+    float32 function) rounds each prediction to ε = 1.2e-7 relative, not float64's 2.2e-16. The
+    predictions of the first two rows of ``X`` (one extra model call) show the dtype before the cast.
+
+    Returns
+    -------
+    dtype : str
+        The dtype of ``predict`` (``predict_proba`` for a probability output), e.g. ``"float32"``.
+    eps : float
+        ``np.finfo(dtype).eps`` for a floating dtype coarser than float64, else float64's ε
+        (integers and float64 are exact in float64 up to its own rounding).
+    """
+    raw = np.asarray(predictor.predict(X.iloc[:2], context="the first rows of X (the dtype of the predictions)"))
+    eps = float(np.finfo(float).eps)
+    if raw.dtype.kind == "f":
+        eps = max(eps, float(np.finfo(raw.dtype).eps))
+    return str(raw.dtype), eps
 
 
 def check_model_first(model):

@@ -35,9 +35,11 @@ from ._grid import (
     ice_matrix,
     make_grid,
     make_predictor,
+    output_precision,
     resolve_output,
     subsample_rows,
 )
+from ._repid import rounding_floor
 from ._result import HeterogeneitySlicing
 
 __all__ = ["ice_heterogeneity", "HeterogeneityResult", "centred_ice_heterogeneity"]
@@ -61,6 +63,9 @@ class HeterogeneityResult(HeterogeneitySlicing, ResultDisplay):
     output : str
         Which model output the curves are of (``"prediction"``, ``"P(class=...)"``).
     params, extra : dict
+        ``extra``: ``row_index``, ``constant``, ``rounding_floor`` (τ_j by feature), ``rounding_dtype``,
+        ``rounding_eps``, ``at_rounding_floor`` and ``equal_up_to_rounding`` (see
+        :func:`ice_heterogeneity`'s Notes).
     info : dict
         What happened: ``seconds``, ``n_rows`` (= ``n_samples``), ``engine`` (see
         :data:`imlkit._record.HAPPENED`).
@@ -120,9 +125,9 @@ def centred_ice_heterogeneity(F):
     return float(np.mean(D * D))
 
 
-def _feature_task(predictor, Xs, name, values, column):
+def _feature_task(predictor, Xs, name, values, column, eps):
     F = ice_matrix(predictor, Xs, name, values, column=column)
-    return centred_ice_heterogeneity(F)
+    return centred_ice_heterogeneity(F), rounding_floor(F, eps)
 
 
 def _check_grid(name, grid, call):
@@ -198,6 +203,16 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     H_j is in squared units of the output, so it also grows with the size of x_j's effect; it
     ranks features, it is not a share like the H-statistic. A constant feature gets 0.
 
+    A model's predictions carry rounding, so an additive model's H_j is rounding noise, not 0: ~1e-30 for a
+    float64 model, but ~1e-13 × f² for one that predicts in float32 (xgboost), which would rank its rounding
+    as "the most heterogeneous" feature. Each feature's rounding floor is REPID's τ_j (see :func:`imlkit.repid`:
+    max(1e-9 × the largest range of one of x_j's ICE curves, 64 ε max |f|), with ε the machine epsilon of the
+    dtype the model predicts in, read from one extra prediction of two rows), and x_j's curves are equal up to
+    rounding when sqrt(H_j) <= τ_j. ``extra["rounding_floor"]`` holds τ_j by feature,
+    ``extra["rounding_dtype"]`` and ``extra["rounding_eps"]`` the dtype and ε used,
+    ``extra["at_rounding_floor"]`` the features at or below their floor (their ranking orders rounding noise)
+    and ``extra["equal_up_to_rounding"]`` whether every feature is (an additive model).
+
     References
     ----------
     Goldstein, Kapelner, Bleich & Pitkin (2015). Peeking inside the black box: visualizing
@@ -229,6 +244,7 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
     params = dict(SPEC.record(call),
                   features=features if features is None or isinstance(features, (str, int)) else list(feats))
     params.update(predictor.use_engine(Xs, engine, feats))
+    dtype, eps = output_precision(predictor, Xs)
 
     grids, constant = {}, []
     for f in feats:
@@ -244,13 +260,17 @@ def ice_heterogeneity(model, X, features=None, *, grid=20, grid_type="quantile",
         grids[f] = make_grid(s, grid, grid_type)[0]
     with Timer() as timer:
         todo = [f for f in feats if f in grids]
-        tasks = [(predictor, Xs, f, grids[f], column) for f in todo]
+        tasks = [(predictor, Xs, f, grids[f], column, eps) for f in todo]
         done = dict(zip(todo, parallel_map(_feature_task, tasks, n_jobs=n_jobs, progress=progress,
                                            desc="c-ICE heterogeneity")))
     params.update(seconds=timer.seconds, n_rows=len(Xs))
-    values = np.array([done.get(f, 0.0) for f in feats], dtype=float)
+    values = np.array([done[f][0] if f in done else 0.0 for f in feats], dtype=float)
     sizes = np.array([len(grids[f]) if f in grids else 1 for f in feats], dtype=int)
-    extra = {"row_index": rows, "constant": tuple(constant)}
+    floors = {f: done[f][1] if f in done else 0.0 for f in feats}
+    at_floor = tuple(f for f, h in zip(feats, values) if np.sqrt(h) <= floors[f])
+    extra = {"row_index": rows, "constant": tuple(constant), "rounding_floor": floors, "rounding_dtype": dtype,
+             "rounding_eps": eps, "at_rounding_floor": at_floor,
+             "equal_up_to_rounding": len(at_floor) == len(feats)}
     if column == "all":
         extra["classes"] = classes
     return HeterogeneityResult(feature_names=tuple(feats), heterogeneity=values, grid_sizes=sizes,

@@ -29,11 +29,13 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     overall : ndarray, shape (p,)
         H_j²: share of the variance of f explained by interactions of x_j with all others.
     pairwise : DataFrame
-        Columns ``feature_1, feature_2, h2, h, h_unnormalized`` (one row per pair, sorted by h2,
-        descending).
+        Columns ``feature_1, feature_2, h2, h, h_unnormalized, h2_se`` (one row per pair, sorted by
+        h2, descending); ``h2_se``: the bootstrap standard error of h2 (:func:`h_statistic`, Notes).
     overall_unnormalized : ndarray, shape (p,)
         The root mean square of the interaction part of f, sqrt(mean_i [f − PD_j − PD_-j]²), in
         the units of the prediction (see :func:`h_statistic`, Notes).
+    overall_se : ndarray, shape (p,)
+        The bootstrap standard error of each overall H_j² (:func:`h_statistic`, Notes).
     n_samples : int
         Rows the PD functions were evaluated at.
     output : str
@@ -54,9 +56,10 @@ class HStatisticResult(PairSlicing, ResultDisplay):
     method: str = "h_statistic"
     overall_unnormalized: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    overall_se: np.ndarray | None = None
 
     def to_frame(self, kind="overall"):
-        """``"overall"``: index feature, columns ``h2, h``; ``"pairwise"``: the pair table."""
+        """``"overall"``: index feature, columns ``h2, h, h_unnormalized, h2_se``; ``"pairwise"``: the pair table."""
         if kind == "pairwise":
             return self.pairwise.copy()
         if kind != "overall":
@@ -66,6 +69,8 @@ class HStatisticResult(PairSlicing, ResultDisplay):
                            index=pd.Index(self.feature_names, name="feature"))
         if self.overall_unnormalized is not None:
             out["h_unnormalized"] = np.asarray(self.overall_unnormalized, dtype=float)
+        if self.overall_se is not None:
+            out["h2_se"] = np.asarray(self.overall_se, dtype=float)
         return out
 
     def plot(self, kind="overall", *, ax=None, **kwargs):
@@ -149,6 +154,23 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     so that H² = h_unnormalized² / mean_i(denominator²): ``overall_unnormalized`` and the
     pair table's ``h_unnormalized`` column.
 
+    Standard errors: H² is estimated from the n' sampled rows, which enter twice, as the points
+    x_i of the outer sums and as the rows the partial dependences average over. A bootstrap sample
+    draws n' of them with replacement (multiplicities w_i, Σ w_i = n') and recomputes every piece
+    on it from the matrices above, without predicting again:
+
+        PD*_j(x_kj)   = (1/n') Σ_l w_l M[l, k],      PD*_-j(x_i,-j) = (1/n') Σ_l w_l M[i, k_l],
+        H*_j²         = Σ_i w_i [f − PD*_j − PD*_-j]²_i / Σ_i w_i f_i²,
+
+    each function centred to its w-weighted mean (PD*_jk the same from the pair's rows of
+    predictions). ``h2_se`` (``overall_se`` and the pair table's column) is the standard deviation
+    of H*² over B = 200 (``N_BOOT``) samples, drawn once with ``random_state`` after the rows and
+    shared by every feature and pair, so the numbers do not depend on ``n_jobs``. It is the
+    sampling error of H² at these n' rows (Efron & Tibshirani 1993, ch. 6); it says nothing of
+    H²'s bias (an additive model's H² on n' rows is 0 up to rounding, its bootstrap too). When the
+    tree engine averages a pair's PD inside the trees no row's prediction is kept, and that pair's
+    ``h2_se`` is NaN (``engine="predict"`` gives it).
+
     For a multi-class model and ``output=None``, f is the vector of the C class probabilities
     and every square is a squared Euclidean norm, Σ_i ‖·‖² = Σ_i Σ_c (·)²: the share of the
     variance of all probabilities that is interaction (Friedman & Popescu's H with the
@@ -161,6 +183,7 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     References
     ----------
     Friedman & Popescu (2008). Predictive learning via rule ensembles. Ann. Appl. Stat. 2(3).
+    Efron & Tibshirani (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -180,8 +203,12 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     pair_list = _resolve_pairs(pairs, feats, X.columns)
     kind, column, label, _ = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
-    rows = subsample_rows(len(X), n_samples, rng_of(seed))
+    rng = rng_of(seed)
+    rows = subsample_rows(len(X), n_samples, rng)
     Xs = X.iloc[rows].reset_index(drop=True)
+    # the bootstrap's row multiplicities, drawn once after the rows: the same for every feature and pair, whatever
+    # n_jobs (the standard errors reuse the matrices below; no extra prediction)
+    W = rng.multinomial(len(Xs), np.full(len(Xs), 1.0 / len(Xs)), size=N_BOOT).astype(float)
     checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
     engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
     params = dict(**engine_params, **SPEC.record(call))
@@ -191,28 +218,32 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
             feats_needed = list(dict.fromkeys(feats + [f for p in pair_list for f in p]))
         else:
             feats_needed = feats
-        tasks = [(predictor, Xs, f, column) for f in feats_needed]
+        tasks = [(predictor, Xs, f, column, W) for f in feats_needed]
         res = dict(zip(feats_needed, parallel_map(_feature_task, tasks, n_jobs=n_jobs, progress=progress,
                                                    desc="H overall")))
         overall = np.array([res[f][0] for f in feats])
         overall_un = np.array([res[f][3] for f in feats])
+        overall_se = np.array([res[f][5] for f in feats])
         if pair_list is None:  # "top"
             # the n_top features with the largest H², each pair written in column order: which of two
             # features with equal H² (g and u of g·u) ranks first is rounding, and must not flip the pair
             top = sorted(np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top])
             top = [feats[i] for i in top]
             pair_list = list(itertools.combinations(top, 2))
-        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column) for a, b in pair_list]
+        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column, W, res[a][4], res[b][4])
+                 for a, b in pair_list]
         pair_out = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
-        pair_h2 = [h2 for h2, _ in pair_out]
+        pair_h2 = [out[0] for out in pair_out]
     params.update(seconds=timer.seconds, n_rows=len(Xs))
     table = pd.DataFrame({"feature_1": [a for a, _ in pair_list], "feature_2": [b for _, b in pair_list],
                           "h2": np.asarray(pair_h2, dtype=float)})
     table["h"] = np.sqrt(table["h2"].clip(lower=0))
-    table["h_unnormalized"] = np.asarray([u for _, u in pair_out], dtype=float)
+    table["h_unnormalized"] = np.asarray([out[1] for out in pair_out], dtype=float)
+    table["h2_se"] = np.asarray([out[2] for out in pair_out], dtype=float)
     table = table.sort_values("h2", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
     return HStatisticResult(feature_names=tuple(feats), overall=overall, pairwise=table, n_samples=len(Xs),
-                            output=label, params=params, extra={"row_index": rows}, overall_unnormalized=overall_un)
+                            output=label, params=params, extra={"row_index": rows, "n_boot": N_BOOT},
+                            overall_unnormalized=overall_un, overall_se=overall_se)
 
 
 def _resolve_pairs(pairs, feats, columns):
@@ -257,8 +288,10 @@ def _ratio(num, den, total):
     return float(np.sum(num ** 2) / den), rms
 
 
-def _feature_task(predictor, Xs, f, column):
-    """Overall H_j² and the centred PD_j at the sampled rows, from one stacked evaluation."""
+def _feature_task(predictor, Xs, f, column, W=None):
+    """Overall H_j² and the centred PD_j at the sampled rows, from one stacked evaluation; with bootstrap
+    multiplicities ``W`` (B, n') also PD_j at the rows of each bootstrap sample (uncentred, (B, n'[, C])) and the
+    standard error of H_j² (:func:`_boot_se`)."""
     # NaN is a value of its own (use_na_sentinel=False): its code is not -1.
     codes, uniq = pd.factorize(Xs[f], sort=False, use_na_sentinel=False)
     grid = np.asarray(list(uniq), dtype=object)
@@ -271,21 +304,73 @@ def _feature_task(predictor, Xs, f, column):
     f_c, pdj_c, pdnj_c = _centre(f_x), _centre(pd_j), _centre(pd_not_j)
     total = float(np.sum(f_c ** 2))
     h2, rms = _ratio(f_c - pdj_c - pdnj_c, f_c, total)
-    return h2, pdj_c, total, rms
+    if W is None:
+        return h2, pdj_c, total, rms
+    onehot = np.zeros((n, len(grid)))
+    onehot[np.arange(n), codes] = 1.0
+    cols = np.tensordot(W, M, axes=(1, 0)) / n                      # (B, u[, C]): PD_j on each bootstrap sample
+    pdj_b = cols[:, codes]                                          # (B, n'[, C])
+    pdnj_b = np.tensordot(W @ onehot, M, axes=(1, 1)) / n           # (B, n'[, C]): PD_-j over its x_j values
+    f_b = np.broadcast_to(f_x, pdj_b.shape)
+    return h2, pdj_c, total, rms, pdj_b, _boot_se(W, f_b - pdj_b - pdnj_b, f_b)
 
 
-def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column):
-    """Pairwise H_ab² from PD_ab at the distinct sampled pairs (one stacked evaluation)."""
+def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column, W=None, pda_b=None, pdb_b=None):
+    """Pairwise H_ab² from PD_ab at the distinct sampled pairs (one stacked evaluation); with bootstrap
+    multiplicities ``W`` and the features' bootstrap PDs also the standard error of H_ab² (NaN when the tree
+    engine averaged PD_ab inside the trees, so that no row's contribution is at hand)."""
     ca, ua = pd.factorize(Xs[a], sort=False, use_na_sentinel=False)
     cb, ub = pd.factorize(Xs[b], sort=False, use_na_sentinel=False)
     codes, pair_ids = pd.factorize(ca.astype(np.int64) * (len(ub) + 1) + cb, sort=False)
     first = _first_positions(codes, len(pair_ids))
     va = Xs[a].to_numpy()[first]
     vb = Xs[b].to_numpy()[first]
-    means = predictor.pair_means(Xs, (a, b), (va, vb), column)
+    P = None
+    if W is not None and predictor.engine == "predict":
+        # what pair_means computes, keeping each row's predictions: (u, n'[, C]), averaged below as there
+        n = len(Xs)
+        P = predictor.predict_replaced(Xs, {a: np.repeat(va[:, None], n, axis=1),
+                                            b: np.repeat(vb[:, None], n, axis=1)},
+                                       column=column, context=f"the grid of features {a!r} and {b!r}")
+        means = P.mean(axis=1)
+    else:
+        means = predictor.pair_means(Xs, (a, b), (va, vb), column)
     pd_ab = means[codes]
     pdab_c = _centre(pd_ab)
-    return _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)
+    h2, rms = _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)
+    if W is None:
+        return h2, rms
+    if P is None:
+        return h2, rms, float("nan")
+    pdab_b = (np.tensordot(W, P, axes=(1, 1)) / len(Xs))[:, codes]  # (B, n'[, C])
+    # the flat rule compares with Σ_i f(x_i)², the sample's (a bootstrap sample's differs by its sampling error)
+    return h2, rms, _boot_se(W, pdab_b - pda_b - pdb_b, pdab_b, total)
+
+
+#: Bootstrap samples of the rows behind ``h2_se``.
+N_BOOT = 200
+
+
+def _boot_se(W, num, den, total=None):
+    """Standard deviation over the bootstrap samples of H² = Σ_i w_i ‖num_i‖² / Σ_i w_i ‖den_i‖².
+
+    ``W`` (B, n): each sample's row multiplicities; ``num``, ``den`` (B, n[, C]): the uncentred numerator and
+    denominator at every row as computed on that sample, each centred here to its weighted mean. ``total``: the
+    flat rule's Σ_i f(x_i)² (None: the denominator's own, the overall H²). A flat denominator gives 0 as
+    :func:`_ratio` does.
+    """
+    B, n = W.shape
+    w = W.reshape(W.shape + (1,) * (num.ndim - 2))
+
+    def centred_ss(v):
+        v = v - (w * v).sum(axis=1, keepdims=True) / n
+        return (w * v * v).reshape(B, -1).sum(axis=1)
+
+    num_ss, den_ss = centred_ss(num), centred_ss(den)
+    total = den_ss if total is None else np.full(B, float(total))
+    flat = ~(den_ss > FLAT_TOLERANCE * total)
+    h2 = np.where(flat, np.where(total > 0, 0.0, np.nan), num_ss / np.where(flat, 1.0, den_ss))
+    return float(np.std(h2, ddof=1)) if B > 1 else float("nan")
 
 
 def _first_positions(codes, k):

@@ -24,7 +24,7 @@ from .._options import (
 from .._parallel import rng_of
 from .._timing import Timer
 from .._validation import ValidationError, check_X, resolve_feature, resolve_features
-from ._grid import ice_matrix, make_grid, make_predictor, resolve_output, subsample_rows
+from ._grid import ice_matrix, make_grid, make_predictor, output_precision, resolve_output, subsample_rows
 from ._ice import DEFAULT_N_SAMPLES
 from ._result import OneFeatureSlicing
 
@@ -131,8 +131,9 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
     output : str
     params, extra : dict
         ``extra``: ``root_risk``, ``centered_std``, ``rounding_floor`` (τ of :func:`repid`'s Notes: a node whose
-        centred curves' root mean square is at most τ is never split) and ``equal_up_to_rounding`` (the root is,
-        so the tree is the root alone: an additive effect).
+        centred curves' root mean square is at most τ is never split), ``rounding_dtype`` and ``rounding_eps``
+        (the dtype of the model's own predictions and the machine epsilon τ used) and ``equal_up_to_rounding``
+        (the root is, so the tree is the root alone: an additive effect).
     info : dict
         What happened: ``seconds``, ``n_rows`` (the rows the tree was grown on), ``engine``
         (see :data:`imlkit._record.HAPPENED`).
@@ -328,11 +329,15 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
         τ = max(ROUNDING · max_i (max_k f_ik − min_k f_ik),  ROUNDING_EPS · ε · max_ik |f_ik|),
 
     with f_ik the uncentred ICE curves of the rows the tree is grown on, ``ROUNDING`` = 1e-9,
-    ``ROUNDING_EPS`` = 64 and ε the float64 machine epsilon: the first term is the effect's
-    size (the largest range of one curve, which a pure interaction keeps even when the PD is
-    flat), the second the rounding of the predictions themselves. ``extra["rounding_floor"]``
-    holds τ and ``extra["equal_up_to_rounding"]`` whether the root is at or below it (then the
-    tree is the root alone).
+    ``ROUNDING_EPS`` = 64 and ε the machine epsilon of the model's own predictions before
+    imlkit casts them to float64 (float64: 2.2e-16; a model that predicts in float32, such as
+    xgboost: 1.2e-7, so its float32 rounding is not split as regions): the first term is the
+    effect's size (the largest range of one curve, which a pure interaction keeps even when the
+    PD is flat), the second the rounding of the predictions themselves. The dtype is read from
+    one extra prediction of two rows. ``extra["rounding_floor"]`` holds τ,
+    ``extra["rounding_dtype"]`` and ``extra["rounding_eps"]`` the dtype and ε it used, and
+    ``extra["equal_up_to_rounding"]`` whether the root is at or below τ (then the tree is the
+    root alone).
 
     References
     ----------
@@ -374,13 +379,14 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
         z, zkind, cats = _encode(X[c])
         encoded[c] = (z, zkind, cats)
     params = dict(SPEC.record(call), split_features=splits, n_rows=len(X), **predictor.use_engine(X, engine, [name]))
+    dtype, eps = output_precision(predictor, X)
 
     with Timer() as timer:
         F = ice_matrix(predictor, X, name, values, column=column, progress=progress)   # (n, m[, C])
         C = F - F.mean(axis=1, keepdims=True)
         # Several classes: the risk sums over grid points and classes, so the tree is grown on
         # the curves laid side by side, (n, m·C).
-        floor = rounding_floor(F)
+        floor = rounding_floor(F, eps)
         nodes = _split_regions(C.reshape(len(C), -1), encoded, splits, max_depth, min_node_size, gamma, floor)
     params["seconds"] = timer.seconds
     tree = tuple(nd for nd, _ in nodes)
@@ -403,7 +409,7 @@ def repid(model, X, feature, *, split_features=None, grid=20, max_depth=3, min_n
                           interaction_scores=scores, split_features=tuple(splits), categorical=categorical,
                           output=label, params=params,
                           extra={"root_risk": tree[0].risk, "centered_std": C.std(axis=0),
-                                 "rounding_floor": floor,
+                                 "rounding_floor": floor, "rounding_dtype": dtype, "rounding_eps": eps,
                                  "equal_up_to_rounding": bool(_rms(tree[0].risk, len(C), m) <= floor),
                                  **({"classes": classes} if column == "all" else {})})
 
@@ -503,14 +509,16 @@ def node_risk(C):
     return float(np.einsum("ij,ij->", D, D))
 
 
-def rounding_floor(F):
+def rounding_floor(F, eps=None):
     """τ of :func:`repid`'s Notes: the root mean square of centred ICE curves at or below which they are equal
-    up to rounding. ``F``: the uncentred ICE curves, shape (n, m) or (n, m, C)."""
+    up to rounding. ``F``: the uncentred ICE curves, shape (n, m) or (n, m, C); ``eps``: the machine epsilon of
+    the model's predictions (:func:`~imlkit.effects._grid.output_precision`; None: float64's)."""
     F = np.asarray(F, dtype=float)
     if F.size == 0:
         return 0.0
+    eps = float(np.finfo(float).eps) if eps is None else float(eps)
     size = float(np.max(np.ptp(F, axis=1)))
-    return max(ROUNDING * size, ROUNDING_EPS * float(np.finfo(float).eps) * float(np.max(np.abs(F))))
+    return max(ROUNDING * size, ROUNDING_EPS * eps * float(np.max(np.abs(F))))
 
 
 def _rms(risk, n, m):

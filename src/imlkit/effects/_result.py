@@ -240,7 +240,7 @@ class FeatureSlicing:
 class PairSlicing(FeatureSlicing):
     """Slicing of the H-statistic: by feature (overall H² and the pairs involving it) or by pair."""
 
-    _per_feature = ("overall", "overall_unnormalized")
+    _per_feature = ("overall", "overall_unnormalized", "overall_se")
 
     def __getitem__(self, key):
         """``h["temp"]``, ``h[["temp", "hum"]]``: those features' overall H² and every pair that involves
