@@ -48,7 +48,7 @@ def test_repid_of_a_float32_additive_model_splits_no_rounding_noise():
     g = ctx.regional.repid
     said = _texts(sec)
     assert "most heterogeneous" not in said
-    assert "equal up to rounding" in said and "coincide up to the rounding of the model's predictions" in said
+    assert "equal up to rounding" in said and "coincide up to rounding" in said
     assert "remove" not in said and "interacts with" not in said
     assert not any(b.get("caption", "").startswith(("Features interacting", "Split features"))
                    for b in sec["blocks"] if isinstance(b, dict))
@@ -56,9 +56,9 @@ def test_repid_of_a_float32_additive_model_splits_no_rounding_noise():
 
     X_rep = ctx.rows("repid")[0]
     floor = output_rounding_floor(ctx, X_rep, g)
-    # the float32 rounding is far above REPID's own float64 floor and below the float32 one
-    assert not g.extra["equal_up_to_rounding"]
-    assert g.extra["rounding_floor"] < _root_rms(g) <= floor
+    # REPID's own floor now follows the output's dtype too (float32 here): the rounding is within both floors
+    assert g.extra["equal_up_to_rounding"] and g.extra["rounding_dtype"] == "float32"
+    assert _root_rms(g) <= g.extra["rounding_floor"] and _root_rms(g) <= floor
     # the floor's scale is the largest |prediction| (~100 + the effects)
     np.testing.assert_allclose(floor / (64 * np.finfo(np.float32).eps), 100, rtol=0.2)
 

@@ -238,7 +238,7 @@ def _hstat_blocks(ctx, output):
                    f"{ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
-              frame_table(overall.rename(columns={"h2": "H²", "h": "H"}), caption="Overall H² (ranked)", snap=True)]
+              frame_table(_h_columns(overall), caption="Overall H² (ranked)", snap=True)]
     if note:
         blocks.insert(2, text(note))
     caveats = hstat_caveats(ctx, h)
@@ -255,13 +255,23 @@ def _hstat_blocks(ctx, output):
                            .itertuples(index=False)}
                 pairs[f"H² (half {k})"] = [by_pair.get(frozenset((a, b)), np.nan)
                                            for a, b in zip(pairs["feature_1"], pairs["feature_2"])]
-        pairs = pairs.rename(columns={"feature_1": "feature", "feature_2": "feature ", "h2": "H²", "h": "H"})
+        pairs = _h_columns(pairs.rename(columns={"feature_1": "feature", "feature_2": "feature "}))
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
                                   snap=True))
     blocks += ctx.guard("figure: H-statistic", lambda: _hstat_figure(h, pairs), kind="figure")
     if len(h.pairwise):
         blocks += ctx.guard("2-D partial dependence", lambda: _pd2_blocks(ctx, h, output, pairs))
     return blocks
+
+
+def _h_columns(frame):
+    """The H-statistic's table with readable column names; a standard-error column that is all NaN (the pairwise SE
+    where the tree engine averaged the pair's PD inside the trees, so no per-row values exist to resample) is left
+    out rather than shown empty."""
+    if "h2_se" in frame and frame["h2_se"].isna().all():
+        frame = frame.drop(columns="h2_se")
+    return frame.rename(columns={"h2": "H²", "h": "H", "h2_se": "SE of H² (bootstrap over rows)",
+                                 "h_unnormalized": "unnormalised H"})
 
 
 def hstat_caveats(ctx, h):
