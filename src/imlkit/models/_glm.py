@@ -622,8 +622,9 @@ class GLM(_FamilyEstimator):
             out = f"{verb} {what} by {e} [{a}, {b}]"
         if lo <= 0 <= hi:
             # not rejecting "no change" is no evidence of it: [0.03, 3.4] allows a 97% fall as much as a 1
-            out += (f" (not distinguishable from {'1' if expo else '0'}: the data allow every value in the interval, "
-                    f"no change among them)")
+            none = "1" if expo else "0"
+            out += (f" (not distinguishable from {none}: the data allow every value in the interval, no change "
+                    f"({none}) among them)")
         return out
 
     def _unit(self, feature, i, step=1.0):
