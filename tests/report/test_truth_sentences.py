@@ -29,7 +29,8 @@ def test_a_glm_odds_ratio_whose_interval_holds_one_is_not_called_no_change():
     sentence = m.interpret("noise")[0]
     assert "not distinguishable from 1" in sentence
     assert "(not distinguishable from 1, no change)" not in sentence
-    assert "(not distinguishable from 1: the data allow every value in the interval, no change among them)" in sentence
+    assert ("(not distinguishable from 1: the data allow every value in the interval, no change (1) among them)"
+            in sentence)
     lo, hi = np.exp([s.ci_low, s.ci_high])
     assert f"[{lo:.3g}, {hi:.3g}]" in sentence
     # a clear effect gets no such clause

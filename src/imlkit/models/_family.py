@@ -23,6 +23,8 @@ statsmodels is imported on first use, so that ``import imlkit`` does not import 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from scipy import special
 from sklearn.utils.metaestimators import available_if
 
@@ -30,7 +32,7 @@ from .._validation import ValidationError, check_choice
 from ._base import ImlkitEstimator, set_task_tags
 from ._target import check_class_target
 
-__all__ = ["FAMILY_LINKS", "Family"]
+__all__ = ["FAMILY_LINKS", "Family", "binomial_counts", "is_two_columns"]
 
 #: family -> (default link, allowed links)
 FAMILY_LINKS = {
@@ -191,19 +193,30 @@ class Family:
         """The variance function ``V(μ)`` (Var(y) = φ V(μ))."""
         return np.asarray(self.sm.variance(mu), dtype=float)
 
-    def deviance(self, y, mu):
-        """``D(y, μ) = 2 Σ_i [ℓ(y_i; y_i) − ℓ(y_i; μ_i)]`` (unit dispersion)."""
-        return float(self.sm.deviance(y, mu))
+    def deviance(self, y, mu, weights=None):
+        """``D(y, μ) = 2 Σ_i w_i [ℓ(y_i; y_i) − ℓ(y_i; μ_i)]`` (unit dispersion).
 
-    def start_mu(self, y):
+        ``weights``: prior weights ``w_i`` (default 1); for binomial counts the number of trials
+        ``n_i`` with ``y_i`` the proportion of successes, which gives the binomial deviance
+        ``2 Σ [s_i log(s_i/(n_i μ_i)) + f_i log(f_i/(n_i (1 − μ_i)))]`` (statsmodels' ``var_weights``).
+        """
+        if weights is None:
+            return float(self.sm.deviance(y, mu))
+        return float(self.sm.deviance(y, mu, var_weights=np.asarray(weights, dtype=float)))
+
+    def start_mu(self, y, weights=None):
         """Starting means for IRLS: the data moved into the family's range, as R's ``family$initialize``.
 
-        binomial ``(y + 0.5)/2``, poisson ``y + 0.1``, otherwise ``y`` itself. (statsmodels starts
-        the non-binomial families at ``(y + ȳ)/2``; with λ re-chosen along the way the GAM's
-        performance iteration is path dependent, so the start is part of its definition.)
+        binomial ``(n y + 0.5)/(n + 1)`` (``n`` the trials in ``weights``, default 1: ``(y + 0.5)/2``),
+        poisson ``y + 0.1``, otherwise ``y`` itself. (statsmodels starts the non-binomial families at
+        ``(y + ȳ)/2``; with λ re-chosen along the way the GAM's performance iteration is path
+        dependent, so the start is part of its definition.)
         """
         y = np.asarray(y, dtype=float)
         if self.name == "binomial":
+            if weights is not None:
+                n = np.asarray(weights, dtype=float)
+                return (n * y + 0.5) / (n + 1)
             return (y + 0.5) / 2
         if self.name == "poisson":
             return y + 0.1
@@ -244,6 +257,152 @@ class Family:
         if name == "binomial" and not np.isin(y, (0.0, 1.0)).all():
             raise ValidationError("'y' must be 0/1 for the binomial family.")
         return y
+
+
+def is_two_columns(y):
+    """True for a two-column ``y`` (a DataFrame or a 2-D array-like of width 2): binomial counts."""
+    if y is None or sp.issparse(y):
+        return False
+    if isinstance(y, pd.DataFrame):
+        return y.shape[1] == 2
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape  # lists, array-likes with __array__ only
+        except (TypeError, ValueError):  # ragged lists: not counts (the 1-D checks name the problem)
+            return False
+    return len(shape) == 2 and shape[1] == 2
+
+
+def _count_array(values, name):
+    """``values`` as floats, or a ValidationError naming ``name`` (text, labels)."""
+    try:
+        if isinstance(values, (pd.DataFrame, pd.Series)):
+            return values.to_numpy(dtype=float, na_value=np.nan)
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"'{name}' must be numeric counts for the binomial family; got values that are not "
+                              f"numbers.") from exc
+
+
+def _row_list(mask, k=5):
+    rows = np.flatnonzero(mask)
+    return ", ".join(str(int(r)) for r in rows[:k]) + (f" and {rows.size - k} more" if rows.size > k else "")
+
+
+def binomial_counts(y, trials, family, n=None):
+    """Binomial counts from a two-column ``y`` or from proportions with ``trials``; None for a 1-D ``y``.
+
+    Parameters
+    ----------
+    y : array-like, shape (n,) or (n, 2)
+        ``(n, 2)``: successes and failures per row (statsmodels' form), non-negative whole numbers.
+        ``(n,)`` with ``trials``: the proportion of successes in [0, 1].
+    trials : array-like of shape (n,) or None
+        Positive whole numbers of trials per row; ``y · trials`` must be whole numbers.
+    family : Family
+        A two-column ``y`` or ``trials`` with any family but the binomial is refused.
+    n : int, optional
+        The rows of ``X``: ``y`` and ``trials`` must have as many.
+
+    Returns
+    -------
+    None, or (successes, failures, description)
+        Float arrays of whole numbers, shape (n,), and what a success is, e.g.
+        ``"NABOVE out of NABOVE + NBELOW"``.
+
+    Raises
+    ------
+    ValidationError
+        Naming the problem: a two-column ``y`` or ``trials`` with another family, both at once, a
+        ``y`` of another width, non-numeric, missing, negative or fractional counts, proportions
+        outside [0, 1], rows with no trials, no successes or no failures at all.
+    """
+    two = is_two_columns(y)
+    shape = getattr(y, "shape", None) if not sp.issparse(y) else None
+    if not two and shape is not None and len(shape) == 2 and shape[1] > 2 and family.is_binomial:
+        raise ValidationError(f"'y' must be 1-D (two labels) or have two columns (successes, failures) for the "
+                              f"binomial family; got shape {tuple(shape)}.")
+    if two and not family.is_binomial:
+        raise ValidationError(f"'y' has two columns: only the binomial family takes a two-column 'y' (successes, "
+                              f"failures); the {family.name} family needs a 1-D 'y'.")
+    if trials is not None and not family.is_binomial:
+        raise ValidationError(f"'trials' is for the binomial family only (with 'y' the proportion of successes); "
+                              f"the {family.name} family takes a 1-D 'y' without trials.")
+    if not two and trials is None:
+        return None
+    if two and trials is not None:
+        raise ValidationError("Give either a two-column 'y' (successes, failures) or proportions in 'y' with "
+                              "'trials', not both.")
+    if two:
+        arr = _count_array(y, "y")
+        if isinstance(y, pd.DataFrame) and all(isinstance(c, str) for c in y.columns):
+            s_name, f_name = y.columns
+            what = f"{s_name} out of {s_name} + {f_name}"
+        else:
+            what = "y[:, 0] out of y[:, 0] + y[:, 1]"
+        if n is not None and arr.shape[0] != n:
+            raise ValidationError(f"X and 'y' have different lengths: X has {n} rows, y has {arr.shape[0]}.")
+        bad = ~np.isfinite(arr).all(axis=1)
+        if bad.any():
+            raise ValidationError(f"'y' (successes, failures) has {int(bad.sum())} row(s) with a missing or "
+                                  f"infinite count (rows {_row_list(bad)}).")
+        bad = (arr < 0).any(axis=1)
+        if bad.any():
+            raise ValidationError(f"'y' (successes, failures) must hold non-negative counts; {int(bad.sum())} "
+                                  f"row(s) have a negative count (rows {_row_list(bad)}; min {arr.min():g}).")
+        bad = (arr != np.round(arr)).any(axis=1)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"'y' (successes, failures) must hold whole-number counts; {int(bad.sum())} "
+                                  f"row(s) do not (rows {_row_list(bad)}; row {r} has {arr[r, 0]:g}, "
+                                  f"{arr[r, 1]:g}). For proportions pass them as a 1-D 'y' with 'trials'.")
+        successes, failures = arr[:, 0].copy(), arr[:, 1].copy()
+    else:
+        p = _count_array(y, "y")
+        if p.ndim == 2 and p.shape[1] == 1:
+            p = p[:, 0]
+        if p.ndim != 1:
+            raise ValidationError(f"With 'trials', 'y' must be 1-D proportions of successes; got shape {p.shape}.")
+        t = _count_array(trials, "trials")
+        if t.ndim != 1 or t.shape[0] != p.shape[0]:
+            raise ValidationError(f"'trials' must be 1-D with one number per row of 'y' ({p.shape[0]}); got shape "
+                                  f"{t.shape}.")
+        if n is not None and p.shape[0] != n:
+            raise ValidationError(f"X and 'y' have different lengths: X has {n} rows, y has {p.shape[0]}.")
+        for arr_, nm in ((p, "y"), (t, "trials")):
+            bad = ~np.isfinite(arr_)
+            if bad.any():
+                raise ValidationError(f"'{nm}' contains {int(bad.sum())} NaN or infinite value(s) (rows "
+                                      f"{_row_list(bad)}).")
+        bad = (t <= 0) | (t != np.round(t))
+        if bad.any():
+            raise ValidationError(f"'trials' must be positive whole numbers; {int(bad.sum())} value(s) are not "
+                                  f"(rows {_row_list(bad)}; e.g. {t[bad][0]:g}).")
+        bad = (p < 0) | (p > 1)
+        if bad.any():
+            raise ValidationError(f"With 'trials', 'y' must be proportions of successes in [0, 1]; {int(bad.sum())} "
+                                  f"value(s) are outside (rows {_row_list(bad)}; e.g. {p[bad][0]:g}).")
+        s = p * t
+        bad = np.abs(s - np.round(s)) > 1e-6 * np.maximum(t, 1.0)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"'y' × 'trials' must be whole numbers of successes; {int(bad.sum())} row(s) are "
+                                  f"not (rows {_row_list(bad)}; row {r}: {p[r]:g} × {t[r]:g} = {s[r]:g}).")
+        successes = np.round(s)
+        failures = t - successes
+        name = y.name if isinstance(getattr(y, "name", None), str) else "y"
+        what = f"{name}: the share of successes out of 'trials'"
+    total = successes + failures
+    bad = total == 0
+    if bad.any():
+        raise ValidationError(f"'y' has {int(bad.sum())} row(s) with no trials (successes + failures = 0; rows "
+                              f"{_row_list(bad)}): they carry no information, drop them.")
+    if successes.sum() == 0 or failures.sum() == 0:
+        none = "successes" if successes.sum() == 0 else "failures"
+        raise ValidationError(f"'y' has no {none} in any row; the binomial family needs both successes and "
+                              f"failures.")
+    return successes, failures, what
 
 
 class _FamilyEstimator(ImlkitEstimator):

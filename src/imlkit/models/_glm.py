@@ -28,7 +28,7 @@ from sklearn.utils.metaestimators import available_if
 
 from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability
 from ._design import INTERCEPT, collinear_partners, fit_design
-from ._family import FAMILY_LINKS, Family, _FamilyEstimator
+from ._family import FAMILY_LINKS, Family, _FamilyEstimator, _statsmodels_family, binomial_counts, is_two_columns
 
 __all__ = ["FAMILY_LINKS", "GLM"]
 
@@ -135,7 +135,8 @@ class GLM(_FamilyEstimator):
         in glmnet) over the weights of the *standardised* design columns (each scaled to
         standard deviation 1, so the penalty does not depend on units; the intercept is not
         penalised), by penalised IRLS; the weights are reported back per unit of the original
-        columns. This is the way to fit a GLM with as many terms as rows or more, and it keeps
+        columns. For binomial counts ``n``, the means and the SDs are over trials (as on the data
+        expanded to 0/1 rows). This is the way to fit a GLM with as many terms as rows or more, and it keeps
         the weights finite under separation. Such a fit has no standard errors: :meth:`summary`
         has NaN intervals and the sentences say "penalised fit, no interval".
 
@@ -147,7 +148,8 @@ class GLM(_FamilyEstimator):
         Coding learned from the training data.
     result_ : statsmodels GLMResults
     classes_ : ndarray, shape (2,)
-        Binomial family only; the second class is the one modelled (``y = 1``).
+        Binomial family only; the second class is the one modelled (``y = 1``). ``[0, 1]``
+        (failure, success of one trial) for counts: a two-column ``y`` or ``trials``.
     estimable_ : Series of bool, shape (n_terms,)
         False for weights the data cannot determine: a design column in an exact linear
         dependency with others (collinear columns, a level that occurs with another one only), a
@@ -172,7 +174,9 @@ class GLM(_FamilyEstimator):
         others fixed is outside the data.
     event_ : str
         Binomial family only: what the odds are of, ``"<target> = <classes_[1]>"`` (an integral
-        float label reads ``1``, not ``1.0``).
+        float label reads ``1``, not ``1.0``); for counts ``"a success per trial (NABOVE out of
+        NABOVE + NBELOW)"`` (the two columns' names; ``y[:, 0] out of y[:, 0] + y[:, 1]`` for an
+        array; ``"<y>: the share of successes out of 'trials'"`` for proportions).
     penalized_ : bool
         True when fitted with ``alpha > 0``.
     link_ : str
@@ -214,17 +218,32 @@ class GLM(_FamilyEstimator):
         self.polynomial = polynomial
 
     # -- fitting
-    def fit(self, X, y):
+    def fit(self, X, y, *, trials=None):
         """Fit by iteratively reweighted least squares (statsmodels).
 
         Parameters
         ----------
         X : DataFrame or array, shape (n, p)
-        y : array-like, shape (n,)
+        y : array-like, shape (n,) or (n, 2)
+            The target. For the binomial family: two labels per row (one trial each), or -- as in
+            statsmodels -- two columns ``(successes, failures)`` of non-negative whole-number
+            counts per row (a DataFrame's column names then name the success), or, with
+            ``trials``, the proportion of successes in [0, 1].
+        trials : array-like, shape (n,), optional
+            Binomial family only: positive whole numbers of trials per row, with ``y`` the
+            proportion of successes (``y · trials`` whole numbers). Equivalent to the two-column
+            ``y = (y · trials, (1 − y) · trials)``.
 
         Returns
         -------
         self
+
+        Notes
+        -----
+        Counts fit the same model as the data expanded to one 0/1 row per trial: the same weights,
+        standard errors and intervals (the deviance differs, as the saturated model does: it is
+        the binomial deviance of the counts, statsmodels' and R's). ``classes_`` is then ``[0, 1]``
+        (failure, success); ``predict_proba`` gives the probability of a success per trial.
         """
         import statsmodels.api as sm
 
@@ -233,7 +252,21 @@ class GLM(_FamilyEstimator):
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
         alpha = check_float("alpha", self.alpha, low=0.0)
-        frame, y_enc = self._check_X_y_family(X, y, fam)
+        counts = binomial_counts(y, trials, fam, n=None)
+        if counts is None:
+            frame, y_enc = self._check_X_y_family(X, y, fam)
+            n_trials = None
+        else:
+            frame = self._check_X(X, reset=True)
+            successes, failures, what = counts
+            if successes.shape[0] != len(frame):
+                raise ValidationError(f"X and 'y' have different lengths: X has {len(frame)} rows, y has "
+                                      f"{successes.shape[0]}.")
+            if len(frame) < 2:
+                raise ValidationError(f"GLM needs at least 2 rows in 'X'; got n_samples={len(frame)}.")
+            self.classes_ = np.array([0, 1])
+            n_trials = successes + failures
+            y_enc = successes / n_trials
         spec = fit_design(frame, self.interactions, intercept=self.fit_intercept, polynomial=self.polynomial)
         D = spec.transform(frame)
         if D.shape[1] == 0:
@@ -244,7 +277,7 @@ class GLM(_FamilyEstimator):
                                   f"{n} rows. Set 'alpha' > 0 for a penalised GLM, or use fewer features or "
                                   f"levels.")
         if alpha > 0:
-            params = self._fit_penalized(D, y_enc, fam, alpha)
+            params = self._fit_penalized(D, y_enc, fam, alpha, trials=n_trials)
             result = None
             self._kept = np.arange(p)
         else:
@@ -262,7 +295,13 @@ class GLM(_FamilyEstimator):
                     warnings.filterwarnings("ignore", message=".*does not respect the domain.*")
                     # fitting on independent columns only: IRLS on a singular design can run off
                     # (weights of 1e15 for a collinear binomial design)
-                    model = sm.GLM(y_enc, D[:, kept], family=fam.sm)
+                    if n_trials is None:
+                        model = sm.GLM(y_enc, D[:, kept], family=fam.sm)
+                    else:
+                        # statsmodels' own two-column form (its deviance, Pearson χ² and log-likelihood
+                        # use the counts); a fresh family, as statsmodels stores the trials on it
+                        model = sm.GLM(np.column_stack([successes, failures]), D[:, kept],
+                                       family=_statsmodels_family(family, link))
                     result = model.fit(scale=1.0 if family == "exponential" else None)
             except Exception as exc:  # statsmodels raises assorted errors on divergence
                 raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
@@ -288,32 +327,50 @@ class GLM(_FamilyEstimator):
         self.estimable_ = pd.Series(ok, index=spec.names, name="estimable")
         self.not_estimable_ = pd.Series(why, index=spec.names, name="not_estimable", dtype=object)
         self.target_name_ = getattr(y, "name", None) if isinstance(getattr(y, "name", None), str) else "y"
-        if fam.is_binomial:
+        self._counts = counts is not None
+        if counts is not None:
+            if isinstance(y, pd.DataFrame) and isinstance(y.columns[0], str):
+                self.target_name_ = y.columns[0]
+            self.event_ = f"a success per trial ({what})"
+        elif fam.is_binomial:
             self.event_ = f"{self.target_name_} = {_label(self.classes_[1])}"
         return self
 
-    def _fit_penalized(self, D, y, fam, alpha, max_iter=100, tol=1e-10):
+    def _fit_penalized(self, D, y, fam, alpha, max_iter=100, tol=1e-10, trials=None):
         """Ridge GLM by penalised IRLS on standardised columns; weights in the original units.
 
         Each step solves ``(DsᵀWDs/n + alpha·P) β = DsᵀWz/n`` (P the identity without the
-        intercept), halving the step while the penalised objective increases.
+        intercept), halving the step while the penalised objective increases. Binomial counts
+        (``trials`` per row, ``y`` the proportions) multiply the working weights by the trials and
+        count ``n`` in trials, so the fit equals the one on the data expanded to 0/1 rows (the
+        deviances differ by a constant).
         """
         n, p = D.shape
+        # counts: every mean, SD and n is over trials, as on the expanded 0/1 rows
+        rw = np.ones(n) if trials is None else np.asarray(trials, dtype=float)
+        n = float(np.sum(rw))
         const = np.all(D == D[:1], axis=0)
-        center = np.where(const, 0.0, D.mean(axis=0)) if self.fit_intercept else np.zeros(p)
-        sd = np.where(const, 1.0, D.std(axis=0))
+        if trials is None:
+            mean, spread = D.mean(axis=0), D.std(axis=0)
+        else:
+            mean = rw @ D / n
+            spread = np.sqrt(np.maximum(rw @ (D - mean) ** 2 / n, 0.0))
+        center = np.where(const, 0.0, mean) if self.fit_intercept else np.zeros(p)
+        sd = np.where(const, 1.0, spread)
         Ds = (D - center) / sd
         P = np.diag(np.where(const, 0.0, alpha))
 
         def objective(b):
-            return fam.deviance(y, fam.inverse(Ds @ b)) / (2 * n) + 0.5 * b @ P @ b
+            return fam.deviance(y, fam.inverse(Ds @ b), weights=trials) / (2 * n) + 0.5 * b @ P @ b
 
-        mu = fam.start_mu(y)
+        mu = fam.start_mu(y, weights=trials)
         eta = fam.link(mu)
         beta = None
         obj_old = np.inf
         for _ in range(max_iter):
             w, z = fam.working(y, eta, mu)
+            if trials is not None:
+                w = w * trials
             A = Ds.T @ (Ds * w[:, None]) / n + P
             new = np.linalg.lstsq(A, Ds.T @ (w * z) / n, rcond=None)[0]
             obj = objective(new)
@@ -446,7 +503,8 @@ class GLM(_FamilyEstimator):
 
     @available_if(lambda self: self._is_binomial())
     def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_``.
+        """Class probabilities, columns in the order of ``classes_`` (for counts: failure and
+        success of one trial).
 
         Returns
         -------
@@ -455,6 +513,24 @@ class GLM(_FamilyEstimator):
         eta = self.linear_predictor(X)
         p = np.clip(self.family_.inverse(eta), 0, 1)
         return np.column_stack([1 - p, p])
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy for the binomial family, R² otherwise.
+
+        A two-column ``y`` (successes, failures) scores per trial: the share of trials whose outcome
+        is the predicted one (``Σ s_i [p̂_i > 0.5] + f_i [p̂_i ≤ 0.5]`` over all trials), the accuracy on
+        the data expanded to 0/1 rows.
+        """
+        if self._is_binomial() and is_two_columns(y):
+            self._check_fitted()
+            successes, failures, _ = binomial_counts(y, None, Family("binomial"))
+            hit = self.predict_proba(X)[:, 1] > 0.5
+            if successes.shape[0] != hit.shape[0]:
+                raise ValidationError(f"X and 'y' have different lengths: X has {hit.shape[0]} rows, y has "
+                                      f"{successes.shape[0]}.")
+            w = np.ones_like(successes) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+            return float(np.sum(w * np.where(hit, successes, failures)) / np.sum(w * (successes + failures)))
+        return super().score(X, y, sample_weight=sample_weight)
 
     # -- inference
     def _z(self):
@@ -581,6 +657,8 @@ class GLM(_FamilyEstimator):
     def _scale_words(self):
         link, target = self.link_, self.target_name_
         if link == "log":
+            if getattr(self, "_counts", False):  # binomial counts: the mean is the probability per trial
+                return f"the probability of {self.event_}", "multiplies", True
             # "the expected count" only fits a count; a Poisson GLM may model any positive target
             return f"the expected {target}", "multiplies", True
         if link == "logit":
@@ -622,8 +700,9 @@ class GLM(_FamilyEstimator):
             out = f"{verb} {what} by {e} [{a}, {b}]"
         if lo <= 0 <= hi:
             # not rejecting "no change" is no evidence of it: [0.03, 3.4] allows a 97% fall as much as a 1
-            out += (f" (not distinguishable from {'1' if expo else '0'}: the data allow every value in the interval, "
-                    f"no change among them)")
+            none = "1" if expo else "0"
+            out += (f" (not distinguishable from {none}: the data allow every value in the interval, no change "
+                    f"({none}) among them)")
         return out
 
     def _unit(self, feature, i, step=1.0):
