@@ -5,6 +5,8 @@ are R's ``glm(cbind(NABOVE, NBELOW) ~ ., binomial)``, published with statsmodels
 Gill (2000), Generalized linear models: a unified approach), statsmodels on the same data, and
 the same data expanded to one 0/1 row per trial.
 """
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -259,3 +261,29 @@ def test_labels_still_fit_predict_and_read_as_before():
     with pytest.warns(Warning, match="column-vector y"):
         m1 = GLM(family="binomial").fit(X, y.to_frame())
     assert_allclose(m1.coef_, m.coef_)
+
+
+def test_not_estimable_cause_names_near_collinearity_before_separation():
+    # Caravan-like: two shares that nearly sum to a constant (R² ~ 0.9995 from each other) in a logistic fit with
+    # quasi-separation from a rare indicator. Their huge standard errors come from the near dependency, not only from
+    # the separated rows: the cause must say so (it read "separation: 2% of the fitted probabilities ..." before).
+    rng = np.random.default_rng(0)
+    n = 600
+    a = rng.integers(0, 10, n).astype(float)
+    b = 9.0 - a + rng.normal(0, 0.01, n)           # a + b = 9 up to small noise
+    rare = (rng.random(n) < 0.03).astype(float)
+    eta = -1.0 + 0.3 * a
+    y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
+    y[rare == 1] = 1                               # every row with the rare indicator is a success: separation
+    X = pd.DataFrame({"a": a, "b": b, "rare": rare})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = GLM(family="binomial").fit(X, y)
+    r2 = g.collinearity_["r_squared"]
+    assert r2["a"] > 0.99 and r2["b"] > 0.99      # the premise
+    why = g.not_estimable_
+    assert not g.estimable_["rare"] and why["rare"].startswith("separation")
+    assert not g.estimable_["a"] and not g.estimable_["b"]   # standard errors > 10 per SD on the logit scale
+    for col in ("a", "b"):
+        assert why[col].startswith("nearly collinear with") and "variance inflation" in why[col]
+        assert "the fit also has separation" in why[col]

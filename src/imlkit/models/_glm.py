@@ -37,6 +37,9 @@ NOT_ESTIMABLE_SE = 10.0
 #: R² of a design column from the others above which its reading says "holding the others fixed is
 #: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
 COLLINEAR_R2 = 0.9
+#: R² of a non-estimable column from the others above which its cause is named as near collinearity (a variance
+#: inflation factor above 100: its standard error is more than 10 times what it would be alone).
+NEARLY_COLLINEAR_R2 = 0.99
 #: A numeric column whose observed range is below 1/this is not read per one unit: a unit step more than
 #: twice the range leaves the data from every observed value (DEGREE, a share from 0.16 to 0.31).
 UNIT_BEYOND_RANGE = 2.0
@@ -165,7 +168,8 @@ class GLM(_FamilyEstimator):
         Why a weight is not estimable ("" when it is): ``"collinear with a, b"`` (the columns
         sharing its null-space direction of the design), ``"separation: 12% of the fitted
         probabilities are 0 or 1 ..."``, fitted means at 0 (log link), ``"nearly collinear with
-        ..."`` (R² above 0.999) or the standard error itself.
+        ..."`` (R² above ``NEARLY_COLLINEAR_R2`` = 0.99, named first: a near dependency inflates the
+        standard error whatever else the fit does) or the standard error itself.
     collinearity_ : DataFrame, index = design names
         ``r_squared``: R² of each column from the other (non-constant, identified) columns,
         ``1 − 1/(C⁻¹)_jj`` for their correlation matrix ``C`` (the variance inflation factor is
@@ -458,8 +462,10 @@ class GLM(_FamilyEstimator):
                 bad |= ok & (se * unit > NOT_ESTIMABLE_SE)
         if bad.any():
             mu = np.asarray(result.fittedvalues, dtype=float)
+            complete = False
             if self.family_.is_binomial:
                 edge = np.mean((mu < 1e-8) | (mu > 1 - 1e-8))
+                complete = edge >= 0.99
                 cause = (f"separation: {100 * edge:.0f}% of the fitted probabilities are 0 or 1 and the weight "
                          f"runs off to infinity") if edge > 0 else None
             elif self.link_ == "log":
@@ -471,11 +477,16 @@ class GLM(_FamilyEstimator):
             for j in np.flatnonzero(bad):
                 ok[j] = False
                 r2 = self.collinearity_["r_squared"].iloc[j]
-                if cause:
-                    why[j] = cause
-                elif np.isfinite(r2) and r2 > 0.999:
+                # a column the others nearly determine has its standard error inflated by sqrt(VIF) whatever
+                # else the fit does: that is its cause, even when some rows are also separated (Caravan's
+                # MHHUUR/MHKOOP/MZFONDS/MZPART, R² 0.9988-0.9993, had been put down to separation)
+                # (not under complete separation: there every weight runs off along the separating direction)
+                if np.isfinite(r2) and r2 > NEARLY_COLLINEAR_R2 and not complete:
                     why[j] = (f"nearly collinear with {_names(self.collinearity_['with'].iloc[j])} "
-                              f"(R² {r2:.6f} from the other columns)")
+                              f"(R² {r2:.6f} from the other columns, variance inflation {1 / (1 - r2):,.0f})"
+                              + (f"; the fit also has {cause}" if cause else ""))
+                elif cause:
+                    why[j] = cause
                 else:
                     why[j] = f"standard error {se[j]:.3g} beyond {NOT_ESTIMABLE_SE:g} per SD on the link scale"
         return ok, why
