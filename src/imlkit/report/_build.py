@@ -167,12 +167,7 @@ def _align_classes(ctx):
         def as_model(y):
             return y.map(lambda v: by_key.get(_label_key(v), v)).astype(object)  # labels, never numbers
 
-        same = ctx.y_train is ctx.y_test
-        ctx.data.y, ctx.y_test = as_model(ctx.data.y), as_model(ctx.y_test)
-        ctx.y_train = ctx.y_test if same else as_model(ctx.y_train)
-        if ctx.refit_rows is not None:
-            X_tr, y_tr, X_te, y_te = ctx.refit_rows
-            ctx.refit_rows = (X_tr, as_model(y_tr), X_te, as_model(y_te))
+        _map_targets(ctx, as_model)
         return
     names = {_label_key(c): str(c) for c in known}
 
@@ -181,12 +176,18 @@ def _align_classes(ctx):
 
     if all(str(v) in names.values() for v in ctx.data.y.unique()):
         return
+    _map_targets(ctx, aligned)
+
+
+def _map_targets(ctx, fn):
+    """Apply ``fn`` to every copy of the target the report holds: the data's, the test and training rows' (one
+    object when they are the same rows) and the refit methods' rows."""
     same = ctx.y_train is ctx.y_test
-    ctx.data.y, ctx.y_test = aligned(ctx.data.y), aligned(ctx.y_test)
-    ctx.y_train = ctx.y_test if same else aligned(ctx.y_train)
+    ctx.data.y, ctx.y_test = fn(ctx.data.y), fn(ctx.y_test)
+    ctx.y_train = ctx.y_test if same else fn(ctx.y_train)
     if ctx.refit_rows is not None:
         X_tr, y_tr, X_te, y_te = ctx.refit_rows
-        ctx.refit_rows = (X_tr, aligned(y_tr), X_te, aligned(y_te))
+        ctx.refit_rows = (X_tr, fn(y_tr), X_te, fn(y_te))
 
 
 def _unknown_classes(ctx):
