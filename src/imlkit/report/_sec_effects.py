@@ -97,6 +97,13 @@ def _output_text(ctx, output):
             f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
+def _many_classes(ctx):
+    """Whether the model has more than two classes and the effect methods explain one of their probabilities: the
+    H-statistic and 2-D PD then describe that one class only, while section 4's figures show several (anes96 PID, 7
+    classes: "Computed on 120 test rows" said nothing of which class the H² was of)."""
+    return _on_probability(ctx) and len(getattr(ctx.model, "classes_", ())) > 2
+
+
 def complete_rows(ctx, X, method):
     """The rows of ``X`` without a missing value, for a method that cannot take NaN; and a note or None.
 
@@ -232,10 +239,11 @@ def _hstat_blocks(ctx, output):
         overall["H² (half 2)"] = np.asarray(halves[1].overall, dtype=float)
     overall = overall.sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
-              text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
-                   f"all other features (0: additive); H² of a pair, the variation of the interaction part of their "
-                   f"joint PD relative to that of the joint PD (a share when at most 1). Computed on {len(X_h)} "
-                   f"{ctx.eval_rows}"
+              text("H² of a feature is the share of the prediction's variance that comes from its interactions with "
+                   "all other features (0: additive); H² of a pair, the variation of the interaction part of their "
+                   "joint PD relative to that of the joint PD (a share when at most 1). Computed "
+                   + (f"for {_output_text(ctx, output)} " if _many_classes(ctx) else "")
+                   + f"on {len(X_h)} {ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(_h_columns(overall), caption="Overall H² (ranked)", snap=True)]
@@ -388,7 +396,8 @@ def _pd2_blocks(ctx, h, output, shown=None):
         pd2.plot(ax=ax[0, 0])
         ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none or not settled
                            else f"2-D partial dependence of {what}")
-        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
+        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid"
+               + (f"; of {_output_text(ctx, output)}" if _many_classes(ctx) else "") + ")")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
@@ -498,10 +507,26 @@ def section_regional(ctx):
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    blocks.append(text(regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor)))
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor)
+    if "interacts with" in said and _on_probability(ctx):
+        said += " " + REPID_LINK_CAVEAT
+    blocks.append(text(said))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
+
+
+#: REPID of a probability: regions are no evidence of interaction terms (anes96 vote, --model glm, a logistic regression
+#: without interactions: "The effect of ClinLR differs between the regions ...; it interacts with PID").
+REPID_LINK_CAVEAT = ("These regions are of the predicted probability: a model additive in the log-odds (a logistic "
+                     "regression without interaction terms) has them too, because the logistic link makes a "
+                     "feature's effect on the probability depend on where the other features put the row -- they "
+                     "do not say the model has interaction terms.")
+
+
+def _on_probability(ctx):
+    """Whether the effect methods explain a predicted probability (a classifier with predict_proba)."""
+    return ctx.task == "classification" and hasattr(ctx.model, "predict_proba")
 
 
 def regional_difference(g):

@@ -1,0 +1,106 @@
+"""Fourth round (helper e) of "every sentence carries the numbers that justify it": sections 4-7 on new tables."""
+import numpy as np
+import pandas as pd
+
+import imlkit as ik
+
+
+def _texts(sec):
+    return " ".join(b.get("text", "") for b in sec["blocks"] if isinstance(b, dict))
+
+
+def _captions(sec):
+    return " ".join(b.get("caption") or "" for b in sec["blocks"] if isinstance(b, dict))
+
+
+def _ctx(X, y, model, methods):
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model=model, quick=True, methods=methods,
+                                       strict=True))
+    ctx.results = {"pfi": ik.pfi(ctx.model, ctx.X_test, ctx.y_test, random_state=0)}
+    return ctx
+
+
+def test_repid_regions_of_a_logistic_regression_are_not_called_interaction_terms():
+    """anes96 (vote), --model glm: a logistic regression without interaction terms got "The effect of ClinLR differs
+    between the regions: the splits by PID remove 71% ...; it interacts with PID." On the probability the logistic
+    link makes any feature's effect depend on the others (the log-odds are additive), so the sentence now says that
+    these regions do not show interaction terms -- as the H-statistic's caveat does."""
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report._sec_effects import section_regional
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(600, 3)), columns=["a", "b", "c"])
+    y = (2.5 * X["a"] + 2.5 * X["b"] + 0.3 * X["c"] + rng.logistic(size=600) > 0).astype(int)
+    lr = LogisticRegression().fit(X, y)
+    ctx = _ctx(X, y, lr, ("pfi", "repid"))
+    sec = section_regional(ctx)
+    said = _texts(sec)
+    g = ctx.regional.repid
+    # the premise, measured: on the log-odds every centred ICE curve is the same line (no region differs there) ...
+    logit = ik.repid(lambda Z: np.asarray(Z, dtype=float) @ lr.coef_[0] + lr.intercept_[0],
+                     ctx.rows("repid")[0], g.feature, grid=15, max_depth=2, min_node_size=40)
+    assert logit.extra.get("equal_up_to_rounding")
+    # ... while on the probability REPID finds regions it calls an interaction
+    assert "interacts with" in said
+    assert "do not say the model has interaction terms" in said
+    assert "log-odds" in said
+
+
+def test_repid_of_a_regression_gets_no_link_caveat():
+    """The caveat is about the probability scale only: a regression's interaction (a × b) is not qualified."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from imlkit.report._sec_effects import section_regional
+
+    class Product(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.fitted_ = True
+            return self
+
+        def predict(self, X):
+            return np.asarray(X["a"] * X["b"], dtype=float)
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(400, 3)), columns=["a", "b", "c"])
+    y = X["a"] * X["b"]
+    said = _texts(section_regional(_ctx(X, y, Product().fit(X, y), ("pfi", "repid"))))
+    assert "interacts with" in said and "log-odds" not in said
+
+
+def test_h_statistic_of_a_multiclass_model_names_its_class():
+    """anes96 PID (7 classes), a user's GradientBoostingClassifier: section 4 opens with the effects on "each of the 5
+    most frequent of the 7 classes ... and of any of the other 2 classes", and the H-statistic below said only
+    "Computed on 120 test rows" -- its H² (and the 2-D PD of its top pair) are of one class, the most frequent, which
+    it did not name. Both now say which class."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from imlkit.report._sec_effects import section_effects
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.normal(size=(500, 3)), columns=["a", "b", "c"])
+    score = X["a"] * X["b"] + X["c"]
+    y = np.where(score > 0.8, "hi", np.where(score < -0.3, "lo", "mid"))
+    model = RandomForestClassifier(n_estimators=30, max_depth=5, random_state=0).fit(X, y)
+    ctx = _ctx(X, y, model, ("pfi", "hstat"))
+    sec = section_effects(ctx)
+    said, caps = _texts(sec), _captions(sec)
+    frequent = pd.Series(ctx.y_train).value_counts().index[0]
+    assert f"Computed for the predicted probability of class {frequent}, the most frequent of the 3 classes" in said
+    assert f"of the predicted probability of class {frequent}" in caps.split("2-D partial dependence", 1)[1]
+
+
+def test_h_statistic_of_a_binary_model_is_unchanged():
+    """Two classes: the H² is of the one probability section 4 shows; no class is named again."""
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report._sec_effects import section_effects
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    y = (2 * X["a"] + 2 * X["b"] + rng.logistic(size=300) > 0).astype(int)
+    said = _texts(section_effects(_ctx(X, y, LogisticRegression().fit(X, y), ("pfi", "hstat"))))
+    assert "Computed on " in said and "Computed for" not in said
