@@ -104,3 +104,22 @@ def test_h_statistic_of_a_binary_model_is_unchanged():
     y = (2 * X["a"] + 2 * X["b"] + rng.logistic(size=300) > 0).astype(int)
     said = _texts(section_effects(_ctx(X, y, LogisticRegression().fit(X, y), ("pfi", "hstat"))))
     assert "Computed on " in said and "Computed for" not in said
+
+
+def test_a_reduced_gam_without_importance_is_not_said_to_be_ranked_by_it():
+    """star98 (prop), --model gam --methods effects,hstat,repid,shap,models --quick: "GAM of the 10 features ranked
+    first by the importance methods only" -- no importance method ran; the 10 were the table's first 10 columns. The
+    warning (and the figure's caption) now say how they were chosen."""
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_alternatives import _gam_plan
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 18)), columns=[f"x{j:02d}" for j in range(18)])
+    y = X["x17"] + 0.1 * rng.normal(size=300)
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model="glm", quick=True, methods=("models",),
+                                       strict=True))
+    terms, why = _gam_plan(ctx, ctx.X_train)
+    assert list(terms) == [f"x{j:02d}" for j in range(len(terms))]  # the first columns, x17 (the signal) not among them
+    assert "importance methods" not in why
+    assert "column order (no importance method was selected to rank them)" in why
