@@ -123,3 +123,23 @@ def test_a_reduced_gam_without_importance_is_not_said_to_be_ranked_by_it():
     assert list(terms) == [f"x{j:02d}" for j in range(len(terms))]  # the first columns, x17 (the signal) not among them
     assert "importance methods" not in why
     assert "column order (no importance method was selected to rank them)" in why
+
+
+def test_shap_table_caption_names_only_the_importances_beside_it_and_its_rows():
+    """anes96 (vote) --methods effects,hstat,repid,shap,models: the table of mean |SHAP| alone was captioned "beside
+    how much it lowers the loss (PFI, SAGE; section 3)" -- neither was computed. A user's SVC: mean |SHAP| over 40 of
+    the 283 test rows beside a PFI of all 283, and the caption did not say over which rows."""
+    from types import SimpleNamespace
+
+    from imlkit.report._sec_local import _beside
+
+    swarm = SimpleNamespace(values=np.zeros((40, 2)), importance=lambda: SimpleNamespace(
+        feature_names=["a", "b"], importance=np.array([0.2, 0.1])))
+    alone = SimpleNamespace(importance=SimpleNamespace(compared=lambda: {}), eval_rows="test rows")
+    cap = _beside(alone, swarm)["caption"]
+    assert "PFI" not in cap and "SAGE" not in cap and "beside" not in cap
+    assert "over 40 test rows" in cap
+    pfi = SimpleNamespace(feature_names=["a", "b"], importance=np.array([0.3, 0.0]))
+    with_pfi = SimpleNamespace(importance=SimpleNamespace(compared=lambda: {"pfi": pfi}), eval_rows="test rows")
+    t = _beside(with_pfi, swarm)
+    assert "beside how much it lowers the loss (PFI; section 3)" in t["caption"]
