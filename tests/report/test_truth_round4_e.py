@@ -175,3 +175,30 @@ def test_regions_and_their_curves_each_below_the_share_but_not_together_are_not_
     # all parts small together: still "about the same"
     small = _repid_like(91, 15, 10.0, [4.0, 4.0], 1.74, {"x2": 0.2})
     assert "about the same for every row." in regional_words(small, "x1", 2, 0.1)
+
+
+def test_repid_on_fewer_rows_than_two_regions_need_says_it_could_not_split():
+    """heart (censors), a user's KNeighborsClassifier on its own split, 21 test rows, --quick (REPID's min_node_size
+    40): "No split improved the homogeneity of the survival curves enough (min_improvement = 0.1)" -- no split was
+    possible: a split leaves at least 40 rows on each side, 80 in all."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from imlkit.report._sec_effects import section_regional
+
+    class Product(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.fitted_ = True
+            return self
+
+        def predict(self, X):
+            return np.asarray(X["a"] * X["b"], dtype=float)
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(70, 3)), columns=["a", "b", "c"])
+    y = X["a"] * X["b"]
+    ctx = _ctx(X, y, Product().fit(X, y), ("pfi", "repid"))
+    said = _texts(section_regional(ctx))
+    n, need = len(ctx.rows("repid")[0]), ctx.params.repid.min_node_size
+    assert n < 2 * need
+    assert "No split improved" not in said
+    assert f"REPID could not split the {n} rows: each region needs at least {need} rows" in said

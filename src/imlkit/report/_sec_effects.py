@@ -507,7 +507,8 @@ def section_regional(ctx):
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    said = regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor)
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor,
+                          min_node_size=p.min_node_size)
     if "interacts with" in said and _on_probability(ctx):
         said += " " + REPID_LINK_CAVEAT
     blocks.append(text(said))
@@ -559,7 +560,7 @@ def _dtype_name(ctx, X):
     return str(getattr(raw, "dtype", "low-precision"))
 
 
-def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
+def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0, min_node_size=None):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -613,6 +614,12 @@ def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
         tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
                 f"still differ from their region's curve by {left:.3g} (root mean square{of}), a heterogeneity no "
                 f"split of depth ≤ {max_depth} by another feature explains.")
+    if not len(scores) and min_node_size is not None and root.n < 2 * min_node_size:
+        # heart (censors), 21 test rows, --quick (min_node_size 40): "No split improved the homogeneity ... enough" --
+        # no split was possible, each region needs 40 rows
+        return (f"REPID could not split the {root.n:,} rows: each region needs at least {min_node_size:,} rows "
+                f"(min_node_size), so a split needs {2 * min_node_size:,}; it found no region where the effect of "
+                f"{feature} differs because it could look for none; {tail}")
     if not len(scores):
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
                 f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
