@@ -202,3 +202,26 @@ def test_repid_on_fewer_rows_than_two_regions_need_says_it_could_not_split():
     assert n < 2 * need
     assert "No split improved" not in said
     assert f"REPID could not split the {n} rows: each region needs at least {need} rows" in said
+
+
+def test_a_tree_that_stopped_early_is_not_labelled_depth_3():
+    """heart (censors), 48 training rows: the tree grew one split (25 and 23 rows; a leaf of 20 on each side allows no
+    more) under the heading "Decision tree (depth 3)" and the label "decision tree (depth 3)" of every comparison."""
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_alternatives import _tree_blocks
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=70), "b": rng.normal(size=70)})
+    y = (X["a"] > 0).astype(int)
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model="glm", quick=True, methods=("models",),
+                                       strict=True))
+    perf = {}
+    blocks = _tree_blocks(ctx, perf)
+    said = _texts({"blocks": blocks})
+    tree = ctx.alternative_models[next(iter(perf))][-1]
+    depth = int(tree.nodes_["depth"].max())
+    assert depth < 3
+    assert list(perf) == [f"decision tree (depth {depth}; at most 3)"]
+    assert f"It stopped at depth {depth} of at most 3" in said
+    assert "(depth 3)" not in " ".join(str(b.get("text", "")) for b in blocks)
