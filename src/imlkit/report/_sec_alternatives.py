@@ -240,7 +240,7 @@ def _glm_blocks(ctx, tg, perf):
         # the words that chose them, with their counts: a feature important for no method (added to fill the list)
         # is not "most important" (Default: student, important for none of 4, was read under that title)
         title = (f"Reading the weights of {top_words}" if read == top else
-                 f"Reading the weights of the features section 3 ranks first that this GLM uses ({top_words})")
+                 f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
 
@@ -287,6 +287,17 @@ def _columns(X, names):
     return X[names]
 
 
+def _ranked_by(ctx):
+    """How the features a section-6 model reads were chosen: by section 3's importance methods, or -- none ranked them
+    -- the table's first columns (star98, --methods without pfi: "GAM of the 10 features ranked first by the importance
+    methods only" were its first 10 columns)."""
+    from ._ranking import no_ranking_reason
+
+    if ctx.importance.compared():
+        return "ranked first by the importance methods"
+    return f"first in the table's column order ({no_ranking_reason(ctx)})"
+
+
 def _gam_plan(ctx, X):
     """The GAM's terms: ("auto", None) when every feature fits, ({column: kind}, text) for a GAM reduced
     to the most important features when all of them need more coefficients than the rows carry, or
@@ -326,8 +337,7 @@ def _gam_plan(ctx, X):
 
     terms = {f: ("spline" if is_numeric(X[f]) and X[f].nunique() >= 4 else
                  "linear" if is_numeric(X[f]) else "factor") for f in chosen}
-    return terms, (f"GAM of the {len(chosen)} feature{'s' if len(chosen) > 1 else ''} ranked first by the importance "
-                   f"methods only: {why}.")
+    return terms, (f"GAM of the {len(chosen)} feature{'s' if len(chosen) > 1 else ''} {_ranked_by(ctx)} only: {why}.")
 
 
 def _gam_blocks(ctx, tg, perf):
@@ -373,7 +383,7 @@ def _gam_blocks(ctx, tg, perf):
             a.set_title(f"GAM term of {f}")
         for a in ax.ravel()[len(feats):]:
             a.set_axis_off()
-        blocks.append(figure_block(fig, "GAM partial effects of the features section 3 ranks first, with their bands"))
+        blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}, with their bands"))
     return blocks
 
 
@@ -418,13 +428,19 @@ def _tree_blocks(ctx, perf):
     with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
         pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
                           *ctx.rows("tree", "train"))
-        perf["decision tree (depth 3)"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
-        ctx.alternative_models["decision tree (depth 3)"] = pipe
+        # the depth it reached: heart (48 training rows) grew one split under the label "depth 3"
+        depth = int(tree.nodes_["depth"].max()) if len(tree.nodes_) else 0
+        label = "depth 3" if depth == 3 else f"depth {depth}; at most 3"
+        perf[f"decision tree ({label})"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
+        ctx.alternative_models[f"decision tree ({label})"] = pipe
     # the leaves' n and impurity are those of the rows the tree was fitted on, not of the rows it is scored on
     train_word = "rows (the same rows it is scored on)" if ctx.evaluation == "all_rows" else "training rows"
-    return [heading("Decision tree (depth 3)"),
+    stopped = ("" if depth == 3 else
+               f" It stopped at depth {depth} of at most 3: no leaf had a split that lowers the {crit} and leaves at "
+               f"least 20 of these rows on each side.")
+    return [heading(f"Decision tree ({label})"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
-                 f"{crit} are theirs."),
+                 f"{crit} are theirs.{stopped}"),
             pre(tree.export_text())]
 
 

@@ -97,6 +97,13 @@ def _output_text(ctx, output):
             f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
+def _many_classes(ctx):
+    """Whether the model has more than two classes and the effect methods explain one of their probabilities: the
+    H-statistic and 2-D PD then describe that one class only, while section 4's figures show several (anes96 PID, 7
+    classes: "Computed on 120 test rows" said nothing of which class the H² was of)."""
+    return _on_probability(ctx) and len(getattr(ctx.model, "classes_", ())) > 2
+
+
 def complete_rows(ctx, X, method):
     """The rows of ``X`` without a missing value, for a method that cannot take NaN; and a note or None.
 
@@ -232,10 +239,11 @@ def _hstat_blocks(ctx, output):
         overall["H² (half 2)"] = np.asarray(halves[1].overall, dtype=float)
     overall = overall.sort_values("h2", ascending=False)
     blocks = [heading("Interactions: Friedman's H-statistic"),
-              text(f"H² of a feature is the share of the prediction's variance that comes from its interactions with "
-                   f"all other features (0: additive); H² of a pair, the variation of the interaction part of their "
-                   f"joint PD relative to that of the joint PD (a share when at most 1). Computed on {len(X_h)} "
-                   f"{ctx.eval_rows}"
+              text("H² of a feature is the share of the prediction's variance that comes from its interactions with "
+                   "all other features (0: additive); H² of a pair, the variation of the interaction part of their "
+                   "joint PD relative to that of the joint PD (a share when at most 1). Computed "
+                   + (f"for {_output_text(ctx, output)} " if _many_classes(ctx) else "")
+                   + f"on {len(X_h)} {ctx.eval_rows}"
                    + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(_h_columns(overall), caption="Overall H² (ranked)", snap=True)]
@@ -388,7 +396,8 @@ def _pd2_blocks(ctx, h, output, shown=None):
         pd2.plot(ax=ax[0, 0])
         ax[0, 0].set_title(f"2-D partial dependence of {pair[0]} × {pair[1]}" if none or not settled
                            else f"2-D partial dependence of {what}")
-        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid)")
+        cap = (f"2-D partial dependence of {what} ({len(X_pd):,} {ctx.eval_rows}, {grid}×{grid} grid"
+               + (f"; of {_output_text(ctx, output)}" if _many_classes(ctx) else "") + ")")
         return [figure_block(fig, f"Heat map of the {cap}", caption=cap)]
 
 
@@ -498,10 +507,27 @@ def section_regional(ctx):
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    blocks.append(text(regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor)))
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor,
+                          min_node_size=p.min_node_size)
+    if "interacts with" in said and _on_probability(ctx):
+        said += " " + REPID_LINK_CAVEAT
+    blocks.append(text(said))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
     blocks += ctx.guard("figure: REPID", lambda: _repid_figure(g, feature, rows), kind="figure")
     return Section("regional", title, blocks)
+
+
+#: REPID of a probability: regions are no evidence of interaction terms (anes96 vote, --model glm, a logistic regression
+#: without interactions: "The effect of ClinLR differs between the regions ...; it interacts with PID").
+REPID_LINK_CAVEAT = ("These regions are of the predicted probability: a model additive in the log-odds (a logistic "
+                     "regression without interaction terms) has them too, because the logistic link makes a "
+                     "feature's effect on the probability depend on where the other features put the row -- they "
+                     "do not say the model has interaction terms.")
+
+
+def _on_probability(ctx):
+    """Whether the effect methods explain a predicted probability (a classifier with predict_proba)."""
+    return ctx.task == "classification" and hasattr(ctx.model, "predict_proba")
 
 
 def regional_difference(g):
@@ -534,7 +560,7 @@ def _dtype_name(ctx, X):
     return str(getattr(raw, "dtype", "low-precision"))
 
 
-def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
+def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0, min_node_size=None):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -572,7 +598,15 @@ def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
     same = left <= MATERIAL_REGIONAL_SHARE * span
     of = f"; {left / span:.1%} of the effect's range {span:.3g}" if span > 0 else ""
     scores = g.interaction_scores[g.interaction_scores > 0]
-    if same:
+    if same and total > MATERIAL_REGIONAL_SHARE * span:
+        # each part below the share, not their sum: star98, a user's MLPRegressor -- regions 8.5% apart, curves within
+        # them 7.0%, around the overall curve 11% (0.19 of 1.74): "about the same for every row" was said
+        tail = (f"yet the effect of {feature} is not about the same for every row: the centred ICE curves differ from "
+                f"the overall curve by {total:.3g} (root mean square; {total / span:.1%} of the effect's range "
+                f"{span:.3g}), above the {MATERIAL_REGIONAL_SHARE:.0%} that would matter; the regions' curves and the "
+                f"curves within a region ({left:.3g} from their region's curve, {left / span:.1%}) each stay below it, "
+                f"not together.")
+    elif same:
         tail = (f"the centred ICE curves stay within {left:.3g} of their region's curve (root mean square{of}), below "
                 f"the {MATERIAL_REGIONAL_SHARE:.0%} that would matter: the effect of {feature} is about the same for "
                 f"every row.")
@@ -580,6 +614,12 @@ def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0):
         tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
                 f"still differ from their region's curve by {left:.3g} (root mean square{of}), a heterogeneity no "
                 f"split of depth ≤ {max_depth} by another feature explains.")
+    if not len(scores) and min_node_size is not None and root.n < 2 * min_node_size:
+        # heart (censors), 21 test rows, --quick (min_node_size 40): "No split improved the homogeneity ... enough" --
+        # no split was possible, each region needs 40 rows
+        return (f"REPID could not split the {root.n:,} rows: each region needs at least {min_node_size:,} rows "
+                f"(min_node_size), so a split needs {2 * min_node_size:,}; it found no region where the effect of "
+                f"{feature} differs because it could look for none; {tail}")
     if not len(scores):
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
                 f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
