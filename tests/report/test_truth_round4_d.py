@@ -1,0 +1,47 @@
+"""Round 4 (d): sentences of sections 1-3 read on tables not tried before (statsmodels anes96, star98; users' own
+SVC, RandomForest and MLPRegressor on their own split), each checked against the numbers behind it."""
+from __future__ import annotations
+
+import numpy as np
+
+from types import SimpleNamespace
+
+from imlkit.report import _claims as cl
+from imlkit.report._context import ModelCheck
+from imlkit.report._fit import MeanBaseline
+from imlkit.report._scores import deciding_metrics, score_intervals
+from imlkit.report._sec_model import _verdict
+
+
+def _run(outputs, y):
+    """Section 2's verdict on given predictions (regression: the model against the mean)."""
+    deciding = deciding_metrics("regression")
+    res = score_intervals(outputs, y, "regression", 0, reference="model", simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y)
+    _verdict(ctx, res, {"mean": MeanBaseline()}, deciding, others=None)
+    return ctx
+
+
+def test_no_better_alert_does_not_call_a_loss_a_small_gain():
+    """star98 (proportion above the median), a user's MLPRegressor on its own split: RMSE 0.266 against the mean's
+    0.179, difference 0.0873 [0.0312, 0.147] -- "even the end of each interval most in the model's favour improves on
+    the baseline by less than 2%" called a model worse at every end of the interval a small improvement."""
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=90)
+    mean = {"pred": np.zeros(90), "proba": None}
+    model = {"pred": rng.normal(scale=1.2, size=90), "proba": None}   # worse than the mean everywhere
+    ctx = _run({"model": model, "mean": mean}, y)
+    d = ctx.model_check.decision["RMSE"]["difference"]
+    assert d[1] > 0   # the whole interval favours the baseline
+    alert = ctx.alerts[0]
+    assert "improves on the baseline by less than" not in alert
+    assert "is worse than the baseline (no gain at all)" in alert
+    n = dict(baseline="mean", n_rows=90, noise=True, small_gain=cl.NOISE_GAIN,
+             differences={"RMSE": tuple(float(v) for v in d)})
+    said = cl.Claim("no_better", numbers=n).text()
+    assert "improves on the baseline by less than" not in said and "(no gain at all)" in said
+    assert cl.Claim("no_better", numbers=n).check() == []
+    # a measure whose interval still reaches a (small) gain keeps the "less than 2%" sentence
+    n["differences"] = {"RMSE": (0.01, -0.001, 0.02)}
+    said = cl.Claim("no_better", numbers=n).text()
+    assert "improves on the baseline by less than 2% of the baseline's score" in said
