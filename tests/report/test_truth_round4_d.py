@@ -2,9 +2,9 @@
 SVC, RandomForest and MLPRegressor on their own split), each checked against the numbers behind it."""
 from __future__ import annotations
 
-import numpy as np
-
 from types import SimpleNamespace
+
+import numpy as np
 
 from imlkit.report import _claims as cl
 from imlkit.report._context import ModelCheck
