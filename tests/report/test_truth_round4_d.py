@@ -45,3 +45,30 @@ def test_no_better_alert_does_not_call_a_loss_a_small_gain():
     n["differences"] = {"RMSE": (0.01, -0.001, 0.02)}
     said = cl.Claim("no_better", numbers=n).text()
     assert "improves on the baseline by less than 2% of the baseline's score" in said
+
+
+def test_multinomial_baseline_fits_labels_held_as_python_numbers():
+    """anes96's PID (7 classes stored as 0.0-6.0) with a user's RandomForest fitted on them: the report keeps the
+    labels as the model's objects, and the multinomial GLM baseline failed on them ("Unknown label type: unknown"),
+    so section 2 had no GLM. Fitted on the labels as text, its probabilities line up with the model's classes."""
+    import pickle
+
+    import pandas as pd
+
+    from imlkit.report._fit import baseline_models
+    from imlkit.report._scores import class_labels, model_outputs
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
+    codes = np.digitize(X["a"] + 0.3 * rng.normal(size=150), [-0.7, 0.0, 0.7])
+    y = pd.Series([float(c) for c in codes], dtype=object)   # 0.0, 1.0, 2.0, 3.0 as Python floats
+    glm = baseline_models("classification", X, y)["GLM (multinomial logit)"].fit(X, y)
+    model = SimpleNamespace(classes_=np.array([0.0, 1.0, 2.0, 3.0], dtype=object))
+    labels = class_labels(model, y)
+    out = model_outputs(glm, X, "classification", labels)
+    np.testing.assert_allclose(out["proba"].sum(axis=1), 1.0, rtol=1e-9)
+    # each row's largest probability is its predicted class, in the model's label order
+    assert (np.array(labels)[out["proba"].argmax(axis=1)] == out["pred"]).all()
+    assert np.mean(out["pred"] == y.astype(str).to_numpy()) > 0.5   # it learned something: a in, class out
+    again = pickle.loads(pickle.dumps(glm))
+    np.testing.assert_allclose(again.predict_proba(X), glm.predict_proba(X))
