@@ -72,3 +72,26 @@ def test_multinomial_baseline_fits_labels_held_as_python_numbers():
     assert np.mean(out["pred"] == y.astype(str).to_numpy()) > 0.5   # it learned something: a in, class out
     again = pickle.loads(pickle.dumps(glm))
     np.testing.assert_allclose(again.predict_proba(X), glm.predict_proba(X))
+
+
+def test_section_one_counts_the_classes_it_does_not_list():
+    """anes96's PID: "class target, 7 classes -- 0.0 (200), 1.0 (180), 5.0 (150), 6.0 (121), 2.0 (108), 4.0 (94)":
+    six listed, the seventh (3.0, 37 rows) not mentioned, as if it had no rows."""
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_data import section_data
+
+    rng = np.random.default_rng(2)
+    sizes = {"a": 60, "b": 50, "c": 40, "d": 30, "e": 25, "f": 20, "g": 9, "h": 6}
+    y = np.repeat(list(sizes), list(sizes.values()))
+    df = pd.DataFrame({"x": rng.normal(size=len(y)), "z": rng.normal(size=len(y)), "y": y})
+    model = LogisticRegression(max_iter=500).fit(df[["x", "z"]], df.y)
+    ctx = prepare_context(ReportConfig(data=df, target="y", model=model, quick=True))
+    table = next(b for b in section_data(ctx)["blocks"] if b.get("kind") == "table"
+                 and "R² from the other features" in str(b.get("columns", b.get("header", ""))))
+    cells = [" ".join(map(str, r)) for r in table["rows"]]
+    row = next(c for c in cells if "8 classes" in c)
+    assert "a (60), b (50), c (40), d (30), e (25), f (20), … 2 more classes (15 rows)" in row
