@@ -95,3 +95,15 @@ def test_section_one_counts_the_classes_it_does_not_list():
     cells = [" ".join(map(str, r)) for r in table["rows"]]
     row = next(c for c in cells if "8 classes" in c)
     assert "a (60), b (50), c (40), d (30), e (25), f (20), … 2 more classes (15 rows)" in row
+
+
+def test_one_method_ranking_marks_each_group_not_the_last_name():
+    """anes96 (vote, --quick, PFI only): "Reading the weights of the features ranked first for PFI: PID, selfLR,
+    ClinLR and DoleLR (not important for it, not negligible)" -- the parenthesis after the last name reads as said
+    of the list, though PID (0.739, PFI's largest), selfLR and ClinLR are important for PFI; only DoleLR is not."""
+    rs = [cl.Ranked("PID", ("pfi",), 1, 1.0, 1.0), cl.Ranked("selfLR", ("pfi",), 1, 2.0, 2.0),
+          cl.Ranked("ClinLR", ("pfi",), 1, 3.0, 3.0), cl.Ranked("DoleLR", (), 1, 4.0, open_for=("pfi",))]
+    said = cl.ranking_words(rs)
+    assert said == ("the features ranked first for PFI: PID, selfLR and ClinLR (important for it), then DoleLR "
+                    "(not important for it, not negligible)")
+    assert cl.ranking_words(rs[:2]) == "the 2 features important for PFI: PID and selfLR"

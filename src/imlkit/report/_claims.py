@@ -1224,12 +1224,15 @@ def ranking_words(ranked):
     plural = len(ranked) > 1
     if n == 1:
         method = next(r.important_for[0] for r in ranked if r.important_for)
-        items = [r.feature if r.n_important else f"{r.feature} (not important for it, not negligible)"
-                 for r in ranked]
-        if all(r.n_important for r in ranked):
+        imp = [r.feature for r in ranked if r.n_important]
+        rest = [r.feature for r in ranked if not r.n_important]
+        if not rest:
             head = f"the {len(ranked)} features" if plural else "the feature"
-            return f"{head} important for {label(method)}: {name_list(items)}"
-        return f"the features ranked first for {label(method)}: {name_list(items)}"
+            return f"{head} important for {label(method)}: {name_list(imp)}"
+        # one parenthesis after the last name read as said of the whole list (anes96: "PID, selfLR, ClinLR and
+        # DoleLR (not important for it, not negligible)", PID being 0.739 of PFI's 0.739): each group says its own
+        return (f"the features ranked first for {label(method)}: {name_list(imp)} (important for it), then "
+                f"{name_list(rest)} (not important for it, not negligible)")
     # a feature added by ``fill`` is important for no method: it is not "most important", and what kept it in the
     # list is that some method finds it above 0 and not negligible -- named, not "not negligible for all" (which
     # reads as every method)
