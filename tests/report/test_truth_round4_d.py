@@ -107,3 +107,24 @@ def test_one_method_ranking_marks_each_group_not_the_last_name():
     assert said == ("the features ranked first for PFI: PID, selfLR and ClinLR (important for it), then DoleLR "
                     "(not important for it, not negligible)")
     assert cl.ranking_words(rs[:2]) == "the 2 features important for PFI: PID and selfLR"
+
+
+def test_first_place_below_zero_is_not_an_interval_that_includes_zero():
+    """Portfolio (ISLP, one feature X, --quick): "All 4 methods rank X first, but for PFI, CFI, SAGE (marginal) and
+    SAGE (conditional) its interval includes 0" -- SAGE's were -0.244 [-0.244, -0.244] and -0.242 [-0.242, -0.242],
+    wholly below 0, which section 3 itself lists under "Below 0"."""
+    def ev(method, est, lo, hi):
+        return cl.Evidence(method=method, feature="X", estimate=est, low=lo, high=hi, largest=abs(est), rank=1)
+
+    firsts = (ev("pfi", 0.282, -0.0921, 0.657), ev("sage_marginal", -0.244, -0.2441, -0.2439))
+    said = cl.Claim("top", ("X",), methods=("pfi", "sage_marginal"), evidence=firsts,
+                    numbers=dict(second=(None, None))).text()
+    assert said == ("All 2 methods rank X first, but for PFI its interval includes 0, and for SAGE (marginal) its "
+                    "whole interval lies below 0 (even the method's largest value is below 0).")
+    one = cl.Claim("top", ("X",), methods=("sage_marginal",), evidence=firsts[1:], numbers=dict(second=(None,)))
+    assert "includes 0" not in one.text() and "whole interval lies below 0" in one.text()
+    other = cl.Evidence(method="cfi", feature="Z", estimate=0.5, low=0.1, high=0.9, largest=0.5, rank=1)
+    diff = cl.Claim("top", ("Z", "X"), methods=("cfi", "sage_marginal"), evidence=(other, firsts[1]),
+                    numbers=dict(second=(None, None))).text()
+    assert diff == ("The first feature differs between methods: Z for CFI; X for SAGE (marginal) (for SAGE (marginal) "
+                    "the first feature's whole interval lies below 0 (even the method's largest value is below 0)).")

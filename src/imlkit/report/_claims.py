@@ -677,23 +677,38 @@ def _overlaps(c):
 
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
-    vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    # a first place whose whole interval lies below 0 is no "interval includes 0" (Portfolio, one feature X: SAGE
+    # -0.244 [-0.244, -0.244] was said to include 0): it is the method's largest value and still below 0
+    vague = [label(e.method) for e in c.evidence if not e.above_null() and not e.below_null()]
+    below = [label(e.method) for e in c.evidence if e.below_null()]
     tie = _overlaps(c)
     if len(firsts) == 1:
         e = c.evidence[0]
-        verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
+        verdict = ("its interval (or adjusted p-value) puts it above 0" if e.above_null() else
+                   "its whole interval lies below 0: even the method's largest value is below 0" if e.below_null()
+                   else "its interval includes 0")
         return f"{label(e.method)} ranks {e.feature} first, and {verdict}.{tie}"
+
+    def sides(its):
+        out = [f"for {name_list(vague)} {its} interval includes 0"] if vague else []
+        if below:
+            out.append(f"for {name_list(below)} {its} whole interval lies below 0 (even the method's largest value "
+                       f"is below 0)")
+        return out
+
     if len(set(firsts.values())) == 1:
         f = c.features[0]
-        if not vague:
+        said = sides("its")
+        if not said:
             return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
                     f"puts it above 0.{tie}")
-        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0.{tie}"
+        return f"All {len(firsts)} methods rank {f} first, but {', and '.join(said)}.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
     parts = "; ".join(f"{f} for {name_list(ms)}" for f, ms in groups.items())
-    tail = f" (for {name_list(vague)} the first feature's interval includes 0)" if vague else ""
+    said = sides("the first feature's")
+    tail = f" ({'; '.join(said)})" if said else ""
     return f"The first feature differs between methods: {parts}{tail}.{tie}"
 
 
