@@ -638,9 +638,16 @@ def _r_no_better(c):
         s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
               "for every row): the importances below have nothing to describe.")
     elif n.get("noise"):
-        s += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
-              f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
-              f"model reacts to features that do not help it predict), not structure in the data.")
+        # every interval wholly on the baseline's side (star98's proportion, a user's MLPRegressor: RMSE difference
+        # 0.0873 [0.0312, 0.147]) is no gain "by less than 2%": the model is worse at every end of every interval
+        if lost and len(lost) == len(n["differences"]):
+            s += ("Even the end of each interval most in the model's favour is worse than the baseline (no gain at "
+                  "all), so the importances below describe noise (how a model that predicts worse than the "
+                  "baseline reacts to its features), not structure in the data.")
+        else:
+            s += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
+                  f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
+                  f"model reacts to features that do not help it predict), not structure in the data.")
     else:
         which = "The other intervals" if lost else "The intervals"
         s += (f"{which} also allow a real improvement, so this says these {rows_word} cannot show one, not that "
@@ -670,23 +677,38 @@ def _overlaps(c):
 
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
-    vague = [label(e.method) for e in c.evidence if not e.above_null()]
+    # a first place whose whole interval lies below 0 is no "interval includes 0" (Portfolio, one feature X: SAGE
+    # -0.244 [-0.244, -0.244] was said to include 0): it is the method's largest value and still below 0
+    vague = [label(e.method) for e in c.evidence if not e.above_null() and not e.below_null()]
+    below = [label(e.method) for e in c.evidence if e.below_null()]
     tie = _overlaps(c)
     if len(firsts) == 1:
         e = c.evidence[0]
-        verdict = "its interval (or adjusted p-value) puts it above 0" if e.above_null() else "its interval includes 0"
+        verdict = ("its interval (or adjusted p-value) puts it above 0" if e.above_null() else
+                   "its whole interval lies below 0: even the method's largest value is below 0" if e.below_null()
+                   else "its interval includes 0")
         return f"{label(e.method)} ranks {e.feature} first, and {verdict}.{tie}"
+
+    def sides(its):
+        out = [f"for {name_list(vague)} {its} interval includes 0"] if vague else []
+        if below:
+            out.append(f"for {name_list(below)} {its} whole interval lies below 0 (even the method's largest value "
+                       f"is below 0)")
+        return out
+
     if len(set(firsts.values())) == 1:
         f = c.features[0]
-        if not vague:
+        said = sides("its")
+        if not said:
             return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
                     f"puts it above 0.{tie}")
-        return f"All {len(firsts)} methods rank {f} first, but for {name_list(vague)} its interval includes 0.{tie}"
+        return f"All {len(firsts)} methods rank {f} first, but {', and '.join(said)}.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
     parts = "; ".join(f"{f} for {name_list(ms)}" for f, ms in groups.items())
-    tail = f" (for {name_list(vague)} the first feature's interval includes 0)" if vague else ""
+    said = sides("the first feature's")
+    tail = f" ({'; '.join(said)})" if said else ""
     return f"The first feature differs between methods: {parts}{tail}.{tie}"
 
 
@@ -1217,12 +1239,15 @@ def ranking_words(ranked):
     plural = len(ranked) > 1
     if n == 1:
         method = next(r.important_for[0] for r in ranked if r.important_for)
-        items = [r.feature if r.n_important else f"{r.feature} (not important for it, not negligible)"
-                 for r in ranked]
-        if all(r.n_important for r in ranked):
+        imp = [r.feature for r in ranked if r.n_important]
+        rest = [r.feature for r in ranked if not r.n_important]
+        if not rest:
             head = f"the {len(ranked)} features" if plural else "the feature"
-            return f"{head} important for {label(method)}: {name_list(items)}"
-        return f"the features ranked first for {label(method)}: {name_list(items)}"
+            return f"{head} important for {label(method)}: {name_list(imp)}"
+        # one parenthesis after the last name read as said of the whole list (anes96: "PID, selfLR, ClinLR and
+        # DoleLR (not important for it, not negligible)", PID being 0.739 of PFI's 0.739): each group says its own
+        return (f"the features ranked first for {label(method)}: {name_list(imp)} (important for it), then "
+                f"{name_list(rest)} (not important for it, not negligible)")
     # a feature added by ``fill`` is important for no method: it is not "most important", and what kept it in the
     # list is that some method finds it above 0 and not negligible -- named, not "not negligible for all" (which
     # reads as every method)

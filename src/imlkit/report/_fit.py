@@ -325,20 +325,45 @@ def baseline_models(task, X, y):
     """
     out = {("mean" if task == "regression" else "majority class"): MeanBaseline()}
     if task == "classification" and pd.Series(y).nunique() > 2:
-        from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
         from .._columns import KnownLevels, MissingImputer
 
         out["GLM (multinomial logit)"] = make_pipeline(MissingImputer(), KnownLevels(), _onehot(X), StandardScaler(),
-                                                       LogisticRegression(max_iter=2000))
+                                                       _text_label_logit()(max_iter=2000))
     else:
         from .. import models
 
         fam = glm_family(task, y)
         out[f"GLM ({fam})"] = guarded_pipeline(models.GLM(family=fam))
     return out
+
+
+def _text_label_logit():
+    """A LogisticRegression fitted on the labels as text, the form the scores compare them in
+    (:func:`~imlkit.report._scores.class_labels`). A target the report holds as Python objects -- a model file
+    fitted on the numbers 0.0-6.0 makes the report keep the labels as those objects -- is of "unknown" type to
+    scikit-learn, and the multinomial baseline failed on it ("Unknown label type: unknown"; anes96's PID with a
+    user's RandomForest). The class is built on first use (scikit-learn loads lazily) and kept as this module's
+    ``TextLabelLogit``, so it pickles."""
+    cls = globals().get("TextLabelLogit")
+    if cls is None:
+        from sklearn.linear_model import LogisticRegression
+
+        class TextLabelLogit(LogisticRegression):
+            def fit(self, X, y, sample_weight=None):
+                return super().fit(X, np.asarray(y).astype(str), sample_weight=sample_weight)
+
+        TextLabelLogit.__qualname__ = "TextLabelLogit"
+        cls = globals()["TextLabelLogit"] = TextLabelLogit
+    return cls
+
+
+def __getattr__(name):
+    if name == "TextLabelLogit":  # unpickling in a fresh process
+        return _text_label_logit()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _onehot(X):

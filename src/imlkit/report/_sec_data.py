@@ -46,6 +46,22 @@ def _describe(col):
     return "numeric", f"mean {vals.mean():.4g}, sd {vals.std():.4g}, range [{vals.min():.4g}, {vals.max():.4g}]"
 
 
+#: Classes of the target named with their counts in section 1's table (the others are counted).
+MAX_CLASSES_LISTED = 6
+
+
+def _class_counts(y):
+    """The target's most frequent classes with their rows, and how many classes and rows the list leaves out:
+    "7 classes" over six listed (anes96's PID) read as if the seventh had no rows."""
+    counts = y.value_counts()
+    shown = ", ".join(f"{k} ({v:,})" for k, v in counts.head(MAX_CLASSES_LISTED).items())
+    rest = counts.iloc[MAX_CLASSES_LISTED:]
+    if len(rest):
+        shown += (f", … {len(rest):,} more class{'es' if len(rest) > 1 else ''} ({int(rest.sum()):,} "
+                  f"row{'s' if rest.sum() != 1 else ''})")
+    return shown
+
+
 def _numeric_summaries(X):
     """``{column: ((kind, summary), missing)}`` of the numeric and boolean columns, as :func:`_describe` words
     them, from whole-frame reductions (one pandas call per column cost seconds on 2,308 genes)."""
@@ -188,8 +204,7 @@ def section_data(ctx):
                 miss = int(X[c].isna().sum())
         rows.append([c, kind, _count(miss, len(X)), summary, r2[c]])
     yk = "numeric target" if ds.task == "regression" else f"class target, {ds.y.nunique()} classes"
-    ysum = (f"mean {ds.y.mean():.4g}, sd {ds.y.std():.4g}" if ds.task == "regression"
-            else ", ".join(f"{k} ({v})" for k, v in ds.y.value_counts().head(6).items()))
+    ysum = f"mean {ds.y.mean():.4g}, sd {ds.y.std():.4g}" if ds.task == "regression" else _class_counts(ds.y)
     rows.append([ds.target, yk, _count(0, len(X)), ysum, np.nan])
     blocks.append(table(["feature", "type", "missing", "summary", "R² from the other features"], rows,
                         caption="The features as the model sees them (R² of a linear regression of each numeric "

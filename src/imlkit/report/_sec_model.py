@@ -325,6 +325,12 @@ def _no_better_message(ctx, base, detail, check, others):
     if flat:
         msg += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
                 "for every row): the importance and effect explanations below have nothing to describe.")
+    elif noise and all(g < 0 for g in gains.values()):
+        # every interval wholly on the baseline's side (star98's proportion, a user's MLPRegressor: RMSE difference
+        # 0.0873 [0.0312, 0.147]) is no gain "by less than 2%": the model is worse at every end of every interval
+        msg += ("Even the end of each interval most in the model's favour is worse than the baseline (no gain at all), "
+                "so its importance and effect explanations below describe noise (what a model that predicts worse "
+                "than the baseline does), not a relationship in the data.")
     elif noise:
         msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                 f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
