@@ -46,6 +46,7 @@ depend on ``n_jobs`` and the full and reduced fits of one refit keep their commo
 """
 from __future__ import annotations
 
+import numbers
 import pickle
 import traceback
 from collections.abc import Callable
@@ -185,6 +186,21 @@ def check_learner(learner, name="learner"):
                     f"returning one; got {type(learner).__name__}.")
 
 
+def _numeric_labels(y_train, y_test):
+    """Object targets whose every value is a number (the report holds class labels such as 0.0..6.0 as Python
+    objects) as a numeric array: scikit-learn's learners refuse an object array of numbers ("Unknown label type:
+    unknown"), which failed LOCO and PIMP on a model fitted on numeric classes. Both or neither are converted, so
+    the refitted models' classes and the test labels stay comparable; anything else is returned as it is."""
+    def numeric(y):
+        return y is None or (y.dtype == object and all(isinstance(v, (numbers.Number, np.number))
+                                                       and not isinstance(v, (bool, np.bool_)) for v in y))
+
+    if y_train.dtype != object or not (numeric(y_train) and numeric(y_test)):
+        return y_train, y_test
+    return (np.asarray(y_train.tolist()),
+            None if y_test is None else np.asarray(y_test.tolist(), dtype=np.asarray(y_train.tolist()).dtype))
+
+
 def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):
     """Validate a learner with its train/test data and loss.
 
@@ -210,6 +226,7 @@ def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, 
         if was_frame_test != was_frame:
             raise ValidationError("'X_train' and 'X_test' must both be DataFrames or both be arrays.")
         check_same_columns(Xtr, Xte, "X_train", "X_test")
+    ytr, yte = _numeric_labels(ytr, yte)
     loss_obj = get_loss(loss)
     # Checks predict_proba for probability losses and max_rows on the unfitted learner.
     Predictor(template, output="proba" if loss_obj.needs_proba else "predict", max_rows=max_rows)
