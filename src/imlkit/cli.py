@@ -80,7 +80,8 @@ def _add_data_options(p):
                    help="run the refits (LOCO, LOFO, PIMP) on this Dask cluster via joblib's Dask backend")
     g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up when the scheduler does not answer within this time (default 10)")
-    g.add_argument("--quick", action="store_true", help="fewer repeats and rows: a report in under a minute")
+    g.add_argument("--quick", action="store_true",
+                   help="fewer repeats, refits and rows: a report in under a minute on tables of tens of features")
     g.add_argument("--max-rows", type=int, default=None, metavar="N",
                    help="row budgets of the steps from one number: the largest becomes N, the others scale in "
                         "proportion (default 50,000; --quick 20,000); larger data are subsampled with the seed "

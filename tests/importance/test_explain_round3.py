@@ -93,3 +93,16 @@ def test_resolution_warning_says_cannot_tell_only_of_features_beyond_their_null(
     assert "cannot tell" not in w and "(each of them lies inside its null values)" in w
     (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([True] * 3))
     assert "however large its importance (PIMP cannot tell with 60 null refits). Use" in w
+
+
+def test_resolution_warning_advises_refits_only_for_features_at_the_floor():
+    # anes96 PID: logpopul's observed PFI was 0 (inside its null), yet the warning said "Use n_null >= 159"; more
+    # refits lower the floor, not a feature's own p-value inside its null
+    from imlkit.importance._pimp import _resolution_warnings
+
+    names = ["logpopul", "age"]
+    floor, needed = np.array([0.131, 0.131]), np.array([159.0, 79.0])
+    (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([False, False]))
+    assert "Use n_null" not in w and "(each of them lies inside its null values)." in w
+    (w,) = _resolution_warnings(names, floor, needed, 60, "holm", 0.05, np.array([False, True]))
+    assert "Use n_null >= 79," in w      # the refits the feature at the floor needs, not the other's 159

@@ -485,8 +485,10 @@ def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond
     value = f"{k}/{n_null + 1} = {hi:.3g}" if lo == hi and np.isclose(k / (n_null + 1), hi, rtol=1e-12, atol=0) \
         else (f"{hi:.3g}" if lo == hi else f"between {lo:.3g} and {hi:.3g}")
     which = "every feature" if len(stuck) == len(names) else f"feature(s) {[names[j] for j in stuck]}"
-    need = int(max(needed[j] for j in stuck))
     at = [j for j in stuck if beyond is None or bool(beyond[j])]
+    # the refits needed are advised for the features at the floor only: for one inside its null (anes96's logpopul,
+    # observed PFI 0, was told "Use n_null >= 159") more refits lower the floor, not its own p-value
+    need = int(max(needed[j] for j in at)) if at else None
     if len(at) == len(stuck):
         tell = f" (PIMP cannot tell with {n_null} null refits)"
     elif at:
@@ -496,9 +498,9 @@ def _resolution_warnings(names, p_floor, needed, n_null, p_adjust, alpha, beyond
         tell = " (each of them lies inside its null values)"
     return [(f"With the empirical null p-value (k+1)/(n_null+1), n_null={n_null} and p_adjust={p_adjust!r}, "
              f"the smallest adjusted p-value {which} can reach is {value} > alpha={alpha}: nothing there can be "
-             f"significant, however large its importance{tell}. "
-             f"Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal', with n_null >= "
-             f"{MIN_PARAMETRIC_NULL}).")]
+             f"significant, however large its importance{tell}."
+             + (f" Use n_null >= {need}, or a parametric null (distribution='auto' or 'normal', with n_null >= "
+                f"{MIN_PARAMETRIC_NULL})." if need is not None else ""))]
 
 
 def _pvalues(null, observed, distribution, names):
