@@ -52,24 +52,26 @@ def test_repid_of_a_float32_additive_model_splits_no_rounding_noise():
     assert "remove" not in said and "interacts with" not in said
     assert not any(b.get("caption", "").startswith(("Features interacting", "Split features"))
                    for b in sec["blocks"] if isinstance(b, dict))
-    from imlkit.report._sec_effects import _root_rms, output_rounding_floor
+    from imlkit.report._sec_effects import _root_rms
 
-    X_rep = ctx.rows("repid")[0]
-    floor = output_rounding_floor(ctx, X_rep, g)
-    # REPID's own floor now follows the output's dtype too (float32 here): the rounding is within both floors
+    # REPID's own floor follows the output's dtype (float32 here): the rounding is within it
+    floor = g.extra["rounding_floor"]
     assert g.extra["equal_up_to_rounding"] and g.extra["rounding_dtype"] == "float32"
-    assert _root_rms(g) <= g.extra["rounding_floor"] and _root_rms(g) <= floor
+    assert _root_rms(g) <= floor
     # the floor's scale is the largest |prediction| (~100 + the effects)
     np.testing.assert_allclose(floor / (64 * np.finfo(np.float32).eps), 100, rtol=0.2)
 
 
 def test_float64_model_keeps_repids_floor():
     """The same model in float64: no extra floor, REPID's own decides (it does not split)."""
-    from imlkit.report._sec_effects import output_rounding_floor
+    from imlkit.report._sec_effects import section_regional
 
     ctx = _additive_float32_ctx(("pfi", "repid"))
     ctx.model = ctx.model.inner_
-    assert output_rounding_floor(ctx, ctx.X_test) == 0.0
+    section_regional(ctx)
+    g = ctx.regional.repid
+    # float64's epsilon: no float32 floor on top of REPID's own
+    assert g.extra["rounding_dtype"] == "float64" and g.extra["rounding_eps"] == np.finfo(float).eps
 
 
 def _interaction_ctx(methods=("pfi", "hstat")):

@@ -413,34 +413,6 @@ def choose_repid_feature(ctx, X, candidates, grid, output):
     return s.index[0], s
 
 
-#: The report's rounding floor for a model whose predictions carry fewer digits than float64 (xgboost predicts in
-#: float32): this many machine epsilons of the output's dtype times the largest |prediction| (REPID's own floor,
-#: ``effects._repid.ROUNDING_EPS``, uses float64's epsilon).
-OUTPUT_ROUNDING_EPS = 64
-
-
-def output_rounding_floor(ctx, X, g=None):
-    """The rounding floor of the model's output on ``X``: ``OUTPUT_ROUNDING_EPS`` × ε of the output's dtype × the
-    largest |prediction| when the model predicts in a dtype coarser than float64 (float32: ε = 1.2e-7), else 0.
-
-    REPID's own floor assumes float64 predictions; centred ICE curves of a float32 model of an additive function
-    differ by float32 rounding (root mean square ~1e-6 of predictions ~10), which REPID then splits and the
-    heterogeneity ranks. ``g``, a REPID result, adds its curves' largest |value| to the scale.
-    """
-    if ctx.task == "classification" and hasattr(ctx.model, "predict_proba"):
-        raw = ctx.model.predict_proba(X)
-    else:
-        raw = ctx.model.predict(X)
-    dtype = getattr(raw, "dtype", None)
-    if dtype is None or not np.issubdtype(dtype, np.floating) or np.finfo(dtype).eps <= np.finfo(float).eps:
-        return 0.0
-    scale = [float(np.max(np.abs(np.asarray(raw, dtype=float))))]
-    if g is not None:
-        curves = [g.average, *(r.average for r in g.regions)]
-        scale += [float(np.max(np.abs(np.asarray(c, dtype=float)))) for c in curves]
-    return OUTPUT_ROUNDING_EPS * float(np.finfo(dtype).eps) * max(scale)
-
-
 def _root_rms(g):
     """Root mean square of the centred ICE curves around their mean (REPID's root risk per row and grid point)."""
     root = g.tree[0]
@@ -476,18 +448,15 @@ def section_regional(ctx):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
-    # a float32 model (xgboost): REPID's float64 floor would let it split, and the ranking order, rounding noise
-    out_floor = output_rounding_floor(ctx, X_rep, g)
-    rounding = bool(g.extra.get("equal_up_to_rounding")) or _root_rms(g) <= out_floor
+    # REPID's floor follows the dtype the model predicts in (a float32 xgboost too): within it, the curves are equal
+    # and "the most heterogeneous" would rank rounding noise
+    rounding = bool(g.extra.get("equal_up_to_rounding"))
     if rounding:
         # --model glm (additive): every candidate's heterogeneity is rounding (1.6e-30 beside 1.4e-30), so "the most
         # heterogeneous" would rank noise; the first candidate is only the largest rounding error
         chosen = (f"The mean-centred ICE curves of every top feature are equal up to rounding: the largest "
-                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}"
-                  + (f" (root mean square {_root_rms(g):.2g}), is within the rounding floor {out_floor:.2g} of the "
-                     f"model's {_dtype_name(ctx, X_rep)} predictions" if not g.extra.get("equal_up_to_rounding")
-                     else ", is at REPID's rounding floor")
-                  + f", so the ranking below orders rounding noise and {feature} is shown only as the first of them.")
+                  f"heterogeneity, {feature}'s {float(het.iloc[0]):.2g}, is at REPID's rounding floor"
+                  f", so the ranking below orders rounding noise and {feature} is shown only as the first of them.")
     else:
         chosen = (f"The feature with the most heterogeneous mean-centred ICE curves among the top features is "
                   f"{feature}.")
@@ -507,8 +476,7 @@ def section_regional(ctx):
         blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
                             caption=f"Features interacting with {feature}" if material
                             else f"Split features of the REPID tree of {feature}"))
-    said = regional_words(g, feature, p.max_depth, p.min_improvement, output_floor=out_floor,
-                          min_node_size=p.min_node_size)
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size)
     if "interacts with" in said and _on_probability(ctx):
         said += " " + REPID_LINK_CAVEAT
     blocks.append(text(said))
@@ -554,13 +522,7 @@ def regional_difference(g):
 ROUNDING = 1e-9
 
 
-def _dtype_name(ctx, X):
-    raw = (ctx.model.predict_proba(X.iloc[:2]) if ctx.task == "classification" and hasattr(ctx.model, "predict_proba")
-           else ctx.model.predict(X.iloc[:2]))
-    return str(getattr(raw, "dtype", "low-precision"))
-
-
-def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0, min_node_size=None):
+def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -571,22 +533,14 @@ def regional_words(g, feature, max_depth, min_improvement, output_floor=0.0, min
     tree that finds no region on a few hundred rows is no evidence that the effect is the same
     everywhere, so otherwise the sentence says how much heterogeneity no split explains.
 
-    ``output_floor`` (:func:`output_rounding_floor`): the rounding floor of a model that predicts in less than
-    float64; curves within it coincide up to that rounding whatever REPID's float64 floor let it split.
+    REPID's own floor (``extra["rounding_floor"]``) follows the dtype the model predicts in, so a float32
+    model's rounding is "equal up to rounding" there, not split.
     """
     share, spread, span = regional_difference(g)
     root = g.tree[0]
     m = np.size(g.regions[0].centered_average)
-    total = float(np.sqrt(max(root.risk, 0.0) / (root.n * m))) if root.n else 0.0
+    total = _root_rms(g)
     floor = g.extra.get("rounding_floor")
-    if output_floor > 0 and total <= output_floor and not g.extra.get("equal_up_to_rounding"):
-        # a float32 model (xgboost) of an additive function: REPID's float64 floor let it split the rounding
-        split = [t for t in g.interaction_scores.index if g.interaction_scores[t] > 0]
-        return (f"The centred ICE curves of {feature} coincide up to the rounding of the model's predictions (root "
-                f"mean square {total:.2g}, at most the rounding floor {output_floor:.2g} of predictions that carry "
-                f"fewer digits than float64, against the effect's range {span:.3g}): its effect is the same for "
-                f"every row" + (f"; the splits of the tree above (by {', '.join(split)}) separate rounding noise, "
-                                f"not regions where the effect differs." if split else "."))
     if g.extra.get("equal_up_to_rounding") or (floor is None and total <= ROUNDING * max(span, 1e-300)):
         # an additive model (a linear regression): every centred ICE curve is the same up to rounding; REPID does
         # not split them (its floor), and no region can differ
