@@ -152,6 +152,18 @@ def p_text(p, digits=3):
     return f"{p:.{digits}g}"
 
 
+def p_is(p):
+    """``"= 0.0335"`` or ``"< 1e-16"``: a p-value after "p" in a sentence or a title (:func:`p_text`).
+
+    Examples
+    --------
+    >>> p_is(0.0335), p_is(0.0)
+    ('= 0.0335', '< 1e-16')
+    """
+    t = p_text(p)
+    return t if t.startswith("<") else f"= {t}"
+
+
 class ResultDisplay(RunRecord):
     """Mixin giving a result a short ``__repr__`` and a notebook ``_repr_html_``.
 

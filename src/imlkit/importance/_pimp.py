@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._display import p_is
 from .._losses import default_loss
 from .._options import (
     CONFIDENCE_LEVEL,
@@ -49,14 +50,6 @@ MIN_PARAMETRIC_NULL = 30
 #: Null refits between two looks of the sequential run (``sequential=True``). Fixed, not tied to
 #: ``n_jobs``: where the run stops must not depend on how many workers ran it.
 SEQUENTIAL_BLOCK = 10
-
-
-def _p_is(p):
-    """``"= 0.0335"`` or ``"< 1e-16"`` (:func:`imlkit._display.p_text`)."""
-    from .._display import p_text
-
-    t = p_text(p)
-    return t if t.startswith("<") else f"= {t}"
 
 
 def _check_importance(name, value, call):
@@ -609,7 +602,7 @@ class PimpResult(ImportanceResult):
         out = []
         for f, p, fam in zip(self.feature_names, self.p_value, fams):
             if fam != "empirical" and np.isfinite(p) and p < 1.0 / (B + 1):
-                out.append(f"- {f}: p {_p_is(p)} comes from a {fam} tail fitted to its {B} null importances: the "
+                out.append(f"- {f}: p {p_is(p)} comes from a {fam} tail fitted to its {B} null importances: the "
                            f"refits alone resolve p down to 1/{B + 1} = {1.0 / (B + 1):.3g}, so how far below that "
                            f"it lies rests on the fitted family's shape beyond the null values, not on the refits.")
         return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._display import p_text
+from .._display import p_is
 from .._validation import ValidationError, check_int
 from ._base import new_figure, wrap
 
@@ -56,13 +56,7 @@ def plot_null_distributions(result, *, ax=None, max_features=20, bins=20, color=
         a.axvline(result.importance[j], color="red", lw=1.5)
         title = wrap(result.feature_names[j], a.figure.get_figwidth() * a.get_position().width, 9)
         if p_adj is not None:
-            title += f"\np_adj {_p_label(p_adj[j])}"
+            title += f"\np_adj {p_is(p_adj[j])}"
         a.set_title(title, fontsize=9)
         a.tick_params(labelsize=7)
     return axes[:k]
-
-
-def _p_label(p):
-    """``= 0.0335`` or ``< 1e-16`` (a fitted tail's underflowed p-value is never shown as 0; see ``p_text``)."""
-    text = p_text(p)
-    return text if text.startswith("<") else f"= {text}"

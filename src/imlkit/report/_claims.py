@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._display import p_text, snap_zero
+from .._display import p_is, snap_zero
 from ._labels import METHOD_LABELS, OTHERS
 from ._scores import worse
 
@@ -106,12 +106,6 @@ def num(v):
     if 1e3 <= abs(float(s)) < 1e7:
         return f"{float(s):,.0f}"
     return s
-
-
-def p_is(p):
-    """``"= 0.0335"`` or ``"< 1e-16"``: a p-value after "p" in a sentence (:func:`imlkit._display.p_text`)."""
-    t = p_text(p)
-    return t if t.startswith("<") else f"= {t}"
 
 
 def pct(share):

@@ -424,10 +424,9 @@ def _rulefit_blocks(ctx, perf):
 
 def _tree_blocks(ctx, perf):
     crit = "squared_error" if ctx.task == "regression" else "gini"
-    X_tree, _ = ctx.rows("tree", "train")
+    X_tree, y_tree = ctx.rows("tree", "train")
     with ctx.step("Decision tree", criterion=crit, max_depth=3, min_samples_leaf=20):
-        pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20),
-                          *ctx.rows("tree", "train"))
+        pipe, tree = _fit(models.DecisionTree(criterion=crit, max_depth=3, min_samples_leaf=20), X_tree, y_tree)
         # the depth it reached: heart (48 training rows) grew one split under the label "depth 3"
         depth = int(tree.nodes_["depth"].max()) if len(tree.nodes_) else 0
         label = "depth 3" if depth == 3 else f"depth {depth}; at most 3"
