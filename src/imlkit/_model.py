@@ -552,11 +552,21 @@ class Predictor:
         means = None if self._trees is None else self._trees.pair_means(X, features, values, column)
         if means is not None:
             return means
+        return self.pair_predictions(X, features, values, column).mean(axis=1)
+
+    def pair_predictions(self, X, features, values, column=None):
+        """Every row's prediction with two features set to given pairs, by the model's own predict (what
+        :meth:`pair_means` averages when the tree engine does not answer; the H-statistic's bootstrap keeps the rows).
+
+        Returns
+        -------
+        ndarray, shape (u, n) (or (u, n, n_classes) for ``column="all"``)
+        """
         a, b = features
         va, vb = values
         n = len(X)
         return self.predict_replaced(X, {a: np.repeat(va[:, None], n, axis=1), b: np.repeat(vb[:, None], n, axis=1)},
-                                     column=column, context=f"the grid of features {a!r} and {b!r}").mean(axis=1)
+                                     column=column, context=f"the grid of features {a!r} and {b!r}")
 
 
 def _replacement(s, values):

@@ -327,11 +327,8 @@ def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column, W=None, pda_b=N
     vb = Xs[b].to_numpy()[first]
     P = None
     if W is not None and predictor.engine == "predict":
-        # what pair_means computes, keeping each row's predictions: (u, n'[, C]), averaged below as there
-        n = len(Xs)
-        P = predictor.predict_replaced(Xs, {a: np.repeat(va[:, None], n, axis=1),
-                                            b: np.repeat(vb[:, None], n, axis=1)},
-                                       column=column, context=f"the grid of features {a!r} and {b!r}")
+        # what pair_means averages, each row's prediction kept for the bootstrap: (u, n'[, C])
+        P = predictor.pair_predictions(Xs, (a, b), (va, vb), column)
         means = P.mean(axis=1)
     else:
         means = predictor.pair_means(Xs, (a, b), (va, vb), column)

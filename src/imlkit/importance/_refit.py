@@ -197,8 +197,8 @@ def _numeric_labels(y_train, y_test):
 
     if y_train.dtype != object or not (numeric(y_train) and numeric(y_test)):
         return y_train, y_test
-    return (np.asarray(y_train.tolist()),
-            None if y_test is None else np.asarray(y_test.tolist(), dtype=np.asarray(y_train.tolist()).dtype))
+    train = np.asarray(y_train.tolist())
+    return train, None if y_test is None else np.asarray(y_test.tolist(), dtype=train.dtype)
 
 
 def check_refit_data(learner, X_train, y_train, X_test, y_test, loss, max_rows, *, allow_cv=False, cv=None):

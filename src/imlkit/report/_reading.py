@@ -241,7 +241,7 @@ def _pimp_claims(pimp):
         nums = dict(alpha=alpha, n_null=n_null, p_adjusted=tuple(sub["p_adjusted"].astype(float)),
                     p_floor=tuple(sub["p_floor"].astype(float)), n_below=tuple(below.reindex(sub.index)))
         # a raw p-value below 1/(B + 1) on a fitted family is that family's tail beyond every null value
-        raw = pd.Series(np.asarray(pimp.p_value, dtype=float), index=list(pimp.feature_names)).reindex(sub.index)
+        raw = raw_all.reindex(sub.index)
         fam = pd.Series(list(pimp.extra.get("distribution", ("empirical",) * len(pimp.feature_names))),
                         index=list(pimp.feature_names)).reindex(sub.index)
         nums["tail"] = tuple(str(d) if d != "empirical" and r < 1.0 / (n_null + 1) else ""
