@@ -327,6 +327,7 @@ class GLM(_FamilyEstimator):
         self._ranges = {c: (float(np.nanmin(frame[c])), float(np.nanmax(frame[c])))
                         for c in spec.features if c not in spec.categorical}
         self.collinearity_ = self._collinearity(D)
+        self._add_functional(D)
         ok, why = self._estimable(D, result, y_enc)
         self.estimable_ = pd.Series(ok, index=spec.names, name="estimable")
         self.not_estimable_ = pd.Series(why, index=spec.names, name="not_estimable", dtype=object)
@@ -427,6 +428,37 @@ class GLM(_FamilyEstimator):
                 order = np.argsort(-np.abs(b))
                 partners[j] = [names[cols[k]] for k in order[:3] if abs(b[k]) >= 0.25 * np.abs(b).max() > 0]
         return pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+
+    def _add_functional(self, D):
+        """``function_of`` and ``function_r2`` of ``collinearity_``: the numeric feature whose values nearly fix
+        this one's (or the reverse) through a nonlinear function the linear R² misses (popul and logpopul).
+
+        For the numeric main-effect columns (not dummies, polynomial powers or products) with 5 or more distinct
+        values, the strongest of Spearman's ρ² and the spline R² either way
+        (:func:`imlkit._dependence.pairwise_functional_r2`); ``function_how`` says which: ``"rank"`` (ρ²),
+        ``"spline"`` (this column on a spline of the other) or ``"spline_of"`` (the other on a spline of this one).
+        """
+        from .._dependence import pairwise_functional_r2
+
+        spec = self.design_
+        names = list(spec.names)
+        cols = [spec.blocks[f][0] for f in spec.features if f not in spec.categorical and f in spec.blocks]
+        cols = [j for j in cols if j in set(self._kept) and self._sd[j] > 0 and not self._binary[j]]
+        of = [""] * len(names)
+        how = [""] * len(names)
+        val = np.full(len(names), np.nan)
+        if len(cols) >= 2:
+            rank, spline = pairwise_functional_r2(D[:, cols])
+            cand = np.stack([rank, spline, spline.T])  # (3, q, q): ρ², j on a spline of k, k on a spline of j
+            with np.errstate(invalid="ignore"):
+                filled = np.where(np.isnan(cand), -np.inf, cand)
+            for a, j in enumerate(cols):
+                m, b = np.unravel_index(int(np.argmax(filled[:, a, :])), filled[:, a, :].shape)
+                if np.isfinite(filled[m, a, b]):
+                    of[j], how[j], val[j] = names[cols[b]], ("rank", "spline", "spline_of")[m], float(cand[m, a, b])
+        self.collinearity_["function_of"] = of
+        self.collinearity_["function_r2"] = val
+        self.collinearity_["function_how"] = how
 
     def _estimable(self, D, result, y):
         """Which weights the data determine (see ``estimable_``), and why not (``not_estimable_``)."""
@@ -742,13 +774,35 @@ class GLM(_FamilyEstimator):
         return float(10.0 ** np.floor(np.log10(sd)))
 
     def _collinear_clause(self, col):
-        """'; Lag2 is collinear with ... (R² 0.99 ...)' when the column's R² from the others is high."""
+        """'; Lag2 is collinear with ... (R² 0.99 ...)' when the column's R² from the others is high, or
+        '; but popul is a monotone function of logpopul ...' when a nonlinear function of another feature
+        fixes it though the linear R² is low (both at ``COLLINEAR_R2``)."""
         r2 = self.collinearity_["r_squared"].iloc[col]
-        if not np.isfinite(r2) or r2 < COLLINEAR_R2:
-            return ""
         name = self.design_.names[col]
+        if not np.isfinite(r2):
+            return ""
+        if r2 < COLLINEAR_R2:
+            return self._functional_clause(col, name, r2)
         return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
                 f"from the other columns): holding the others fixed is outside the data")
+
+    def _functional_clause(self, col, name, r2):
+        tab = self.collinearity_
+        if "function_r2" not in tab:
+            return ""
+        v, other, how = tab["function_r2"].iloc[col], tab["function_of"].iloc[col], tab["function_how"].iloc[col]
+        if not np.isfinite(v) or v < COLLINEAR_R2:
+            return ""
+        num = f"{v:.3f}" if v >= 0.995 else f"{v:.2f}"
+        if how == "rank":
+            what = (f"{name} and {other} nearly fix each other's order (Spearman's ρ² {num}: one is close to a "
+                    f"monotone function of the other)")
+        elif how == "spline":
+            what = f"{name} is nearly a function of {other} (R² {num} on a spline of {other})"
+        else:
+            what = f"{other} is nearly a function of {name} (R² {num} on a spline of {name})"
+        return (f"; but {what}, which the linear R² of {r2:.2f} from the other columns misses: holding {other} fixed "
+                f"while {name} changes is outside the data")
 
     def _moderator_values(self, moderator):
         """(description, design row of the moderator's block) for each level / quartile."""

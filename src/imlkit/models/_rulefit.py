@@ -18,10 +18,15 @@ from ._rules import Condition, Rule, rule_masks
 from ._rules_from_tree import tree_rules
 from ._target import auto_task
 
-__all__ = ["RuleFit"]
+__all__ = ["MIN_RULE_ROWS", "RuleFit"]
 
 #: Standard deviation of a rule with support s ~ U(0, 1), on average (Friedman & Popescu, sec. 5).
 LINEAR_SCALE = 0.4
+#: A rule whose indicator differs from its majority value on fewer training rows than this (it covers fewer
+#: rows, or all but fewer) has its weight fitted to those few rows: a contrast of the mean of a handful of rows
+#: with the rest, one parameter per ~10 informative rows being the usual floor for a regression weight
+#: (Peduzzi et al. 1996). ``rules_`` flags such a rule (``few_rows``); readers list it apart.
+MIN_RULE_ROWS = 10
 
 
 class _Design:
@@ -140,7 +145,10 @@ class RuleFit(ImlkitEstimator):
     rules_ : DataFrame
         Terms with a nonzero weight, most important first: ``rule`` (text), ``type`` ("rule" or
         "linear"), ``weight`` (α_k, or the coefficient per unit of the winsorised feature),
-        ``support`` (s_k; 1 for linear terms) and ``importance``. Multiclass: one
+        ``support`` (s_k; 1 for linear terms), ``n_rows`` (the training rows the rule covers,
+        s_k · ``n_rows_used_``), ``few_rows`` (True for a rule that covers fewer than
+        ``MIN_RULE_ROWS`` = 10 training rows, or all but fewer than 10: its weight is fitted to
+        those few rows and is no finding about the data) and ``importance``. Multiclass: one
         ``weight[c]`` column per class and the mean importance over classes.
     n_rows_used_ : int
         Training rows the model was fitted on (``min(n, max_rows)``).
@@ -409,6 +417,9 @@ class RuleFit(ImlkitEstimator):
             for k, c in enumerate(self.classes_):
                 tab[f"weight[{c}]"] = self.coef_[k] * scale
         tab["support"] = support
+        count = np.r_[R.sum(axis=0), np.full(L.shape[1], R.shape[0])].astype(int)
+        tab["n_rows"] = count
+        tab["few_rows"] = (np.arange(len(count)) < n_rules) & (np.minimum(count, R.shape[0] - count) < MIN_RULE_ROWS)
         tab["importance"] = imp.mean(axis=0)
         self.terms_ = tab
         nonzero = np.any(self.coef_ != 0, axis=0)

@@ -415,10 +415,31 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RuleFit"] = pipe
-    rules = rf.rules_.head(ctx.params.models.rulefit_rules)
-    return [heading("RuleFit"),
-            text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
-                 f"terms kept by the L1 fit. The top {len(rules)} by importance:"),
+    return [heading("RuleFit")] + rulefit_table(rf, ctx.params.models.rulefit_rules, ctx.evaluation == "all_rows")
+
+
+def rulefit_table(rf, k, all_rows=False):
+    """RuleFit's kept terms as read: the top ``k`` by importance among those fitted to enough rows, and one line on
+    the rules left out because their weight rests on a handful of rows (``few_rows``, fewer than
+    :data:`imlkit.models._rulefit.MIN_RULE_ROWS` rows inside or outside the rule): a weight fitted to 3 of 2,100 rows
+    (Boston: 3 of 354 training rows) is no finding about the data, whatever its importance."""
+    from ..models._rulefit import MIN_RULE_ROWS
+
+    tab = rf.rules_
+    few = tab[tab["few_rows"]]
+    rules = tab[~tab["few_rows"]].head(k).drop(columns="few_rows")
+    n = rf.n_rows_used_
+    rows = f"{n:,} rows (the same rows it is scored on)" if all_rows else f"{n:,} training rows"
+    lead = (f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(tab)} rules and linear terms kept "
+            f"by the L1 fit on {rows} (n_rows: the rows a rule covers among them). The top {len(rules)} by importance")
+    if len(few):
+        top = few.iloc[0]
+        verb = "covers" if len(few) == 1 else "cover"
+        lead += (f", leaving out {_count(len(few), 'kept rule')} that {verb} fewer than {MIN_RULE_ROWS} of these rows "
+                 f"or all but fewer than {MIN_RULE_ROWS}: each weight is fitted to those few rows, so it is no finding "
+                 + (f"(the most important of them, {top['rule']}, covers" if len(few) > 1 else f"({top['rule']} covers")
+                 + f" {int(top['n_rows']):,} of {n:,} rows)")
+    return [text(lead + ":"),
             frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False)]
 
 

@@ -1,0 +1,119 @@
+"""Fifth round (helper b): the interpretable models' sentences carry the numbers that justify them.
+
+GLM: "all other features fixed" is outside the data when another feature is a nonlinear function of the one read
+(anes96's popul and logpopul: linear R² 0.22 from all the other columns). RuleFit: a rule fitted to a handful of
+rows is flagged with its row count.
+"""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from scipy import stats
+
+from imlkit._dependence import SPLINE_DF, pairwise_functional_r2
+from imlkit.models import GLM, RuleFit
+from imlkit.models._glm import COLLINEAR_R2
+from imlkit.models._rulefit import MIN_RULE_ROWS
+from imlkit.models._rules import rule_masks
+
+
+def _anes96():
+    sm = pytest.importorskip("statsmodels.api")
+    d = sm.datasets.anes96.load_pandas().data
+    return d.drop(columns=["vote", "PID"]), d["vote"]
+
+
+def test_glm_names_a_monotone_function_the_linear_r2_misses():
+    """anes96: logpopul = log(popul + 0.1). The GLM read "Increasing popul by 1,000 units multiplies the odds ...,
+    all other features fixed" with nothing said, as popul's linear R² from the other columns is 0.22 (below the 0.9
+    of the collinearity clause). The pair's Spearman ρ² (1 for a strictly monotone function) is now named."""
+    X, y = _anes96()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = GLM(family="binomial").fit(X, y)
+    r2 = m.collinearity_.loc["popul", "r_squared"]
+    assert r2 < COLLINEAR_R2  # the linear rule is silent here
+    rho = stats.spearmanr(X["popul"], X["logpopul"]).statistic
+    assert_allclose(m.collinearity_.loc["popul", "function_r2"], rho ** 2, rtol=1e-12)
+    assert m.collinearity_.loc["popul", "function_of"] == "logpopul"
+    (s,) = [x for x in m.interpret("popul") if x.startswith("Increasing popul")]
+    assert "Spearman's ρ² 1.000" in s and f"linear R² of {r2:.2f}" in s
+    assert s.endswith("holding logpopul fixed while popul changes is outside the data.")
+    # a feature with no such partner keeps its sentence as it was
+    (t,) = [x for x in m.interpret("selfLR") if x.startswith("Increasing selfLR")]
+    assert t.endswith("all other features fixed.")
+
+
+def test_spline_r2_equals_patsy_natural_spline_ols():
+    """Known answer: the adjusted R² of y on patsy's natural cubic regression spline cr(x, df=SPLINE_DF + 1) with an
+    intercept (the same span: quantile knots, linear beyond the boundary) by statsmodels' OLS."""
+    sm = pytest.importorskip("statsmodels.api")
+    patsy = pytest.importorskip("patsy")
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=200)
+    y = x ** 2 + 0.1 * rng.normal(size=200)
+    B = np.asarray(patsy.dmatrix(f"cr(x, df={SPLINE_DF + 1})", {"x": x}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the intercept and cr's columns are collinear: OLS uses the rank
+        want = sm.OLS(y, B).fit().rsquared_adj
+    rank, spline = pairwise_functional_r2(np.column_stack([x, y]))
+    assert_allclose(spline[1, 0], want, rtol=1e-10)
+    assert_allclose(rank[0, 1], stats.spearmanr(x, y).statistic ** 2, rtol=1e-12)
+    assert np.isnan(spline[0, 0]) and np.isnan(rank[1, 1])
+
+
+def test_glm_names_a_non_monotone_function():
+    """x and x² with x symmetric about 0: linear R² about 0 and Spearman about 0, yet x fixes x²."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    X = pd.DataFrame({"x": x, "x2": x ** 2 + 0.05 * rng.normal(size=300), "z": rng.normal(size=300)})
+    y = X["x"] + X["x2"] + X["z"] + rng.normal(size=300)
+    m = GLM().fit(X, y)
+    tab = m.collinearity_
+    assert tab.loc["x", "r_squared"] < 0.05 and tab.loc["x2", "function_how"] == "spline"
+    _, spline = pairwise_functional_r2(X[["x", "x2", "z"]].to_numpy())
+    assert_allclose(tab.loc["x2", "function_r2"], spline[1, 0], rtol=1e-12)
+    assert spline[1, 0] > 0.99
+    (s,) = [t for t in m.interpret("x") if t.startswith("Increasing x ")]
+    assert f"x2 is nearly a function of x (R² {spline[1, 0]:.3f} on a spline of x)" in s
+    assert s.endswith("holding x2 fixed while x changes is outside the data.")
+    (z,) = [t for t in m.interpret("z") if t.startswith("Increasing z")]
+    assert z.endswith("all other features fixed.")
+
+
+def test_glm_linear_collinearity_clause_is_kept():
+    """The linear rule stays as it was: a column with R² >= 0.9 from the others is named collinear."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=400)
+    X = pd.DataFrame({"a": a, "b": a + 0.2 * rng.normal(size=400), "c": rng.normal(size=400)})
+    y = X.sum(axis=1) + rng.normal(size=400)
+    m = GLM().fit(X, y)
+    (s,) = [t for t in m.interpret("a") if t.startswith("Increasing a")]
+    assert "a is collinear with b" in s and "Spearman" not in s
+
+
+def _outlier_rows(n=400, k=3, seed=0):
+    """y = x1 + noise, and k rows far out in x2 with a large y: trees split them off into a k-row rule."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.uniform(0, 1, size=(n, 3)), columns=["x1", "x2", "x3"])
+    y = X["x1"] + 0.1 * rng.normal(size=n)
+    X.loc[:k - 1, "x2"] = 5.0 + np.arange(k)
+    y[:k] = 8.0
+    return X, y.to_numpy()
+
+
+def test_rulefit_counts_and_flags_rules_on_few_rows():
+    X, y = _outlier_rows()
+    m = RuleFit(n_estimators=60, include_linear=False, random_state=0).fit(X, y)
+    tab = m.rules_
+    texts = [r.antecedent for r in m.candidate_rules_]
+    R = rule_masks([m.candidate_rules_[texts.index(t)] for t in tab["rule"]], X)
+    count = R.sum(axis=0)
+    assert_allclose(tab["n_rows"], count)
+    assert_allclose(tab["n_rows"], tab["support"] * m.n_rows_used_, atol=1e-9)
+    assert (tab["few_rows"] == (np.minimum(count, len(X) - count) < MIN_RULE_ROWS)).all()
+    # the planted 3-row rule is kept by the L1 fit and flagged
+    assert tab["few_rows"].any()
+    assert (tab.loc[tab["few_rows"], "n_rows"].map(lambda c: min(c, len(X) - c)) <= 3).any()
