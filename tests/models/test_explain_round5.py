@@ -117,3 +117,28 @@ def test_rulefit_counts_and_flags_rules_on_few_rows():
     # the planted 3-row rule is kept by the L1 fit and flagged
     assert tab["few_rows"].any()
     assert (tab.loc[tab["few_rows"], "n_rows"].map(lambda c: min(c, len(X) - c)) <= 3).any()
+
+
+def test_naive_bayes_explain_gives_the_logs_a_product_underflows_to_zero():
+    """digits (64 pixels): the product of 64 class-wise densities underflowed to 'likelihood 0.0, joint 0.0' for
+    most classes -- a likelihood the model does not give. The table now carries log_likelihood, log_joint and
+    log_posterior; log_joint equals scikit-learn's GaussianNB.predict_joint_log_proba (ddof=0, its variance rule)."""
+    from sklearn.datasets import load_digits
+    from sklearn.naive_bayes import GaussianNB
+
+    from imlkit.models import NaiveBayes
+
+    X, y = load_digits(return_X_y=True, as_frame=True)
+    X = X.astype(float)
+    nb = NaiveBayes(ddof=0, var_smoothing=1e-9).fit(X.iloc[:1000], y.iloc[:1000])
+    sk = GaussianNB(var_smoothing=1e-9).fit(X.iloc[:1000], y.iloc[:1000])
+    rows = X.iloc[[1300, 1500]]
+    ex = nb.explain(rows)
+    first = ex.groupby(["row", "class"], sort=True)[["likelihood", "log_likelihood", "log_joint",
+                                                        "log_posterior"]].first()
+    assert (first["likelihood"] == 0).any() and np.isfinite(first["log_likelihood"]).all()  # the underflow
+    want = sk.predict_joint_log_proba(rows)
+    assert_allclose(first["log_joint"].unstack().to_numpy(), want, rtol=1e-7)
+    assert_allclose(first["log_posterior"].unstack().to_numpy(), sk.predict_log_proba(rows), rtol=1e-7, atol=1e-9)
+    # a difference of numbers near -1e8: absolute rounding of about 1e-8
+    assert_allclose(first["log_joint"] - first["log_likelihood"], np.tile(np.log(nb.class_prior_), 2), atol=1e-6)
