@@ -372,7 +372,7 @@ def _gam_blocks(ctx, tg, perf):
         blocks.append(text("Left out of the GAM (the linear part of each is an exact combination of other columns, "
                            "so no smoothing makes the fit unique): " + "; ".join(
                                f"{c} (collinear with {', '.join(w[:4])})" for c, w in aliased.items()) + "."))
-    blocks.append(frame_table(gam.summary(), caption="Terms"))
+    blocks.append(frame_table(gam.summary(), caption=gam_terms_caption(gam)))
     feats = [f for f in top_features(ctx, 6)[0] if f in guarded_inputs(pipe) and f in gam.terms_]
     with report_style():
         ncol = 3
@@ -383,8 +383,30 @@ def _gam_blocks(ctx, tg, perf):
             a.set_title(f"GAM term of {f}")
         for a in ax.ravel()[len(feats):]:
             a.set_axis_off()
-        blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}, with their bands"))
+        blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}: "
+                                        f"{gam_band_words(gam)}"))
     return blocks
+
+
+def gam_terms_caption(gam):
+    """The GAM's term table caption: what edf and the p-values are, and how far the p-values can be trusted (the
+    table printed them bare: "p_value 2.65e-08" read as an exact test, which it is not when λ is estimated)."""
+    estimated = isinstance(getattr(gam, "smoothing", None), str)  # "reml" / "gcv": λ chosen from the data
+    return ("Terms (edf: effective degrees of freedom of a term -- 1 for a straight line, up to n_coef for an "
+            "unpenalised fit; p_value: an approximate Wald test of 'the term is 0' on ref_df = round(edf) degrees of "
+            "freedom (Wood 2013 without its fractional-rank refinement)"
+            + (", somewhat too small as the smoothing parameters λ are estimated)" if estimated else ")"))
+
+
+def gam_band_words(gam):
+    """How the GAM's partial-effect bands read: pointwise, at the model's level, on the link scale, centred."""
+    level = getattr(gam, "confidence_level", None)
+    band = f"pointwise {100 * level:g}% bands" if level is not None else "bands of ±2 standard errors"
+    scale = {"identity": "the target's scale", "log": "the log scale of the mean",
+             "logit": "the log-odds scale"}.get(getattr(gam, "link_", ""), f"the {gam.link_} link's scale")
+    return (f"each term's contribution to the linear predictor on {scale}, centred over the training rows (a "
+            f"categorical term: against its first level), with {band} from the fit's Bayesian covariance (each "
+            f"covers the curve at one value at a time, not the whole curve at once)")
 
 
 #: RuleFit's L1 fit of a multi-class target is one cross-validated path per class: above this many
