@@ -87,3 +87,28 @@ def test_gam_captions_say_what_the_bands_and_p_values_are():
     cap = gam_terms_caption(gam)
     assert "approximate Wald test" in cap and "somewhat too small as the smoothing parameters λ are estimated" in cap
     assert "somewhat too small" not in gam_terms_caption(GAM(family="binomial", smoothing=1.0).fit(X, y))
+
+
+def test_separation_warning_comes_before_the_table_it_speaks_of():
+    """wine (class 1 vs the rest): "the logistic GLM's weights ... and intervals below are not interpretable" was
+    printed after the weights' table, so "below" pointed at the GLM's readings and the GAM, not at the weights."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+
+    import imlkit.report._sec_alternatives as alt
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = (X["a"] > 0).astype(int)  # separable by a
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model=LogisticRegression().fit(X, y),
+                                           quick=True, methods=("models",)))
+        blocks = alt._glm_blocks(ctx, alt._Target(ctx), {})
+    kinds = [b["kind"] for b in blocks]
+    sep = [i for i, b in enumerate(blocks) if b["kind"] == "warning" and "perfectly separable" in b["text"]]
+    assert len(sep) == 1 and "below" in blocks[sep[0]]["text"]
+    assert sep[0] < kinds.index("table")

@@ -219,9 +219,9 @@ def _glm_blocks(ctx, tg, perf):
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if plan is not None:
         blocks.append(warning(plan[1]))
-    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
-    if fam == "binomial":
+    if fam == "binomial":  # before the table: it speaks of "the weights ... below" (wine, class 1 vs the rest)
         blocks += _separation_warning(pipe, X)
+    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
