@@ -29,7 +29,7 @@ def test_rulefit_table_keeps_rules_on_few_rows_out_and_says_so():
     rf = RuleFit(n_estimators=60, include_linear=False, random_state=0).fit(X, y)
     few = rf.rules_[rf.rules_["few_rows"]]
     assert len(few)  # the setting plants one
-    lead, tab = rulefit_table(rf, 8)
+    lead, tab, words = rulefit_table(rf, 8)
     text = lead["text"]
     assert f"leaving out {len(few)} kept rule" in text
     top = few.iloc[0]
@@ -41,6 +41,29 @@ def test_rulefit_table_keeps_rules_on_few_rows_out_and_says_so():
     assert "few_rows" not in tab["columns"] and "n_rows" in tab["columns"]
     counts = np.minimum(want["n_rows"], rf.n_rows_used_ - want["n_rows"])
     assert (counts >= MIN_RULE_ROWS).all()
+    assert words["text"].startswith("weight: what a rule adds to the prediction on the rows it covers")
+
+
+def test_rulefit_weights_are_said_to_be_parts_of_an_effect_on_the_right_scale():
+    """The table's weights had no words: a linear term's weight (per unit of the clipped feature) read as the
+    feature's effect, though the rules on that feature carry the rest of it; a classifier's weights are log-odds."""
+    from imlkit.report._sec_alternatives import rulefit_table
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(400, 2)), columns=["a", "b"])
+    y = np.where(2 * X.a + rng.logistic(size=400) > 0, "yes", "no")
+    rf = RuleFit(n_estimators=5, random_state=0).fit(X, y)  # keeps the linear term of a
+    words = rulefit_table(rf, 5)[-1]["text"]
+    assert "what a rule adds to the log-odds of yes on the rows it covers" in words
+    assert "clipped to its 2.5% and 97.5% training quantiles" in words
+    assert "no single weight is that effect" in words
+    # the clip: a linear term is flat beyond the quantiles named
+    lin = rf.rules_[rf.rules_["type"] == "linear"]
+    assert len(lin)
+    f = lin["rule"].iloc[0]
+    far = X.iloc[[0, 0]].copy()
+    far[f] = [X[f].max() + 1.0, X[f].max() + 50.0]  # beyond every rule's threshold and the 97.5% quantile
+    assert_allclose(np.diff(rf.decision_function(far)), 0.0, atol=1e-12)
 
 
 def test_rulefit_table_says_nothing_when_no_rule_is_on_few_rows():
@@ -51,7 +74,7 @@ def test_rulefit_table_says_nothing_when_no_rule_is_on_few_rows():
     y = 2.0 * (X.a > 0) + rng.normal(scale=0.1, size=300)
     rf = RuleFit(n_estimators=5, mean_tree_size=2, random_state=0).fit(X, y)
     assert not rf.rules_["few_rows"].any()
-    lead, _ = rulefit_table(rf, 8, all_rows=True)
+    lead, _, _ = rulefit_table(rf, 8, all_rows=True)
     assert "leaving out" not in lead["text"]
     assert "300 rows (the same rows it is scored on)" in lead["text"]
     assert_allclose(rf.rules_["n_rows"], rf.rules_["support"] * 300)

@@ -462,7 +462,24 @@ def rulefit_table(rf, k, all_rows=False):
                  + (f"(the most important of them, {top['rule']}, covers" if len(few) > 1 else f"({top['rule']} covers")
                  + f" {int(top['n_rows']):,} of {n:,} rows)")
     return [text(lead + ":"),
-            frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False)]
+            frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False),
+            text(_rulefit_weight_words(rf))]
+
+
+def _rulefit_weight_words(rf):
+    """What a RuleFit weight is: a rule's addition where it holds, a linear term's slope on the clipped feature (not
+    the feature's whole effect: the rules on it carry the rest), on the log-odds scale for classes."""
+    if getattr(rf, "task_", "regression") == "classification":
+        classes = list(rf.classes_)
+        scale = (f" to the log-odds of {classes[1]}" if len(classes) == 2 else
+                 " to the log-odds of class c against the rest (weight[c]; 0 where that class's fit dropped the term)")
+    else:
+        scale = " to the prediction"
+    d = 100 * rf.winsorize
+    return (f"weight: what a rule adds{scale} on the rows it covers; for a linear term, what one unit of the feature "
+            f"adds, the feature clipped to its {d:g}% and {100 - d:g}% training quantiles. A feature's whole effect is "
+            f"its linear term plus every rule on it, so no single weight is that effect. importance: |weight| times "
+            f"the term's standard deviation on the training rows (averaged over the classes for several).")
 
 
 def _tree_blocks(ctx, perf):
