@@ -142,3 +142,50 @@ def test_naive_bayes_explain_gives_the_logs_a_product_underflows_to_zero():
     assert_allclose(first["log_posterior"].unstack().to_numpy(), sk.predict_log_proba(rows), rtol=1e-7, atol=1e-9)
     # a difference of numbers near -1e8: absolute rounding of about 1e-8
     assert_allclose(first["log_joint"] - first["log_likelihood"], np.tile(np.log(nb.class_prior_), 2), atol=1e-6)
+
+
+def _strikes():
+    sm = pytest.importorskip("statsmodels.api")
+    d = sm.datasets.strikes.load_pandas().data
+    return sm, d[["iprod"]], d["duration"]
+
+
+def test_poisson_intervals_say_when_the_counts_are_overdispersed():
+    """strikes (statsmodels): the poisson GLM read "multiplies the expected duration by 0.926 [0.919, 0.933]" while the
+    Pearson dispersion is 39.9 -- intervals 6.3 times too narrow. The closing line now gives the Pearson test's numbers
+    (statsmodels' pearson_chi2 / df_resid)."""
+    sm, X, y = _strikes()
+    m = GLM(family="poisson").fit(X, y)
+    ref = sm.GLM(y, sm.add_constant(X), family=sm.families.Poisson()).fit()
+    phi = ref.pearson_chi2 / ref.df_resid
+    assert_allclose(m.pearson_dispersion_, phi, rtol=1e-10)
+    assert_allclose(m.overdispersion_p_, stats.chi2.sf(ref.pearson_chi2, ref.df_resid), rtol=1e-10, atol=1e-300)
+    assert m.overdispersed()
+    last = m.interpret()[-1]
+    assert f"the Pearson dispersion is {phi:.3g}" in last and "p < 1e-16 against 1" in last
+    assert f"√{phi:.3g} = {np.sqrt(phi):.3g} times as wide" in last
+
+
+def test_pearson_dispersion_equals_statsmodels_quasi_poisson():
+    sm, X, y = _strikes()
+    m = GLM(family="poisson", dispersion="pearson").fit(X, y)
+    ref = sm.GLM(y, sm.add_constant(X), family=sm.families.Poisson()).fit(scale="X2")
+    assert_allclose(m.summary()["std_error"].to_numpy(), ref.bse.to_numpy(), rtol=1e-8)
+    assert_allclose(m.coef_.to_numpy(), ref.params.to_numpy(), rtol=1e-8)
+    assert_allclose(m.dispersion_, ref.scale, rtol=1e-10)
+    assert not m.overdispersed()  # its intervals allow the spread
+    assert "with the dispersion estimated from the Pearson χ² (39.9 on 60 residual df" in m.interpret()[-1]
+
+
+def test_no_overdispersion_sentence_for_poisson_counts_or_zero_one_rows():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(0, 1, 2000)})
+    y = rng.poisson(np.exp(0.5 + X["x"]))
+    m = GLM(family="poisson").fit(X, y)
+    assert 0.05 < m.overdispersion_p_ and abs(m.pearson_dispersion_ - 1) < 0.1
+    assert m.interpret()[-1] == "Intervals in brackets are 95% Wald intervals."
+    yb = (rng.uniform(size=2000) < 0.3 + 0.4 * X["x"]).astype(int)
+    mb = GLM(family="binomial").fit(X, yb)
+    assert np.isnan(mb.overdispersion_p_) and not mb.overdispersed()
+    with pytest.raises(ValueError, match="'dispersion'"):
+        GLM(dispersion="X2").fit(X, y)

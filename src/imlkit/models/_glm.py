@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.utils.metaestimators import available_if
 
-from .._validation import ModelError, ValidationError, check_bool, check_float, check_probability
+from .._validation import ModelError, ValidationError, check_bool, check_choice, check_float, check_probability
 from ._design import INTERCEPT, collinear_partners, fit_design
 from ._family import FAMILY_LINKS, Family, _FamilyEstimator, _statsmodels_family, binomial_counts, is_two_columns
 
@@ -142,6 +142,13 @@ class GLM(_FamilyEstimator):
         expanded to 0/1 rows). This is the way to fit a GLM with as many terms as rows or more, and it keeps
         the weights finite under separation. Such a fit has no standard errors: :meth:`summary`
         has NaN intervals and the sentences say "penalised fit, no interval".
+    dispersion : {"family", "pearson"}, default "family"
+        The dispersion φ the standard errors use. "family": the family's own (1 for poisson,
+        binomial and exponential; estimated for gaussian and gamma), statsmodels' default.
+        "pearson": φ̂ = Pearson χ² / residual df for every family (quasi-likelihood: quasi-Poisson,
+        quasi-binomial; statsmodels' ``fit(scale="X2")``) -- the same weights, standard errors
+        multiplied by √φ̂. Use it when counts vary more than the family allows: :meth:`interpret`
+        says when the Pearson test rejects φ = 1 (``pearson_dispersion_``, ``overdispersion_p_``).
 
     Attributes
     ----------
@@ -183,6 +190,15 @@ class GLM(_FamilyEstimator):
         array; ``"<y>: the share of successes out of 'trials'"`` for proportions).
     penalized_ : bool
         True when fitted with ``alpha > 0``.
+    pearson_dispersion_ : float
+        Pearson χ² / residual degrees of freedom (NaN for a penalised fit or without residual df): 1 on
+        average when the family's variance holds (poisson: variance = mean).
+    overdispersion_p_ : float
+        One-sided p-value of the Pearson χ² against χ²(residual df), the test of φ = 1, for the families
+        whose dispersion is fixed at 1 (poisson, exponential, binomial counts with more than one trial per
+        row); NaN otherwise (0/1 rows carry no information on the dispersion; gaussian and gamma estimate it).
+    dispersion_ : float
+        The dispersion the standard errors use (1 for a fixed one).
     link_ : str
     family_ : Family
         The family with its link (:class:`imlkit.models._family.Family`), what prediction inverts.
@@ -212,7 +228,7 @@ class GLM(_FamilyEstimator):
     """
 
     def __init__(self, *, family="gaussian", link=None, interactions=None, fit_intercept=True,
-                 confidence_level=0.95, alpha=0.0, polynomial=None):
+                 confidence_level=0.95, alpha=0.0, polynomial=None, dispersion="family"):
         self.family = family
         self.link = link
         self.interactions = interactions
@@ -220,6 +236,7 @@ class GLM(_FamilyEstimator):
         self.confidence_level = confidence_level
         self.alpha = alpha
         self.polynomial = polynomial
+        self.dispersion = dispersion
 
     # -- fitting
     def fit(self, X, y, *, trials=None):
@@ -256,6 +273,7 @@ class GLM(_FamilyEstimator):
         check_bool("fit_intercept", self.fit_intercept)
         check_probability("confidence_level", self.confidence_level)
         alpha = check_float("alpha", self.alpha, low=0.0)
+        check_choice("dispersion", self.dispersion, ["family", "pearson"])
         counts = binomial_counts(y, trials, fam, n=None)
         if counts is None:
             frame, y_enc = self._check_X_y_family(X, y, fam)
@@ -306,7 +324,8 @@ class GLM(_FamilyEstimator):
                         # use the counts); a fresh family, as statsmodels stores the trials on it
                         model = sm.GLM(np.column_stack([successes, failures]), D[:, kept],
                                        family=_statsmodels_family(family, link))
-                    result = model.fit(scale=1.0 if family == "exponential" else None)
+                    scale = ("X2" if self.dispersion == "pearson" else 1.0 if family == "exponential" else None)
+                    result = model.fit(scale=scale)
             except Exception as exc:  # statsmodels raises assorted errors on divergence
                 raise ModelError(f"The {family} GLM with {link} link failed to fit: {exc}") from exc
             self._kept = kept
@@ -328,6 +347,7 @@ class GLM(_FamilyEstimator):
                         for c in spec.features if c not in spec.categorical}
         self.collinearity_ = self._collinearity(D)
         self._add_functional(D)
+        self._set_dispersion(result, fam, n_trials)
         ok, why = self._estimable(D, result, y_enc)
         self.estimable_ = pd.Series(ok, index=spec.names, name="estimable")
         self.not_estimable_ = pd.Series(why, index=spec.names, name="not_estimable", dtype=object)
@@ -428,6 +448,42 @@ class GLM(_FamilyEstimator):
                 order = np.argsort(-np.abs(b))
                 partners[j] = [names[cols[k]] for k in order[:3] if abs(b[k]) >= 0.25 * np.abs(b).max() > 0]
         return pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+
+    def _set_dispersion(self, result, fam, n_trials):
+        """``pearson_dispersion_``, ``overdispersion_p_`` and ``dispersion_`` (see the class docstring)."""
+        self.pearson_dispersion_ = self.overdispersion_p_ = np.nan
+        self.dispersion_ = np.nan if result is None else float(result.scale)
+        if result is None or not result.df_resid > 0:
+            return
+        chi2 = float(result.pearson_chi2)
+        self.pearson_dispersion_ = chi2 / float(result.df_resid)
+        fixed = fam.name in ("poisson", "exponential") or (
+            fam.is_binomial and n_trials is not None and np.any(np.asarray(n_trials) > 1))
+        if fixed:
+            self.overdispersion_p_ = float(stats.chi2.sf(chi2, float(result.df_resid)))
+
+    def overdispersed(self, level=0.05):
+        """Whether the Pearson test rejects the family's fixed dispersion of 1 at ``level`` (counts varying more
+        than a poisson or binomial allows), for a fit whose standard errors still assume it."""
+        self._check_fitted()
+        return bool(self.dispersion == "family" and np.isfinite(self.overdispersion_p_)
+                    and self.overdispersion_p_ < level and self.pearson_dispersion_ > 1)
+
+    def _dispersion_words(self):
+        """The closing line's words on the dispersion the intervals assume, with its numbers."""
+        from .._display import p_is
+
+        phi = self.pearson_dispersion_
+        df = float(self.result_.df_resid) if self.result_ is not None else np.nan
+        if self.dispersion == "pearson":
+            return (f" with the dispersion estimated from the Pearson χ² ({_fmt(phi)} on {df:,.0f} residual df; "
+                    f"quasi-likelihood: the {self.family} weights, standard errors times √{_fmt(phi)})")
+        if not self.overdispersed():
+            return ""
+        return (f"; they assume the {self.family} variance (dispersion 1), but the Pearson dispersion is {_fmt(phi)} "
+                f"(χ² {phi * df:,.1f} on {df:,.0f} residual df, p {p_is(self.overdispersion_p_)} against 1), so they "
+                f"are too narrow: with the dispersion estimated (dispersion='pearson', quasi-likelihood) each is "
+                f"√{_fmt(phi)} = {_fmt(np.sqrt(phi))} times as wide")
 
     def _add_functional(self, D):
         """``function_of`` and ``function_r2`` of ``collinearity_``: the numeric feature whose values nearly fix
@@ -628,6 +684,7 @@ class GLM(_FamilyEstimator):
         out.attrs["link"] = self.link_
         out.attrs["penalized"] = self.penalized_
         out.attrs["confidence_level"] = self.confidence_level
+        out.attrs["dispersion"] = self.dispersion_
         return out
 
     def plot(self, ax=None, exp=None, intercept=False, color="C0"):
@@ -1017,7 +1074,7 @@ class GLM(_FamilyEstimator):
                                  f"shrunk towards 0 and have no intervals.")
             return sentences
         if sentences:
-            sentences.append(f"Intervals in brackets are {level} Wald intervals.")
+            sentences.append(f"Intervals in brackets are {level} Wald intervals{self._dispersion_words()}.")
         bad = asked & ~self.estimable_.to_numpy()
         if bad.any():
             by_cause = {}

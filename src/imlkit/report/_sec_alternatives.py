@@ -211,14 +211,21 @@ def _glm_blocks(ctx, tg, perf):
             alpha = _cv_alpha(fam, X, y, ctx.seed)
             entry.parameters["alpha"] = float(alpha)
         pipe, glm = _fit(models.GLM(family=fam, alpha=alpha), X, y)
+        over = glm.overdispersed()
+        if over:  # the same weights and predictions; standard errors that allow the data's spread
+            entry.parameters["dispersion"] = "pearson"
+            pipe, glm = _fit(models.GLM(family=fam, alpha=alpha, dispersion="pearson"), X, y)
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
         if not tg.one_vs_rest:
             ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
-               else "Coefficients with 95% Wald intervals")
+               else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
+                                                               if over else ""))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if plan is not None:
         blocks.append(warning(plan[1]))
+    if over:
+        blocks.append(text(overdispersion_note(glm)))
     if fam == "binomial":  # before the table: it speaks of "the weights ... below" (wine, class 1 vs the rest)
         blocks += _separation_warning(pipe, X)
     blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
@@ -243,6 +250,19 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def overdispersion_note(glm):
+    """Why the GLM's intervals are quasi-likelihood ones: the Pearson test's numbers (strikes: a poisson GLM's
+    intervals were 6.3 times too narrow, "0.916 [0.906, 0.925]" for a dispersion of 39.9)."""
+    from .._display import p_is
+
+    phi, df = glm.pearson_dispersion_, float(glm.result_.df_resid)
+    return (f"The {glm.family} family fixes the dispersion at 1 (variance = mean for counts), but the Pearson "
+            f"dispersion of this fit is {phi:.3g} (χ² {phi * df:,.1f} on {df:,.0f} residual df, p "
+            f"{p_is(glm.overdispersion_p_)} against 1): its intervals would be too narrow by a factor of "
+            f"√{phi:.3g} = {np.sqrt(phi):.3g}. The weights below are the {glm.family} GLM's; their standard errors and "
+            f"intervals use the estimated dispersion (quasi-{glm.family}, McCullagh & Nelder 1989).")
 
 
 def glm_readings(glm, features):
