@@ -178,3 +178,35 @@ def models_glm(family, **kw):
     from imlkit.models import GLM
 
     return GLM(family=family, **kw)
+
+
+def test_overdispersed_poisson_gam_warns_that_its_bands_are_too_narrow():
+    """randhie (mdvis): the poisson GAM's table printed 'p_value 0' and its curves bands that assume a dispersion of 1
+    where the Pearson dispersion is 6.3. The section now warns, with the numbers."""
+    from scipy import stats
+
+    from imlkit.models import GAM
+    from imlkit.report._sec_alternatives import gam_dispersion_warning
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.uniform(0, 1, 500)})
+    mu = np.exp(1.0 + np.sin(3 * X["a"]))
+    y = rng.negative_binomial(1.5, 1.5 / (1.5 + mu))  # mean mu, variance mu + mu²/1.5
+    gam = GAM(family="poisson").fit(X, y)
+    m = np.exp(gam.linear_predictor(X))
+    df = len(y) - gam.edf_total_
+    chi2 = float(np.sum((y - m) ** 2 / m))
+    assert_allclose(gam.pearson_dispersion_, chi2 / df, rtol=1e-8)
+    assert_allclose(gam.overdispersion_p_, stats.chi2.sf(chi2, df), rtol=1e-8, atol=1e-300)
+    (w,) = gam_dispersion_warning(gam)
+    phi = chi2 / df
+    assert f"Pearson dispersion of this GAM is {phi:.3g}" in w["text"]
+    assert f"√{phi:.3g} = {np.sqrt(phi):.3g}" in w["text"]
+    # a gaussian GAM estimates its dispersion: the Pearson one is its scale, and nothing is said
+    g = GAM().fit(X, np.log1p(y))
+    assert_allclose(g.pearson_dispersion_, g.scale_, rtol=1e-10)
+    assert np.isnan(g.overdispersion_p_) and gam_dispersion_warning(g) == []
+    # poisson counts that are poisson: no warning
+    yp = np.random.default_rng(0).poisson(mu)  # the Pearson test's p is uniform here: this draw is not in its tail
+    gp = GAM(family="poisson").fit(X, yp)
+    assert gp.overdispersion_p_ > 0.05 and gam_dispersion_warning(gp) == []

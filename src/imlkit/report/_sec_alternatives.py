@@ -387,6 +387,7 @@ def _gam_blocks(ctx, tg, perf):
         blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
                        "functions for the rows); do not read them as the data's effects."))
+    blocks += gam_dispersion_warning(gam)
     aliased = getattr(gam, "aliased_", {})
     if aliased:
         blocks.append(text("Left out of the GAM (the linear part of each is an exact combination of other columns, "
@@ -406,6 +407,21 @@ def _gam_blocks(ctx, tg, perf):
         blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}: "
                                         f"{gam_band_words(gam)}"))
     return blocks
+
+
+def gam_dispersion_warning(gam, level=0.05):
+    """A poisson (or exponential) GAM whose counts vary more than the family allows: its bands and p-values assume
+    the dispersion 1 (randhie mdvis: Pearson dispersion 6.3, bands 2.5 times too narrow, 'p_value 0' for disea)."""
+    from .._display import p_is
+
+    p, phi = getattr(gam, "overdispersion_p_", np.nan), getattr(gam, "pearson_dispersion_", np.nan)
+    if not (np.isfinite(p) and p < level and phi > 1):
+        return []
+    df = gam.n_samples_ - gam.edf_total_
+    return [warning(f"The {gam.family} family fixes the dispersion at 1, but the Pearson dispersion of this GAM is "
+                    f"{phi:.3g} (χ² {phi * df:,.1f} on {df:,.1f} residual df, p {p_is(p)} against 1): its bands below "
+                    f"are too narrow by a factor of about √{phi:.3g} = {np.sqrt(phi):.3g} and its p-values are too "
+                    f"small. Read the curves' shapes, not their bands or p-values.")]
 
 
 def gam_terms_caption(gam):
