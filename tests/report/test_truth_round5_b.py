@@ -210,3 +210,55 @@ def test_overdispersed_poisson_gam_warns_that_its_bands_are_too_narrow():
     yp = np.random.default_rng(0).poisson(mu)  # the Pearson test's p is uniform here: this draw is not in its tail
     gp = GAM(family="poisson").fit(X, yp)
     assert gp.overdispersion_p_ > 0.05 and gam_dispersion_warning(gp) == []
+
+
+def _noise_ctx(signal, classification=False, seed=0):
+    """A report context with a held-out split (the report fits its own model) on y = signal * a + noise."""
+    import warnings
+
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    y = signal * X["a"] + rng.normal(size=300)
+    if classification:
+        y = np.where(y > 0, "up", "down")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return prepare_context(ReportConfig(data=X.assign(y=y), target="y", model="gbm", quick=True,
+                                            methods=("models",), seed=seed))
+
+
+def test_a_model_without_predictive_value_on_the_test_rows_is_said_so():
+    """Publication (ISLP, time): RuleFit's rules were listed with a test R² of -0.158; Weekly: the GLM read 'Lag2
+    multiplies the odds by 1.08 [1.01, 1.15]' with a test balanced accuracy of 0.475. Such a model now gets a warning
+    with its test score; a model that predicts gets none."""
+    import imlkit.report._sec_alternatives as alt
+
+    ctx = _noise_ctx(0.0)
+    perf = {}
+    blocks = alt._tree_blocks(ctx, perf)
+    (name,) = perf
+    r2 = perf[name]["R²"]
+    assert r2 <= 0  # a depth-3 tree on pure noise
+    warn = [b["text"] for b in blocks if b["kind"] == "warning"]
+    assert warn == [f"On the {len(ctx.y_test):,} test rows the tree shows no predictive value (its test R² is "
+                    f"{r2:.3g}: it predicts them no better than their own mean): what it shows below describes the "
+                    f"rows it was fitted on, with no evidence here that it holds on new rows."]
+    ctx = _noise_ctx(3.0)
+    perf = {}
+    blocks = alt._tree_blocks(ctx, perf)
+    assert next(iter(perf.values()))["R²"] > 0.5
+    assert not [b for b in blocks if b["kind"] == "warning"]
+
+
+def test_chance_balanced_accuracy_is_no_predictive_value():
+    import imlkit.report._sec_alternatives as alt
+
+    ctx = _noise_ctx(0.0, classification=True, seed=3)
+    out = alt.no_skill_note(ctx, {"balanced accuracy": 0.475, "accuracy": 0.51}, "this GLM")
+    assert "its test balanced accuracy is 0.475, at most the 0.5 of guessing among 2 classes" in out[0]["text"]
+    assert alt.no_skill_note(ctx, {"balanced accuracy": 0.55}, "this GLM") == []
+    ctx.evaluation = "all_rows"  # in-sample scores: nothing is said
+    assert alt.no_skill_note(ctx, {"balanced accuracy": 0.4}, "this GLM") == []

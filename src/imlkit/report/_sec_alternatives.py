@@ -222,6 +222,8 @@ def _glm_blocks(ctx, tg, perf):
                else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
                                                                if over else ""))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
+    if not tg.one_vs_rest:
+        blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
     if plan is not None:
         blocks.append(warning(plan[1]))
     if over:
@@ -383,6 +385,8 @@ def _gam_blocks(ctx, tg, perf):
     blocks = [heading(f"GAM ({fam} family)")]
     if why:
         blocks.append(warning(why))
+    if not tg.one_vs_rest:
+        blocks += no_skill_note(ctx, perf[f"GAM ({fam}{', reduced' if why else ''})"], "this GAM")
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
         blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
@@ -473,7 +477,8 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RuleFit"] = pipe
-    return [heading("RuleFit")] + rulefit_table(rf, ctx.params.models.rulefit_rules, ctx.evaluation == "all_rows")
+    return ([heading("RuleFit")] + no_skill_note(ctx, perf["RuleFit"], "RuleFit")
+            + rulefit_table(rf, ctx.params.models.rulefit_rules, ctx.evaluation == "all_rows"))
 
 
 def rulefit_table(rf, k, all_rows=False):
@@ -533,10 +538,31 @@ def _tree_blocks(ctx, perf):
     stopped = ("" if depth == 3 else
                f" It stopped at depth {depth} of at most 3: no leaf had a split that lowers the {crit} and leaves at "
                f"least 20 of these rows on each side.")
-    return [heading(f"Decision tree ({label})"),
+    return [heading(f"Decision tree ({label})"), *no_skill_note(ctx, perf[f"decision tree ({label})"], "the tree"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
                  f"{crit} are theirs.{stopped}"),
             pre(tree.export_text())]
+
+
+def no_skill_note(ctx, metrics, name):
+    """A line when ``name`` predicts the held-out rows no better than a constant: a test R² at most 0 (worse than the
+    test rows' own mean) or a balanced accuracy at most 1/K (chance). Its weights, rules or curves then describe the
+    rows it was fitted on only (Publication: RuleFit's 8 rules shown with a test R² of -0.158; Weekly: the GLM's
+    'Lag2 multiplies the odds by 1.08 [1.01, 1.15]' with a test balanced accuracy of 0.475). Nothing is said of scores
+    on the model's own training rows (a fitted model with one table), where a low one would mean something else."""
+    if ctx.evaluation == "all_rows" or not metrics:
+        return []
+    r2, bal = metrics.get("R²"), metrics.get("balanced accuracy")
+    n = len(ctx.y_test)
+    if r2 is not None and np.isfinite(r2) and r2 <= 0:
+        what = f"its test R² is {r2:.3g}: it predicts them no better than their own mean"
+    elif bal is not None and np.isfinite(bal) and bal <= 1 / max(ctx.y_train.nunique(), 2):
+        k = max(ctx.y_train.nunique(), 2)
+        what = f"its test balanced accuracy is {bal:.3g}, at most the {1 / k:.3g} of guessing among {k} classes"
+    else:
+        return []
+    return [warning(f"On the {n:,} test rows {name} shows no predictive value ({what}): what it shows below describes "
+                    f"the rows it was fitted on, with no evidence here that it holds on new rows.")]
 
 
 def _count(n, word):
@@ -555,10 +581,10 @@ def _rule_learner_blocks(ctx, perf):
         pipe, oner = _fit(models.OneR(), X_oner, y_oner)
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["OneR"] = pipe
-    return [heading("Rule learners: RIPPER and OneR"),
+    return [heading("Rule learners: RIPPER and OneR"), *no_skill_note(ctx, perf["RIPPER"], "RIPPER"),
             text(f"RIPPER's decision list ({_count(len(ripper.rules_.rules), 'rule')}; the first rule that covers a "
                  f"row decides):"),
-            pre(str(ripper.rules_)),
+            pre(str(ripper.rules_)), *no_skill_note(ctx, perf["OneR"], "OneR"),
             text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_]):,} errors on its "
                  f"{len(y_oner):,} training rows):"),
             pre(str(oner.rules_))]
