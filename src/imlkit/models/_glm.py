@@ -199,6 +199,10 @@ class GLM(_FamilyEstimator):
         row); NaN otherwise (0/1 rows carry no information on the dispersion; gaussian and gamma estimate it).
     dispersion_ : float
         The dispersion the standard errors use (1 for a fixed one).
+    wald_coverage_ : float
+        The probability that a Wald interval covers its weight: ``confidence_level`` for a fixed dispersion;
+        with an estimated one 2·F_t(z; df_resid) − 1, below the nominal level on few rows (90.9% for a "95%"
+        interval on 7 residual df). NaN for a penalised fit.
     link_ : str
     family_ : Family
         The family with its link (:class:`imlkit.models._family.Family`), what prediction inverts.
@@ -348,6 +352,7 @@ class GLM(_FamilyEstimator):
         self.collinearity_ = self._collinearity(D)
         self._add_functional(D)
         self._set_dispersion(result, fam, n_trials)
+        self._set_coverage()
         ok, why = self._estimable(D, result, y_enc)
         self.estimable_ = pd.Series(ok, index=spec.names, name="estimable")
         self.not_estimable_ = pd.Series(why, index=spec.names, name="not_estimable", dtype=object)
@@ -484,6 +489,31 @@ class GLM(_FamilyEstimator):
                 f"(χ² {phi * df:,.1f} on {df:,.0f} residual df, p {p_is(self.overdispersion_p_)} against 1), so they "
                 f"are too narrow: with the dispersion estimated (dispersion='pearson', quasi-likelihood) each is "
                 f"√{_fmt(phi)} = {_fmt(np.sqrt(phi))} times as wide")
+
+    def _set_coverage(self):
+        """``wald_coverage_``: with an estimated dispersion (gaussian, gamma, dispersion='pearson') the Wald interval's
+        normal quantile ignores the estimate's own error, and on df residual degrees of freedom it covers a t(df)
+        estimate with probability 2·F_t(z; df) − 1 (exactly so for the gaussian family with identity link): below
+        the nominal level on few rows (copper, 13 rows and 6 terms: 90.9% for '95%')."""
+        r = self.result_
+        self.wald_coverage_ = np.nan if r is None else float(self.confidence_level)
+        if r is None or (self.family_.scale_known and self.dispersion == "family") or not r.df_resid > 0:
+            return
+        self.wald_coverage_ = float(2 * stats.t.cdf(self._z(), float(r.df_resid)) - 1)
+
+    def coverage_words(self, slack=0.01):
+        """'with the dispersion estimated on 7 residual df their coverage is 90.9%, not 95% (...)' when the
+        intervals' real coverage (``wald_coverage_``) falls short of the nominal level by more than ``slack``."""
+        self._check_fitted()
+        cover = getattr(self, "wald_coverage_", np.nan)
+        if not np.isfinite(cover) or cover >= self.confidence_level - slack:
+            return ""
+        df = float(self.result_.df_resid)
+        factor = float(stats.t.ppf(0.5 + self.confidence_level / 2, df) / self._z())
+        exact = self.family == "gaussian" and self.link_ == "identity" and self.dispersion == "family"
+        return (f"with the dispersion estimated on {df:,.0f} residual df their coverage is {'' if exact else 'about '}"
+                f"{100 * cover:.1f}%, not {100 * self.confidence_level:g}% (t({df:,.0f}) intervals, {factor:.3g} "
+                f"times as wide, would hold it)")
 
     def _add_functional(self, D):
         """``function_of`` and ``function_r2`` of ``collinearity_``: the numeric feature whose values nearly fix
@@ -1074,7 +1104,9 @@ class GLM(_FamilyEstimator):
                                  f"shrunk towards 0 and have no intervals.")
             return sentences
         if sentences:
-            sentences.append(f"Intervals in brackets are {level} Wald intervals{self._dispersion_words()}.")
+            cover = self.coverage_words()
+            sentences.append(f"Intervals in brackets are {level} Wald intervals{self._dispersion_words()}"
+                             f"{'; ' + cover if cover else ''}.")
         bad = asked & ~self.estimable_.to_numpy()
         if bad.any():
             by_cause = {}

@@ -220,7 +220,8 @@ def _glm_blocks(ctx, tg, perf):
             ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
                else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
-                                                               if over else ""))
+                                                               if over else "")
+               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else ""))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if not tg.one_vs_rest:
         blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
