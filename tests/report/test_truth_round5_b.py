@@ -262,3 +262,34 @@ def test_chance_balanced_accuracy_is_no_predictive_value():
     assert alt.no_skill_note(ctx, {"balanced accuracy": 0.55}, "this GLM") == []
     ctx.evaluation = "all_rows"  # in-sample scores: nothing is said
     assert alt.no_skill_note(ctx, {"balanced accuracy": 0.4}, "this GLM") == []
+
+
+def test_rule_learners_show_the_rows_each_rule_decides_on_training_and_test_rows():
+    """RIPPER's and OneR's lists showed rules with no coverage (Weekly's OneR: 40 intervals of Lag1, some deciding a
+    handful of rows). Each rule now carries the rows it decides and the share of them in its class, on the training
+    rows and, named apart, on the test rows; OneR's training errors follow from its table."""
+    import imlkit.report._sec_alternatives as alt
+
+    ctx = _noise_ctx(1.0, classification=True, seed=2)
+    perf = {}
+    ctx.alternative_models = {}
+    blocks = alt._rule_learner_blocks(ctx, perf)
+    tabs = [b for b in blocks if b["kind"] == "table"]
+    assert len(tabs) == 2 and not [b for b in blocks if b["kind"] == "pre"]
+    ripper, oner = tabs
+    assert ripper["columns"] == ["rule", "class", "training rows it decides", "share in its class (training)",
+                                 "test rows it decides", "share in its class (test rows)"]
+    X_tr, y_tr = ctx.rows("ripper", "train")
+    for tab, name in ((ripper, "RIPPER"), (oner, "OneR")):
+        n_fit = [int(r[2].replace(",", "")) for r in tab["rows"]]
+        n_test = [int(r[4].replace(",", "")) for r in tab["rows"]]
+        assert sum(n_fit) == len(y_tr) and sum(n_test) == len(ctx.y_test)  # every row decided once
+        # the shares: the pipeline's predictions on the rows each rule decides
+        pipe = ctx.alternative_models[name]
+        pred_ok = np.asarray(pipe.predict(ctx.X_test)).astype(str) == np.asarray(ctx.y_test).astype(str)
+        share = np.array([float(r[5]) if r[5] != "–" else 0.0 for r in tab["rows"]])
+        assert_allclose(np.sum(share * n_test), pred_ok.sum(), atol=0.01 * len(pred_ok))
+    X_on, y_on = ctx.rows("oner", "train")
+    oner_model = ctx.alternative_models["OneR"][-1]
+    wrong = sum(n * (1 - float(p)) for n, p in ((int(r[2].replace(",", "")), r[3]) for r in oner["rows"]) if p != "–")
+    assert_allclose(wrong, oner_model.errors_[oner_model.feature_], atol=0.01 * len(y_on))
