@@ -218,3 +218,18 @@ def test_wald_coverage_on_few_residual_df_is_said_with_its_number():
     # a fixed dispersion (poisson): the Wald interval's level is its own
     mp = GLM(family="poisson").fit(Xb, rng.poisson(np.exp(0.3 * Xb["a"])))
     assert_allclose(mp.wald_coverage_, 0.95)
+
+
+def test_tree_leaf_counts_are_named_by_class():
+    """A leaf printed 'counts=[4929, 8]' (Default): the order of the classes was left to guess. Each count now carries
+    its class, and the counts are the training rows of that class in the leaf."""
+    from imlkit.models import DecisionTree
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(0, 1, 200)})
+    y = np.where(X["x"] + 0.2 * rng.normal(size=200) > 0.5, "Yes", "No")
+    tree = DecisionTree(max_depth=1).fit(X, y)
+    text = tree.export_text()
+    left = (X["x"] <= tree.split_trace_["threshold"].iloc[0]).to_numpy()
+    n_no, n_yes = int(np.sum(y[left] == "No")), int(np.sum(y[left] == "Yes"))
+    assert f"counts No: {n_no}, Yes: {n_yes}," in text.splitlines()[1]
