@@ -30,7 +30,7 @@ MIN_ROWS_PER_REGRESSOR = 5
 SPLINE_DF = 4
 
 
-def pairwise_functional_r2(A, min_distinct=5):
+def pairwise_functional_r2(A, min_distinct=5, splines=True):
     """How nearly each column is a (possibly nonlinear) function of each other one, which a linear R² misses.
 
     ``popul`` and ``logpopul`` (anes96) have a linear R² of 0.22 from all the other columns, yet each fixes the
@@ -49,6 +49,8 @@ def pairwise_functional_r2(A, min_distinct=5):
     min_distinct : int
         Columns with fewer distinct values (0/1 dummies, codes with few levels) are left out (NaN): a spline
         needs ``SPLINE_DF + 1`` distinct quantile knots, and ranks of a few tied values say little.
+    splines : bool
+        False: the ranks only (``spline`` all NaN); one sort instead of a QR per column.
 
     Returns
     -------
@@ -79,7 +81,7 @@ def pairwise_functional_r2(A, min_distinct=5):
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.corrcoef(R, rowvar=False)
     rank[np.ix_(cols, cols)] = rho ** 2
-    if n >= MIN_ROWS_PER_REGRESSOR * SPLINE_DF and n > SPLINE_DF + 1:
+    if splines and n >= MIN_ROWS_PER_REGRESSOR * SPLINE_DF and n > SPLINE_DF + 1:
         C = A[:, cols] - A[:, cols].mean(axis=0)
         tss = np.einsum("ij,ij->j", C, C)
         for k in cols:

@@ -233,3 +233,19 @@ def test_tree_leaf_counts_are_named_by_class():
     left = (X["x"] <= tree.split_trace_["threshold"].iloc[0]).to_numpy()
     n_no, n_yes = int(np.sum(y[left] == "No")), int(np.sum(y[left] == "Yes"))
     assert f"counts No: {n_no}, Yes: {n_yes}," in text.splitlines()[1]
+
+
+def test_functional_check_on_many_rows_uses_an_even_subsample():
+    """Every fit (refits included) runs the check: beyond 1000 rows it reads 1000 evenly spaced ones, whose ρ² is
+    within 0.01 of the whole table's."""
+    rng = np.random.default_rng(7)
+    n = 5000
+    x = rng.lognormal(size=n)
+    X = pd.DataFrame({"x": x, "logx": np.log(x) + 0.3 * rng.normal(size=n), "z": rng.normal(size=n)})
+    m = GLM().fit(X, X["z"] + rng.normal(size=n))
+    full = stats.spearmanr(X["x"], X["logx"]).statistic ** 2
+    assert_allclose(m.collinearity_.loc["x", "function_r2"], full, atol=0.01)
+    rows = np.unique(np.linspace(0, n - 1, 1000).astype(int))
+    rank, spline = pairwise_functional_r2(X.iloc[rows].to_numpy())
+    assert_allclose(rank[0, 1], stats.spearmanr(X["x"].iloc[rows], X["logx"].iloc[rows]).statistic ** 2, rtol=1e-12)
+    assert_allclose(m.collinearity_.loc["x", "function_r2"], max(rank[0, 1], spline[0, 1], spline[1, 0]), rtol=1e-12)

@@ -46,6 +46,11 @@ UNIT_BEYOND_RANGE = 2.0
 #: exp() of a weight or its interval beyond 10^±15 is not printed (a meaningless number).
 MAX_EXP_LOG = np.log(1e15)
 
+#: Rows (evenly spaced) and numeric columns beyond which the check for a feature that is a nonlinear function of
+#: another (``collinearity_["function_r2"]``) is thinned: it runs in every fit, refits included.
+FUNCTIONAL_ROWS = 1000
+FUNCTIONAL_SPLINE_COLUMNS = 100
+
 #: Links whose weights are read multiplicatively after exp(): ratios of means or of odds.
 EXP_LINKS = ("log", "logit")
 
@@ -182,7 +187,11 @@ class GLM(_FamilyEstimator):
         ``1 − 1/(C⁻¹)_jj`` for their correlation matrix ``C`` (the variance inflation factor is
         ``(C⁻¹)_jj``), NaN for the intercept; ``with``: the columns with the largest standardised
         weights in that regression. From ``r_squared >= 0.9`` on a reading says that holding the
-        others fixed is outside the data.
+        others fixed is outside the data. ``function_of``, ``function_r2``, ``function_how``: the
+        numeric feature that nearly fixes this one through a nonlinear function the linear R² misses
+        (popul and logpopul), its Spearman ρ² or spline R² (``pairwise_functional_r2``; on at most
+        ``FUNCTIONAL_ROWS`` = 1000 evenly spaced rows, ranks only beyond 100 numeric columns); from
+        0.9 on a reading says that holding that feature fixed is outside the data.
     event_ : str
         Binomial family only: what the odds are of, ``"<target> = <classes_[1]>"`` (an integral
         float label reads ``1``, not ``1.0``); for counts ``"a success per trial (NABOVE out of
@@ -534,7 +543,12 @@ class GLM(_FamilyEstimator):
         how = [""] * len(names)
         val = np.full(len(names), np.nan)
         if len(cols) >= 2:
-            rank, spline = pairwise_functional_r2(D[:, cols])
+            # every fit pays for this (refits of LOCO and PIMP, the report's CV of the ridge strength): at most
+            # FUNCTIONAL_ROWS evenly spaced rows (R² and ρ² within about ±0.01 there) and, beyond
+            # FUNCTIONAL_SPLINE_COLUMNS columns, ranks only (one sort; the splines cost a QR per column)
+            rows = np.unique(np.linspace(0, D.shape[0] - 1, min(D.shape[0], FUNCTIONAL_ROWS)).astype(int))
+            A = D[np.ix_(rows, cols)]
+            rank, spline = pairwise_functional_r2(A, splines=len(cols) <= FUNCTIONAL_SPLINE_COLUMNS)
             cand = np.stack([rank, spline, spline.T])  # (3, q, q): ρ², j on a spline of k, k on a spline of j
             with np.errstate(invalid="ignore"):
                 filled = np.where(np.isnan(cand), -np.inf, cand)
