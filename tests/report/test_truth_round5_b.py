@@ -257,9 +257,13 @@ def test_chance_balanced_accuracy_is_no_predictive_value():
     import imlkit.report._sec_alternatives as alt
 
     ctx = _noise_ctx(0.0, classification=True, seed=3)
-    out = alt.no_skill_note(ctx, {"balanced accuracy": 0.475, "accuracy": 0.51}, "this GLM")
-    assert "its test balanced accuracy is 0.475, at most the 0.5 of guessing among 2 classes" in out[0]["text"]
+    out = alt.no_skill_note(ctx, {"balanced accuracy": 0.475, "accuracy": 0.51, "ROC AUC": 0.476}, "this GLM")
+    assert ("its test balanced accuracy is 0.475, at most the 0.5 of guessing among 2 classes, and its ROC AUC 0.476, "
+            "at most the 0.5 of guessing") in out[0]["text"]
+    assert "balanced accuracy is 0.5," in alt.no_skill_note(ctx, {"balanced accuracy": 0.5}, "RIPPER")[0]["text"]
     assert alt.no_skill_note(ctx, {"balanced accuracy": 0.55}, "this GLM") == []
+    # always the majority class, yet its probabilities rank the rows (a rare class): not without value
+    assert alt.no_skill_note(ctx, {"balanced accuracy": 0.5, "ROC AUC": 0.93}, "this GLM") == []
     ctx.evaluation = "all_rows"  # in-sample scores: nothing is said
     assert alt.no_skill_note(ctx, {"balanced accuracy": 0.4}, "this GLM") == []
 

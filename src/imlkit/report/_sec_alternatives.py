@@ -553,13 +553,18 @@ def no_skill_note(ctx, metrics, name):
     on the model's own training rows (a fitted model with one table), where a low one would mean something else."""
     if ctx.evaluation == "all_rows" or not metrics:
         return []
-    r2, bal = metrics.get("R²"), metrics.get("balanced accuracy")
+    r2, bal, auc = metrics.get("R²"), metrics.get("balanced accuracy"), metrics.get("ROC AUC")
     n = len(ctx.y_test)
+    k = max(ctx.y_train.nunique(), 2)
+    # a classifier that always says the majority class has balanced accuracy 1/K whatever its probabilities: it is
+    # without value only when they do not rank the rows either (ROC AUC at most 0.5, when it has probabilities)
+    ranks = auc is not None and np.isfinite(auc) and auc > 0.5
     if r2 is not None and np.isfinite(r2) and r2 <= 0:
         what = f"its test R² is {r2:.3g}: it predicts them no better than their own mean"
-    elif bal is not None and np.isfinite(bal) and bal <= 1 / max(ctx.y_train.nunique(), 2):
-        k = max(ctx.y_train.nunique(), 2)
-        what = f"its test balanced accuracy is {bal:.3g}, at most the {1 / k:.3g} of guessing among {k} classes"
+    elif bal is not None and np.isfinite(bal) and bal <= 1 / k and not ranks:
+        what = (f"its test balanced accuracy is {bal:.3g}, at most the {1 / k:.3g} of guessing among {k} classes"
+                + (f", and its ROC AUC {auc:.3g}, at most the 0.5 of guessing" if auc is not None and np.isfinite(auc)
+                   else ""))
     else:
         return []
     return [warning(f"On the {n:,} test rows {name} shows no predictive value ({what}): what it shows below describes "
