@@ -249,3 +249,29 @@ def test_functional_check_on_many_rows_uses_an_even_subsample():
     rank, spline = pairwise_functional_r2(X.iloc[rows].to_numpy())
     assert_allclose(rank[0, 1], stats.spearmanr(X["x"].iloc[rows], X["logx"].iloc[rows]).statistic ** 2, rtol=1e-12)
     assert_allclose(m.collinearity_.loc["x", "function_r2"], max(rank[0, 1], spline[0, 1], spline[1, 0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["regression", "binary", "multiclass"])
+def test_rulefit_explain_parts_sum_to_f_and_flag_rules_on_few_rows(kind):
+    """RuleFit.explain(): each row's intercept, covering rules and linear terms sum to f(x) (the prediction, or the
+    log-odds per class), and a rule fitted to a handful of rows carries its count and flag there too."""
+    X, y = _outlier_rows()
+    if kind == "binary":
+        y = np.where(y > 0.6, "hi", "lo")
+    elif kind == "multiclass":
+        y = np.digitize(y, [0.3, 0.7]).astype(str)
+    m = RuleFit(n_estimators=30, random_state=0).fit(X, y)
+    rows = X.iloc[[0, 5, 50, 200]]
+    ex = m.explain(rows)
+    if kind == "multiclass":
+        cols = [f"contribution[{c}]" for c in m.classes_]
+        assert_allclose(ex.groupby("row", sort=False)[cols].sum().to_numpy(), m.decision_function(rows), atol=1e-10)
+    else:
+        f = m.predict(rows) if kind == "regression" else m.decision_function(rows)
+        assert_allclose(ex.groupby("row", sort=False)["contribution"].sum().to_numpy(), f, atol=1e-10)
+    tab = m.terms_.set_index("rule")
+    rules = ex[ex["type"] == "rule"]
+    assert (rules["n_rows"].to_numpy() == tab.loc[rules["term"], "n_rows"].to_numpy()).all()
+    assert (rules["few_rows"].to_numpy() == tab.loc[rules["term"], "few_rows"].to_numpy()).all()
+    if kind == "regression":  # row 0 is one of the 3 planted rows: a rule on few rows covers it
+        assert ex[(ex["row"] == 0) & (ex["type"] == "rule")]["few_rows"].any()

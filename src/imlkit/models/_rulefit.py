@@ -446,6 +446,59 @@ class RuleFit(ImlkitEstimator):
             f += L @ self.coef_[:, n_rules:].T
         return f[:, 0] if f.shape[1] == 1 else f
 
+    def explain(self, X):
+        """What each kept term adds to f(x) for every row of ``X``: the intercept, the rules that cover the row and
+        the linear terms.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (m, p)
+
+        Returns
+        -------
+        DataFrame
+            One line per row and term with a nonzero part: ``row`` (index label of X), ``term`` (the rule's text,
+            the feature of a linear term, or ``"(intercept)"``), ``type`` ("intercept", "rule" or "linear"),
+            ``contribution`` (its part of f(x); one ``contribution[c]`` column per class for more than two),
+            ``n_rows`` and ``few_rows`` as in ``rules_`` (a rule fitted to fewer than ``MIN_RULE_ROWS`` training
+            rows, or all but fewer, says little). The contributions of a row sum to f(x): :meth:`predict` for
+            regression, :meth:`decision_function` (log-odds) for classification.
+        """
+        self._check_fitted()
+        frame = self._design.imputed(self._check(X))
+        m = len(frame)
+        n_rules = len(self.candidate_rules_)
+        B = np.atleast_2d(self.coef_)  # (K, terms)
+        parts = np.zeros((m, len(self.terms_), B.shape[0]))
+        used_rules = self._used[self._used < n_rules]
+        if used_rules.size:
+            R = rule_masks([self.candidate_rules_[k] for k in used_rules], frame).astype(float)
+            parts[:, used_rules, :] = R[:, :, None] * B[:, used_rules].T[None, :, :]
+        if self._lin:
+            L, _ = self._linear_terms(frame)
+            parts[:, n_rules:, :] = L[:, :, None] * B[:, n_rules:].T[None, :, :]
+        icpt = np.atleast_1d(self.intercept_).astype(float)
+        n_cov = self.terms_["n_rows"].to_numpy()
+        few = self.terms_["few_rows"].to_numpy()
+        names = list(self.terms_["rule"])
+        kinds = list(self.terms_["type"])
+        out = []
+        labels = np.asarray(frame.index, dtype=object)
+        cls = None if B.shape[0] == 1 else [f"contribution[{c}]" for c in self.classes_]
+        for i in range(m):
+            rows = [("(intercept)", "intercept", icpt, self.n_rows_used_, False)]
+            for j in np.flatnonzero(np.any(parts[i] != 0, axis=1)):
+                rows.append((names[j], kinds[j], parts[i, j], n_cov[j], few[j]))
+            for term, kind, val, nr, flag in rows:
+                rec = {"row": labels[i], "term": term, "type": kind}
+                if cls is None:
+                    rec["contribution"] = float(val[0])
+                else:
+                    rec.update({c: float(v) for c, v in zip(cls, val)})
+                rec["n_rows"], rec["few_rows"] = int(nr), bool(flag)
+                out.append(rec)
+        return pd.DataFrame(out)
+
     def _is_classifier(self):
         return getattr(self, "task_", self.task) == "classification"
 
