@@ -297,3 +297,18 @@ def test_rule_learners_show_the_rows_each_rule_decides_on_training_and_test_rows
     oner_model = ctx.alternative_models["OneR"][-1]
     wrong = sum(n * (1 - float(p)) for n, p in ((int(r[2].replace(",", "")), r[3]) for r in oner["rows"]) if p != "–")
     assert_allclose(wrong, oner_model.errors_[oner_model.feature_], atol=0.01 * len(y_on))
+
+
+def test_rulefit_table_with_nothing_left_to_list_says_so():
+    """On 13 rows every rule covers fewer than 10 or all but fewer than 10: 'The top 0 by importance:' over an empty
+    table became one sentence that lists nothing."""
+    from imlkit.report._sec_alternatives import rulefit_table
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(size=(13, 2)), columns=["a", "b"])
+    y = 3.0 * (X["a"] > 0.5) + 0.1 * rng.normal(size=13)
+    rf = RuleFit(n_estimators=20, include_linear=False, cv=3, random_state=0).fit(X, y)
+    assert len(rf.rules_) and rf.rules_["few_rows"].all()
+    blocks = rulefit_table(rf, 8)
+    assert len(blocks) == 1 and "None is listed, leaving out" in blocks[0]["text"]
+    assert "The top 0" not in blocks[0]["text"]

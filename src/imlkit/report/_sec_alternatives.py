@@ -485,8 +485,8 @@ def _rulefit_blocks(ctx, perf):
 def rulefit_table(rf, k, all_rows=False):
     """RuleFit's kept terms as read: the top ``k`` by importance among those fitted to enough rows, and one line on
     the rules left out because their weight rests on a handful of rows (``few_rows``, fewer than
-    :data:`imlkit.models._rulefit.MIN_RULE_ROWS` rows inside or outside the rule): a weight fitted to 3 of 2,100 rows
-    (Boston: 3 of 354 training rows) is no finding about the data, whatever its importance."""
+    :data:`imlkit.models._rulefit.MIN_RULE_ROWS` rows inside or outside the rule): a weight fitted to 3 of 354
+    training rows (Boston) is no finding about the data, whatever its importance."""
     from ..models._rulefit import MIN_RULE_ROWS
 
     tab = rf.rules_
@@ -503,6 +503,8 @@ def rulefit_table(rf, k, all_rows=False):
                  f"or all but fewer than {MIN_RULE_ROWS}: each weight is fitted to those few rows, so it is no finding "
                  + (f"(the most important of them, {top['rule']}, covers" if len(few) > 1 else f"({top['rule']} covers")
                  + f" {int(top['n_rows']):,} of {n:,} rows)")
+    if not len(rules):  # nothing left to list (copper: 13 training rows, every kept rule on fewer than 10 or 3)
+        return [text(lead.replace(f"The top {len(rules)} by importance", "None is listed") + ".")]
     return [text(lead + ":"),
             frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False),
             text(_rulefit_weight_words(rf))]
