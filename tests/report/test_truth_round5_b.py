@@ -312,3 +312,17 @@ def test_rulefit_table_with_nothing_left_to_list_says_so():
     blocks = rulefit_table(rf, 8)
     assert len(blocks) == 1 and "None is listed, leaving out" in blocks[0]["text"]
     assert "The top 0" not in blocks[0]["text"]
+
+
+def test_gam_table_prints_no_p_value_of_zero():
+    from imlkit.models import GAM
+    from imlkit.report._sec_alternatives import gam_terms
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(0, 1, 3000), "b": rng.uniform(0, 1, 3000)})
+    y = rng.poisson(np.exp(3 * X["a"]))
+    gam = GAM(family="poisson").fit(X, y)
+    raw = gam.summary()["p_value"]
+    assert raw["a"] == 0.0  # below the double's floor
+    shown = gam_terms(gam)["p_value"]
+    assert shown["a"] == "< 1e-16" and shown["b"] == f"{raw['b']:.3g}"

@@ -398,7 +398,7 @@ def _gam_blocks(ctx, tg, perf):
         blocks.append(text("Left out of the GAM (the linear part of each is an exact combination of other columns, "
                            "so no smoothing makes the fit unique): " + "; ".join(
                                f"{c} (collinear with {', '.join(w[:4])})" for c, w in aliased.items()) + "."))
-    blocks.append(frame_table(gam.summary(), caption=gam_terms_caption(gam)))
+    blocks.append(frame_table(gam_terms(gam), caption=gam_terms_caption(gam)))
     feats = [f for f in top_features(ctx, 6)[0] if f in guarded_inputs(pipe) and f in gam.terms_]
     with report_style():
         ncol = 3
@@ -427,6 +427,17 @@ def gam_dispersion_warning(gam, level=0.05):
                     f"{phi:.3g} (χ² {phi * df:,.1f} on {df:,.1f} residual df, p {p_is(p)} against 1): its bands below "
                     f"are too narrow by a factor of about √{phi:.3g} = {np.sqrt(phi):.3g} and its p-values are too "
                     f"small. Read the curves' shapes, not their bands or p-values.")]
+
+
+def gam_terms(gam):
+    """The GAM's summary as printed: p-values below the double-precision floor as "< 1e-16", as the GLM's table has
+    them (randhie's disea printed "p_value 0", a probability no test gives)."""
+    from .._display import p_text
+
+    summary = gam.summary()
+    out = summary.astype({"p_value": object})
+    out["p_value"] = [p_text(v) for v in summary["p_value"].to_numpy(dtype=float)]
+    return out
 
 
 def gam_terms_caption(gam):
