@@ -243,9 +243,9 @@ def test_a_model_without_predictive_value_on_the_test_rows_is_said_so():
     r2 = perf[name]["R²"]
     assert r2 <= 0  # a depth-3 tree on pure noise
     warn = [b["text"] for b in blocks if b["kind"] == "warning"]
-    assert warn == [f"On the {len(ctx.y_test):,} test rows the tree shows no predictive value (its test R² is "
-                    f"{r2:.3g}: it predicts them no better than their own mean): what it shows below describes the "
-                    f"rows it was fitted on, with no evidence here that it holds on new rows."]
+    assert warn == [f"On the {len(ctx.y_test):,} test rows the tree predicts no better than a constant (its test R² is "
+                    f"{r2:.3g}: its squared error on them is at least that of their own mean): what it shows below "
+                    f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones."]
     ctx = _noise_ctx(3.0)
     perf = {}
     blocks = alt._tree_blocks(ctx, perf)

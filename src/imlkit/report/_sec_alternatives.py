@@ -573,15 +573,15 @@ def no_skill_note(ctx, metrics, name):
     # without value only when they do not rank the rows either (ROC AUC at most 0.5, when it has probabilities)
     ranks = auc is not None and np.isfinite(auc) and auc > 0.5
     if r2 is not None and np.isfinite(r2) and r2 <= 0:
-        what = f"its test R² is {r2:.3g}: it predicts them no better than their own mean"
+        what = f"its test R² is {r2:.3g}: its squared error on them is at least that of their own mean"
     elif bal is not None and np.isfinite(bal) and bal <= 1 / k and not ranks:
         what = (f"its test balanced accuracy is {bal:.3g}, at most the {1 / k:.3g} of guessing among {k} classes"
                 + (f", and its ROC AUC {auc:.3g}, at most the 0.5 of guessing" if auc is not None and np.isfinite(auc)
                    else ""))
     else:
         return []
-    return [warning(f"On the {n:,} test rows {name} shows no predictive value ({what}): what it shows below describes "
-                    f"the rows it was fitted on, with no evidence here that it holds on new rows.")]
+    return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}): what it shows below "
+                    f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones.")]
 
 
 def _count(n, word):
