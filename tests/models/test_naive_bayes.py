@@ -69,7 +69,7 @@ def test_explain_is_consistent_with_predict_proba():
     ex = nb.explain(X)
     assert len(ex) == len(X) * 2 * 4
     assert list(ex.columns) == ["row", "class", "term", "value", "factor", "log_contribution", "likelihood",
-                                "joint", "posterior"]
+                                "joint", "posterior", "log_likelihood", "log_joint", "log_posterior"]
     assert_allclose(np.exp(ex["log_contribution"]), ex["factor"], **EXACT)
     log_joint = ex.groupby(["row", "class"], sort=True)["log_contribution"].sum().unstack()
     assert_allclose(np.exp(log_joint.to_numpy()), ex.groupby(["row", "class"])["joint"].first().unstack(), **EXACT)

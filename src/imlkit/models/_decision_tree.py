@@ -593,8 +593,9 @@ class DecisionTree(ImlkitEstimator):
             imp = f"{self.criterion_}={fmt.format(d['impurity'])}"
             if self.task_ == "classification":
                 label = self.classes_[int(np.argmax(d["value"]))]
-                counts = ", ".join(str(int(c)) for c in d["value"])
-                return f"class: {label} (n={d['n']}, counts=[{counts}], {imp})"
+                # each count named by its class: "counts=[4929, 8]" left the reader to guess the order
+                counts = ", ".join(f"{c}: {int(v)}" for c, v in zip(self.classes_, d["value"]))
+                return f"class: {label} (n={d['n']}, counts {counts}, {imp})"
             return f"value: {fmt.format(d['value'])} (n={d['n']}, {imp})"
 
         def branch(i, indent):

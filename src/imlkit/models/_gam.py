@@ -285,6 +285,13 @@ class GAM(_FamilyEstimator):
         Bayesian posterior covariance ``(XᵀWX + S_λ)⁻¹ φ`` (Wood 2006).
     scale_ : float
         φ: estimated for gaussian and gamma (Pearson / (n − edf)), 1 for binomial and poisson.
+    pearson_dispersion_ : float
+        Pearson χ² / (n − edf) for every family: about 1 when the family's variance holds.
+    overdispersion_p_ : float
+        Poisson and exponential only (their φ is fixed at 1; NaN otherwise, 0/1 rows carry no information on
+        it): the one-sided p-value of the Pearson χ² against χ²(n − edf). A small one says the counts vary more
+        than the family allows, so the bands of :meth:`partial_effect` and the p-values of :meth:`summary`,
+        which assume φ = 1, are too narrow and too small (by about √``pearson_dispersion_`` for the bands).
     deviance_ : float
     n_iter_ : int
     classes_ : ndarray, shape (2,), binomial only.
@@ -795,6 +802,11 @@ class GAM(_FamilyEstimator):
         self._beta_raw = mm.Z @ beta
         self.covariance_ = 0.5 * (H_inv + H_inv.T) * scale
         self.scale_ = scale
+        df_resid = mm.n - tau
+        chi2 = float(np.sum((y - mu) ** 2 / fam.variance(mu))) if df_resid > 0 else np.nan
+        self.pearson_dispersion_ = chi2 / df_resid if df_resid > 0 else np.nan
+        self.overdispersion_p_ = (float(stats.chi2.sf(chi2, df_resid)) if df_resid > 0 and fam.name in
+                                  ("poisson", "exponential") else np.nan)
         self.edf_total_ = tau
         self.deviance_ = fam.deviance(y, mu)
         self.n_iter_ = fit.n_iter

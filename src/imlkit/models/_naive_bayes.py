@@ -298,11 +298,15 @@ class NaiveBayes(ClassifierMixin, ImlkitEstimator):
             (P(c), P(x_j = a | c) or the density N(x_j; μ, σ²)), ``log_contribution``
             (log of the factor: its additive share of log P(c) P(x | c)), and, repeated on every
             term of a (row, class): ``likelihood`` = P(x | c) = Π_j factor_j, ``joint`` =
-            P(c) · P(x | c) and ``posterior`` = P(c | x).
+            P(c) · P(x | c) and ``posterior`` = P(c | x), each with its natural logarithm
+            (``log_likelihood``, ``log_joint``, ``log_posterior``): a product of 64 densities
+            (digits) is e^-2000 or less, which prints as 0 -- a likelihood the model does not
+            give -- while its logarithm is finite and still ranks the classes.
         """
         frame = self._frame(X)
         logf, log_joint = self._joint(frame)
-        posterior = self._posterior(log_joint)
+        log_post = self._log_posterior(log_joint, stacklevel=3)
+        posterior = np.exp(log_post)
         n, K, p = logf.shape
         with np.errstate(divide="ignore"):
             log_prior = np.log(self.class_prior_)
@@ -324,5 +328,8 @@ class NaiveBayes(ClassifierMixin, ImlkitEstimator):
             "likelihood": np.repeat(np.exp(log_lik).ravel(), p + 1),
             "joint": np.repeat(np.exp(log_joint).ravel(), p + 1),
             "posterior": np.repeat(posterior.ravel(), p + 1),
+            "log_likelihood": np.repeat(log_lik.ravel(), p + 1),
+            "log_joint": np.repeat(log_joint.ravel(), p + 1),
+            "log_posterior": np.repeat(log_post.ravel(), p + 1),
         })
         return out

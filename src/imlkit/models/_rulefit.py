@@ -18,10 +18,15 @@ from ._rules import Condition, Rule, rule_masks
 from ._rules_from_tree import tree_rules
 from ._target import auto_task
 
-__all__ = ["RuleFit"]
+__all__ = ["MIN_RULE_ROWS", "RuleFit"]
 
 #: Standard deviation of a rule with support s ~ U(0, 1), on average (Friedman & Popescu, sec. 5).
 LINEAR_SCALE = 0.4
+#: A rule whose indicator differs from its majority value on fewer training rows than this (it covers fewer
+#: rows, or all but fewer) has its weight fitted to those few rows: a contrast of the mean of a handful of rows
+#: with the rest, one parameter per ~10 informative rows being the usual floor for a regression weight
+#: (Peduzzi et al. 1996). ``rules_`` flags such a rule (``few_rows``); readers list it apart.
+MIN_RULE_ROWS = 10
 
 
 class _Design:
@@ -140,7 +145,10 @@ class RuleFit(ImlkitEstimator):
     rules_ : DataFrame
         Terms with a nonzero weight, most important first: ``rule`` (text), ``type`` ("rule" or
         "linear"), ``weight`` (α_k, or the coefficient per unit of the winsorised feature),
-        ``support`` (s_k; 1 for linear terms) and ``importance``. Multiclass: one
+        ``support`` (s_k; 1 for linear terms), ``n_rows`` (the training rows the rule covers,
+        s_k · ``n_rows_used_``), ``few_rows`` (True for a rule that covers fewer than
+        ``MIN_RULE_ROWS`` = 10 training rows, or all but fewer than 10: its weight is fitted to
+        those few rows and is no finding about the data) and ``importance``. Multiclass: one
         ``weight[c]`` column per class and the mean importance over classes.
     n_rows_used_ : int
         Training rows the model was fitted on (``min(n, max_rows)``).
@@ -409,6 +417,9 @@ class RuleFit(ImlkitEstimator):
             for k, c in enumerate(self.classes_):
                 tab[f"weight[{c}]"] = self.coef_[k] * scale
         tab["support"] = support
+        count = np.r_[R.sum(axis=0), np.full(L.shape[1], R.shape[0])].astype(int)
+        tab["n_rows"] = count
+        tab["few_rows"] = (np.arange(len(count)) < n_rules) & (np.minimum(count, R.shape[0] - count) < MIN_RULE_ROWS)
         tab["importance"] = imp.mean(axis=0)
         self.terms_ = tab
         nonzero = np.any(self.coef_ != 0, axis=0)
@@ -434,6 +445,59 @@ class RuleFit(ImlkitEstimator):
             L, _ = self._linear_terms(frame)
             f += L @ self.coef_[:, n_rules:].T
         return f[:, 0] if f.shape[1] == 1 else f
+
+    def explain(self, X):
+        """What each kept term adds to f(x) for every row of ``X``: the intercept, the rules that cover the row and
+        the linear terms.
+
+        Parameters
+        ----------
+        X : DataFrame or array, shape (m, p)
+
+        Returns
+        -------
+        DataFrame
+            One line per row and term with a nonzero part: ``row`` (index label of X), ``term`` (the rule's text,
+            the feature of a linear term, or ``"(intercept)"``), ``type`` ("intercept", "rule" or "linear"),
+            ``contribution`` (its part of f(x); one ``contribution[c]`` column per class for more than two),
+            ``n_rows`` and ``few_rows`` as in ``rules_`` (a rule fitted to fewer than ``MIN_RULE_ROWS`` training
+            rows, or all but fewer, says little). The contributions of a row sum to f(x): :meth:`predict` for
+            regression, :meth:`decision_function` (log-odds) for classification.
+        """
+        self._check_fitted()
+        frame = self._design.imputed(self._check(X))
+        m = len(frame)
+        n_rules = len(self.candidate_rules_)
+        B = np.atleast_2d(self.coef_)  # (K, terms)
+        parts = np.zeros((m, len(self.terms_), B.shape[0]))
+        used_rules = self._used[self._used < n_rules]
+        if used_rules.size:
+            R = rule_masks([self.candidate_rules_[k] for k in used_rules], frame).astype(float)
+            parts[:, used_rules, :] = R[:, :, None] * B[:, used_rules].T[None, :, :]
+        if self._lin:
+            L, _ = self._linear_terms(frame)
+            parts[:, n_rules:, :] = L[:, :, None] * B[:, n_rules:].T[None, :, :]
+        icpt = np.atleast_1d(self.intercept_).astype(float)
+        n_cov = self.terms_["n_rows"].to_numpy()
+        few = self.terms_["few_rows"].to_numpy()
+        names = list(self.terms_["rule"])
+        kinds = list(self.terms_["type"])
+        out = []
+        labels = np.asarray(frame.index, dtype=object)
+        cls = None if B.shape[0] == 1 else [f"contribution[{c}]" for c in self.classes_]
+        for i in range(m):
+            rows = [("(intercept)", "intercept", icpt, self.n_rows_used_, False)]
+            for j in np.flatnonzero(np.any(parts[i] != 0, axis=1)):
+                rows.append((names[j], kinds[j], parts[i, j], n_cov[j], few[j]))
+            for term, kind, val, nr, flag in rows:
+                rec = {"row": labels[i], "term": term, "type": kind}
+                if cls is None:
+                    rec["contribution"] = float(val[0])
+                else:
+                    rec.update({c: float(v) for c, v in zip(cls, val)})
+                rec["n_rows"], rec["few_rows"] = int(nr), bool(flag)
+                out.append(rec)
+        return pd.DataFrame(out)
 
     def _is_classifier(self):
         return getattr(self, "task_", self.task) == "classification"

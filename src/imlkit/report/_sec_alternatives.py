@@ -211,17 +211,27 @@ def _glm_blocks(ctx, tg, perf):
             alpha = _cv_alpha(fam, X, y, ctx.seed)
             entry.parameters["alpha"] = float(alpha)
         pipe, glm = _fit(models.GLM(family=fam, alpha=alpha), X, y)
+        over = glm.overdispersed()
+        if over:  # the same weights and predictions; standard errors that allow the data's spread
+            entry.parameters["dispersion"] = "pearson"
+            pipe, glm = _fit(models.GLM(family=fam, alpha=alpha, dispersion="pearson"), X, y)
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
         if not tg.one_vs_rest:
             ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
-               else "Coefficients with 95% Wald intervals")
+               else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
+                                                               if over else "")
+               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else ""))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
+    if not tg.one_vs_rest:
+        blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
     if plan is not None:
         blocks.append(warning(plan[1]))
-    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
-    if fam == "binomial":
+    if over:
+        blocks.append(text(overdispersion_note(glm)))
+    if fam == "binomial":  # before the table: it speaks of "the weights ... below" (wine, class 1 vs the rest)
         blocks += _separation_warning(pipe, X)
+    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
@@ -243,6 +253,19 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def overdispersion_note(glm):
+    """Why the GLM's intervals are quasi-likelihood ones: the Pearson test's numbers (strikes: a poisson GLM's
+    intervals were 6.3 times too narrow, "0.916 [0.906, 0.925]" for a dispersion of 39.9)."""
+    from .._display import p_is
+
+    phi, df = glm.pearson_dispersion_, float(glm.result_.df_resid)
+    return (f"The {glm.family} family fixes the dispersion at 1 (variance = mean for counts), but the Pearson "
+            f"dispersion of this fit is {phi:.3g} (χ² {phi * df:,.1f} on {df:,.0f} residual df, p "
+            f"{p_is(glm.overdispersion_p_)} against 1): its intervals would be too narrow by a factor of "
+            f"√{phi:.3g} = {np.sqrt(phi):.3g}. The weights below are the {glm.family} GLM's; their standard errors and "
+            f"intervals use the estimated dispersion (quasi-{glm.family}, McCullagh & Nelder 1989).")
 
 
 def glm_readings(glm, features):
@@ -363,16 +386,19 @@ def _gam_blocks(ctx, tg, perf):
     blocks = [heading(f"GAM ({fam} family)")]
     if why:
         blocks.append(warning(why))
+    if not tg.one_vs_rest:
+        blocks += no_skill_note(ctx, perf[f"GAM ({fam}{', reduced' if why else ''})"], "this GAM")
     if getattr(gam, "converged_", True) is False:  # set by models.GAM; its estimates are then unreliable
         blocks.append(warning("The GAM's fit did not converge: its terms and curves below are "
                        "those of the last iteration and may be far off (e.g. separable classes or too many basis "
                        "functions for the rows); do not read them as the data's effects."))
+    blocks += gam_dispersion_warning(gam)
     aliased = getattr(gam, "aliased_", {})
     if aliased:
         blocks.append(text("Left out of the GAM (the linear part of each is an exact combination of other columns, "
                            "so no smoothing makes the fit unique): " + "; ".join(
                                f"{c} (collinear with {', '.join(w[:4])})" for c, w in aliased.items()) + "."))
-    blocks.append(frame_table(gam.summary(), caption="Terms"))
+    blocks.append(frame_table(gam_terms(gam), caption=gam_terms_caption(gam)))
     feats = [f for f in top_features(ctx, 6)[0] if f in guarded_inputs(pipe) and f in gam.terms_]
     with report_style():
         ncol = 3
@@ -383,8 +409,56 @@ def _gam_blocks(ctx, tg, perf):
             a.set_title(f"GAM term of {f}")
         for a in ax.ravel()[len(feats):]:
             a.set_axis_off()
-        blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}, with their bands"))
+        blocks.append(figure_block(fig, f"GAM partial effects of the features {_ranked_by(ctx)}: "
+                                        f"{gam_band_words(gam)}"))
     return blocks
+
+
+def gam_dispersion_warning(gam, level=0.05):
+    """A poisson (or exponential) GAM whose counts vary more than the family allows: its bands and p-values assume
+    the dispersion 1 (randhie mdvis: Pearson dispersion 6.3, bands 2.5 times too narrow, 'p_value 0' for disea)."""
+    from .._display import p_is
+
+    p, phi = getattr(gam, "overdispersion_p_", np.nan), getattr(gam, "pearson_dispersion_", np.nan)
+    if not (np.isfinite(p) and p < level and phi > 1):
+        return []
+    df = gam.n_samples_ - gam.edf_total_
+    return [warning(f"The {gam.family} family fixes the dispersion at 1, but the Pearson dispersion of this GAM is "
+                    f"{phi:.3g} (χ² {phi * df:,.1f} on {df:,.1f} residual df, p {p_is(p)} against 1): its bands below "
+                    f"are too narrow by a factor of about √{phi:.3g} = {np.sqrt(phi):.3g} and its p-values are too "
+                    f"small. Read the curves' shapes, not their bands or p-values.")]
+
+
+def gam_terms(gam):
+    """The GAM's summary as printed: p-values below the double-precision floor as "< 1e-16", as the GLM's table has
+    them (randhie's disea printed "p_value 0", a probability no test gives)."""
+    from .._display import p_text
+
+    summary = gam.summary()
+    out = summary.astype({"p_value": object})
+    out["p_value"] = [p_text(v) for v in summary["p_value"].to_numpy(dtype=float)]
+    return out
+
+
+def gam_terms_caption(gam):
+    """The GAM's term table caption: what edf and the p-values are, and how far the p-values can be trusted (the
+    table printed them bare: "p_value 2.65e-08" read as an exact test, which it is not when λ is estimated)."""
+    estimated = isinstance(getattr(gam, "smoothing", None), str)  # "reml" / "gcv": λ chosen from the data
+    return ("Terms (edf: effective degrees of freedom of a term -- 1 for a straight line, up to n_coef for an "
+            "unpenalised fit; p_value: an approximate Wald test of 'the term is 0' on ref_df = round(edf) degrees of "
+            "freedom (Wood 2013 without its fractional-rank refinement)"
+            + (", somewhat too small as the smoothing parameters λ are estimated)" if estimated else ")"))
+
+
+def gam_band_words(gam):
+    """How the GAM's partial-effect bands read: pointwise, at the model's level, on the link scale, centred."""
+    level = getattr(gam, "confidence_level", None)
+    band = f"pointwise {100 * level:g}% bands" if level is not None else "bands of ±2 standard errors"
+    scale = {"identity": "the target's scale", "log": "the log scale of the mean",
+             "logit": "the log-odds scale"}.get(getattr(gam, "link_", ""), f"the {gam.link_} link's scale")
+    return (f"each term's contribution to the linear predictor on {scale}, centred over the training rows (a "
+            f"categorical term: against its first level), with {band} from the fit's Bayesian covariance (each "
+            f"covers the curve at one value at a time, not the whole curve at once)")
 
 
 #: RuleFit's L1 fit of a multi-class target is one cross-validated path per class: above this many
@@ -415,11 +489,52 @@ def _rulefit_blocks(ctx, perf):
         pipe, rf = _fit(models.RuleFit(task=task, random_state=ctx.seed), *ctx.rows("rulefit", "train"))
         perf["RuleFit"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["RuleFit"] = pipe
-    rules = rf.rules_.head(ctx.params.models.rulefit_rules)
-    return [heading("RuleFit"),
-            text(f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(rf.rules_)} rules and linear "
-                 f"terms kept by the L1 fit. The top {len(rules)} by importance:"),
-            frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False)]
+    return ([heading("RuleFit")] + no_skill_note(ctx, perf["RuleFit"], "RuleFit")
+            + rulefit_table(rf, ctx.params.models.rulefit_rules, ctx.evaluation == "all_rows"))
+
+
+def rulefit_table(rf, k, all_rows=False):
+    """RuleFit's kept terms as read: the top ``k`` by importance among those fitted to enough rows, and one line on
+    the rules left out because their weight rests on a handful of rows (``few_rows``, fewer than
+    :data:`imlkit.models._rulefit.MIN_RULE_ROWS` rows inside or outside the rule): a weight fitted to 3 of 354
+    training rows (Boston) is no finding about the data, whatever its importance."""
+    from ..models._rulefit import MIN_RULE_ROWS
+
+    tab = rf.rules_
+    few = tab[tab["few_rows"]]
+    rules = tab[~tab["few_rows"]].head(k).drop(columns="few_rows")
+    n = rf.n_rows_used_
+    rows = f"{n:,} rows (the same rows it is scored on)" if all_rows else f"{n:,} training rows"
+    lead = (f"{rf.n_candidate_rules_} candidate rules from the tree ensemble; {len(tab)} rules and linear terms kept "
+            f"by the L1 fit on {rows} (n_rows: the rows a rule covers among them). The top {len(rules)} by importance")
+    if len(few):
+        top = few.iloc[0]
+        verb = "covers" if len(few) == 1 else "cover"
+        lead += (f", leaving out {_count(len(few), 'kept rule')} that {verb} fewer than {MIN_RULE_ROWS} of these rows "
+                 f"or all but fewer than {MIN_RULE_ROWS}: each weight is fitted to those few rows, so it is no finding "
+                 + (f"(the most important of them, {top['rule']}, covers" if len(few) > 1 else f"({top['rule']} covers")
+                 + f" {int(top['n_rows']):,} of {n:,} rows)")
+    if not len(rules):  # nothing left to list (copper: 13 training rows, every kept rule on fewer than 10 or 3)
+        return [text(lead.replace(f"The top {len(rules)} by importance", "None is listed") + ".")]
+    return [text(lead + ":"),
+            frame_table(rules.reset_index(drop=True), caption="Top RuleFit rules and linear terms", index=False),
+            text(_rulefit_weight_words(rf))]
+
+
+def _rulefit_weight_words(rf):
+    """What a RuleFit weight is: a rule's addition where it holds, a linear term's slope on the clipped feature (not
+    the feature's whole effect: the rules on it carry the rest), on the log-odds scale for classes."""
+    if getattr(rf, "task_", "regression") == "classification":
+        classes = list(rf.classes_)
+        scale = (f" to the log-odds of {classes[1]}" if len(classes) == 2 else
+                 " to the log-odds of class c against the rest (weight[c]; 0 where that class's fit dropped the term)")
+    else:
+        scale = " to the prediction"
+    d = 100 * rf.winsorize
+    return (f"weight: what a rule adds{scale} on the rows it covers; for a linear term, what one unit of the feature "
+            f"adds, the feature clipped to its {d:g}% and {100 - d:g}% training quantiles. A feature's whole effect is "
+            f"its linear term plus every rule on it, so no single weight is that effect. importance: |weight| times "
+            f"the term's standard deviation on the training rows (averaged over the classes for several).")
 
 
 def _tree_blocks(ctx, perf):
@@ -437,10 +552,36 @@ def _tree_blocks(ctx, perf):
     stopped = ("" if depth == 3 else
                f" It stopped at depth {depth} of at most 3: no leaf had a split that lowers the {crit} and leaves at "
                f"least 20 of these rows on each side.")
-    return [heading(f"Decision tree ({label})"),
+    return [heading(f"Decision tree ({label})"), *no_skill_note(ctx, perf[f"decision tree ({label})"], "the tree"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
                  f"{crit} are theirs.{stopped}"),
             pre(tree.export_text())]
+
+
+def no_skill_note(ctx, metrics, name):
+    """A line when ``name`` predicts the held-out rows no better than a constant: a test R² at most 0 (worse than the
+    test rows' own mean) or a balanced accuracy at most 1/K (chance). Its weights, rules or curves then describe the
+    rows it was fitted on only (Publication: RuleFit's 8 rules shown with a test R² of -0.158; Weekly: the GLM's
+    'Lag2 multiplies the odds by 1.08 [1.01, 1.15]' with a test balanced accuracy of 0.475). Nothing is said of scores
+    on the model's own training rows (a fitted model with one table), where a low one would mean something else."""
+    if ctx.evaluation == "all_rows" or not metrics:
+        return []
+    r2, bal, auc = metrics.get("R²"), metrics.get("balanced accuracy"), metrics.get("ROC AUC")
+    n = len(ctx.y_test)
+    k = max(ctx.y_train.nunique(), 2)
+    # a classifier that always says the majority class has balanced accuracy 1/K whatever its probabilities: it is
+    # without value only when they do not rank the rows either (ROC AUC at most 0.5, when it has probabilities)
+    ranks = auc is not None and np.isfinite(auc) and auc > 0.5
+    if r2 is not None and np.isfinite(r2) and r2 <= 0:
+        what = f"its test R² is {r2:.3g}: its squared error on them is at least that of their own mean"
+    elif bal is not None and np.isfinite(bal) and bal <= 1 / k and not ranks:
+        what = (f"its test balanced accuracy is {bal:.3g}, at most the {1 / k:.3g} of guessing among {k} classes"
+                + (f", and its ROC AUC {auc:.3g}, at most the 0.5 of guessing" if auc is not None and np.isfinite(auc)
+                   else ""))
+    else:
+        return []
+    return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}): what it shows below "
+                    f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones.")]
 
 
 def _count(n, word):
@@ -459,13 +600,51 @@ def _rule_learner_blocks(ctx, perf):
         pipe, oner = _fit(models.OneR(), X_oner, y_oner)
         perf["OneR"] = performance(pipe, ctx.X_test, ctx.y_test, ctx.task)
         ctx.alternative_models["OneR"] = pipe
-    return [heading("Rule learners: RIPPER and OneR"),
+    X_rip, y_rip = ctx.rows("ripper", "train")
+    return [heading("Rule learners: RIPPER and OneR"), *no_skill_note(ctx, perf["RIPPER"], "RIPPER"),
             text(f"RIPPER's decision list ({_count(len(ripper.rules_.rules), 'rule')}; the first rule that covers a "
                  f"row decides):"),
-            pre(str(ripper.rules_)),
+            decision_list_table(ctx, ctx.alternative_models["RIPPER"], ripper.rules_, X_rip, y_rip, "RIPPER"),
+            *no_skill_note(ctx, perf["OneR"], "OneR"),
             text(f"OneR picks the single feature {oner.feature_} ({int(oner.errors_[oner.feature_]):,} errors on its "
                  f"{len(y_oner):,} training rows):"),
-            pre(str(oner.rules_))]
+            decision_list_table(ctx, ctx.alternative_models["OneR"], oner.rules_, X_oner, y_oner, "OneR")]
+
+
+def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
+    """Each rule of a decision list (and its ELSE) with the rows it decides and the share of them in its class: on the
+    rows it was fitted on and, named apart, on the rows it is scored on. The list alone showed rules that decide a
+    handful of rows (Weekly's OneR: 40 intervals of Lag1) with nothing to tell them from the rules that carry it."""
+    head = pipe[:-1]
+    n_rules = len(rules.rules)
+    classes = [str(r.consequent) for r in rules.rules] + [str(rules.default)]
+
+    def tally(X, y):
+        fired = np.asarray(rules.fired(head.transform(X)))
+        fired = np.where(fired < 0, n_rules, fired)
+        yv = np.asarray(y).astype(str)
+        counts = np.bincount(fired, minlength=n_rules + 1)
+        hits = np.bincount(fired, weights=(yv == np.asarray(classes, dtype=object)[fired]).astype(float),
+                           minlength=n_rules + 1)
+        return counts, np.where(counts > 0, hits / np.maximum(counts, 1), np.nan)
+
+    lines = str(rules).split("\n")
+    n_fit, p_fit = tally(X_fit, y_fit)
+    same = ctx.evaluation == "all_rows"
+    cols = ["rule", "class", "training rows it decides", "share in its class (training)"]
+    if not same:
+        n_ev, p_ev = tally(ctx.X_test, ctx.y_test)
+        cols += [f"{ctx.eval_rows} it decides", f"share in its class ({ctx.eval_rows})"]
+    rows = []
+    for k in range(n_rules + 1):
+        row = [lines[k] if k < len(lines) else "ELSE", classes[k], int(n_fit[k]), p_fit[k]]
+        if not same:
+            row += [int(n_ev[k]), p_ev[k]]
+        rows.append(row)
+    where = (f"the {len(y_fit):,} rows it was fitted on (the same rows it is scored on)" if same else
+             f"the {len(y_fit):,} training rows it was fitted on and the {len(ctx.y_test):,} {ctx.eval_rows}")
+    return table(cols, rows, caption=f"{name}: the rows each rule decides (the first rule that covers a row) on "
+                                     f"{where}")
 
 
 def section_alternatives(ctx):
