@@ -35,11 +35,13 @@ from ._scores import (
     worse,
 )
 from ._shared import compare_models as _compare
+from ._shared import decidable as _decidable
 from ._shared import join_words as _join
 from ._shared import level_note as _level_note
 from ._shared import model_is_glm
 from ._shared import one_difference as _one
 from ._shared import score_cell as _cell
+from ._shared import undecided_words as _undecided_words
 
 __all__ = ["section_model", "leak_candidates", "model_is_glm", "LEAK_R2", "LEAK_ACCURACY"]
 
@@ -199,12 +201,30 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     diffs = res.get("simultaneous_differences", res["differences"])
     deciding = [m for m in deciding if any(m in d for d in diffs.values())]
     check = ctx.model_check
-    check.deciding = tuple(deciding)
     check.decision_level = res.get("simultaneous_level", res["level"])
     base = _mean_baseline_name(fitted)
     name = ctx.model_label
     note = _level_note(res, deciding)
     word = getattr(ctx, "score_word", "test")
+    rows_word = getattr(ctx, "eval_rows", "test rows")
+    # no verdict on a measure the rows cannot decide (NCI60: 18 test rows of 9 classes, two rows each, "beat the
+    # majority class on ROC AUC" from resamples that lacked a class in one of seven)
+    asked = list(deciding)
+    deciding, short = _decidable(res, asked, rows_word)
+    if base in diffs and asked and all(tuple(float(v) for v in diffs[base][m]) == (0.0, 0.0, 0.0) for m in asked):
+        # the same score on every resample (the same predictions): a fact of these rows, not an inference from them
+        deciding, short = asked, {}
+    check.deciding = tuple(deciding)
+    if base in diffs and short:
+        if deciding:
+            blocks.append(text(f"Not judged on {_join(list(short))}: too few {rows_word} "
+                               f"({_undecided_words(short)})."))
+        else:
+            blocks.append(warning(f"Too few {rows_word} to decide whether the model beats the {base} baseline "
+                                  f"({_undecided_words(short)}): no verdict is taken, neither that it beats the "
+                                  f"baseline nor that it does not. The table above shows the scores with their "
+                                  f"intervals; score the model on more rows (a larger --test-size or --test-data) to "
+                                  f"decide."))
     if base in diffs and deciding:
         d = diffs[base]
         check.baseline = base
@@ -241,9 +261,10 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
                         + ".")
             blocks.append(text(msg + _log_loss_note(res, base) + _in_sample_note(ctx, base)))
     for other, d in diffs.items():
-        if other == base or not deciding:
+        if other == base or not asked:
             continue
-        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True), word))
+        blocks.append(_compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
+                               rows_word=rows_word))
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "
