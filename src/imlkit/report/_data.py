@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._columns import complete_rows, prepare_columns
 from .._validation import ValidationError
+from ._labels import class_text
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS"]
 
@@ -343,7 +344,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                                    f"(e.g. {float(bad.iloc[0])!r}); remove or replace them, or use "
                                    f"'--task classification'.")
     else:
-        y = y.astype(str)
+        y = class_text(y)  # 0.0 .. 6.0 become "0" .. "6", once, for every section
         if y.iloc[:n_target].nunique() < 2:
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
