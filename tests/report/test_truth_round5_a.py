@@ -1,0 +1,185 @@
+"""Round 5 (a): sections 1-2 and the shared claims on tables not tried before (ISLP NCI60, Weekly, statsmodels
+anes96, sunspots, macrodata; users' own models), each sentence checked against the numbers behind it."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+from numpy.testing import assert_allclose
+from scipy import stats
+
+from imlkit.report._context import ModelCheck
+from imlkit.report._fit import MeanBaseline
+from imlkit.report._scores import deciding_metrics, min_class_rows, min_test_rows, score_intervals, too_few_rows
+from imlkit.report._sec_model import _verdict
+from imlkit.report._shared import compare_models
+
+
+def _class_outputs(y, labels, rng, skill=2.0):
+    """A classifier whose probabilities favour the true class (log-odds ``skill``), and the majority baseline."""
+    k = len(labels)
+    logits = rng.normal(size=(len(y), k))
+    logits[np.arange(len(y)), [labels.index(v) for v in y]] += skill
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    model = {"pred": np.array(labels)[proba.argmax(axis=1)], "proba": proba}
+    freq = np.array([np.mean(y == c) for c in labels])
+    base = {"pred": np.full(len(y), labels[int(freq.argmax())]), "proba": np.tile(freq, (len(y), 1))}
+    return model, base
+
+
+def _classify(y, labels, rng, skill=2.0, glm=False):
+    model, base = _class_outputs(y, labels, rng, skill)
+    outputs = {"model": model, "majority class": base}
+    if glm:
+        outputs["GLM"] = _class_outputs(y, labels, rng, skill)[0]
+    deciding = deciding_metrics("classification")
+    res = score_intervals(outputs, y, "classification", 0, labels=labels, reference="model", simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y)
+    fitted = {"majority class": MeanBaseline(), **({"GLM": None} if glm else {})}
+    blocks = _verdict(ctx, res, fitted, deciding, others=None)
+    return ctx, res, " ".join(b["text"] for b in blocks)
+
+
+def test_min_test_rows_is_where_the_percentile_interval_misses_at_most_half_again_its_level():
+    """The rule's numbers: the percentile interval of a normal mean on n rows misses P(|T_{n-1}| > z sqrt((n-1)/n))."""
+    for level in (0.95, 1 - 0.05 / 3):
+        n = min_test_rows(level)
+        z = stats.norm.ppf(1 - (1 - level) / 2)
+
+        def miss(m):
+            return 2 * stats.t.sf(z * np.sqrt((m - 1) / m), m - 1)
+
+        assert miss(n) <= 1.5 * (1 - level) < miss(n - 1)
+    assert min_test_rows(0.95) == 18 and min_test_rows(1 - 0.05 / 3) == 32
+    # the formula is what a percentile bootstrap does: 10 normal rows, a 95% interval misses about 9.6%, not 5%
+    rng = np.random.default_rng(1)
+    reps, n = 1500, 10
+    x = rng.normal(size=(reps, n))
+    idx = rng.integers(0, n, size=(reps, 400, n))
+    means = np.take_along_axis(x[:, None, :].repeat(400, axis=1), idx, axis=2).mean(axis=2)
+    lo, hi = np.percentile(means, [2.5, 97.5], axis=1)
+    missed = np.mean((lo > 0) | (hi < 0))
+    z = stats.norm.ppf(0.975)
+    assert_allclose(missed, 2 * stats.t.sf(z * np.sqrt((n - 1) / n), n - 1), atol=0.025)
+    assert missed > 1.5 * 0.05
+
+
+def test_min_class_rows_keeps_a_class_in_all_but_the_intervals_tail_of_resamples():
+    for n in (30, 200, 5000):
+        for level in (0.95, 1 - 0.05 / 3):
+            c = min_class_rows(n, level)
+            assert (1 - c / n) ** n < (1 - level) / 2 <= (1 - (c - 1) / n) ** n
+
+
+def test_eighteen_test_rows_of_nine_classes_give_no_verdict():
+    """ISLP NCI60 (first 200 genes, --quick): 18 test rows, 9 classes of two rows each; section 2 said "The model
+    beats the majority class baseline on test ROC AUC ... (difference 0.1679 [0.01045, 0.3758])" and compared it
+    with the GLM, from resamples of which one in seven lacked any given class."""
+    labels = [f"c{k}" for k in range(9)]
+    y = np.repeat(labels, 2)
+    rng = np.random.default_rng(0)
+    ctx, res, said = _classify(y, labels, rng, skill=3.0, glm=True)
+    check = ctx.model_check
+    assert res["rows"] == 18
+    assert check.no_better_than is None and check.decided_by == () and check.deciding == ()
+    assert "The model beats the majority class" not in said and "could not be shown" not in said
+    assert "Too few test rows to decide whether the model beats the majority class baseline" in said
+    assert "n = 18 test rows, fewer than the 32" in said
+    assert "Too few test rows to decide between the model and GLM" in said
+    assert not ctx.alerts
+    # the same model on 20 times the rows is judged
+    y = np.repeat(labels, 40)
+    ctx, _, said = _classify(y, labels, np.random.default_rng(0), skill=3.0)
+    assert "Too few" not in said and ctx.model_check.decided_by
+
+
+def test_a_class_with_few_test_rows_leaves_the_per_class_measures_undecided():
+    """300 test rows, one class of 3: balanced accuracy and ROC AUC average that class's recall / AUC, which one
+    resample in twenty lacks; the Brier score (a mean over rows) still decides."""
+    labels = ["a", "b", "rare"]
+    y = np.array(["a"] * 150 + ["b"] * 147 + ["rare"] * 3)
+    ctx, res, said = _classify(y, labels, np.random.default_rng(2), skill=2.0)
+    assert too_few_rows(res, "Brier score") == ""
+    assert "rare (3)" in too_few_rows(res, "balanced accuracy")
+    assert ctx.model_check.deciding == ("Brier score",)
+    assert "Not judged on ROC AUC and balanced accuracy: too few test rows" in said
+    assert "1 of the 3 classes have fewer than 5 of the n = 300 test rows (rare (3))" in said
+
+
+def test_compare_models_gives_no_verdict_on_too_few_rows():
+    labels = ["a", "b"]
+    y = np.array(["a", "b"] * 10)
+    rng = np.random.default_rng(4)
+    model, base = _class_outputs(y, labels, rng, skill=4.0)
+    deciding = deciding_metrics("classification")
+    res = score_intervals({"model": model, "GLM": base}, y, "classification", 0, labels=labels, reference="model",
+                          simultaneous=deciding)
+    d = res["simultaneous_differences"]["GLM"]
+    blk = compare_models(res, "model", "GLM", d, deciding, "", "test")
+    assert blk["kind"] == "text"
+    assert blk["text"].startswith("Too few test rows to decide between the model and GLM")
+    assert "n = 20 test rows" in blk["text"]
+
+
+def test_best_constant_fitted_on_the_training_rows_matches_sklearn():
+    """The yardstick's constant fitted on the training rows and scored on others: scikit-learn's losses of that
+    constant prediction."""
+    from sklearn import metrics
+
+    from imlkit.report._claims import best_constant_loss
+
+    rng = np.random.default_rng(5)
+    y_fit = rng.choice(["a", "b", "c"], size=120, p=[0.5, 0.3, 0.2])
+    y = rng.choice(["a", "b"], size=40)             # the scored rows lack class c
+    freq = np.array([np.mean(y_fit == c) for c in ("a", "b", "c")])
+    proba = np.tile(freq, (len(y), 1))
+    assert_allclose(best_constant_loss("log_loss", y, y_fit), metrics.log_loss(y, proba, labels=["a", "b", "c"]),
+                    rtol=1e-12)
+    onehot = (y[:, None] == np.array(["a", "b", "c"])[None, :]).astype(float)
+    assert_allclose(best_constant_loss("brier", y, y_fit), np.mean(np.sum((proba - onehot) ** 2, axis=1)),
+                    rtol=1e-12)
+    assert_allclose(best_constant_loss("zero_one", y, y_fit), 1 - np.mean(y == "a"), rtol=1e-12)
+    v, v_fit = rng.normal(size=50), rng.normal(1.0, size=80)
+    assert_allclose(best_constant_loss("squared_error", v, v_fit),
+                    metrics.mean_squared_error(v, np.full(50, v_fit.mean())), rtol=1e-12)
+    assert_allclose(best_constant_loss("absolute_error", v, v_fit),
+                    metrics.mean_absolute_error(v, np.full(50, np.median(v_fit))), rtol=1e-12)
+    # without the training rows: the constant in hindsight, as before
+    p = np.array([np.mean(y == c) for c in ("a", "b")])
+    assert_allclose(best_constant_loss("log_loss", y), -np.sum(p * np.log(p)), rtol=1e-12)
+
+
+def test_a_share_of_the_yardstick_is_not_inflated_by_a_class_missing_from_the_scored_rows():
+    """sklearn wine, a gradient boosting fitted on 110 rows of three classes, scored on 54 rows of two (--test-data):
+    the yardstick in hindsight was the entropy of the two classes (0.676) minus the model's log loss (0.179), 0.497,
+    and proline's PFI of 0.653 was 131% of "what the features explain together"; the constant a model without
+    features learns (the training frequencies) loses 1.058 there, so the features explain 0.879 and proline 74%."""
+    from imlkit.report._claims import explained_loss
+
+    y_fit = np.repeat([0, 1, 2], [37, 39, 34])
+    y = np.repeat([0, 1], [22, 32])
+    result = SimpleNamespace(extra={}, baseline_loss=0.1792, loss="log_loss")
+    hindsight, fitted = explained_loss(result, y), explained_loss(result, y, y_fit)
+    assert 0.653 / hindsight > 1.0          # the old yardstick: more than all of it
+    assert_allclose(fitted, -np.mean(np.log(np.where(y == 0, 37 / 110, 39 / 110))) - 0.1792, rtol=1e-12)
+    assert_allclose(0.653 / fitted, 0.743, atol=0.001)
+
+
+def test_a_whole_number_class_is_spelled_without_a_decimal_point_once_for_every_section():
+    """statsmodels anes96, PID (0.0 .. 6.0 in a float column) with --task classification: section 1 listed
+    "0.0 (200), 1.0 (180), ...", section 4 "the 7 classes (0.0, 1.0, 6.0, ...)", provenance "output=0.0"; the
+    labels are now made once when the data are read."""
+    import statsmodels.api as sm
+
+    from imlkit.report._data import load_dataset
+    from imlkit.report._labels import class_text
+
+    df = sm.datasets.anes96.load_pandas().data
+    ds = load_dataset(df, target="PID", task="classification")
+    assert sorted(ds.y.unique()) == [str(k) for k in range(7)]
+    assert ds.y.value_counts()["0"] == int((df["PID"] == 0).sum())
+    # only whole numbers lose the ".0"; text and other numbers keep their spelling
+    assert list(class_text(pd.Series([1.5, 2.0]))) == ["1.5", "2.0"]
+    assert list(class_text(pd.Series(["0.0", "b"]))) == ["0.0", "b"]
+    assert list(class_text(pd.Series([True, False]))) == ["True", "False"]
