@@ -85,7 +85,7 @@ def test_eighteen_test_rows_of_nine_classes_give_no_verdict():
     assert check.no_better_than is None and check.decided_by == () and check.deciding == ()
     assert "The model beats the majority class" not in said and "could not be shown" not in said
     assert "Too few test rows to decide whether the model beats the majority class baseline" in said
-    assert "n = 18 test rows, fewer than the 32" in said
+    assert "n = 18 test rows, fewer than the 32 a 98.3% percentile-bootstrap interval needs" in said
     assert "Too few test rows to decide between the model and GLM" in said
     assert not ctx.alerts
     # the same model on 20 times the rows is judged

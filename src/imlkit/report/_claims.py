@@ -188,7 +188,8 @@ def explained_loss(result, y=None, y_fit=None):
     the model's; SAGE values sum to it); for the other methods the loss of the best constant
     prediction on the rows ``y`` (:func:`best_constant_loss`) minus the model's loss there
     (``result.baseline_loss``) -- fitted on ``y_fit``, the training rows' target, when given (see
-    :func:`best_constant_loss`: a constant in hindsight on ``y`` makes the yardstick too small). NaN when it cannot be known (a score or custom loss, no rows) or
+    :func:`best_constant_loss`: a constant in hindsight on ``y`` makes the yardstick too small). NaN when it
+    cannot be known (a score or custom loss, no rows) or
     when the model does not beat the constant in that loss (<= 0: nothing to take a share of).
 
     Why this yardstick and not the model's loss: one importance is a loss *difference*; the model's

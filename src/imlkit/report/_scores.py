@@ -14,8 +14,8 @@ import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
-           "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS", "min_test_rows",
-           "min_class_rows", "too_few_rows"]
+           "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
+           "min_test_rows", "min_class_rows", "too_few_rows"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -389,8 +389,8 @@ def too_few_rows(res, metric, rows_word="test rows"):
     need = min_test_rows(level)
     pct = f"{100 * level:.3g}%"
     if n < need:
-        return (f"n = {n:,} {rows_word}, fewer than the {need} on which a {pct} percentile-bootstrap interval misses at "
-                f"most {MAX_MISS_RATIO:g} times as often as its level says")
+        return (f"n = {n:,} {rows_word}, fewer than the {need} a {pct} percentile-bootstrap interval needs to miss at "
+                f"most {MAX_MISS_RATIO:g} times as often as its level says, even for normally distributed scores")
     counts = res.get("class_rows") or {}
     if metric in PER_CLASS_METRICS and counts:
         c = min_class_rows(n, level)
