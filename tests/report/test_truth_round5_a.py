@@ -183,3 +183,48 @@ def test_a_whole_number_class_is_spelled_without_a_decimal_point_once_for_every_
     assert list(class_text(pd.Series([1.5, 2.0]))) == ["1.5", "2.0"]
     assert list(class_text(pd.Series(["0.0", "b"]))) == ["0.0", "b"]
     assert list(class_text(pd.Series([True, False]))) == ["True", "False"]
+
+
+def test_a_time_ordered_table_is_found_from_its_columns():
+    """statsmodels sunspots (YEAR 1700-2008) and macrodata (year, quarter) lie in time order; a random split of them
+    got no caveat."""
+    import statsmodels.api as sm
+
+    from imlkit.report._data import time_order
+
+    sun = sm.datasets.sunspots.load_pandas().data
+    assert time_order(sun).startswith("column 'YEAR' never decreases from one row to the next over the 309 rows")
+    assert "from 1700 to 2008, 309 distinct values" in time_order(sun)
+    macro = sm.datasets.macrodata.load_pandas().data
+    assert time_order(macro).startswith("column 'year' never decreases")
+    # dates as dates or as ISO text (ISLP NYSE's date column)
+    days = pd.date_range("2001-01-01", periods=30, freq="D")
+    assert time_order(pd.DataFrame({"when": days, "y": np.arange(30.0) % 7})) == \
+        "column 'when' holds dates (2001-01-01 to 2001-01-30)"
+    assert time_order(pd.DataFrame({"date": days.strftime("%Y-%m-%d"), "y": np.zeros(30)})) == \
+        "column 'date' holds dates (2001-01-01 to 2001-01-30)"
+    rng = np.random.default_rng(0)
+    # not time: a row number, a table sorted by price, years shuffled, a sorted 0/1 column
+    assert time_order(pd.DataFrame({"id": np.arange(1, 51), "y": rng.normal(size=50)})) == ""
+    assert time_order(pd.DataFrame({"price": np.sort(rng.normal(size=50)), "y": rng.normal(size=50)})) == ""
+    assert time_order(pd.DataFrame({"year": rng.permutation(np.arange(1950, 2000)), "y": rng.normal(size=50)})) == ""
+    assert time_order(pd.DataFrame({"year_flag": np.sort(rng.integers(0, 2, 50)), "y": rng.normal(size=50)})) == ""
+
+
+def test_section_one_warns_that_a_random_split_of_time_ordered_rows_is_optimistic_for_forecasting():
+    import statsmodels.api as sm
+
+    from imlkit.report._data import load_dataset
+    from imlkit.report._sec_data import time_order_warning
+
+    sun = sm.datasets.sunspots.load_pandas().data
+    ds = load_dataset(sun, target="SUNACTIVITY")
+    said = time_order_warning(SimpleNamespace(data=ds, evaluation="split"))[0]["text"]
+    assert said.startswith("The rows look ordered in time: column 'YEAR' never decreases")
+    assert "rows later than the test rows are among those the model was trained on" in said
+    assert "optimistic" in said and "--test-data" in said
+    # the user's own split (--test-data) or a fitted model on one table: no random split to warn about
+    assert time_order_warning(SimpleNamespace(data=ds, evaluation="test_data")) == []
+    shuffled = sun.sample(frac=1.0, random_state=0)
+    assert time_order_warning(SimpleNamespace(data=load_dataset(shuffled, target="SUNACTIVITY"),
+                                              evaluation="split")) == []

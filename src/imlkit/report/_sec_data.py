@@ -138,6 +138,19 @@ def split_sentence(ctx):
             f"(test size {cfg.test_size}, seed {ctx.seed}{strat}).")
 
 
+def time_order_warning(ctx):
+    """Section 1's caveat when a random split cuts a table whose rows look ordered in time."""
+    if ctx.evaluation != "split":
+        return []
+    why = getattr(ctx.data, "order", "")
+    if not why:
+        return []
+    return [warning(f"The rows look ordered in time: {why}. The split above is random, so rows later than the test "
+                    f"rows are among those the model was trained on: for forecasting (predicting later rows from "
+                    f"earlier ones) the test scores of section 2 are optimistic, and so is every importance computed "
+                    f"from them. To score a forecast, pass the earliest rows as --data and the latest as --test-data.")]
+
+
 #: With more decisions than this, plain numeric columns used as is share one row.
 GROUP_ABOVE = 12
 
@@ -182,6 +195,7 @@ def section_data(ctx):
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
                    f"to predict {ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
+    blocks += time_order_warning(ctx)
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:
