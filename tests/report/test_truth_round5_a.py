@@ -228,3 +228,40 @@ def test_section_one_warns_that_a_random_split_of_time_ordered_rows_is_optimisti
     shuffled = sun.sample(frac=1.0, random_state=0)
     assert time_order_warning(SimpleNamespace(data=load_dataset(shuffled, target="SUNACTIVITY"),
                                               evaluation="split")) == []
+
+
+def test_a_linear_model_tying_with_the_glm_is_not_told_the_simpler_model_may_do():
+    """ISLP Default, a user's StandardScaler + LogisticRegression pipeline fitted on their own split (--model-file,
+    --test-data): "The model and GLM (binomial) are not distinguishable ... The simpler model may explain the data as
+    well" -- the GLM is no simpler than a logistic regression."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from imlkit.report._shared import interpretable_model
+
+    labels = ["No", "Yes"]
+    rng = np.random.default_rng(6)
+    y = rng.choice(labels, size=400)
+    model, _ = _class_outputs(y, labels, rng, skill=1.0)
+    deciding = deciding_metrics("classification")
+    outputs = {"model": model, "majority class": _class_outputs(y, labels, rng, 0.0)[1], "GLM (binomial)": model}
+    res = score_intervals(outputs, y, "classification", 0, labels=labels, reference="model", simultaneous=deciding)
+
+    def said(est):
+        cfg = SimpleNamespace(model="gbm", model_file="m.joblib")
+        ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows",
+                              y_test=y, config=cfg, model=est)
+        return " ".join(b["text"] for b in _verdict(ctx, res, {"majority class": MeanBaseline(),
+                                                                "GLM (binomial)": None}, deciding))
+
+    logit = make_pipeline(StandardScaler(), LogisticRegression())
+    assert interpretable_model(SimpleNamespace(config=SimpleNamespace(model="gbm", model_file="m"), model=logit))
+    text_ = said(logit)
+    assert "not distinguishable" in text_ and "simpler model" not in text_
+    assert "Neither is shown to fit these rows better" in text_
+    assert "The simpler model may explain the data as well" in said(RandomForestClassifier())
+    # the report's own kinds
+    assert interpretable_model(SimpleNamespace(config=SimpleNamespace(model="gam", model_file=None), model=None))
+    assert not interpretable_model(SimpleNamespace(config=SimpleNamespace(model="gbm", model_file=None), model=None))

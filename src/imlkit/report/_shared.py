@@ -16,7 +16,7 @@ from ._scores import beats, too_few_rows, worse
 
 __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
            "most_frequent_class", "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
-           "compare_models", "decidable", "undecided_words"]
+           "compare_models", "decidable", "undecided_words", "interpretable_model"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -91,6 +91,27 @@ def model_is_glm(ctx):
     """Whether the explained model is the report's own GLM (``--model glm``): then it is the GLM baseline."""
     cfg = getattr(ctx, "config", None)
     return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
+
+
+#: Interpretable model kinds: a tie with the GLM baseline is then no sign that "the simpler model may explain the data
+#: as well" (a GAM, a RuleFit or a logistic regression is no more complex than the GLM).
+INTERPRETABLE_KINDS = ("glm", "gam", "rulefit")
+
+
+def interpretable_model(ctx):
+    """Whether the explained model is itself a GLM-like or interpretable model: imlkit's ``--model glm``/gam/rulefit
+    (or imlkit's GLM, GAM, RuleFit given from Python), or a given model -- a pipeline's last step -- from
+    ``sklearn.linear_model`` (LogisticRegression, Ridge, PoissonRegressor, ...)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is not None and isinstance(cfg.model, str) and not cfg.model_file:
+        return cfg.model in INTERPRETABLE_KINDS
+    est = getattr(ctx, "model", None)
+    steps = getattr(est, "steps", None)
+    if steps:
+        est = steps[-1][1]
+    module = type(est).__module__
+    return module.startswith("sklearn.linear_model") or (
+        module.startswith("imlkit") and type(est).__name__.lower() in INTERPRETABLE_KINDS)
 
 
 def score_cell(v):
