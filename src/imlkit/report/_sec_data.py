@@ -35,7 +35,7 @@ def _describe(col):
         if col.isna().all():
             return f"categorical, {len(col.cat.categories)} levels", "no values"
         counts = col.value_counts()
-        top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
+        top = ", ".join(f"{k} ({v:,})" for k, v in counts.head(4).items())
         more = f", … {len(counts) - 4} more" if len(counts) > 4 else ""
         return f"categorical, {len(col.cat.categories)} levels", top + more
     if not (pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype)):
