@@ -265,3 +265,20 @@ def test_a_linear_model_tying_with_the_glm_is_not_told_the_simpler_model_may_do(
     # the report's own kinds
     assert interpretable_model(SimpleNamespace(config=SimpleNamespace(model="gam", model_file=None), model=None))
     assert not interpretable_model(SimpleNamespace(config=SimpleNamespace(model="gbm", model_file=None), model=None))
+
+
+def test_section_7_says_the_rows_used_beside_the_rows_read():
+    """ISLP Hitters: section 7 said "Data: Hitters.csv: 263 rows" of a file of 322 rows (59 without a Salary)."""
+    from imlkit.report._config import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_provenance import data_text
+
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    df["y"] = df.a + rng.normal(size=80)
+    df.loc[:9, "y"] = np.nan
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True))
+    assert data_text(ctx) == ("a DataFrame (80 rows): 70 rows used (80 rows read; section 1 says which were dropped "
+                              "or set aside and why)")
+    full = prepare_context(ReportConfig(data=df.dropna(), target="y", quick=True))
+    assert data_text(full) == "a DataFrame (70 rows): 70 rows used"
