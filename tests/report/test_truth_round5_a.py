@@ -269,8 +269,8 @@ def test_a_linear_model_tying_with_the_glm_is_not_told_the_simpler_model_may_do(
 
 def test_section_7_says_the_rows_used_beside_the_rows_read():
     """ISLP Hitters: section 7 said "Data: Hitters.csv: 263 rows" of a file of 322 rows (59 without a Salary)."""
-    from imlkit.report._config import ReportConfig
     from imlkit.report._build import prepare_context
+    from imlkit.report._config import ReportConfig
     from imlkit.report._sec_provenance import data_text
 
     rng = np.random.default_rng(7)
