@@ -282,3 +282,23 @@ def test_section_7_says_the_rows_used_beside_the_rows_read():
                               "or set aside and why)")
     full = prepare_context(ReportConfig(data=df.dropna(), target="y", quick=True))
     assert data_text(full) == "a DataFrame (70 rows): 70 rows used"
+
+
+def test_the_reading_can_say_why_section_2_took_no_verdict():
+    """The reading's claim for a model section 2 could not judge (NCI60: 18 test rows): its sentence carries the rule's
+    numbers, and it fails its own check without them."""
+    from imlkit.report import _claims as cl
+    from imlkit.report._shared import undecided_words
+
+    labels = [f"c{k}" for k in range(9)]
+    ctx, _, _ = _classify(np.repeat(labels, 2), labels, np.random.default_rng(0), skill=3.0)
+    check = ctx.model_check
+    assert set(check.undecided) == {"Brier score", "ROC AUC", "balanced accuracy"}
+    assert check.baseline == "majority class"
+    n = dict(baseline=check.baseline, n_rows=18, rows_word="test rows", why=undecided_words(check.undecided))
+    claim = cl.Claim("too_few", numbers=n)
+    assert claim.check() == []
+    said = claim.text()
+    assert said.startswith("Read this with care: there are too few test rows to decide whether the model beats the "
+                           "majority class baseline (on Brier score, ROC AUC and balanced accuracy: n = 18 test rows")
+    assert cl.Claim("too_few", numbers=dict(n, why="")).check() != []

@@ -675,6 +675,22 @@ def _r_no_better(c):
     return s
 
 
+def _r_too_few(c):
+    n = c.numbers
+    rows_word = n.get("rows_word", "test rows")
+    return (f"Read this with care: there are too few {rows_word} to decide whether the model beats the "
+            f"{n['baseline']} baseline ({n['why']}), so section 2 takes no verdict: the importances below describe "
+            f"what the model does on these rows, not structure the data are shown to confirm.")
+
+
+def _c_too_few(c):
+    n = c.numbers
+    bad = [] if n.get("baseline") else ["no baseline named"]
+    if not n.get("why"):
+        bad.append("'too few rows' without the rule and the numbers behind it")
+    return bad
+
+
 def unsettled_first(first, second):
     """The first and the second of a method whose intervals overlap: the intervals do not settle the first place."""
     return (second is not None and first.has_interval and second.has_interval and first.low <= second.high)
@@ -964,7 +980,7 @@ _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagre
            "unsettled": _r_unsettled, "small": _r_small,
            "below_zero": _r_below_zero, "interactions": _r_interactions, "pimp_matters": _r_pimp_matters,
            "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence,
-           "pimp_unused": _r_pimp_unused}
+           "pimp_unused": _r_pimp_unused, "too_few": _r_too_few}
 KINDS = tuple(_RENDER)
 
 
@@ -1136,7 +1152,7 @@ _CHECK = {"rules": _c_rules, "no_better": _c_no_better, "top": _c_top, "disagree
           "near_converged": _c_near_converged,
           "unsettled": _c_unsettled, "small": _c_small,
           "below_zero": _c_below_zero, "interactions": _c_interactions, "pimp_matters": _c_pimp,
-          "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp, "pimp_unused": _c_pimp}
+          "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp, "pimp_unused": _c_pimp, "too_few": _c_too_few}
 
 
 def check(claim):
