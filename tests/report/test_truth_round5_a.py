@@ -302,3 +302,20 @@ def test_the_reading_can_say_why_section_2_took_no_verdict():
     assert said.startswith("Read this with care: there are too few test rows to decide whether the model beats the "
                            "majority class baseline (on Brier score, ROC AUC and balanced accuracy: n = 18 test rows")
     assert cl.Claim("too_few", numbers=dict(n, why="")).check() != []
+
+
+def test_one_feature_is_not_said_to_have_no_high_r2_from_the_others():
+    """statsmodels strikes (duration from iprod alone): section 1 said "62 rows with 1 features" and "No feature has
+    an R² above 0.5 from the others: marginal and conditional methods should broadly agree"."""
+    import statsmodels.api as sm
+
+    from imlkit.report._build import prepare_context
+    from imlkit.report._config import ReportConfig
+    from imlkit.report._sec_data import section_data
+
+    df = sm.datasets.strikes.load_pandas().data
+    ctx = prepare_context(ReportConfig(data=df, target="duration", quick=True))
+    said = " ".join(b.get("text", "") for b in section_data(ctx)["blocks"] if isinstance(b, dict))
+    assert "62 rows with 1 feature are used" in said
+    assert "No feature has an R²" not in said and "should broadly agree" not in said
+    assert "With one feature ('iprod') there are no other features" in said

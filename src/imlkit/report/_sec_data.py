@@ -192,8 +192,9 @@ def section_data(ctx):
     X_dep = ctx.rows("dependence", "all")[0]
     with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X_dep)):
         r2 = dependence_r2(X_dep)
-    blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
-                   f"to predict {ds.target!r} ({ds.task})."),
+    feats = f"{X.shape[1]} feature{'s' if X.shape[1] != 1 else ''}"
+    blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
+                   f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
     blocks += time_order_warning(ctx)
     if ds.notes:
@@ -245,7 +246,13 @@ def section_data(ctx):
         ctx.data_outputs.dependence_r2 = pd.Series(np.nan, index=r2.index, dtype=float)
         ctx.data_outputs.dependence_r2.attrs = dict(r2.attrs)
         return Section("data", "1. Data", blocks)
-    if len(high):
+    if X.shape[1] == 1:
+        # statsmodels strikes (iprod alone): "No feature has an R² above 0.5 from the others: marginal and conditional
+        # methods should broadly agree" -- of a feature that has no others; its R² of 0 is a convention, not a finding
+        blocks.append(text(f"With one feature ({X.columns[0]!r}) there are no other features: its R² from them is 0 by "
+                           f"convention, and the conditional methods have nothing to condition on: the gap between "
+                           f"marginal and conditional methods that dependent features open does not arise."))
+    elif len(high):
         names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.iloc[:MAX_LISTED].items())
         if len(high) > MAX_LISTED:
             names += f" and {len(high) - MAX_LISTED:,} other features with R² > {EXTRAPOLATION_R2}"
