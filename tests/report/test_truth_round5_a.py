@@ -319,3 +319,20 @@ def test_one_feature_is_not_said_to_have_no_high_r2_from_the_others():
     assert "62 rows with 1 feature are used" in said
     assert "No feature has an R²" not in said and "should broadly agree" not in said
     assert "With one feature ('iprod') there are no other features" in said
+
+
+def test_a_leak_check_that_cannot_run_says_so_and_logs_no_step():
+    """NCI60 (18 test rows): section 2 was silent about the leak check while section 7 listed "leak check (one-feature
+    models) columns=6830" as a step that ran (in 0.00006 s); now section 2 says it was not run and why."""
+    from imlkit.report._sec_model import LEAK_MIN_ROWS, _leak_blocks
+
+    steps = []
+    ctx = SimpleNamespace(task="classification", refit_rows=None, y_test=pd.Series(list("ab") * 9),
+                          step=lambda *a, **k: steps.append(a))
+    said = _leak_blocks(ctx)[0]["text"]
+    assert said == (f"The leak check (one model per column, on rows it was not fitted on) was not run: 18 test rows, "
+                    f"fewer than the {LEAK_MIN_ROWS['classification']} on which a near-perfect score of one column "
+                    f"would be evidence.")
+    assert steps == []
+    ctx.y_test = pd.Series(["a"] * 60)
+    assert _leak_blocks(ctx)[0]["text"].endswith("was not run: the test rows hold a single class.")
