@@ -102,7 +102,7 @@ def _count(k, total):
 def _rows_text(ds):
     """One paragraph: rows read, rows dropped (missing target), rows kept with missing feature values."""
     n_read = ds.n_rows or len(ds.raw)
-    parts = [f"{n_read:,} rows and {ds.raw.shape[1]} columns were read"]
+    parts = [f"{n_read:,} rows and {ds.raw.shape[1]:,} columns were read"]
     if ds.n_train is not None:
         parts[0] += f" (data and test data together: {ds.n_train:,} and {len(ds.X) - ds.n_train:,} rows with a target)"
     if ds.dropped_rows:
@@ -192,7 +192,7 @@ def section_data(ctx):
     X_dep = ctx.rows("dependence", "all")[0]
     with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X_dep)):
         r2 = dependence_r2(X_dep)
-    feats = f"{X.shape[1]} feature{'s' if X.shape[1] != 1 else ''}"
+    feats = f"{X.shape[1]:,} feature{'s' if X.shape[1] != 1 else ''}"
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
                    f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
