@@ -14,8 +14,10 @@ import pandas as pd
 
 from .._columns import complete_rows, prepare_columns
 from .._validation import ValidationError
+from ._labels import class_text
 
-__all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS"]
+__all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS", "time_order",
+           "ORDER_MIN_DISTINCT"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
@@ -73,6 +75,8 @@ class Dataset:
     n_train: int | None = None
     test_source: str | None = None
     prepare: bool = True
+    #: Why the rows of the data (not the test data) look ordered in time (:func:`time_order`), or "".
+    order: str = ""
 
     @property
     def rows_with_missing(self):
@@ -343,14 +347,71 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                                    f"(e.g. {float(bad.iloc[0])!r}); remove or replace them, or use "
                                    f"'--task classification'.")
     else:
-        y = y.astype(str)
+        y = class_text(y)  # 0.0 .. 6.0 become "0" .. "6", once, for every section
         if y.iloc[:n_target].nunique() < 2:
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
     return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
                    dropped_rows=prep.dropped_target_rows, notes=notes, decisions=prep.decisions,
                    n_rows=prep.n_rows, missing=prep.missing, prepared=prep,
-                   n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare))
+                   n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare),
+                   order=time_order(raw.iloc[:n_train_rows]))
+
+
+#: Fewest distinct values of a numeric column whose order over the rows is read as the rows' order (a 0/1 column
+#: with the rows sorted by it is a sort, not a clock).
+ORDER_MIN_DISTINCT = 5
+_ISO_DATE = r"^\d{4}-\d{2}-\d{2}"
+#: A numeric column is read as time when its name says so or its values are whole years (1000-2200): a table
+#: sorted by price is sorted, not dated.
+_TIME_NAME = re.compile(r"(year|date|time|month|week|day|quarter|period|^yr|^t$)", re.IGNORECASE)
+
+
+def time_order(raw):
+    """Why the rows of ``raw`` look ordered in time: "column 'YEAR' never decreases over the 289 rows (...)", or "".
+
+    A column of dates (datetime dtype, or text that is ISO dates throughout, as ISLP NYSE's ``date``), or a
+    numeric column with at least ``ORDER_MIN_DISTINCT`` values that never decreases (or never increases) from one
+    row to the next and is named like time (year, date, month, ...) or holds whole years (1000-2200): statsmodels
+    sunspots' YEAR, macrodata's year, ISLP Weekly's Year and Auto's year. A row number (exactly 0..n-1 or 1..n)
+    orders the rows by construction and is not read as time.
+    """
+    n = len(raw)
+    for c in raw.columns:
+        col = raw[c]
+        if pd.api.types.is_datetime64_any_dtype(col):
+            v = col.dropna()
+            if v.nunique() >= 2:
+                lo, hi = v.min(), v.max()
+                if (v.dt.normalize() == v).all():  # days: no "00:00:00"
+                    lo, hi = lo.date(), hi.date()
+                return f"column {c!r} holds dates ({lo} to {hi})"
+            continue
+        if col.dtype == object or pd.api.types.is_string_dtype(col):
+            v = col.dropna().astype(str)
+            if len(v) < 2 or not v.str.match(_ISO_DATE).all():
+                continue
+            d = pd.to_datetime(v, errors="coerce", format="ISO8601")
+            if d.notna().all() and d.nunique() >= 2:
+                return f"column {c!r} holds dates ({d.min().date()} to {d.max().date()})"
+            continue
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        v = col.dropna().to_numpy(dtype=float)
+        if len(v) < 2 or len(np.unique(v)) < ORDER_MIN_DISTINCT:
+            continue
+        years = bool(np.all(v == np.round(v)) and v.min() >= 1000 and v.max() <= 2200)
+        if not (years or _TIME_NAME.search(str(c))):
+            continue
+        step = np.diff(v)
+        if np.array_equal(v, np.arange(len(v))) or np.array_equal(v, np.arange(1, len(v) + 1)):
+            continue  # a row number
+        if (step >= 0).all() or (step <= 0).all():
+            way = "never decreases" if (step >= 0).all() else "never increases"
+            return (f"column {c!r} {way} from one row to the next over the {len(v):,} rows where it is given (from "
+                    f"{v[0]:.6g} to {v[-1]:.6g}, {len(np.unique(v)):,} distinct values"
+                    + (f"; {n - len(v):,} rows missing" if len(v) < n else "") + ")")
+    return ""
 
 
 #: prepare_columns' messages name its parameters ('frame', 'target', 'features'); the report's

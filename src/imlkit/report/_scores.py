@@ -14,7 +14,8 @@ import numpy as np
 
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
-           "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain"]
+           "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
+           "min_test_rows", "min_class_rows", "too_few_rows"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -310,7 +311,11 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
                 boot[k].setdefault(m, []).append(v)
     boot = {k: {m: np.concatenate(v) for m, v in d.items()} for k, d in boot.items()}
     table = {k: {m: (float(point[k][m][0]),) + _interval(boot[k][m], level) for m in point[k]} for k in outputs}
-    out = {"scores": table, "differences": {}, "n_boot": n_boot, "level": level}
+    out = {"scores": table, "differences": {}, "n_boot": n_boot, "level": level, "rows": n}
+    if task != "regression":
+        names, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+        order = np.argsort(counts, kind="stable")
+        out["class_rows"] = {str(names[i]): int(counts[i]) for i in order}
     sim_level = simultaneous_level(level, len(simultaneous))
     if simultaneous:
         out["simultaneous_differences"] = {}
@@ -326,6 +331,77 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
                 out["simultaneous_differences"][k] = {m: (diff[m][0],) + _interval(diff[m][1], sim_level)
                                                       for m in simultaneous if m in diff}
     return out
+
+
+#: A verdict is taken on a measure only when its interval misses no more than this multiple of the rate its level
+#: says (see :func:`min_test_rows`).
+MAX_MISS_RATIO = 1.5
+#: Measures that are averages over the classes present (a class's recall or one-vs-rest AUC): each class needs rows.
+PER_CLASS_METRICS = ("balanced accuracy", "ROC AUC")
+
+
+def min_test_rows(level):
+    """Fewest test rows on which a percentile-bootstrap interval at ``level`` may decide.
+
+    The percentile interval of a mean of ``n`` rows is, for normal data, ``mean ± z s_n / sqrt(n)`` with the plug-in
+    ``s_n = s sqrt((n - 1)/n)`` and the normal quantile ``z`` where Student's t is due (Efron & Tibshirani 1993,
+    ch. 13: the percentile interval is too narrow in small samples): it misses the true mean with probability
+    ``P(|T_{n-1}| > z sqrt((n - 1)/n))``. This is the smallest ``n`` at which that is at most ``MAX_MISS_RATIO``
+    times ``1 - level`` -- on the most favourable (normal) data; skewed scores miss more. 95%: 18 rows; 98.3% (three
+    measures, Bonferroni): 32 rows.
+    """
+    from scipy import stats
+
+    z = stats.norm.ppf(1.0 - (1.0 - level) / 2.0)
+    n = 2
+    while 2.0 * stats.t.sf(z * np.sqrt((n - 1) / n), n - 1) > MAX_MISS_RATIO * (1.0 - level):
+        n += 1
+    return n
+
+
+def min_class_rows(n, level):
+    """Fewest test rows of one class for a per-class measure (balanced accuracy, ROC AUC) at ``level`` on ``n`` rows.
+
+    A class with ``c`` of the ``n`` test rows is missing from a bootstrap resample with probability
+    ``(1 - c/n)^n`` (about ``e^-c``); the measure of such a resample is an average over other classes, a
+    different quantity. This is the smallest ``c`` for which that happens less often than the interval's tail,
+    ``(1 - level)/2``, so that no end of the interval is set by resamples without the class: 4 rows at 95%, 5 at
+    98.3% (on 30 rows or more).
+    """
+    n = max(int(n), 1)
+    tail = (1.0 - level) / 2.0
+    c = 1
+    while c < n and (1.0 - c / n) ** n >= tail:
+        c += 1
+    return c
+
+
+def too_few_rows(res, metric, rows_word="test rows"):
+    """Why the test rows of :func:`score_intervals`' ``res`` are too few to decide on ``metric`` ("" when they are not).
+
+    The rule is :func:`min_test_rows` at the level of the verdict's intervals (simultaneous when there are several
+    measures) and, for balanced accuracy and ROC AUC, :func:`min_class_rows` for every class of the test rows.
+    """
+    n = res.get("rows")
+    if n is None:
+        return ""
+    level = res.get("simultaneous_level", res["level"])
+    need = min_test_rows(level)
+    pct = f"{100 * level:.3g}%"
+    if n < need:
+        return (f"n = {n:,} {rows_word}, fewer than the {need} a {pct} percentile-bootstrap interval needs to miss at "
+                f"most {MAX_MISS_RATIO:g} times as often as its level says, even for normally distributed scores")
+    counts = res.get("class_rows") or {}
+    if metric in PER_CLASS_METRICS and counts:
+        c = min_class_rows(n, level)
+        few = {k: v for k, v in counts.items() if v < c}
+        if few:
+            listed = ", ".join(f"{k} ({v})" for k, v in list(few.items())[:6])
+            more = f" and {len(few) - 6} more" if len(few) > 6 else ""
+            return (f"{len(few)} of the {len(counts)} classes have fewer than {c} of the n = {n:,} {rows_word} "
+                    f"({listed}{more}): each is missing from more than {100 * (1 - level) / 2:.2g}% of the bootstrap "
+                    f"resamples, so the {pct} interval's ends are set by resamples without it")
+    return ""
 
 
 def beats(difference, metric):

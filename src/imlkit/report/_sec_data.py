@@ -35,7 +35,7 @@ def _describe(col):
         if col.isna().all():
             return f"categorical, {len(col.cat.categories)} levels", "no values"
         counts = col.value_counts()
-        top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
+        top = ", ".join(f"{k} ({v:,})" for k, v in counts.head(4).items())
         more = f", … {len(counts) - 4} more" if len(counts) > 4 else ""
         return f"categorical, {len(col.cat.categories)} levels", top + more
     if not (pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype)):
@@ -102,7 +102,7 @@ def _count(k, total):
 def _rows_text(ds):
     """One paragraph: rows read, rows dropped (missing target), rows kept with missing feature values."""
     n_read = ds.n_rows or len(ds.raw)
-    parts = [f"{n_read:,} rows and {ds.raw.shape[1]} columns were read"]
+    parts = [f"{n_read:,} rows and {ds.raw.shape[1]:,} columns were read"]
     if ds.n_train is not None:
         parts[0] += f" (data and test data together: {ds.n_train:,} and {len(ds.X) - ds.n_train:,} rows with a target)"
     if ds.dropped_rows:
@@ -136,6 +136,19 @@ def split_sentence(ctx):
     strat = ", stratified by class" if ctx.task == "classification" else ""
     return (f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
             f"(test size {cfg.test_size}, seed {ctx.seed}{strat}).")
+
+
+def time_order_warning(ctx):
+    """Section 1's caveat when a random split cuts a table whose rows look ordered in time."""
+    if ctx.evaluation != "split":
+        return []
+    why = getattr(ctx.data, "order", "")
+    if not why:
+        return []
+    return [warning(f"The rows look ordered in time: {why}. The split above is random, so rows later than the test "
+                    f"rows are among those the model was trained on: for forecasting (predicting later rows from "
+                    f"earlier ones) the test scores of section 2 are optimistic, and so is every importance computed "
+                    f"from them. To score a forecast, pass the earliest rows as --data and the latest as --test-data.")]
 
 
 #: With more decisions than this, plain numeric columns used as is share one row.
@@ -179,9 +192,11 @@ def section_data(ctx):
     X_dep = ctx.rows("dependence", "all")[0]
     with ctx.step("dependence overview (R² of each feature from the others)", rows=len(X_dep)):
         r2 = dependence_r2(X_dep)
-    blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {X.shape[1]} features are used "
-                   f"to predict {ds.target!r} ({ds.task})."),
+    feats = f"{X.shape[1]:,} feature{'s' if X.shape[1] != 1 else ''}"
+    blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
+                   f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
+    blocks += time_order_warning(ctx)
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:
@@ -231,7 +246,13 @@ def section_data(ctx):
         ctx.data_outputs.dependence_r2 = pd.Series(np.nan, index=r2.index, dtype=float)
         ctx.data_outputs.dependence_r2.attrs = dict(r2.attrs)
         return Section("data", "1. Data", blocks)
-    if len(high):
+    if X.shape[1] == 1:
+        # statsmodels strikes (iprod alone): "No feature has an R² above 0.5 from the others: marginal and conditional
+        # methods should broadly agree" -- of a feature that has no others; its R² of 0 is a convention, not a finding
+        blocks.append(text(f"With one feature ({X.columns[0]!r}) there are no other features: its R² from them is 0 by "
+                           f"convention, and the conditional methods have nothing to condition on: the gap between "
+                           f"marginal and conditional methods that dependent features open does not arise."))
+    elif len(high):
         names = ", ".join(f"{c} (R² = {v:.2f})" for c, v in high.iloc[:MAX_LISTED].items())
         if len(high) > MAX_LISTED:
             names += f" and {len(high) - MAX_LISTED:,} other features with R² > {EXTRAPOLATION_R2}"

@@ -35,11 +35,13 @@ from ._scores import (
     worse,
 )
 from ._shared import compare_models as _compare
+from ._shared import decidable as _decidable
+from ._shared import interpretable_model, model_is_glm
 from ._shared import join_words as _join
 from ._shared import level_note as _level_note
-from ._shared import model_is_glm
 from ._shared import one_difference as _one
 from ._shared import score_cell as _cell
+from ._shared import undecided_words as _undecided_words
 
 __all__ = ["section_model", "leak_candidates", "model_is_glm", "LEAK_R2", "LEAK_ACCURACY"]
 
@@ -199,12 +201,34 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     diffs = res.get("simultaneous_differences", res["differences"])
     deciding = [m for m in deciding if any(m in d for d in diffs.values())]
     check = ctx.model_check
-    check.deciding = tuple(deciding)
     check.decision_level = res.get("simultaneous_level", res["level"])
     base = _mean_baseline_name(fitted)
     name = ctx.model_label
     note = _level_note(res, deciding)
     word = getattr(ctx, "score_word", "test")
+    rows_word = getattr(ctx, "eval_rows", "test rows")
+    # no verdict on a measure the rows cannot decide (NCI60: 18 test rows of 9 classes, two rows each, "beat the
+    # majority class on ROC AUC" from resamples that lacked a class in one of seven)
+    asked = list(deciding)
+    deciding, short = _decidable(res, asked, rows_word)
+    if base in diffs and asked and all(tuple(float(v) for v in diffs[base][m]) == (0.0, 0.0, 0.0) for m in asked):
+        # the same score on every resample (the same predictions): a fact of these rows, not an inference from them
+        deciding, short = asked, {}
+    check.deciding = tuple(deciding)
+    # {measure: why the rows cannot decide on it}: the reading's "too_few" claim says it (ModelCheck has no field
+    # for it yet; an attribute of the instance)
+    check.undecided = dict(short)
+    if base in diffs and short:
+        check.baseline = base
+        if deciding:
+            blocks.append(text(f"Not judged on {_join(list(short))}: too few {rows_word} "
+                               f"({_undecided_words(short)})."))
+        else:
+            blocks.append(warning(f"Too few {rows_word} to decide whether the model beats the {base} baseline "
+                                  f"({_undecided_words(short)}): no verdict is taken, neither that it beats the "
+                                  f"baseline nor that it does not. The table above shows the scores with their "
+                                  f"intervals; score the model on more rows (a larger --test-size or --test-data) to "
+                                  f"decide."))
     if base in diffs and deciding:
         d = diffs[base]
         check.baseline = base
@@ -241,9 +265,12 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
                         + ".")
             blocks.append(text(msg + _log_loss_note(res, base) + _in_sample_note(ctx, base)))
     for other, d in diffs.items():
-        if other == base or not deciding:
+        if other == base or not asked:
             continue
-        blocks.append(_compare(res, name, other, d, deciding, _level_note(res, deciding, short=True), word))
+        # a user's LogisticRegression tying with the GLM is no sign that "the simpler model may explain the data as
+        # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
+        blocks.append(_compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
+                               simpler=not interpretable_model(ctx), rows_word=rows_word))
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "
@@ -424,7 +451,21 @@ def leak_candidates(X_train, y_train, X_test, y_test, task, seed=0):
     return found
 
 
+def _leak_test_target(ctx):
+    """The target of the rows the leak check scores on (the refit split's test rows when the model is scored on every
+    row), read without recording a use of them."""
+    refit = getattr(ctx, "refit_rows", None)
+    return refit[3] if refit is not None else ctx.y_test
+
+
 def _leak_blocks(ctx):
+    y_te = _leak_test_target(ctx)
+    need = LEAK_MIN_ROWS[ctx.task]
+    if len(y_te) < need or (ctx.task == "classification" and y_te.nunique() < 2):
+        # NCI60: 18 test rows; section 7 listed "leak check (one-feature models) columns=6830" as a step that ran
+        why = (f"{len(y_te):,} test rows, fewer than the {need} on which a near-perfect score of one column would "
+               f"be evidence" if len(y_te) < need else "the test rows hold a single class")
+        return [text(f"The leak check (one model per column, on rows it was not fitted on) was not run: {why}.")]
     with ctx.step("leak check (one-feature models)", columns=ctx.X_train.shape[1],
                   threshold=f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"):
         found = leak_candidates(*ctx.rows("leak", "train"), *ctx.rows("leak"), ctx.task, ctx.seed)
@@ -435,7 +476,7 @@ def _leak_blocks(ctx):
                f"it is known before the target is; if it is computed from the target, leave it out with --features.")
         ctx.alerts.append(msg)
         blocks.append(warning(msg))
-    if not found and len(ctx.y_test) >= LEAK_MIN_ROWS[ctx.task] and ctx.y_test.nunique() >= 2:
+    if not found:
         rule = f"R² > {LEAK_R2}" if ctx.task == "regression" else f"balanced accuracy >= {LEAK_ACCURACY}"
         # what was checked, not more: one column at a time (a target spread over two columns passes this check)
         blocks.append(text(f"No single column predicts the target almost perfectly on its own (no one-feature model "

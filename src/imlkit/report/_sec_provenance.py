@@ -103,10 +103,15 @@ def _outside(ctx):
 def data_text(ctx):
     """The source and its rows: with test data, the rows of each table (the frames hold both, data first)."""
     ds = ctx.data
+    # the rows used, beside the rows read when some were dropped or set aside (ISLP Hitters: "263 rows" of a file of
+    # 322, 59 without a Salary, read as the file's size)
+    n_read = int(getattr(ds, "n_rows", 0) or 0)
+    read = (f" ({n_read:,} rows read; section 1 says which were dropped or set aside and why)"
+            if n_read and n_read != len(ds.X) else "")
     if ctx.evaluation == "test_data":
         return (f"{ds.source}: {len(ctx.X_train):,} training rows; test data {ds.test_source}: {len(ctx.X_test):,} "
-                f"evaluation rows ({len(ds.X):,} in all)")
-    return f"{ds.source}: {len(ds.X):,} rows"
+                f"evaluation rows ({len(ds.X):,} in all){read}")
+    return f"{ds.source}: {len(ds.X):,} rows used{read}"
 
 
 def seed_text(ctx):

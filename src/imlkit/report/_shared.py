@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._blocks import fmt, text, warning
-from ._scores import beats, worse
+from ._scores import beats, too_few_rows, worse
 
 __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
            "most_frequent_class", "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
-           "compare_models"]
+           "compare_models", "decidable", "undecided_words", "interpretable_model"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -93,6 +93,27 @@ def model_is_glm(ctx):
     return cfg is not None and isinstance(cfg.model, str) and cfg.model == "glm" and not cfg.model_file
 
 
+#: Interpretable model kinds: a tie with the GLM baseline is then no sign that "the simpler model may explain the data
+#: as well" (a GAM, a RuleFit or a logistic regression is no more complex than the GLM).
+INTERPRETABLE_KINDS = ("glm", "gam", "rulefit")
+
+
+def interpretable_model(ctx):
+    """Whether the explained model is itself a GLM-like or interpretable model: imlkit's ``--model glm``/gam/rulefit
+    (or imlkit's GLM, GAM, RuleFit given from Python), or a given model -- a pipeline's last step -- from
+    ``sklearn.linear_model`` (LogisticRegression, Ridge, PoissonRegressor, ...)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is not None and isinstance(cfg.model, str) and not cfg.model_file:
+        return cfg.model in INTERPRETABLE_KINDS
+    est = getattr(ctx, "model", None)
+    steps = getattr(est, "steps", None)
+    if steps:
+        est = steps[-1][1]
+    module = type(est).__module__
+    return module.startswith("sklearn.linear_model") or (
+        module.startswith("imlkit") and type(est).__name__.lower() in INTERPRETABLE_KINDS)
+
+
 def score_cell(v):
     """A score or a difference ``(value, low, high)`` as "value [low, high]" ("–" when there is none)."""
     value, lo, hi = v
@@ -146,12 +167,43 @@ def not_best(other, word, lost=(), open_=()):
             f"not show that a better model exists; score both on rows neither saw (--test-data) to decide.")
 
 
-def compare_models(res, name, other, d, deciding, note, word="test", simpler=True):
+def decidable(res, deciding, rows_word="test rows"):
+    """The deciding measures the rows of ``res`` can decide on, and ``{measure: why not}`` for the others
+    (:func:`~imlkit.report._scores.too_few_rows`: too few rows overall, or a class with too few rows)."""
+    why = {m: too_few_rows(res, m, rows_word) for m in deciding}
+    return [m for m in deciding if not why[m]], {m: w for m, w in why.items() if w}
+
+
+def undecided_words(short):
+    """"on Brier score: <why>; on ROC AUC and balanced accuracy: <why>" -- measures sharing a reason named together."""
+    by = {}
+    for m, w in short.items():
+        by.setdefault(w, []).append(m)
+    return "; ".join(f"on {join_words(ms)}: {w}" for w, ms in by.items())
+
+
+def compare_models(res, name, other, d, deciding, note, word="test", simpler=True, rows_word="test rows"):
     """The model against another baseline (the GLM) on the deciding measures.
 
     ``simpler=False`` when the model is itself an interpretable model (``--model glm``, gam, rulefit): a tie then
     does not say "the simpler model may explain the data as well" (a GAM is not simpler than the GLM it ties with).
     """
+    deciding, short = decidable(res, deciding, rows_word)
+    if not deciding:
+        return text(f"Too few {rows_word} to decide between the model and {other} ({undecided_words(short)}): no "
+                    f"verdict is taken; the table of section 2 shows both scores with their intervals.")
+    skipped = (f" Not judged on {join_words(list(short))}: too few {rows_word} ({undecided_words(short)})."
+               if short else "")
+    return _compare_decidable(res, name, other, d, deciding, note, word, simpler, skipped)
+
+
+def _compare_decidable(res, name, other, d, deciding, note, word, simpler, skipped):
+    """:func:`compare_models` on the measures the rows can decide; ``skipped`` says which they cannot."""
+    blk = _comparison(res, name, other, d, deciding, note, word, simpler)
+    return {**blk, "text": blk["text"] + skipped}
+
+
+def _comparison(res, name, other, d, deciding, note, word, simpler):
     tie = ("the simpler model may explain the data as well" if simpler
            else "neither is shown to fit these rows better")
     won = [m for m in deciding if beats(d[m], m)]
