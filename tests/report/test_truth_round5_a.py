@@ -336,3 +336,34 @@ def test_a_leak_check_that_cannot_run_says_so_and_logs_no_step():
     assert steps == []
     ctx.y_test = pd.Series(["a"] * 60)
     assert _leak_blocks(ctx)[0]["text"].endswith("was not run: the test rows hold a single class.")
+
+
+def test_section_6_does_not_call_the_glm_simpler_than_a_users_logistic_regression():
+    """Section 6 compares each interpretable model with the model in section 2's words: a user's logistic
+    regression (a --model-file pipeline) tying with the GLM is not told "the simpler model may explain the data as
+    well" there either (section 6 used to decide that from --model alone, which is None for a model file)."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from imlkit.report._sec_alternatives import paired_comparison
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(600, 3)), columns=["a", "b", "c"])
+    y = np.where(X["a"] + 0.5 * rng.normal(size=600) > 0, "Yes", "No")
+    Xtr, Xte, ytr, yte = X[:400], X[400:], y[:400], y[400:]
+
+    def said(model):
+        glm = LogisticRegression().fit(Xtr, ytr)  # the GLM (binomial) baseline: the same fit as the user's
+        ctx = SimpleNamespace(alternative_models={"GLM (binomial)": glm}, model=model, X_test=Xte, y_train=ytr,
+                              y_test=yte, task="classification", model_label="model", seed=0, score_word="test",
+                              eval_rows="test rows", evaluation="split",
+                              config=SimpleNamespace(model="gbm", model_file="m.joblib"))
+        return " ".join(b.get("text", "") for b in paired_comparison(ctx) if isinstance(b, dict))
+
+    tie = said(make_pipeline(StandardScaler(), LogisticRegression()).fit(Xtr, ytr))
+    assert "not distinguishable" in tie
+    assert "simpler model" not in tie and "Neither is shown to fit these rows better" in tie
+    forest = said(RandomForestClassifier(n_estimators=50, random_state=0).fit(Xtr, ytr))
+    assert "GLM (binomial)" in forest
