@@ -26,13 +26,15 @@ from ._model import is_classifier_model
 from ._validation import ValidationError
 
 __all__ = ["Loss", "get_loss", "default_loss", "DEFAULT_LOSSES", "LOSS_NAMES", "require_pointwise",
-           "POINTWISE_CLASSIFICATION", "POINTWISE_REGRESSION"]
+           "POINTWISE_CLASSIFICATION", "POINTWISE_REGRESSION", "LOG_LOSS_EPS"]
 
 #: Named in the errors of methods that need observation-wise losses.
 POINTWISE_CLASSIFICATION = ("log_loss", "brier", "zero_one", "accuracy")
 POINTWISE_REGRESSION = ("squared_error", "absolute_error")
 
-_EPS = 1e-15
+#: Smallest probability log loss charges: float64's machine epsilon, as scikit-learn's ``log_loss`` (>= 1.3)
+#: clips, so that a model predicting 0 for the true class costs -log(eps) = 36.04 in both (1e-15 gave 34.54).
+LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ def _log_loss(y, p):
     if p.ndim == 1:  # probability of the positive class
         p = np.column_stack([1.0 - p, p])
     picked = p[np.arange(p.shape[0]), y.astype(int)]
-    return -np.log(np.clip(picked, _EPS, 1.0))
+    return -np.log(np.clip(picked, LOG_LOSS_EPS, 1.0))
 
 
 def _brier(y, p):

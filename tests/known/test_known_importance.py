@@ -150,9 +150,8 @@ def test_pfi_equals_sklearn_permutation_importance_with_the_same_permutations():
 def test_classifier_pfi_equals_sklearn_permutation_importance_with_the_same_permutations(classes):
     # Log loss and accuracy as scikit-learn scores them (accuracy: the drop in the score, the
     # sign flipped so larger = more important). imlkit's Brier score is Brier's (1950)
-    # Σ_c (p_c − 1{y=c})², twice scikit-learn's binary (p_1 − y)². (A model that predicts a
-    # probability of exactly 0 for the true class differs in the clip of log loss: imlkit
-    # −log(1e-15) = 34.5, scikit-learn −log(float eps) = 36.0; a logistic model never does.)
+    # Σ_c (p_c − 1{y=c})², twice scikit-learn's binary (p_1 − y)². Log loss clips as
+    # scikit-learn does, at float eps (see the test below).
     from sklearn.inspection import permutation_importance
     from sklearn.linear_model import LogisticRegression
 
@@ -169,6 +168,30 @@ def test_classifier_pfi_equals_sklearn_permutation_importance_with_the_same_perm
         ours = ik.cfi(model, X, y, sampler=_Replay(perms).fit(X), loss=loss, n_repeats=R, random_state=0)
         assert_allclose(ours.repeats, factor * sk.importances, rtol=1e-9, atol=1e-12, err_msg=loss)
 
+
+
+def test_log_loss_of_a_model_predicting_zero_for_the_true_class_equals_sklearn():
+    # A pure decision tree predicts probabilities of exactly 0 and 1: permuted rows then get
+    # probability 0 for their true class, where the clip decides the loss. imlkit and
+    # scikit-learn both charge -log(float eps) = 36.04 there (imlkit used to charge 34.54).
+    from sklearn.inspection import permutation_importance
+    from sklearn.metrics import log_loss
+    from sklearn.tree import DecisionTreeClassifier
+
+    n, R = 300, 4
+    X, _, rng = _gaussian(n, 0.3, seed=5)
+    y = (_linear(X) + rng.normal(size=n) > 0).astype(int)
+    model = DecisionTreeClassifier(random_state=0).fit(X[: n // 2], y[: n // 2])
+    proba = model.predict_proba(X)
+    assert np.any(proba[np.arange(n), y] == 0.0)  # the case the clip decides
+    from imlkit._losses import get_loss
+
+    loss = get_loss("log_loss")
+    assert_allclose(np.mean(loss.pointwise(y, proba)), log_loss(y, proba), rtol=1e-12)
+    perms = _sklearn_permutations(n, R, 3)
+    sk = permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=R, random_state=3)
+    ours = ik.cfi(model, X, y, sampler=_Replay(perms).fit(X), loss="log_loss", n_repeats=R, random_state=0)
+    assert_allclose(ours.repeats, sk.importances, rtol=1e-9, atol=1e-9)
 
 # ----------------------------------------------------------------------------------------- CFI
 def test_cfi_gaussian_sampler_is_two_beta_squared_conditional_variance():

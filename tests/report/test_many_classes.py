@@ -52,7 +52,7 @@ def test_loco_scores_a_test_class_the_training_rows_lack():
     res = loco(DecisionTreeClassifier(max_depth=3, random_state=0), X_tr, y_tr, X_te, y_te, loss="log_loss",
                aggregate="mean",
                test=None, random_state=0)
-    # the five rows of the unseen class cost -log(1e-15) for every refit, so they cancel in the differences
+    # the five rows of the unseen class cost -log(eps) for every refit, so they cancel in the differences
     keep = y_te != "never"
     ref = loco(DecisionTreeClassifier(max_depth=3, random_state=0), X_tr, y_tr, X_te[keep].reset_index(drop=True),
                y_te[keep], loss="log_loss", aggregate="mean", test=None, random_state=0)

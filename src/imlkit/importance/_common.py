@@ -38,8 +38,8 @@ class UnseenClasses:
     every class of the test rows; its ``predict_proba`` has no column for them and a loss could
     not score those rows. This view appends the missing labels to ``classes_`` and a zero column
     per missing label to ``predict_proba``: a model never predicts a class it never saw, so its
-    probability is 0 (log loss then charges the clipped ``-log(1e-15)``, Brier 1 + sum p_j^2, 0-1
-    loss 1). Every refit fitted on the same rows lacks the same classes, so these rows add the
+    probability is 0 (log loss then charges the clipped ``-log(eps)``, ``_losses.LOG_LOSS_EPS``; Brier 1 + sum p_j^2;
+    0-1 loss 1). Every refit fitted on the same rows lacks the same classes, so these rows add the
     same loss to both sides of a LOCO/LOFO difference (exactly for log loss and 0-1 loss) and
     nothing to a permutation's change in loss.
 

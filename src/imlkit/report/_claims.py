@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._display import p_is, snap_zero
+from .._losses import LOG_LOSS_EPS
 from ._labels import METHOD_LABELS, OTHERS
 from ._scores import worse
 
@@ -173,7 +174,7 @@ def best_constant_loss(loss, y, fitted_on=None):
     ys = y.astype(str)
     p_true = np.array([p.get(c, 0.0) for c in ys])
     if loss == "log_loss":
-        return float(np.mean(-np.log(np.clip(p_true, 1e-15, 1.0))))  # the clip of the report's scores
+        return float(np.mean(-np.log(np.clip(p_true, LOG_LOSS_EPS, 1.0))))  # the clip of the report's scores
     if loss == "brier":
         return float(np.mean(sum(q * q for q in p.values()) - 2.0 * p_true + 1.0))
     mode = names[int(np.argmax(counts))]

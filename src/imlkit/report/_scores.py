@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from .._losses import LOG_LOSS_EPS
+
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
            "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
@@ -222,7 +224,7 @@ def scores(out, y, task, W, labels=None):
     """Every metric of one model under each row of weights ``W`` (B, n): dict metric -> (B,) array.
 
     Regression: RMSE, MAE, R² (1 - SSE/SST with the resample's own mean). Classification: log
-    loss (natural log, probabilities clipped to [1e-15, 1]), Brier score (sum over classes of
+    loss (natural log, probabilities clipped to [float eps, 1], as scikit-learn's)), Brier score (sum over classes of
     (p_k - 1{y = k})², Brier 1950), ROC AUC (binary: of the second label; multiclass: the
     unweighted mean of one-vs-rest AUCs over the classes present), balanced accuracy (mean
     recall over the classes present), accuracy. Scores a model cannot give (no probabilities)
@@ -258,7 +260,7 @@ def scores(out, y, task, W, labels=None):
         idx = np.array([position.get(c, -1) for c in ys], dtype=int)
         known = idx >= 0
         p_true = np.where(known, proba[np.arange(n), np.maximum(idx, 0)], 0.0)
-        res["log loss"] = W @ -np.log(np.clip(p_true, 1e-15, 1.0)) / n
+        res["log loss"] = W @ -np.log(np.clip(p_true, LOG_LOSS_EPS, 1.0)) / n
         # sum_k (p_k - 1{y = k})^2 = sum_k p_k^2 - 2 p_y + 1 (a row of an unknown class: sum_k p_k^2 + 1)
         brier = np.einsum("ij,ij->i", proba, proba) - 2.0 * p_true + 1.0
         res["Brier score"] = W @ brier / n
