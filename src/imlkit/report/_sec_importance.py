@@ -69,11 +69,31 @@ def _budget_note(ctx, computed):
               f" (the other {info['unused']:,} are never used by a split of its trees, so permuting them changes no "
               f"prediction: their PFI and CFI are exactly 0)" if info["unused"] else
               f"a screen: PFI with one permutation of each of the {info['screened']:,} features")
+    screen += _screen_rows_words(info, budget, p)
     return (f"Feature budget: the cost of {who} grows with the number of features, so with {p:,} features "
             f"they ran on the {budget} ranked first by {screen} -- {shown}"
             + (f"; {_and([u for u in used if u not in alone])} also on one group, '{OTHERS}', holding the other "
                f"{p - budget:,} features together ({budget + 1} entries)" if len(alone) < len(used) else "")
             + ". Rerun with --max-features N to change the budget or --full for every feature.")
+
+
+def _screen_rows_words(info, budget, p):
+    """Which rows the screen ranked on, and what that means for the verdicts' level (see ``_ranking._screen_rows``).
+
+    The verdicts read each method's intervals (and LOCO's and PIMP's tests) at a level over the entries shown; that
+    level covers the entries only when choosing them did not read the same rows.
+    """
+    where, n = info.get("rows"), info.get("n_rows")
+    rows = f" {n:,}" if n else ""
+    if where == "train":
+        return (f", run on{rows} training rows, which the methods' intervals and tests do not read -- so choosing "
+                f"the {budget} does not pick features whose permutation happened to raise the loss on the rows the "
+                f"verdicts read, and the verdicts' level over the entries shown holds for them")
+    if where == "same":
+        return (f", run on the{rows} rows the methods read (a fitted model scored on every row of one table leaves "
+                f"no other rows): the verdicts' level over the entries shown does not cover choosing {budget} of "
+                f"{p:,} on these rows, so a screened feature whose interval or test clears 0 narrowly may be chance")
+    return ""
 
 
 def _and(labels):
