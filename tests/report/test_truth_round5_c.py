@@ -46,7 +46,7 @@ def test_the_feature_budget_screen_does_not_read_the_rows_the_verdicts_read():
 
     computed = compute_importance(ctx, "pfi")
     note = _plain(_budget_note(ctx, computed))
-    assert f"run on {len(ctx.X_train):,} training rows, which the methods' intervals and tests do not read" in note
+    assert f"on {len(ctx.X_train):,} training rows (not the rows the intervals and tests below read" in note
     # the record of the rows each step read keeps PFI's own (the test rows), not the screen's
     assert ("pfi", "train") not in ctx.row_use
 

@@ -86,13 +86,12 @@ def _screen_rows_words(info, budget, p):
     where, n = info.get("rows"), info.get("n_rows")
     rows = f" {n:,}" if n else ""
     if where == "train":
-        return (f", run on{rows} training rows, which the methods' intervals and tests do not read -- so choosing "
-                f"the {budget} does not pick features whose permutation happened to raise the loss on the rows the "
-                f"verdicts read, and the verdicts' level over the entries shown holds for them")
+        return (f", on{rows} training rows (not the rows the intervals and tests below read, so choosing on them "
+                f"does not select those rows' noise)")
     if where == "same":
-        return (f", run on the{rows} rows the methods read (a fitted model scored on every row of one table leaves "
-                f"no other rows): the verdicts' level over the entries shown does not cover choosing {budget} of "
-                f"{p:,} on these rows, so a screened feature whose interval or test clears 0 narrowly may be chance")
+        return (f", on the{rows} rows the methods read (a fitted model scored on every row of one table leaves no "
+                f"others): the verdicts' level over the entries shown does not cover choosing {budget} of {p:,} on "
+                f"these rows, so a screened feature whose interval or test clears 0 narrowly may be chance")
     return ""
 
 
