@@ -72,3 +72,30 @@ def test_screen_is_reproducible(seed):
     df = _noise_table(seed=seed)
     cfg = ReportConfig(data=df, target="y", quick=True, model=Ridge(), methods=("pfi",), progress=False)
     assert screen_ranking(prepare_context(cfg)) == screen_ranking(prepare_context(cfg))
+
+
+def _texts(sec):
+    return " ".join(b.get("text", "") for b in sec["blocks"] if isinstance(b, dict))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_shap_section_names_section_3s_marginal_sage_only_when_there_is_one():
+    """--methods pfi,shap: section 5b said "section 3's marginal SAGE estimates it with a background sample and
+    orderings of its own, so its values match these only up to that sampling" -- section 3 had no SAGE."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from imlkit.report._sec_importance import compute_importance
+    from imlkit.report._sec_local import section_local
+
+    df = _noise_table(n=200, p=6)
+    model = RandomForestRegressor(n_estimators=20, random_state=0)
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, model=model, methods=("pfi", "shap"),
+                                       progress=False))
+    compute_importance(ctx, "pfi")
+    said = _texts(section_local(ctx))
+    assert "is marginal SAGE with the same background" in said
+    assert "section 3's marginal SAGE" not in said
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, model=model, methods=("sage", "shap"),
+                                       sage_removals=("marginal",), progress=False))
+    compute_importance(ctx, "sage")
+    assert "section 3's marginal SAGE estimates it" in _texts(section_local(ctx))
