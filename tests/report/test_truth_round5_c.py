@@ -99,3 +99,42 @@ def test_shap_section_names_section_3s_marginal_sage_only_when_there_is_one():
                                        sage_removals=("marginal",), progress=False))
     compute_importance(ctx, "sage")
     assert "section 3's marginal SAGE estimates it" in _texts(section_local(ctx))
+
+
+def _budget_table(n=400, extra=80, seed=0):
+    """x0, x1, x2 strong to moderate; ``extra`` more columns each with a small effect: together they outweigh x0."""
+    rng = np.random.default_rng(seed)
+    cols = [f"x{j}" for j in range(3 + extra)]
+    X = pd.DataFrame(rng.normal(size=(n, len(cols))), columns=cols)
+    beta = np.r_[3.0, 2.0, 1.2, np.full(extra, 0.6)]
+    return X.assign(y=X.to_numpy() @ beta + rng.normal(size=n))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_the_budgets_group_is_not_the_yardstick_of_single_features():
+    """Beyond the feature budget SAGE also scores one group of every feature not kept; PFI does not. The reading took
+    the group's value as SAGE's "largest", so every SAGE share was a share of 80 features together: digits' pixel_1_4
+    (marginal SAGE 0.0178, 6.9% of pixel_2_5's 0.258) was "small beside the group 'all other features' (1.6% of it)"
+    and in disagreement with CFI, and LOCO's and SAGE's "first feature" was the group of 46. Here x2 (SAGE about
+    1.2² = 1.44 against x0's 9 and the group's 80 × 0.36 = 29) is important for PFI; for SAGE it must be judged
+    beside x0, not beside the group."""
+    from imlkit.report._ranking import most_important
+    from imlkit.report._reading import reading_blocks, reading_claims
+    from imlkit.report._sec_importance import compute_importance
+
+    ctx = prepare_context(ReportConfig(data=_budget_table(), target="y", quick=True, model=Ridge(), max_features=3,
+                                       methods=("pfi", "sage"), sage_removals=("marginal",), progress=False))
+    for m in ("pfi", "sage"):
+        compute_importance(ctx, m)
+    sage = ctx.importance.sage_marginal
+    value = dict(zip(sage.feature_names, np.asarray(sage.importance, dtype=float)))
+    assert value["all other features"] > 2 * value["x0"]  # the premise: the group outweighs every single feature
+    assert 0.1 < value["x2"] / value["x0"]  # x2 is at least 10% of the largest single feature
+    features, words = most_important(ctx)
+    assert features[:3] == ["x0", "x1", "x2"]
+    assert "x2 (2 of 2)" in words
+    said = " ".join(c.text() for p in reading_claims(ctx) for item in p.items for c in item)
+    assert "all other features" not in said
+    assert "All 2 methods rank x0 first" in said
+    plain = " ".join(b.get("text", "") for b in reading_blocks(ctx) if isinstance(b, dict))
+    assert "The group 'all other features' (80 features held together), which SAGE (marginal) also scored" in plain

@@ -14,7 +14,8 @@ import pandas as pd
 from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
-from ._ranking import _y_of, most_important
+from ._labels import OTHERS
+from ._ranking import _y_of, most_important, single_features
 from ._scores import largest_gain as _gain
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
@@ -330,7 +331,7 @@ def _interactions_claim(ctx, h, h_halves):
 
 def reading_claims(ctx):
     """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
-    results = ctx.importance.compared()
+    results = single_features(ctx.importance.compared())
     y_of = _y_of(ctx)
     out = []
     nb = ctx.model_check.no_better_than
@@ -400,6 +401,16 @@ def reading_blocks(ctx):
     Every sentence is a claim written from its numbers (see :func:`reading_claims`).
     """
     blocks = [heading("Automatic reading")]
+    grouped = [k for k, r in ctx.importance.compared().items()
+               if OTHERS in [str(f) for f in r.feature_names] and len(r.feature_names) > 1]
+    if grouped:
+        r = ctx.importance.compared()[grouped[0]]
+        n = len(r.groups.get(OTHERS, ())) if getattr(r, "groups", None) else 0
+        held = f" ({n:,} features held together)" if n else ""
+        who = cl.name_list([cl.label(k) for k in grouped])
+        blocks.append(text(f"The group '{OTHERS}'{held}, which {who} also scored under the feature budget, is not "
+                           f"one feature: the reading below compares single features, and each share of a method's "
+                           f"largest is of its largest single feature; the group's values are in the table above."))
     for para in reading_claims(ctx):
         sentences = [" ".join(c.text() for c in item) for item in para.items]
         if para.title:
