@@ -138,3 +138,28 @@ def test_the_budgets_group_is_not_the_yardstick_of_single_features():
     assert "All 2 methods rank x0 first" in said
     plain = " ".join(b.get("text", "") for b in reading_blocks(ctx) if isinstance(b, dict))
     assert "The group 'all other features' (80 features held together), which SAGE (marginal) also scored" in plain
+
+
+def test_no_shared_information_story_when_cfi_finds_a_unique_contribution():
+    """wine (gbm, --quick): alcohol important for CFI and marginal SAGE, negligible for LOCO, R² 0.594 on the others:
+    the reading said "its information is largely available through them, so LOCO finds little unique contribution"
+    -- CFI, which judges exactly the unique contribution the fitted model uses, had just found one. The dependence
+    sentence now says how the removals credit a dependent feature, and the refit reason (LOCO's learner can
+    compensate, CFI's fitted model cannot) carries the rest; "the model barely uses it" is not said beside CFI."""
+    from imlkit.report._reading import _reasons
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=300)
+    X = pd.DataFrame({"alcohol": a, "proline": 0.8 * a + 0.6 * rng.normal(size=300)})
+    said = " ".join(c.text() for c in _reasons("alcohol", ["cfi", "sage_marginal"], ["loco"], {"alcohol": 0.594},
+                                               None, X))
+    assert "strongly dependent on the other features (R² = 0.594" in said
+    assert "largely available through them" not in said and "little unique contribution" not in said
+    assert "refitted model can compensate" in said
+    # without CFI on the high side the shared-information story is the one the numbers support
+    said = " ".join(c.text() for c in _reasons("alcohol", ["pfi"], ["cfi"], {"alcohol": 0.9}, None, X))
+    assert "largely available through them, so CFI finds little unique contribution" in said
+    # conditional SAGE and CFI important, PFI negligible: "the model itself barely uses" is contradicted by CFI
+    said = " ".join(c.text() for c in _reasons("alcohol", ["sage_conditional", "cfi"], ["pfi"], {"alcohol": 0.9},
+                                               None, X))
+    assert "barely uses" not in said

@@ -96,8 +96,15 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     verdict, h, halves = h_verdict(f, h_overall, h_halves)
     h_nums = {} if halves is None else dict(halves=halves)
     sides = {"high": tuple(high), "low": tuple(low)}
+    # CFI finding f important says f carries information about y the other features do not (question 3) and the
+    # fitted model uses it (question 1): then neither "its information is largely available through them, so LOCO
+    # finds little unique contribution" (wine's alcohol: CFI important, LOCO negligible) nor "the model itself barely
+    # uses f" is what the numbers show (conditional SAGE also credits shared information, so it does not count here)
+    unique = "cfi" in high
     if np.isfinite(dep) and dep >= cl.R2_STRONG:
         partner = _partner(X, f)
+        if unique:  # the story of how each removal credits a dependent feature, not of shared information
+            sides = {"high": tuple(high), "low": tuple(m for m in low if m not in cl.CONDITIONAL)}
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
         if partner:
             nums.update(partner=partner[0], partner_r=partner[1])
@@ -109,7 +116,7 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     # the others predict it (R² >= R2_STRONG), with that R² and the partners in the sentence
     marginal_low = tuple(m for m in low if m in cl.MARGINAL
                          and (ev is None or ev[m][f].negligible() or ev[m][f].below_null()))
-    if ("sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL)
+    if ("sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL) and "cfi" not in high
             and np.isfinite(dep) and dep >= cl.R2_STRONG):
         out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low, r2=dep,
                                                                threshold=cl.R2_STRONG, partners=_partners(X, f))))
