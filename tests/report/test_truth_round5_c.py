@@ -163,3 +163,20 @@ def test_no_shared_information_story_when_cfi_finds_a_unique_contribution():
     said = " ".join(c.text() for c in _reasons("alcohol", ["sage_conditional", "cfi"], ["pfi"], {"alcohol": 0.9},
                                                None, X))
     assert "barely uses" not in said
+
+
+def test_no_extrapolation_story_when_a_marginal_method_is_low_too():
+    """wine: od280 important for marginal SAGE, negligible for PFI, CFI and LOCO (R² 0.736): the reason said "while
+    SAGE (marginal) also counts the model's behaviour on unrealistic, extrapolated points" -- PFI, which permutes
+    the feature alone and extrapolates at least as much, was negligible beside it."""
+    from imlkit.report._reading import _reasons
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=300)
+    X = pd.DataFrame({"od280": a, "flavanoids": 0.8 * a + 0.6 * rng.normal(size=300)})
+    said = " ".join(c.text() for c in _reasons("od280", ["sage_marginal"], ["pfi", "cfi", "loco"], {"od280": 0.736},
+                                               None, X))
+    assert "strongly dependent on the other features (R² = 0.736" in said
+    assert "extrapolated" not in said
+    said = " ".join(c.text() for c in _reasons("od280", ["sage_marginal", "pfi"], ["cfi"], {"od280": 0.736}, None, X))
+    assert "extrapolated" in said  # both marginal methods high, the conditional one low: the story holds

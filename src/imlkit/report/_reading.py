@@ -101,9 +101,13 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     # finds little unique contribution" (wine's alcohol: CFI important, LOCO negligible) nor "the model itself barely
     # uses f" is what the numbers show (conditional SAGE also credits shared information, so it does not count here)
     unique = "cfi" in high
+    # "while SAGE (marginal) also counts the model's behaviour on unrealistic, extrapolated points" explains a marginal
+    # method above a conditional one; beside a marginal method that is itself low (wine's od280: marginal SAGE
+    # important, PFI -- which extrapolates at least as much -- negligible) it explains nothing
+    marginal_too = any(m in cl.MARGINAL for m in low)
     if np.isfinite(dep) and dep >= cl.R2_STRONG:
         partner = _partner(X, f)
-        if unique:  # the story of how each removal credits a dependent feature, not of shared information
+        if unique or marginal_too:  # how each removal credits a dependent feature, not shared information/extrapolation
             sides = {"high": tuple(high), "low": tuple(m for m in low if m not in cl.CONDITIONAL)}
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
         if partner:
