@@ -180,3 +180,32 @@ def test_no_extrapolation_story_when_a_marginal_method_is_low_too():
     assert "extrapolated" not in said
     said = " ".join(c.text() for c in _reasons("od280", ["sage_marginal", "pfi"], ["cfi"], {"od280": 0.736}, None, X))
     assert "extrapolated" in said  # both marginal methods high, the conditional one low: the story holds
+
+
+def test_an_h_statistic_within_its_standard_error_of_the_threshold_is_not_told_apart_from_it():
+    """wine (54 test rows): proline's H² 0.119 with bootstrap SE 0.0177 and halves 0.114 and 0.137 was "Above 0.1 in
+    both halves" and the reading's strong interaction; 0.119 - 1.645 x 0.0177 = 0.0894, so its own standard error does
+    not tell it from 0.1. Section 4 says so with that arithmetic, and the reading's reasons use an interaction (or
+    its absence) only when the SE tells it apart."""
+    from imlkit.report._reading import _reasons
+    from imlkit.report._sec_effects import halves_words
+
+    h, halves, se = {"proline": 0.1185, "hue": 0.0233}, {"proline": (0.1139, 0.1368), "hue": (0.054, 0.0006)}, \
+        {"proline": 0.01768, "hue": 0.02046}
+    said = halves_words(h, halves, 54, 27, 27, se=se)
+    assert "Above 0.1 in both halves: proline" in said
+    assert "proline (H² 0.118, SE 0.0177: 0.118 − 1.645 × 0.0177 = 0.0894)" in said
+    assert "SE" not in halves_words(h, halves, 54, 27, 27, se={"proline": 0.005, "hue": 0.02})  # 0.1185 - 0.008
+    # the reading: PFI important, marginal SAGE small -> "SAGE splits an interaction" needs an H² the SE tells apart
+    X = pd.DataFrame({"proline": np.arange(10.0), "hue": np.arange(10.0)[::-1] ** 2})
+    claims = _reasons("proline", ["pfi"], ["sage_marginal"], {"proline": 0.1}, h, X, None, halves, se)
+    assert not [c for c in claims if c.kind == "interaction"]
+    claims = _reasons("proline", ["pfi"], ["sage_marginal"], {"proline": 0.1}, h, X, None, halves,
+                      {"proline": 0.005})
+    assert [c for c in claims if c.kind == "interaction"]
+    # "not explained by ... a strong interaction" needs H² + 1.645 SE at or below 0.1: hue's 0.0233 + 0.0337 is
+    said = " ".join(c.text() for c in _reasons("hue", ["pfi"], ["cfi"], {"hue": 0.1}, h, X, None, halves, se))
+    assert "or a strong interaction" in said
+    said = " ".join(c.text() for c in _reasons("hue", ["pfi"], ["cfi"], {"hue": 0.1}, h, X, None, halves,
+                                               {"hue": 0.05}))
+    assert "not explained by linear dependence" in said and "strong interaction" not in said
