@@ -209,3 +209,24 @@ def test_an_h_statistic_within_its_standard_error_of_the_threshold_is_not_told_a
     said = " ".join(c.text() for c in _reasons("hue", ["pfi"], ["cfi"], {"hue": 0.1}, h, X, None, halves,
                                                {"hue": 0.05}))
     assert "not explained by linear dependence" in said and "strong interaction" not in said
+
+
+def test_the_interactions_claim_carries_the_strong_features_its_se_does_not_tell_apart():
+    """fair (affairs, gbm, 120 rows): children (H² 0.235, SE 0.137, halves 0.11 and 0.694), yrs_married (0.266, SE
+    0.105) and educ (0.153, SE 0.0594) are above 0.1 in both halves but within 1.645 SEs of it; the claim carries them
+    (feature, H², SE) for its sentence, rate_marriage (0.332, SE 0.0835) not."""
+    from types import SimpleNamespace
+
+    from imlkit.report._reading import _interactions_claim
+
+    h = {"rate_marriage": 0.332, "yrs_married": 0.2658, "children": 0.2347, "educ": 0.1534}
+    halves = {"rate_marriage": (0.3367, 0.2403), "yrs_married": (0.2207, 0.3953), "children": (0.1098, 0.6937),
+              "educ": (0.1212, 0.2248)}
+    se = {"rate_marriage": 0.0835, "yrs_married": 0.1051, "children": 0.1367, "educ": 0.05939}
+    ctx = SimpleNamespace(effects=SimpleNamespace(h_rows=120), task="regression", _h_se=se)
+    claim = _interactions_claim(ctx, h, halves)
+    assert claim.features == ("rate_marriage", "yrs_married", "children", "educ")
+    close = {f: (v, s) for f, v, s in claim.numbers["se_close"]}
+    assert set(close) == {"yrs_married", "children", "educ"}
+    for f, (v, s) in close.items():
+        assert v - 1.645 * s <= 0.1 < min(halves[f])

@@ -345,7 +345,14 @@ def _interactions_claim(ctx, h, h_halves):
     unsettled = sorted((f for f, v in verdicts.items() if v[0] == "unsettled"), key=lambda f: -verdicts[f][1])
     if not strong and not unsettled:
         return None
-    return cl.Claim("interactions", tuple(strong), numbers=dict(
+    # the strong ones (both halves above) whose own bootstrap SE does not tell them from the threshold (fair's children:
+    # H² 0.235, SE 0.137, halves 0.11 and 0.694): (feature, H², SE), for the sentence to say so (_claims renders it)
+    from ._sec_effects import h_clears
+
+    h_se = ctx.__dict__.get("_h_se") or {}
+    se_close = tuple((f, float(verdicts[f][1]), float(h_se[f])) for f in strong
+                     if f in h_se and not h_clears(verdicts[f][1], h_se[f], cl.H_INTERACTION))
+    return cl.Claim("interactions", tuple(strong), numbers=dict(se_close=se_close,
         h2=tuple(verdicts[f][1] for f in strong), halves=tuple(verdicts[f][2] for f in strong),
         unsettled=tuple(unsettled), unsettled_h2=tuple(verdicts[f][1] for f in unsettled),
         unsettled_halves=tuple(verdicts[f][2] for f in unsettled), n_rows=getattr(ctx.effects, "h_rows", None),
