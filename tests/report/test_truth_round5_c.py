@@ -230,3 +230,20 @@ def test_the_interactions_claim_carries_the_strong_features_its_se_does_not_tell
     assert set(close) == {"yrs_married", "children", "educ"}
     for f, (v, s) in close.items():
         assert v - 1.645 * s <= 0.1 < min(halves[f])
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_pimps_count_of_significant_features_does_not_call_the_budget_group_a_feature():
+    """Under the feature budget PIMP tests the kept features and one group: "After holm adjustment, 0 of 16 features
+    are significantly important" counted the group of every other feature as a feature."""
+    import imlkit as ik
+    from imlkit.report._sec_importance import OTHERS, _pimp_blocks
+
+    df = _noise_table(n=160, p=6)
+    X, y = df.drop(columns="y"), df["y"]
+    groups = {"x0": ["x0"], "x1": ["x1"], OTHERS: ["x2", "x3", "x4", "x5"]}
+    r = ik.pimp(Ridge(), X.iloc[:100], y.iloc[:100], X.iloc[100:], y.iloc[100:], features=groups, n_null=5,
+                n_repeats=2, random_state=0)
+    said = " ".join(b.get("text", "") for b in _pimp_blocks(r) if isinstance(b, dict))
+    assert f"of 3 entries (2 features and the group '{OTHERS}')" in said
+    assert "of 3 features" not in said

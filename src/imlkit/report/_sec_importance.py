@@ -566,7 +566,8 @@ def _pimp_blocks(r):
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
     from ._claims import name_list  # (_claims imports this module)
 
-    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features {'is' if len(sig) == 1 else 'are'} "
+    entries = _entries_words(frame.index)
+    out.append(text(f"After {adj} adjustment, {len(sig)} of {entries} {'is' if len(sig) == 1 else 'are'} "
                     f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
     seq = r.extra.get("sequential") or {}
     if seq.get("stopped"):  # sequential PIMP: the p-values are those of the refits run, the decisions the full run's
@@ -579,7 +580,7 @@ def _pimp_blocks(r):
     if hasattr(r, "cannot_tell"):
         if r.rejects_nothing():
             need = int(np.nanmax(r.extra["n_null_needed"]))
-            said.append(f"With {B} null refits and the {adj} correction over {len(frame)} features, PIMP cannot "
+            said.append(f"With {B} null refits and the {adj} correction over {entries}, PIMP cannot "
                         f"reject any feature at level {alpha}, however large its importance (the smallest adjusted "
                         f"p-value any feature could reach is {fmt(np.nanmin(r.extra['p_floor']))}): its p-values "
                         f"here say nothing either way. At least {need} null refits are needed (rerun with "
@@ -616,6 +617,16 @@ def _pimp_blocks(r):
             a.set_axis_off()
         out.append(figure_block(fig, "PIMP null distributions with the observed importance marked"))
     return out
+
+
+def _entries_words(names):
+    """"10 features", or under the feature budget "16 entries (15 features and the group 'all other features')": the
+    group is one entry of the test and of the correction, not one feature (digits: "0 of 16 features")."""
+    names = [str(f) for f in names]
+    if OTHERS not in names:
+        return f"{len(names):,} features"
+    k = len(names) - 1
+    return f"{len(names):,} entries ({k:,} feature{'s' if k != 1 else ''} and the group '{OTHERS}')"
 
 
 #: API advice in the methods' warnings -> what the command line offers (``imlkit report --help``).
