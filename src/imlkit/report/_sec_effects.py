@@ -370,8 +370,8 @@ def halves_words(h_overall, h_halves, n, n1, n2, se=None):
     if above:
         s += f". Above {H_INTERACTION} in both halves: {', '.join(above)}"
     if close:
-        s += (f"; but within {H_SE_Z} bootstrap standard errors of {H_INTERACTION} on all rows, so its standard error "
-              f"does not tell it apart from the threshold: "
+        s += (f"; but within {H_SE_Z} bootstrap standard errors of {H_INTERACTION} on all rows, so the standard error "
+              f"of H² does not tell {'it' if len(close) == 1 else 'them'} apart from the threshold: "
               + "; ".join(f"{f} (H² {h_overall[f]:.3g}, SE {se[f]:.3g}: {h_overall[f]:.3g} − {H_SE_Z} × "
                           f"{se[f]:.3g} = {h_overall[f] - H_SE_Z * se[f]:.3g})" for f in close))
     if unsettled:
