@@ -220,12 +220,12 @@ def _hstat_blocks(ctx, output):
     X_h, _ = ctx.rows("hstat")
     X_h, note = complete_rows(ctx, X_h, "The H-statistic")
     # The feature budget: each feature's overall H² costs a pass over the rows, so above the budget
-    # only the features with the largest PFI are scored (said in the text).
+    # only the features ranked first by section 3's screen are scored (said in the text).
     budget = ctx.params.max_features
     p_all = len(X_h.columns)
     features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
     with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=str(output),
-                  **({"features": f"the {budget} with the largest PFI"} if features else {})):
+                  **({"features": f"the {budget} ranked first by the screen"} if features else {})):
         h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
@@ -247,7 +247,8 @@ def _hstat_blocks(ctx, output):
                    "joint PD relative to that of the joint PD (a share when at most 1). Computed "
                    + (f"for {_output_text(ctx, output)} " if _many_classes(ctx) else "")
                    + f"on {len(X_h)} {ctx.eval_rows}"
-                   + (f", for the {budget} of {p_all:,} features with the largest PFI (the feature budget; "
+                   + (f", for the {budget} of {p_all:,} features ranked first by section 3's screen (PFI with one "
+                      f"permutation each; the feature budget; "
                       f"--max-features N or --full changes it)." if features else ".")),
               frame_table(_h_columns(overall), caption="Overall H² (ranked)", snap=True)]
     if note:
