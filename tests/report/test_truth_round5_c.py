@@ -65,6 +65,8 @@ def test_a_screen_on_the_only_rows_says_the_level_does_not_cover_the_choice():
 
     note = _plain(_budget_note(ctx, compute_importance(ctx, "pfi")))
     assert "does not cover choosing 15 of 60 on these rows" in note
+    # the result records the family that would cover the choice (every screened feature), for the reading's rules
+    assert ctx.importance.pfi.info["chosen_from"] == 60
 
 
 @pytest.mark.parametrize("seed", [0])

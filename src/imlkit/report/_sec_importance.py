@@ -252,7 +252,12 @@ def compute_importance(ctx, method):
         results = _COMPUTE[method](ctx)
         if method in ctx.__dict__.get("_full_fit_used", ()):
             entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
+    info = screen_info(ctx) if method in BUDGETED else None
     for key, r in results.items():
+        if info and info.get("rows") == "same" and len(r.feature_names) < len(ctx.X_test.columns):
+            # chosen on the rows the method read (a fitted model and one table): the family that covers the choice
+            # is every screened feature (Bonferroni's union bound holds whatever chose them); for the reading
+            r.info["chosen_from"] = int(info["screened"])
         ctx.importance.set(key, r)
         if key != method:
             entry.parts[key] = r.info.get("seconds")
