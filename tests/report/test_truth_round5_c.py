@@ -47,8 +47,10 @@ def test_the_feature_budget_screen_does_not_read_the_rows_the_verdicts_read():
     computed = compute_importance(ctx, "pfi")
     note = _plain(_budget_note(ctx, computed))
     assert f"on {len(ctx.X_train):,} training rows (not the rows the intervals and tests below read" in note
-    # the record of the rows each step read keeps PFI's own (the test rows), not the screen's
+    # the record of the rows each step read keeps PFI's own (the test rows), not the screen's; the screen's step says
     assert ("pfi", "train") not in ctx.row_use
+    step = next(e for e in ctx.log if e.step.startswith("screen"))
+    assert step.parameters["rows"] == f"{len(ctx.X_train):,} training rows"
 
 
 def test_a_screen_on_the_only_rows_says_the_level_does_not_cover_the_choice():

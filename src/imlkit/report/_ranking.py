@@ -67,13 +67,16 @@ def screen_ranking(ctx):
         if len(unused) == len(names):  # a constant model: nothing to rank by
             unused = set()
         candidates = [f for f in names if f not in unused]
+        # section 7 says which rows the screen read (its row record keeps the methods' own)
+        rows = f"{len(X):,} {'training' if where == 'train' else 'evaluation'} rows"
         with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
-                      never_split_on=len(unused), random_state=ctx.seed):
+                      never_split_on=len(unused), rows=rows, random_state=ctx.seed):
             r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
                         random_state=ctx.seed, progress=ctx.progress)
         if unused and r.info.get("engine") != "trees":
             unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
-            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
+            with ctx.step("screen: PFI with one permutation per feature", features=len(names), rows=rows,
+                          random_state=ctx.seed):
                 r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
                             random_state=ctx.seed, progress=ctx.progress)
         ranking = _ranked(r) + [f for f in names if f in unused]
