@@ -14,7 +14,7 @@ from . import _claims as cl
 from ._labels import METHOD_LABELS, OTHERS
 
 __all__ = ["BUDGETED", "NO_GROUP", "unused_features", "screen_ranking", "screen_info", "budgeted_features",
-           "single_features",
+           "single_features", "H_SE_Z", "h_clears",
            "STEP_OF", "most_important", "top_features", "no_ranking_reason", "RANKING_METHODS"]
 
 #: The methods whose cost grows with the number of features, under the feature budget.
@@ -194,6 +194,16 @@ def single_features(results):
         keep = [f for f in names if f != OTHERS]
         out[key] = r[keep] if keep and len(keep) < len(names) else r
     return out
+
+
+#: The H-statistic's rule, shared by section 4 and the reading: an H² is told apart from the threshold by its
+#: bootstrap SE when it lies more than this many SEs above it (one-sided normal quantile, 95%).
+H_SE_Z = 1.645
+
+
+def h_clears(h2, se, threshold):
+    """Whether H² lies above ``threshold`` by more than ``H_SE_Z`` bootstrap standard errors (True when no SE)."""
+    return not (se is not None and np.isfinite(se)) or h2 - H_SE_Z * se > threshold
 
 
 def most_important(ctx, k=None, fill=True):

@@ -15,7 +15,7 @@ from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._labels import OTHERS
-from ._ranking import _y_of, most_important, single_features
+from ._ranking import H_SE_Z, _y_of, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
@@ -96,8 +96,6 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
     its H² also lies more than 1.645 SEs above the threshold, and "not explained by a strong interaction" only when
     it lies that far below: wine's proline (H² 0.119, SE 0.0177, halves 0.114 and 0.137) is neither.
     """
-    from ._sec_effects import H_SE_Z, h_clears
-
     out = []
     dep = np.nan if r2 is None else float(r2.get(f, np.nan))
     verdict, h, halves = h_verdict(f, h_overall, h_halves)
@@ -347,8 +345,6 @@ def _interactions_claim(ctx, h, h_halves):
         return None
     # the strong ones (both halves above) whose own bootstrap SE does not tell them from the threshold (fair's children:
     # H² 0.235, SE 0.137, halves 0.11 and 0.694): (feature, H², SE), for the sentence to say so (_claims renders it)
-    from ._sec_effects import h_clears
-
     h_se = ctx.__dict__.get("_h_se") or {}
     se_close = tuple((f, float(verdicts[f][1]), float(h_se[f])) for f in strong
                      if f in h_se and not h_clears(verdicts[f][1], h_se[f], cl.H_INTERACTION))

@@ -7,7 +7,7 @@ from .. import effects as eff
 from .._display import ZERO_RTOL
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
-from ._ranking import screen_ranking, top_features
+from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
 from ._shared import effect_output
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
@@ -334,16 +334,6 @@ def _hstat_halves(ctx, X_h, features, pairs, output):
             out.append(eff.h_statistic(ctx.model, Xp, features=features, pairs=pairs or None, n_samples=len(Xp),
                                        output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed))
     return out
-
-
-#: One-sided normal quantile: an H² is told apart from the threshold by its bootstrap SE when it lies more than this
-#: many SEs above it (95%).
-H_SE_Z = 1.645
-
-
-def h_clears(h2, se, threshold):
-    """Whether H² lies above ``threshold`` by more than ``H_SE_Z`` bootstrap standard errors (True when no SE)."""
-    return not (se is not None and np.isfinite(se)) or h2 - H_SE_Z * se > threshold
 
 
 def halves_words(h_overall, h_halves, n, n1, n2, se=None):
