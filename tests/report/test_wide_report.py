@@ -66,7 +66,7 @@ def test_screen_skips_columns_the_trees_never_split_on():
     ranking = screen_ranking(ctx)
     assert sorted(ranking) == sorted(ctx.X_test.columns)
     info = screen_info(ctx)
-    assert info == {"screened": P - len(unused), "unused": len(unused)}
+    assert info == {"screened": P - len(unused), "unused": len(unused), "rows": "train", "n_rows": len(ctx.X_train)}
     assert set(ranking[-len(unused):]) == unused  # exactly 0: ranked last
     assert {"g5", "g17"} <= set(ranking[:15])  # the strong signals lead the screen
     compute_importance(ctx, "pfi")

@@ -41,8 +41,9 @@ _METHODS = {
         "Conditional feature importance (CFI, conditional sampling)",
         {1: ("yes", "CFI_j != 0 implies the model relies on x_j; CFI_j = 0 does not rule it out "
                        "(a feature whose information is shared with others gets CFI 0)."),
-         2: ("no", "If x_j is dependent on y but x_j ⊥ y | x_-j (x_j shares its information with x_-j), "
-                   "CFI_j = 0; and CFI_j = 0 for a feature the model does not exploit, however useful."),
+         2: ("no", "CFI_j != 0 says x_j and y are dependent given x_-j, not that x_j alone carries information "
+                   "about y: with y = x_1·x_2 (x_1, x_2 independent, symmetric about 0) x_1 ⊥ y, yet a model that "
+                   "learned the product has CFI_1 > 0. (Conversely CFI_j = 0 when x_-j shares x_j's information.)"),
          3: ("yes", "CFI_j != 0 implies x_j contributes unique information about y given x_-j "
                     "(x_j and y dependent given x_-j); it only uncovers relationships the model exploits, "
                     "and only as far as the sampler draws from the true P(x_j | x_-j) (the default "
@@ -53,7 +54,10 @@ _METHODS = {
     "loco": (
         "Leave-one-covariate-out (LOCO, refits)",
         {1: ("no", "The learner is refitted, so the importance is not about the fitted model's use of x_j."),
-         2: ("no", "A feature correlated with y can have LOCO 0 when another feature takes its place."),
+         2: ("no", "LOCO_j != 0 says the learner does better with x_j given the other features, not that x_j "
+                   "alone carries information about y: with y = x_1·x_2 (x_1, x_2 independent, symmetric about 0) "
+                   "x_1 ⊥ y, yet the learner refitted without x_1 loses the product, so LOCO_1 > 0. (Conversely a "
+                   "feature correlated with y can have LOCO 0 when another feature takes its place.)"),
          3: ("approximately (through the refitted learner)",
              "LOCO estimates the generalisation error of the learner on the data without x_j, so it "
              "says approximately whether the *learner* (not the fitted model) needs access to x_j.")},
@@ -62,7 +66,9 @@ _METHODS = {
     "lofo": (
         "Leave-one-feature-out (LOFO, refits)",
         {1: ("no", "The learner is refitted, so the importance is not about the fitted model's use of x_j."),
-         2: ("no", "Correlated copies share credit: each copy can have LOFO 0."),
+         2: ("no", "As LOCO: LOFO_j != 0 says the learner does better with x_j given the other features, not "
+                   "that x_j alone carries information about y (y = x_1·x_2: x_1 ⊥ y, LOFO_1 > 0). (Conversely "
+                   "correlated copies share credit: each copy can have LOFO 0.)"),
          3: ("approximately (through the refitted learner)",
              "As LOCO: whether the *learner* (not the fitted model) needs x_j to reach its performance; "
              "negative values mean the learner does better without it.")},

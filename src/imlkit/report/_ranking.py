@@ -14,6 +14,7 @@ from . import _claims as cl
 from ._labels import METHOD_LABELS, OTHERS
 
 __all__ = ["BUDGETED", "NO_GROUP", "unused_features", "screen_ranking", "screen_info", "budgeted_features",
+           "single_features", "H_SE_Z", "h_clears",
            "STEP_OF", "most_important", "top_features", "no_ranking_reason", "RANKING_METHODS"]
 
 #: The methods whose cost grows with the number of features, under the feature budget.
@@ -61,24 +62,57 @@ def screen_ranking(ctx):
     if r is not None and len(r.feature_names) == len(names):  # section 3's PFI of every feature
         ranking = _ranked(r)
     else:
-        X, y = ctx.rows("pfi")
+        X, y, where = _screen_rows(ctx)
         unused = unused_features(ctx.model, X) or set()
         if len(unused) == len(names):  # a constant model: nothing to rank by
             unused = set()
         candidates = [f for f in names if f not in unused]
+        # section 7 says which rows the screen read (its row record keeps the methods' own)
+        rows = f"{len(X):,} {'training' if where == 'train' else 'evaluation'} rows"
         with ctx.step("screen: PFI with one permutation per feature", features=len(candidates),
-                      never_split_on=len(unused), random_state=ctx.seed):
+                      never_split_on=len(unused), rows=rows, random_state=ctx.seed):
             r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, features=candidates, n_jobs=ctx.config.n_jobs,
                         random_state=ctx.seed, progress=ctx.progress)
         if unused and r.info.get("engine") != "trees":
             unused = set()  # the engine did not vouch for the model's trees on these rows: screen every feature
-            with ctx.step("screen: PFI with one permutation per feature", features=len(names), random_state=ctx.seed):
+            with ctx.step("screen: PFI with one permutation per feature", features=len(names), rows=rows,
+                          random_state=ctx.seed):
                 r = imp.pfi(ctx.model, X, y, loss=ctx.loss, n_repeats=1, n_jobs=ctx.config.n_jobs,
                             random_state=ctx.seed, progress=ctx.progress)
         ranking = _ranked(r) + [f for f in names if f in unused]
-        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused)}
+        ctx.__dict__["_screen_info"] = {"screened": len(names) - len(unused), "unused": len(unused), "rows": where,
+                                        "n_rows": len(X)}
     ctx.__dict__["_screen"] = ranking
     return ranking
+
+
+def _screen_rows(ctx):
+    """``(X, y, where)``: the rows the screen ranks on, which the budgeted methods' verdicts do not read.
+
+    The budgeted methods' verdicts read intervals at a Bonferroni level over the entries they report and
+    tests (LOCO, PIMP) adjusted over them; that level covers those entries only if choosing them did not
+    look at the same noise. A screen on the test rows picks, among features with no importance, those
+    whose permutation happened to raise the loss on these very rows, and their intervals and tests then
+    clear 0 more often than the level says (a 60-column table, 55 of them noise: a noise feature above 0
+    at the level "simultaneous over 15" in every one of 4 seeds). So the screen ranks on the training
+    rows (``where`` "train"); the verdicts, on the test
+    rows, are then independent of the choice given the fitted model. When every row is evaluation data
+    (a fitted model and one table) there are no other rows: the screen reads PFI's rows (``where``
+    "same") and section 3 says that the level does not cover the choice. At most PFI's row budget of rows.
+    """
+    if getattr(ctx, "evaluation", "split") == "all_rows":
+        X, y = ctx.rows("pfi")
+        return X, y, "same"
+    use = getattr(ctx, "row_use", None)
+    saved = dict(use) if isinstance(use, dict) else None
+    try:  # the screen's own rows; the record ("How it was made") keeps PFI's, and the budget note says these
+        budget = ctx.budget("pfi")  # PFI's row budget, as the screen on the test rows had
+        X, y = ctx.rows("pfi", "train", n=len(ctx.X_train) if budget is None else budget)
+    finally:
+        if saved is not None:
+            use.clear()
+            use.update(saved)
+    return X, y, "train"
 
 
 def screen_info(ctx):
@@ -143,6 +177,35 @@ def _y_of(ctx):
     return y_of
 
 
+def single_features(results):
+    """``results`` without the feature budget's group ``OTHERS``: the entries the reading compares.
+
+    Beyond the feature budget LOCO, LOFO and SAGE also score one group holding every feature not kept (PFI and CFI
+    do not). Its value is that of tens or thousands of features together: as "the method's largest" it made every
+    share of a budgeted method a share of the group, so digits' pixel_1_4 (marginal SAGE 0.0178, 6.9% of pixel_2_5's
+    0.258) was "small beside the group 'all other features' (1.6% of it)" and in disagreement with CFI (which has no
+    group), and "the first feature" of LOCO and SAGE was a group of 46. The reading compares single features, each
+    method's shares of its largest single feature; the group stays in the table. A result with only the group (one
+    entry) is kept as it is.
+    """
+    out = {}
+    for key, r in results.items():
+        names = [str(f) for f in r.feature_names]
+        keep = [f for f in names if f != OTHERS]
+        out[key] = r[keep] if keep and len(keep) < len(names) else r
+    return out
+
+
+#: The H-statistic's rule, shared by section 4 and the reading: an H² is told apart from the threshold by its
+#: bootstrap SE when it lies more than this many SEs above it (one-sided normal quantile, 95%).
+H_SE_Z = 1.645
+
+
+def h_clears(h2, se, threshold):
+    """Whether H² lies above ``threshold`` by more than ``H_SE_Z`` bootstrap standard errors (True when no SE)."""
+    return not (se is not None and np.isfinite(se)) or h2 - H_SE_Z * se > threshold
+
+
 def most_important(ctx, k=None, fill=True):
     """The report's "most important" features (:func:`~imlkit.report._claims.ranked_features` on section 3's
     results, converged methods only, the shares on each method's rows), and the words that name them.
@@ -152,7 +215,7 @@ def most_important(ctx, k=None, fill=True):
     each important: a (important for 4 of 4) and b (...)" or, when empty, "no feature is important
     for any method: ...".
     """
-    results = ctx.importance.compared()
+    results = single_features(ctx.importance.compared())
     y_of = _y_of(ctx)
     ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
     words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)

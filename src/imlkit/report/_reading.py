@@ -14,7 +14,8 @@ import pandas as pd
 from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
-from ._ranking import _y_of, most_important
+from ._labels import OTHERS
+from ._ranking import H_SE_Z, _y_of, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
@@ -88,15 +89,36 @@ def h_verdict(f, h_overall, h_halves=None):
     return ("unsettled" if max(h, *halves) > cl.H_INTERACTION else "weak"), h, halves
 
 
-def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
-    """The claims that explain why methods disagree about ``f`` (each from its numbers)."""
+def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
+    """The claims that explain why methods disagree about ``f`` (each from its numbers).
+
+    ``h_se``: each feature's bootstrap SE of H². An interaction is a reason ("SAGE splits an interaction") only when
+    its H² also lies more than 1.645 SEs above the threshold, and "not explained by a strong interaction" only when
+    it lies that far below: wine's proline (H² 0.119, SE 0.0177, halves 0.114 and 0.137) is neither.
+    """
     out = []
     dep = np.nan if r2 is None else float(r2.get(f, np.nan))
     verdict, h, halves = h_verdict(f, h_overall, h_halves)
+    se = None if not h_se else h_se.get(f)
+    if verdict == "strong" and not h_clears(h, se, cl.H_INTERACTION):
+        verdict = "unsettled"
+    elif verdict == "weak" and se is not None and np.isfinite(se) and h + H_SE_Z * se > cl.H_INTERACTION:
+        verdict = "unsettled"
     h_nums = {} if halves is None else dict(halves=halves)
     sides = {"high": tuple(high), "low": tuple(low)}
+    # CFI finding f important says f carries information about y the other features do not (question 3) and the
+    # fitted model uses it (question 1): then neither "its information is largely available through them, so LOCO
+    # finds little unique contribution" (wine's alcohol: CFI important, LOCO negligible) nor "the model itself barely
+    # uses f" is what the numbers show (conditional SAGE also credits shared information, so it does not count here)
+    unique = "cfi" in high
+    # "while SAGE (marginal) also counts the model's behaviour on unrealistic, extrapolated points" explains a marginal
+    # method above a conditional one; beside a marginal method that is itself low (wine's od280: marginal SAGE
+    # important, PFI -- which extrapolates at least as much -- negligible) it explains nothing
+    marginal_too = any(m in cl.MARGINAL for m in low)
     if np.isfinite(dep) and dep >= cl.R2_STRONG:
         partner = _partner(X, f)
+        if unique or marginal_too:  # how each removal credits a dependent feature, not shared information/extrapolation
+            sides = {"high": tuple(high), "low": tuple(m for m in low if m not in cl.CONDITIONAL)}
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
         if partner:
             nums.update(partner=partner[0], partner_r=partner[1])
@@ -108,7 +130,7 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     # the others predict it (R² >= R2_STRONG), with that R² and the partners in the sentence
     marginal_low = tuple(m for m in low if m in cl.MARGINAL
                          and (ev is None or ev[m][f].negligible() or ev[m][f].below_null()))
-    if ("sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL)
+    if ("sage_conditional" in high and marginal_low and not set(high) & set(cl.MARGINAL) and "cfi" not in high
             and np.isfinite(dep) and dep >= cl.R2_STRONG):
         out.append(cl.Claim("info_vs_use", (f,), numbers=dict(high=tuple(high), low=marginal_low, r2=dep,
                                                                threshold=cl.R2_STRONG, partners=_partners(X, f))))
@@ -132,7 +154,7 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None):
     return out
 
 
-def _disagreement_claims(ev, r2=None, h_overall=None, X=None, h_halves=None):
+def _disagreement_claims(ev, r2=None, h_overall=None, X=None, h_halves=None, h_se=None):
     """``[(disagreement claim, [reason claims])]``: important for one method, negligible or below 0 for another."""
     out = []
     features = list(dict.fromkeys(f for e in ev.values() for f in e))
@@ -144,7 +166,7 @@ def _disagreement_claims(ev, r2=None, h_overall=None, X=None, h_halves=None):
             continue
         claim = cl.Claim("disagreement", (f,), methods=tuple(high), low=tuple(low),
                          evidence=tuple(ev[m][f] for m in high + low))
-        out.append((claim, _reasons(f, high, low, r2, h_overall, X, ev, h_halves)))
+        out.append((claim, _reasons(f, high, low, r2, h_overall, X, ev, h_halves, h_se)))
     return out
 
 
@@ -321,7 +343,12 @@ def _interactions_claim(ctx, h, h_halves):
     unsettled = sorted((f for f, v in verdicts.items() if v[0] == "unsettled"), key=lambda f: -verdicts[f][1])
     if not strong and not unsettled:
         return None
-    return cl.Claim("interactions", tuple(strong), numbers=dict(
+    # the strong ones (both halves above) whose own bootstrap SE does not tell them from the threshold (fair's children:
+    # H² 0.235, SE 0.137, halves 0.11 and 0.694): (feature, H², SE), for the sentence to say so (_claims renders it)
+    h_se = ctx.__dict__.get("_h_se") or {}
+    se_close = tuple((f, float(verdicts[f][1]), float(h_se[f])) for f in strong
+                     if f in h_se and not h_clears(verdicts[f][1], h_se[f], cl.H_INTERACTION))
+    return cl.Claim("interactions", tuple(strong), numbers=dict(se_close=se_close,
         h2=tuple(verdicts[f][1] for f in strong), halves=tuple(verdicts[f][2] for f in strong),
         unsettled=tuple(unsettled), unsettled_h2=tuple(verdicts[f][1] for f in unsettled),
         unsettled_halves=tuple(verdicts[f][2] for f in unsettled), n_rows=getattr(ctx.effects, "h_rows", None),
@@ -330,7 +357,7 @@ def _interactions_claim(ctx, h, h_halves):
 
 def reading_claims(ctx):
     """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
-    results = ctx.importance.compared()
+    results = single_features(ctx.importance.compared())
     y_of = _y_of(ctx)
     out = []
     nb = ctx.model_check.no_better_than
@@ -360,7 +387,8 @@ def reading_claims(ctx):
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall
         h_halves = getattr(ctx.effects, "h_halves", None)
-        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test, h_halves)
+        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test, h_halves,
+                                     ctx.__dict__.get("_h_se"))
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
                                  title="Where the methods disagree (important for one method; negligible, below 0 or "
@@ -400,6 +428,16 @@ def reading_blocks(ctx):
     Every sentence is a claim written from its numbers (see :func:`reading_claims`).
     """
     blocks = [heading("Automatic reading")]
+    grouped = [k for k, r in ctx.importance.compared().items()
+               if OTHERS in [str(f) for f in r.feature_names] and len(r.feature_names) > 1]
+    if grouped:
+        r = ctx.importance.compared()[grouped[0]]
+        n = len(r.groups.get(OTHERS, ())) if getattr(r, "groups", None) else 0
+        held = f" ({n:,} features held together)" if n else ""
+        who = cl.name_list([cl.label(k) for k in grouped])
+        blocks.append(text(f"The group '{OTHERS}'{held}, which {who} also scored under the feature budget, is not "
+                           f"one feature: the reading below compares single features, and each share of a method's "
+                           f"largest is of its largest single feature; the group's values are in the table above."))
     for para in reading_claims(ctx):
         sentences = [" ".join(c.text() for c in item) for item in para.items]
         if para.title:

@@ -69,11 +69,30 @@ def _budget_note(ctx, computed):
               f" (the other {info['unused']:,} are never used by a split of its trees, so permuting them changes no "
               f"prediction: their PFI and CFI are exactly 0)" if info["unused"] else
               f"a screen: PFI with one permutation of each of the {info['screened']:,} features")
+    screen += _screen_rows_words(info, budget, p)
     return (f"Feature budget: the cost of {who} grows with the number of features, so with {p:,} features "
             f"they ran on the {budget} ranked first by {screen} -- {shown}"
             + (f"; {_and([u for u in used if u not in alone])} also on one group, '{OTHERS}', holding the other "
                f"{p - budget:,} features together ({budget + 1} entries)" if len(alone) < len(used) else "")
             + ". Rerun with --max-features N to change the budget or --full for every feature.")
+
+
+def _screen_rows_words(info, budget, p):
+    """Which rows the screen ranked on, and what that means for the verdicts' level (see ``_ranking._screen_rows``).
+
+    The verdicts read each method's intervals (and LOCO's and PIMP's tests) at a level over the entries shown; that
+    level covers the entries only when choosing them did not read the same rows.
+    """
+    where, n = info.get("rows"), info.get("n_rows")
+    rows = f" {n:,}" if n else ""
+    if where == "train":
+        return (f", on{rows} training rows (not the rows the intervals and tests below read, so choosing on them "
+                f"does not select those rows' noise)")
+    if where == "same":
+        return (f", on the{rows} rows the methods read (a fitted model scored on every row of one table leaves no "
+                f"others): the verdicts' level over the entries shown does not cover choosing {budget} of {p:,} on "
+                f"these rows, so a screened feature whose interval or test clears 0 narrowly may be chance")
+    return ""
 
 
 def _and(labels):
@@ -233,7 +252,12 @@ def compute_importance(ctx, method):
         results = _COMPUTE[method](ctx)
         if method in ctx.__dict__.get("_full_fit_used", ()):
             entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
+    info = screen_info(ctx) if method in BUDGETED else None
     for key, r in results.items():
+        if info and info.get("rows") == "same" and len(r.feature_names) < len(ctx.X_test.columns):
+            # chosen on the rows the method read (a fitted model and one table): the family that covers the choice
+            # is every screened feature (Bonferroni's union bound holds whatever chose them); for the reading
+            r.info["chosen_from"] = int(info["screened"])
         ctx.importance.set(key, r)
         if key != method:
             entry.parts[key] = r.info.get("seconds")
@@ -547,7 +571,8 @@ def _pimp_blocks(r):
     sig = [f for f, row in frame.iterrows() if bool(row.get("significant"))]
     from ._claims import name_list  # (_claims imports this module)
 
-    out.append(text(f"After {adj} adjustment, {len(sig)} of {len(frame)} features {'is' if len(sig) == 1 else 'are'} "
+    entries = _entries_words(frame.index)
+    out.append(text(f"After {adj} adjustment, {len(sig)} of {entries} {'is' if len(sig) == 1 else 'are'} "
                     f"significantly important at level {alpha}" + (f": {name_list(sig)}." if sig else ".")))
     seq = r.extra.get("sequential") or {}
     if seq.get("stopped"):  # sequential PIMP: the p-values are those of the refits run, the decisions the full run's
@@ -560,7 +585,7 @@ def _pimp_blocks(r):
     if hasattr(r, "cannot_tell"):
         if r.rejects_nothing():
             need = int(np.nanmax(r.extra["n_null_needed"]))
-            said.append(f"With {B} null refits and the {adj} correction over {len(frame)} features, PIMP cannot "
+            said.append(f"With {B} null refits and the {adj} correction over {entries}, PIMP cannot "
                         f"reject any feature at level {alpha}, however large its importance (the smallest adjusted "
                         f"p-value any feature could reach is {fmt(np.nanmin(r.extra['p_floor']))}): its p-values "
                         f"here say nothing either way. At least {need} null refits are needed (rerun with "
@@ -597,6 +622,16 @@ def _pimp_blocks(r):
             a.set_axis_off()
         out.append(figure_block(fig, "PIMP null distributions with the observed importance marked"))
     return out
+
+
+def _entries_words(names):
+    """"10 features", or under the feature budget "16 entries (15 features and the group 'all other features')": the
+    group is one entry of the test and of the correction, not one feature (digits: "0 of 16 features")."""
+    names = [str(f) for f in names]
+    if OTHERS not in names:
+        return f"{len(names):,} features"
+    k = len(names) - 1
+    return f"{len(names):,} entries ({k:,} feature{'s' if k != 1 else ''} and the group '{OTHERS}')"
 
 
 #: API advice in the methods' warnings -> what the command line offers (``imlkit report --help``).

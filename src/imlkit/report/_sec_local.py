@@ -112,13 +112,16 @@ def section_local(ctx):
            f"the permutation estimator (at most {ORDERINGS_AGNOSTIC} orderings per row)")
     if not trees and first.extra.get("engine") == "trees":
         how += ", each coalition's mean over the background rows computed from the model's trees"
+    # "section 3's marginal SAGE" only when section 3 has one (--methods without sage, or SAGE conditional only,
+    # or a SAGE that failed: the sentence pointed at a table column that does not exist)
+    sage = getattr(getattr(ctx, "importance", None), "sage_marginal", None)
     blocks = [text(f"SHAP values split each prediction ({what}) into one contribution per feature: the "
                    f"prediction minus the mean prediction over {len(bg)} background {ctx.eval_rows} "
                    f"({first.base_values[0]:.4g}) is the sum of the contributions (interventional Shapley values, "
                    f"{how}). The mean over rows of the Shapley values of each row's loss (ik.shap(..., output='loss')) "
-                   f"is marginal SAGE with the same background (SAGE is the average loss-SHAP value); section 3's "
-                   f"marginal SAGE estimates it with a background sample and orderings of its own, so its values "
-                   f"match these only up to that sampling.")]
+                   f"is marginal SAGE with the same background (SAGE is the average loss-SHAP value)"
+                   + ("; section 3's marginal SAGE estimates it with a background sample and orderings of its own, "
+                      "so its values match these only up to that sampling." if sage is not None else "."))]
     labels = ["largest error", "most extreme prediction", "typical prediction"]
     blocks.append(table(["row", "why chosen", what, err_name],
                         [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],
