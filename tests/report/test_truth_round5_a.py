@@ -367,3 +367,30 @@ def test_section_6_does_not_call_the_glm_simpler_than_a_users_logistic_regressio
     assert "simpler model" not in tie and "Neither is shown to fit these rows better" in tie
     forest = said(RandomForestClassifier(n_estimators=50, random_state=0).fit(Xtr, ytr))
     assert "GLM (binomial)" in forest
+
+
+def test_the_reading_fits_the_yardstick_constant_on_the_training_rows():
+    """The reading and the "most important" ranking take the training rows' target for the yardstick's constant (the
+    fix of best_constant_loss wired into _reading/_ranking): test rows of two of three classes, log loss."""
+    from imlkit.importance import ImportanceResult
+    from imlkit.report import _claims as cl
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs
+    from imlkit.report._reading import reading_claims
+
+    y_train = pd.Series(["a"] * 40 + ["b"] * 40 + ["c"] * 40)
+    y_test = pd.Series(["a"] * 20 + ["b"] * 10)  # no "c"
+    names = ("x1", "x2")
+    v = np.array([0.5, 0.01])
+    pfi = ImportanceResult(method="pfi", feature_names=names, importance=v, std=0 * v, ci_low=v - 0.01,
+                           ci_high=v + 0.01, loss="log_loss", baseline_loss=0.2, params={}, extra={})
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi), effects=EffectsOutputs(h_overall=None),
+                          data_outputs=DataOutputs(dependence_r2=None), model_check=ModelCheck(no_better_than=None),
+                          X_test=pd.DataFrame({"x1": np.zeros(30), "x2": np.zeros(30)}), y_test=y_test,
+                          y_train=y_train)
+    ev = [x for p in reading_claims(ctx) for item in p.items for c in item for x in c.evidence]
+    assert ev
+    fitted = -np.log(1 / 3) - 0.2  # the training rows' constant gives every class 1/3
+    hindsight = -(2 / 3 * np.log(2 / 3) + 1 / 3 * np.log(1 / 3)) - 0.2
+    assert_allclose([x.explained for x in ev], fitted, rtol=1e-12)
+    assert not np.isclose(fitted, hindsight)
+    assert_allclose(cl.best_constant_loss("log_loss", y_test, y_train) - 0.2, fitted, rtol=1e-12)

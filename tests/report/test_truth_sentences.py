@@ -321,7 +321,7 @@ def test_the_reading_says_why_a_method_has_no_share_of_what_the_features_explain
     assert not rules.check()
     said = rules.text()
     assert (f"For LOCO (absolute_error: the constant's {cl.num(mae_const)} against the model's "
-            f"{cl.num(mae_const + 1.0)}) the model does not beat the best constant prediction") in said
+            f"{cl.num(mae_const + 1.0)}) the model does not beat the training rows' best constant") in said
     assert "PFI (squared_error" not in said  # PFI's model beats the mean: its shares are given
     assert "of what the features explain together" in cl.evidence(pfi, y)["a"].words()
 

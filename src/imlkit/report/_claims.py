@@ -601,9 +601,10 @@ def _r_rules(c):
         # the shares of the yardstick vanish from these methods' numbers: say why, with the two losses
         items = [f"{label(m)} ({loss}: the constant's {num(const)} against the model's {num(model)})"
                  for m, (loss, const, model) in unknown.items()]
-        covers.append(f"For {name_list(items)} the model does not beat the best constant prediction in that loss on "
-                      f"the method's rows, so nothing is explained to take a share of: no share of what the features "
-                      f"explain together is given there, and only the share of the method's largest |value| applies.")
+        covers.append(f"For {name_list(items)} the model does not beat the training rows' best constant in that "
+                      f"loss on the method's rows, so nothing is explained to take a share of: no share of what the "
+                      f"features explain together is given there, and only the share of the method's largest |value| "
+                      f"applies.")
     families = n.get("families") or {}
     if families:
         # PFI/CFI/SAGE intervals are each at their level alone: over m entries about (1 - level)/2 of those with no
@@ -614,8 +615,9 @@ def _r_rules(c):
         chance = pct((1 - max(levels)) / 2)
         covers.append(f"The table's intervals of {name_list([label(m) for m in families])} are marginal: each is at "
                       f"{marg} for its feature alone, so over many features about {chance} "
-                      f"of those with no importance would clear 0 by chance. The verdicts here read them at the "
-                      f"Bonferroni level over the entries the method reports (1 - (1 - level)/m): {name_list(items)}; "
+                      f"of those whose importance on these rows is 0 would clear 0 by chance. The verdicts here "
+                      f"read them at the Bonferroni level over the entries the method reports (1 - (1 - level)/m): "
+                      f"{name_list(items)}; "
                       f"these are the intervals below marked \"simultaneous over m\".")
     return (f"How to read this: a feature is called important for a method when the method's interval (or "
             f"adjusted p-value) puts it above 0, it is at least {pct(n['important_share'])} of the method's largest "
@@ -623,7 +625,8 @@ def _r_rules(c):
             f"its interval's upper end lies between 0 and {pct(n['negligible_share'])} of the method's largest |value| "
             f"and below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. "
             f"What the features explain together is the loss without any feature minus the model's loss, in the "
-            f"method's loss on the rows it used: the best constant prediction's loss minus the model's (for SAGE, the "
+            f"method's loss on the rows it used: the loss of the best constant fitted on the training rows (what a "
+            f"model without features learns) minus the model's (for SAGE, the "
             f"loss of the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
 
 

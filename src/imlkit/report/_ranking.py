@@ -177,6 +177,12 @@ def _y_of(ctx):
     return y_of
 
 
+def _y_fit(ctx):
+    """The training rows' target, on which the yardstick's best constant is fitted (:func:`~imlkit.report._claims.
+    best_constant_loss`: a constant in hindsight on the scored rows shrinks the yardstick), or None."""
+    return getattr(ctx, "y_train", None)
+
+
 def single_features(results):
     """``results`` without the feature budget's group ``OTHERS``: the entries the reading compares.
 
@@ -216,9 +222,9 @@ def most_important(ctx, k=None, fill=True):
     for any method: ...".
     """
     results = single_features(ctx.importance.compared())
-    y_of = _y_of(ctx)
-    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill)
-    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of)
+    y_of, y_fit = _y_of(ctx), _y_fit(ctx)
+    ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill, y_fit=y_fit)
+    words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of, y_fit)
     return [r.feature for r in ranked], words
 
 

@@ -15,7 +15,7 @@ from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._labels import OTHERS
-from ._ranking import H_SE_Z, _y_of, h_clears, most_important, single_features
+from ._ranking import H_SE_Z, _y_fit, _y_of, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
@@ -38,16 +38,17 @@ class Paragraph:
     title: str | None = None
 
 
-def _evidence_by_method(results, y_of=None):
+def _evidence_by_method(results, y_of=None, y_fit=None):
     """The converged methods' evidence (an unconverged estimate creates no verdict; see :func:`_unconverged`)."""
-    return {m: e for m, e in cl.evidence_by_method(results, y_of).items() if all(x.readable for x in e.values())}
+    return {m: e for m, e in cl.evidence_by_method(results, y_of, y_fit).items()
+            if all(x.readable for x in e.values())}
 
 
-def _unconverged(results, y_of=None):
+def _unconverged(results, y_of=None, y_fit=None):
     """One claim per method whose estimate did not converge (SAGE's ``extra["converged"]``): "unconverged"
     (not read) or "near_converged" (read, within ``NEAR_CONVERGED`` x its tolerance)."""
     out = []
-    for m, e in cl.evidence_by_method(results, y_of).items():
+    for m, e in cl.evidence_by_method(results, y_of, y_fit).items():
         x = next(iter(e.values()))
         if not x.converged:
             out.append(cl.Claim("near_converged" if x.readable else "unconverged", methods=(m,), evidence=(x,)))
@@ -297,7 +298,7 @@ def _per_method(ev, kind, keep, top_only=True):
     return out
 
 
-def _no_yardstick(results, ev, y_of):
+def _no_yardstick(results, ev, y_of, y_fit=None):
     """``{method: (loss, constant's loss, model's loss)}`` of the methods whose model does not beat the best constant
     prediction in the method's loss on its rows (randhie's counts: a squared-error model and LOCO's absolute error),
     so their numbers carry no share of what the features explain together; SAGE's own yardstick is left out."""
@@ -307,7 +308,7 @@ def _no_yardstick(results, ev, y_of):
         r = results[m]
         if np.isfinite(x.explained) or "v_all" in (getattr(r, "extra", None) or {}) or r.baseline_loss is None:
             continue
-        const = cl.best_constant_loss(r.loss, y_of(m))
+        const = cl.best_constant_loss(r.loss, y_of(m), y_fit)
         model = float(r.baseline_loss)
         if np.isfinite(const) and np.isfinite(model) and const <= model:
             out[m] = (str(r.loss), float(const), model)
@@ -358,15 +359,15 @@ def _interactions_claim(ctx, h, h_halves):
 def reading_claims(ctx):
     """The reading as :class:`Paragraph` records of claims, in the order the report shows them."""
     results = single_features(ctx.importance.compared())
-    y_of = _y_of(ctx)
+    y_of, y_fit = _y_of(ctx), _y_fit(ctx)
     out = []
     nb = ctx.model_check.no_better_than
     if nb:
         out.append(Paragraph(((cl.Claim("no_better", numbers=_no_better_numbers(ctx)),),)))
-    unconverged = _unconverged(results, y_of)
+    unconverged = _unconverged(results, y_of, y_fit)
     if unconverged:
         out.append(Paragraph(tuple((c,) for c in unconverged)))
-    ev = _evidence_by_method(results, y_of)
+    ev = _evidence_by_method(results, y_of, y_fit)
     if ev:
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
@@ -380,7 +381,7 @@ def reading_claims(ctx):
                 families[m] = fam
         if families:
             rules["families"] = families
-        unknown = _no_yardstick(results, ev, y_of)
+        unknown = _no_yardstick(results, ev, y_of, y_fit)
         if unknown:
             rules["no_yardstick"] = unknown
         out.append(Paragraph(((cl.Claim("rules", methods=tuple(ev), numbers=rules),),)))
