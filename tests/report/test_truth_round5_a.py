@@ -394,3 +394,26 @@ def test_the_reading_fits_the_yardstick_constant_on_the_training_rows():
     assert_allclose([x.explained for x in ev], fitted, rtol=1e-12)
     assert not np.isclose(fitted, hindsight)
     assert_allclose(cl.best_constant_loss("log_loss", y_test, y_train) - 0.2, fitted, rtol=1e-12)
+
+
+def test_the_reading_says_section_2_took_no_verdict_on_too_few_rows():
+    """NCI60-like: section 2 could decide nothing on 18 test rows; the reading opens with that, with the rule's
+    numbers, before it reads any feature's importance."""
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs
+    from imlkit.report._reading import reading_claims
+
+    labels = [f"c{k}" for k in range(9)]
+    y = pd.Series(np.repeat(labels, 2))
+    ctx0, _, _ = _classify(y.to_numpy(), labels, np.random.default_rng(0), skill=3.0)
+    v = np.array([0.5, 0.01])
+    pfi = ImportanceResult(method="pfi", feature_names=("x1", "x2"), importance=v, std=0 * v, ci_low=v - 0.01,
+                           ci_high=v + 0.01, loss="log_loss", baseline_loss=0.2, params={}, extra={})
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi), effects=EffectsOutputs(h_overall=None),
+                          data_outputs=DataOutputs(dependence_r2=None), model_check=ctx0.model_check,
+                          X_test=pd.DataFrame({"x1": np.zeros(18), "x2": np.zeros(18)}), y_test=y,
+                          eval_rows="test rows")
+    claims = [c for p in reading_claims(ctx) for item in p.items for c in item]
+    assert claims[0].kind == "too_few" and not claims[0].check()
+    assert "too few test rows to decide whether the model beats the majority class baseline" in claims[0].text()
+    assert "n = 18 test rows" in claims[0].text()

@@ -17,6 +17,7 @@ from ._blocks import bullets, heading, text
 from ._labels import OTHERS
 from ._ranking import H_SE_Z, _y_fit, _y_of, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
+from ._shared import undecided_words
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
            "Paragraph"]
@@ -364,6 +365,12 @@ def reading_claims(ctx):
     nb = ctx.model_check.no_better_than
     if nb:
         out.append(Paragraph(((cl.Claim("no_better", numbers=_no_better_numbers(ctx)),),)))
+    check = ctx.model_check
+    undecided = getattr(check, "undecided", None) or {}  # section 2: measures too few rows could not decide
+    if not nb and undecided and not check.deciding and check.baseline:
+        out.append(Paragraph(((cl.Claim("too_few", numbers=dict(
+            baseline=check.baseline, n_rows=len(ctx.X_test), rows_word=getattr(ctx, "eval_rows", "test rows"),
+            why=undecided_words(undecided))),),)))
     unconverged = _unconverged(results, y_of, y_fit)
     if unconverged:
         out.append(Paragraph(tuple((c,) for c in unconverged)))
