@@ -1287,10 +1287,11 @@ def ranking_words(ranked):
         return (f"the features ranked first for {label(method)}: {name_list(imp)} (important for it), then "
                 f"{name_list(rest)} (not important for it, not negligible)")
     # a feature added by ``fill`` is important for no method: it is not "most important", and what kept it in the
-    # list is that some method finds it above 0 and not negligible -- named, not "not negligible for all" (which
-    # reads as every method)
+    # list is that some method gives it a positive estimate that is not negligible -- named, not "not negligible for
+    # all" (which reads as every method); not "above 0", which reads as shown above 0 (ISLP Default's student: every
+    # interval included 0)
     items = [f"{r.feature} ({r.n_important} of {r.n_methods})" if r.n_important
-             else (f"{r.feature} (important for none of {r.n_methods}; above 0 and not negligible for "
+             else (f"{r.feature} (important for none of {r.n_methods}; a positive estimate, not negligible, for "
                    f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'})") for r in ranked]
     if all(r.n_important for r in ranked):
         head = f"the {len(ranked)} most important features" if plural else "the most important feature"
