@@ -417,3 +417,21 @@ def test_the_reading_says_section_2_took_no_verdict_on_too_few_rows():
     assert claims[0].kind == "too_few" and not claims[0].check()
     assert "too few test rows to decide whether the model beats the majority class baseline" in claims[0].text()
     assert "n = 18 test rows" in claims[0].text()
+
+
+def test_the_interactions_claim_says_which_strong_ones_lie_within_their_se_of_the_threshold():
+    """statsmodels fair (affairs): children's H² 0.235 is above 0.1 in both halves but its bootstrap SE is 0.137, so
+    0.235 − 1.645 × 0.137 < 0.1: the reading says its SE does not tell it apart from 0.1, and the check holds it."""
+    from imlkit.report import _claims as cl
+
+    n = dict(threshold=cl.H_INTERACTION, h2=(0.235, 0.5), halves=((0.11, 0.694), (0.4, 0.6)), n_rows=300,
+             se_close=(("children", 0.235, 0.137),), se_z=1.645)
+    claim = cl.Claim("interactions", ("children", "age"), numbers=n)
+    assert claim.check() == []
+    said = claim.text()
+    assert (f"children (H² = 0.235, SE 0.137: 0.235 − 1.645 × 0.137 = {cl.num(0.235 - 1.645 * 0.137)}) lies within "
+            f"1.645 bootstrap") in said
+    assert "does not tell it apart from it" in said
+    # a feature whose SE clears the threshold may not be said to lie within it
+    bad = cl.Claim("interactions", ("children", "age"), numbers=dict(n, se_close=(("age", 0.5, 0.05),)))
+    assert bad.check() != []

@@ -889,6 +889,16 @@ def _r_interactions(c):
              f"heterogeneous ICE curves (sections 4-5).")
     else:
         s = f"No feature has a strong interaction ({rule})."
+    close = n.get("se_close") or ()
+    if close:
+        # strong by the halves, yet within z bootstrap SEs of the threshold (fair's children: H² 0.235, SE 0.137)
+        z = n.get("se_z", 1.645)
+        close_items = [f"{f} (H² = {num(h)}, SE {num(se)}: {num(h)} − {z:g} × {num(se)} = {num(h - z * se)})"
+                       for f, h, se in close]
+        s += (f" Of these, {name_list(close_items)} {'lies' if len(close) == 1 else 'lie'} within {z:g} bootstrap "
+              f"standard errors of {t}, so {'its' if len(close) == 1 else 'their'} own standard error"
+              f"{'' if len(close) == 1 else 's'} do{'es' if len(close) == 1 else ''} not tell "
+              f"{'it' if len(close) == 1 else 'them'} apart from it.")
     unsettled = [_h_item(f, h, hv) for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()),
                                                           n.get("unsettled_halves", ()))]
     if unsettled:
@@ -1124,6 +1134,10 @@ def _c_interactions(c):
     halves = n.get("halves") or (None,) * len(c.features)
     bad = [f"{f}: H² {h} not above {H_INTERACTION}" for f, h, hv in zip(c.features, n["h2"], halves)
            if not (n["threshold"] == H_INTERACTION and (min(hv) if hv else h) > H_INTERACTION)]
+    z = n.get("se_z", 1.645)
+    for f, h, se in n.get("se_close") or ():
+        if f not in c.features or h - z * se > n["threshold"]:
+            bad.append(f"{f}: H² {h} − {z} × SE {se} is above {n['threshold']}: its SE does tell it apart")
     for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()), n.get("unsettled_halves", ())):
         if hv is None or min(hv) > H_INTERACTION or max(h, *hv) <= H_INTERACTION:
             bad.append(f"{f}: H² {h}, halves {hv} is not 'not distinguishable from {H_INTERACTION}'")

@@ -350,7 +350,7 @@ def _interactions_claim(ctx, h, h_halves):
     h_se = ctx.__dict__.get("_h_se") or {}
     se_close = tuple((f, float(verdicts[f][1]), float(h_se[f])) for f in strong
                      if f in h_se and not h_clears(verdicts[f][1], h_se[f], cl.H_INTERACTION))
-    return cl.Claim("interactions", tuple(strong), numbers=dict(se_close=se_close,
+    return cl.Claim("interactions", tuple(strong), numbers=dict(se_close=se_close, se_z=H_SE_Z,
         h2=tuple(verdicts[f][1] for f in strong), halves=tuple(verdicts[f][2] for f in strong),
         unsettled=tuple(unsettled), unsettled_h2=tuple(verdicts[f][1] for f in unsettled),
         unsettled_halves=tuple(verdicts[f][2] for f in unsettled), n_rows=getattr(ctx.effects, "h_rows", None),
