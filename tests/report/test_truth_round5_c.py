@@ -4,6 +4,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from numpy.testing import assert_allclose
 from sklearn.linear_model import Ridge
 
 from imlkit.report import ReportConfig
@@ -66,9 +67,16 @@ def test_a_screen_on_the_only_rows_says_the_level_does_not_cover_the_choice():
     from imlkit.report._sec_importance import _budget_note, compute_importance
 
     note = _plain(_budget_note(ctx, compute_importance(ctx, "pfi")))
-    assert "does not cover choosing 15 of 60 on these rows" in note
-    # the result records the family that would cover the choice (every screened feature), for the reading's rules
-    assert ctx.importance.pfi.info["chosen_from"] == 60
+    assert "Bonferroni level over all 60 screened features, which covers choosing 15 of them" in note
+    assert "LOCO's and PIMP's tests are adjusted over the entries shown only, which does not cover that choice" in note
+    # the result records the family that covers the choice (every screened feature), and the reading uses it
+    pfi = ctx.importance.pfi
+    assert pfi.info["chosen_from"] == 60 and len(pfi.feature_names) == 15
+    from imlkit.report import _claims as cl
+
+    m, level, sim = cl.family_level(pfi)
+    assert m == 60
+    assert_allclose(sim, 1 - (1 - level) / 60)
 
 
 @pytest.mark.parametrize("seed", [0])

@@ -431,13 +431,17 @@ def family_level(result):
     them at the Bonferroni level ``1 - (1 - level) / m`` over the m entries the method reports, as LOCO's own
     simultaneous intervals are. None for a tested result whose p-values are adjusted, for intervals the method made
     simultaneous itself (LOCO/LOFO's ``interval_adjust``) and for a single entry.
+
+    A result whose entries were chosen on the rows it read (the feature budget's screen on the rows of a fitted model
+    scored on one table: ``info["chosen_from"]``, the number screened) is read at the Bonferroni level over every
+    screened feature: the union bound holds whatever chose the entries, so the choice is covered.
     """
     params, info = getattr(result, "params", None) or {}, getattr(result, "info", None) or {}
     if info.get("interval_adjust") or info.get("p_adjust_applied"):
         return None
     if getattr(result, "p_adjusted", None) is not None and not ("p_adjust" in params and params["p_adjust"] is None):
         return None  # adjusted (a result that does not record its adjustment is taken at its word)
-    m = len(getattr(result, "feature_names", ()))
+    m = max(len(getattr(result, "feature_names", ())), int(info.get("chosen_from", 0)))
     if m < 2:
         return None
     level = float(params.get("confidence_level", 0.95))
@@ -609,7 +613,7 @@ def _r_rules(c):
     if families:
         # PFI/CFI/SAGE intervals are each at their level alone: over m entries about (1 - level)/2 of those with no
         # importance clear 0 by chance, so the verdicts read them at the Bonferroni level (LOCO's are simultaneous)
-        items = [f"{label(m)} over its {k:,} entries at {_level(sim)}" for m, (k, level, sim) in families.items()]
+        items = [f"{label(m)} over {k:,} entries at {_level(sim)}" for m, (k, level, sim) in families.items()]
         levels = {level for k, level, sim in families.values()}
         marg = _level(next(iter(levels))) if len(levels) == 1 else "their level"
         chance = pct((1 - max(levels)) / 2)

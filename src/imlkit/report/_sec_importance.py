@@ -90,8 +90,10 @@ def _screen_rows_words(info, budget, p):
                 f"does not select those rows' noise)")
     if where == "same":
         return (f", on the{rows} rows the methods read (a fitted model scored on every row of one table leaves no "
-                f"others): the verdicts' level over the entries shown does not cover choosing {budget} of {p:,} on "
-                f"these rows, so a screened feature whose interval or test clears 0 narrowly may be chance")
+                f"others): the verdicts read PFI's, CFI's and SAGE's intervals at the Bonferroni level over all "
+                f"{p:,} screened features, which covers choosing {budget} of them on these rows; LOCO's and PIMP's "
+                f"tests are adjusted over the entries shown only, which does not cover that choice, so a screened "
+                f"feature whose test clears 0 narrowly may be chance")
     return ""
 
 
