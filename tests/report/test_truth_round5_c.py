@@ -259,3 +259,16 @@ def test_pimps_count_of_significant_features_does_not_call_the_budget_group_a_fe
     said = " ".join(b.get("text", "") for b in _pimp_blocks(r) if isinstance(b, dict))
     assert f"of 3 entries (2 features and the group '{OTHERS}')" in said
     assert "of 3 features" not in said
+
+
+def test_the_rules_name_the_family_a_chosen_method_is_read_over():
+    """The rules sentence says PFI is read over the 60 features its 15 entries were chosen from (family_level with
+    info['chosen_from']), not 'over its 60 entries' (it shows 15)."""
+    from imlkit.report import _claims as cl
+
+    numbers = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
+                   loss_share=cl.LOSS_SHARE, families={"pfi": (60, 0.95, 1 - 0.05 / 60)}, chosen={"pfi": 15})
+    said = cl.Claim("rules", methods=("pfi",), numbers=numbers).text()
+    assert "PFI over the 60 features its 15 entries were chosen from, at 99.917%" in said
+    numbers.pop("chosen")
+    assert "PFI over its 60 entries at 99.917%" in cl.Claim("rules", methods=("pfi",), numbers=numbers).text()

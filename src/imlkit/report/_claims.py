@@ -613,7 +613,10 @@ def _r_rules(c):
     if families:
         # PFI/CFI/SAGE intervals are each at their level alone: over m entries about (1 - level)/2 of those with no
         # importance clear 0 by chance, so the verdicts read them at the Bonferroni level (LOCO's are simultaneous)
-        items = [f"{label(m)} over {k:,} entries at {_level(sim)}" for m, (k, level, sim) in families.items()]
+        chosen = n.get("chosen") or {}  # {method: entries shown} of those chosen on these rows (family_level)
+        items = [f"{label(m)} over its {k:,} entries at {_level(sim)}" if m not in chosen else
+                 f"{label(m)} over the {k:,} features its {chosen[m]:,} entries were chosen from, at {_level(sim)}"
+                 for m, (k, level, sim) in families.items()]
         levels = {level for k, level, sim in families.values()}
         marg = _level(next(iter(levels))) if len(levels) == 1 else "their level"
         chance = pct((1 - max(levels)) / 2)

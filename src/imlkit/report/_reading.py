@@ -386,6 +386,8 @@ def reading_claims(ctx):
             fam = cl.family_level(results[m])
             if x.family and fam is not None and not x.tested:
                 families[m] = fam
+                if fam[0] > len(results[m].feature_names):  # chosen on these rows from more (family_level)
+                    rules.setdefault("chosen", {})[m] = len(results[m].feature_names)
         if families:
             rules["families"] = families
         unknown = _no_yardstick(results, ev, y_of, y_fit)
