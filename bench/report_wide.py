@@ -13,6 +13,15 @@ e.g. the ISLP Khan genes (63 x 2,308, 4 classes), their first 300 columns, and C
     PYTHONPATH=src python bench/report_wide.py --p 10 100 1000 2300 \\
         --table khan=khan.csv:y --table khan300=khan300.csv:y --table caravan=Caravan.csv:Purchase
 
+or ``--islp DIR``, a directory holding the ISLP data files as the ISLP package ships them: the script
+builds those tables itself in its temporary directory -- ``khan`` (``Khan_xtrain.csv`` with
+``Khan_ytrain.csv`` as the column ``y``), ``khan300`` (its first 300 genes), ``caravan``
+(``Caravan.csv``, target ``Purchase``) and ``nci60`` (``NCI60data.npy``, 64 cell lines x 6,830 genes,
+with ``NCI60labs.csv`` as the column ``label``: 14 cancer types, five of them a single line) -- for
+each file present::
+
+    PYTHONPATH=src python bench/report_wide.py --p 10 100 1000 --islp DIR --out OUT.md
+
 Results are written to ``bench/results/report_wide.md``.
 """
 from __future__ import annotations
@@ -22,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -47,14 +57,49 @@ def make_table(n, p, seed=0):
     return df
 
 
-def run_report(path, target, out, extra=()):
-    """(wall s, cpu s, peak RSS MB, return code) of one ``imlkit report --quick`` in its own process."""
+def islp_tables(directory, tmp, names=("khan", "khan300", "caravan", "nci60")):
+    """``[(name, csv path, target)]`` of the ISLP tables built from the files in ``directory`` (those present)."""
+    out = []
+
+    def have(*files):
+        return all(os.path.exists(os.path.join(directory, f)) for f in files)
+
+    if have("Khan_xtrain.csv", "Khan_ytrain.csv") and ({"khan", "khan300"} & set(names)):
+        X = pd.read_csv(os.path.join(directory, "Khan_xtrain.csv"))
+        y = pd.read_csv(os.path.join(directory, "Khan_ytrain.csv")).iloc[:, 0].to_numpy()
+        for name, frame in (("khan", X), ("khan300", X.iloc[:, :300])):
+            if name in names:
+                path = os.path.join(tmp, f"{name}.csv")
+                pd.concat([frame, pd.Series(y, name="y", index=frame.index)], axis=1).to_csv(path, index=False)
+                out.append((name, path, "y"))
+    if have("Caravan.csv") and "caravan" in names:
+        out.append(("caravan", os.path.join(directory, "Caravan.csv"), "Purchase"))
+    if have("NCI60data.npy", "NCI60labs.csv") and "nci60" in names:
+        genes = np.load(os.path.join(directory, "NCI60data.npy"))
+        labels = pd.read_csv(os.path.join(directory, "NCI60labs.csv")).iloc[:, 0].to_numpy()
+        frame = pd.DataFrame(genes, columns=[f"g{j + 1}" for j in range(genes.shape[1])])
+        path = os.path.join(tmp, "nci60.csv")
+        pd.concat([frame, pd.Series(labels, name="label")], axis=1).to_csv(path, index=False)
+        out.append(("nci60", path, "label"))
+    return out
+
+
+def run_report(path, target, out, extra=(), timeout=None):
+    """(wall s, cpu s, peak RSS MB, return code) of one ``imlkit report --quick`` in its own process.
+
+    ``timeout``: wall seconds after which the report is killed (return code -9).
+    """
     cmd = [sys.executable, "-c", "from imlkit.cli import main; main()", "report", "--data", path, "--target", target,
            "--quick", "--out", out, "--quiet", *extra]
     env = {**os.environ, **THREADS, "PYTHONPATH": os.path.join(ROOT, "src")}
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    timer = threading.Timer(timeout, proc.kill) if timeout else None
+    if timer is not None:
+        timer.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    if timer is not None:
+        timer.cancel()
     wall = time.perf_counter() - t
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
@@ -72,8 +117,15 @@ def exponent(ps, ts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=500)
-    ap.add_argument("--p", type=int, nargs="+", default=[10, 100, 1000, 2300])
+    ap.add_argument("--p", type=int, nargs="*", default=[10, 100, 1000, 2300],
+                    help="synthetic widths (none: only the real tables)")
     ap.add_argument("--table", action="append", default=[], help="NAME=PATH:TARGET (a real table)")
+    ap.add_argument("--islp", metavar="DIR", help="a directory with the ISLP data files: adds the tables khan, "
+                                                   "khan300, caravan and nci60 (those whose files are there)")
+    ap.add_argument("--only", nargs="+", default=None, metavar="NAME",
+                    help="with --islp: only these of its tables (e.g. --only nci60)")
+    ap.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                    help="stop a report after this many wall seconds (its row then shows exit -9)")
     ap.add_argument("--out", default=RESULTS)
     args = ap.parse_args()
     rows = []
@@ -81,16 +133,21 @@ def main():
         for p in args.p:
             path = os.path.join(tmp, f"wide_{p}.csv")
             make_table(args.n, p).to_csv(path, index=False)
-            wall, cpu, rss, code = run_report(path, "y", os.path.join(tmp, f"rep_{p}"))
+            wall, cpu, rss, code = run_report(path, "y", os.path.join(tmp, f"rep_{p}"), timeout=args.timeout)
             rows.append(("synthetic", args.n, p, wall, cpu, rss, code, f"imlkit report --data wide_{p}.csv --target y "
                                                                          f"--quick"))
             print(rows[-1], flush=True)
+        tables = []
         for spec in args.table:
             name, rest = spec.split("=", 1)
             path, target = rest.rsplit(":", 1)
+            tables.append((name, path, target))
+        if args.islp:
+            tables += islp_tables(args.islp, tmp, names=tuple(args.only or ("khan", "khan300", "caravan", "nci60")))
+        for name, path, target in tables:
             shape = pd.read_csv(path, nrows=0).shape[1] - 1
             n = sum(1 for _ in open(path)) - 1
-            wall, cpu, rss, code = run_report(path, target, os.path.join(tmp, f"rep_{name}"))
+            wall, cpu, rss, code = run_report(path, target, os.path.join(tmp, f"rep_{name}"), timeout=args.timeout)
             rows.append((name, n, shape, wall, cpu, rss, code, f"imlkit report --data {os.path.basename(path)} "
                                                                f"--target {target} --quick"))
             print(rows[-1], flush=True)
