@@ -303,21 +303,51 @@ def _correlation_blocks(X, top=6):
     num = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
     if len(num) < 2:
         return []
-    corr = X[num].astype(float).corr().to_numpy()
-    # the upper triangle at once (a Python loop over Khan's 2.7 million pairs took 15 s); ties keep
-    # the order of the former sort, largest |r| then the later pair of names
-    i, j = np.triu_indices(len(num), k=1)
-    r = corr[i, j]
+    A = X[num].to_numpy(dtype=float)
+    if np.isfinite(A).all():
+        i, j, r = _top_pairs_blockwise(A, top)
+    else:  # missing values: pandas' pairwise-complete correlations
+        corr = X[num].astype(float).corr().to_numpy()
+        # the upper triangle at once (a Python loop over Khan's 2.7 million pairs took 15 s)
+        i, j = np.triu_indices(len(num), k=1)
+        i, j, r = _nearest(i, j, corr[i, j], top)
+    # ties keep the order of the former sort, largest |r| then the later pair of names
+    pairs = sorted(((abs(v), num[a], num[b], v) for a, b, v in zip(i, j, r)), reverse=True)
+    rows = [[a, b, r] for _, a, b, r in pairs[:top]]
+    return [table(["feature", "feature", "Pearson correlation"], rows,
+                  caption="The most correlated pairs of numeric features")]
+
+
+#: Columns per block of :func:`_top_pairs_blockwise`: its memory is about 9 bytes x this x p.
+CORR_BLOCK = 256
+
+
+def _top_pairs_blockwise(A, top):
+    """``(i, j, r)`` of the pairs of columns of A (n, p; all finite) among the ``top`` largest |Pearson r| (ties at
+    the cut kept), one block of ``CORR_BLOCK`` columns' correlations with the later columns at a time: the full
+    p x p matrix and its p(p - 1)/2 index pairs are never built (ISLP NCI60's 6,830 genes: 1.3 GB and 9.4 s as one
+    matrix; 133 MB and 1.2 s in blocks). A constant column's r is NaN and never chosen, as in pandas."""
+    A = A - A.mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Z = A / np.sqrt(np.einsum("ij,ij->j", A, A))
+    p = Z.shape[1]
+    found = []
+    for a in range(0, p - 1, CORR_BLOCK):
+        C = Z[:, a:a + CORR_BLOCK].T @ Z[:, a:]
+        ii, jj = np.nonzero(np.triu(np.ones(C.shape, dtype=bool), k=1))
+        found.append(_nearest(ii + a, jj + a, C[ii, jj], top))
+    return _nearest(*(np.concatenate(x) for x in zip(*found)), top)
+
+
+def _nearest(i, j, r, top):
+    """The finite pairs among the ``top`` largest |r| (all of those tied at the cut)."""
     keep = np.isfinite(r)
     i, j, r = i[keep], j[keep], r[keep]
     if len(r) > top:
         cut = np.partition(-np.abs(r), top - 1)[top - 1]
         near = -np.abs(r) <= cut
         i, j, r = i[near], j[near], r[near]
-    pairs = sorted(((abs(v), num[a], num[b], v) for a, b, v in zip(i, j, r)), reverse=True)
-    rows = [[a, b, r] for _, a, b, r in pairs[:top]]
-    return [table(["feature", "feature", "Pearson correlation"], rows,
-                  caption="The most correlated pairs of numeric features")]
+    return i, j, r
 
 
 def dependence_partner(X, feature):
