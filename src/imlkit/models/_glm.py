@@ -279,7 +279,7 @@ class GLM(_FamilyEstimator):
         the binomial deviance of the counts, statsmodels' and R's). ``classes_`` is then ``[0, 1]``
         (failure, success); ``predict_proba`` gives the probability of a success per trial.
         """
-        import statsmodels.api as sm
+        from statsmodels.genmod.generalized_linear_model import GLM as StatsmodelsGLM  # not the whole api
 
         fam = Family(self.family, self.link)
         family, link = fam.name, fam.link_name
@@ -331,11 +331,11 @@ class GLM(_FamilyEstimator):
                     # fitting on independent columns only: IRLS on a singular design can run off
                     # (weights of 1e15 for a collinear binomial design)
                     if n_trials is None:
-                        model = sm.GLM(y_enc, D[:, kept], family=fam.sm)
+                        model = StatsmodelsGLM(y_enc, D[:, kept], family=fam.sm)
                     else:
                         # statsmodels' own two-column form (its deviance, Pearson χ² and log-likelihood
                         # use the counts); a fresh family, as statsmodels stores the trials on it
-                        model = sm.GLM(np.column_stack([successes, failures]), D[:, kept],
+                        model = StatsmodelsGLM(np.column_stack([successes, failures]), D[:, kept],
                                        family=_statsmodels_family(family, link))
                     scale = ("X2" if self.dispersion == "pearson" else 1.0 if family == "exponential" else None)
                     result = model.fit(scale=scale)
