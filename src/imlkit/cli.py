@@ -81,7 +81,9 @@ def _add_data_options(p):
     g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up when the scheduler does not answer within this time (default 10)")
     g.add_argument("--quick", action="store_true",
-                   help="fewer repeats, refits and rows: a report in under a minute on tables of tens of features")
+                   help="fewer repeats, refits and rows: a report in under a minute on tables of tens of features; "
+                        "LOCO, LOFO or PIMP is left out (the report says why) when its fits would take over 2 "
+                        "minutes at the model's own fit time")
     g.add_argument("--max-rows", type=int, default=None, metavar="N",
                    help="row budgets of the steps from one number: the largest becomes N, the others scale in "
                         "proportion (default 50,000; --quick 20,000); larger data are subsampled with the seed "
@@ -89,8 +91,9 @@ def _add_data_options(p):
     g.add_argument("--full", action="store_true",
                    help="use every row and every feature in every step (no row or feature budgets; slow on large data)")
     g.add_argument("--max-features", type=int, default=None, metavar="N",
-                   help="SAGE, LOCO/LOFO, PIMP, H-statistic: above N features, the N with the largest PFI and one "
-                        "group of all others (default 30; --quick 15; --full: every feature)")
+                   help="SAGE, LOCO/LOFO, PIMP, H-statistic: above N features, the N ranked first by a PFI screen "
+                        "on the training rows and one group of all others (default 30; --quick 15; --full: every "
+                        "feature)")
     g.add_argument("--n-refits", type=int, default=None, metavar="N",
                    help="LOCO: refits per feature (default 1); more show the spread of refit-based importance")
     g.add_argument("--sage-orderings", type=int, default=None, metavar="N",

@@ -231,6 +231,49 @@ def pimp_cannot_reject(ctx):
             f"data, so its refits could support no claim either way. {rerun}")
 
 
+#: ``--quick``: a refit method (LOCO, LOFO, PIMP) whose fits would take longer than this many seconds in all, judged
+#: from the model's own fit (wall seconds: a loaded machine may leave out a method near the budget; the report says), is not run (ISLP NCI60, 14 classes x 6,830 genes: each gradient-boosting fit 9.7 s, LOCO's
+#: 17 fits about 165 s, a report that did not finish in 20 minutes); the report says so with the numbers.
+QUICK_REFIT_SECONDS = 120.0
+
+
+def _model_fit_seconds(ctx):
+    """Seconds the report's own fit of the model took (its step in ``ctx.log``), or None (a model given fitted)."""
+    for e in getattr(ctx, "log", ()):
+        if e.step.startswith("fit the model") and e.seconds is not None and not e.step.endswith("(failed)"):
+            return float(e.seconds)
+    return None
+
+
+def refits_over_quick_budget(ctx, method):
+    """One sentence when ``--quick``'s refit budget (``QUICK_REFIT_SECONDS``) leaves ``method`` out, else None.
+
+    The estimate is (number of fits) x (the model's own fit time): LOCO fits every entry ``n_refits`` times plus the
+    full model, LOFO every entry once plus the full model, PIMP the model once plus ``n_null`` times; an entry is a
+    feature, or within the feature budget one of its top features or the group of the others (:func:`pimp_entries`
+    counts them). Refits run on at most the model's training rows, so the estimate is not low for that reason.
+    """
+    if not getattr(ctx.config, "quick", False):
+        return None
+    fit = _model_fit_seconds(ctx)
+    if fit is None:
+        return None
+    entries = pimp_entries(ctx)[0]
+    if method == "loco":
+        n = entries * ctx.params.loco.n_refits + 1
+    elif method == "lofo":
+        n = entries + 1
+    else:
+        n = ctx.params.pimp.n_null + 1
+    cost = n * fit
+    if cost <= QUICK_REFIT_SECONDS:
+        return None
+    label = METHOD_LABELS.get(method, method.upper())
+    return (f"{label} was not run: --quick keeps the refits under about {QUICK_REFIT_SECONDS:.0f} s, and its {n} fits "
+            f"of the learner would take about {cost:,.0f} s (the model's own fit took {fit:.1f} s; {entries:,} "
+            f"entries). Run the report without --quick to include it.")
+
+
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
 _REFIT = ("loco", "lofo", "pimp")
 
@@ -411,6 +454,13 @@ def section_importance(ctx):
             asked = ctx.params.pimp
             with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked.n_null,
                           p_adjust=asked.p_adjust, entries=pimp_entries(ctx)[0], see="section 3"):
+                pass
+            continue
+        over = refits_over_quick_budget(ctx, method) if method in _REFIT else None
+        if over:
+            skipped.append(text(over))
+            with ctx.step(f"{METHOD_LABELS.get(method, method.upper())} (not run: over --quick's refit budget)",
+                          see="section 3"):
                 pass
             continue
         failed += ctx.guard(METHOD_LABELS.get(method, method.upper()), lambda method=method: _run(ctx, method))

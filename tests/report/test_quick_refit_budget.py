@@ -1,0 +1,37 @@
+"""--quick's refit budget: a refit method whose fits would take far longer than the budget is not run, and the report
+says so with the numbers (the model's fit time, the number of fits)."""
+from types import SimpleNamespace
+
+import pandas as pd
+
+from imlkit.report import _sec_importance as S
+from imlkit.report._context import StepRecord
+
+
+def _ctx(fit_seconds, quick=True, p=20, budget=15, n_refits=1, n_null=10):
+    log = [StepRecord(step="fit the model (gbm)", parameters={}, seconds=fit_seconds)]
+    params = SimpleNamespace(max_features=budget, loco=SimpleNamespace(n_refits=n_refits),
+                             pimp=SimpleNamespace(n_null=n_null))
+    return SimpleNamespace(config=SimpleNamespace(quick=quick), log=log, params=params,
+                           X_test=pd.DataFrame({f"x{k}": [0.0] for k in range(p)}))
+
+
+def test_loco_over_the_quick_budget_is_not_run_and_says_why():
+    # NCI60-like: a 9.7 s fit, 16 entries (15 + the group) + the full fit = 17 fits, about 165 s
+    said = S.refits_over_quick_budget(_ctx(9.7), "loco")
+    assert said.startswith("LOCO was not run: --quick keeps the refits under about 120 s, and its 17 fits")
+    assert "about 165 s (the model's own fit took 9.7 s; 16 entries)" in said
+    assert "without --quick" in said
+    assert S.refits_over_quick_budget(_ctx(9.7), "lofo").startswith("LOFO was not run")
+    assert "its 11 fits" in S.refits_over_quick_budget(_ctx(20.0), "pimp")
+
+
+def test_within_the_budget_or_without_quick_or_a_given_model_it_runs():
+    assert S.refits_over_quick_budget(_ctx(0.3), "loco") is None           # the bike data: 13 fits of 0.3 s
+    assert S.refits_over_quick_budget(_ctx(9.7, quick=False), "loco") is None
+    given = _ctx(9.7)
+    given.log = []                                                            # a model given fitted: no fit step
+    assert S.refits_over_quick_budget(given, "loco") is None
+    # the estimate just at the budget runs; just above it does not (17 fits)
+    assert S.refits_over_quick_budget(_ctx(S.QUICK_REFIT_SECONDS / 17), "loco") is None
+    assert S.refits_over_quick_budget(_ctx(S.QUICK_REFIT_SECONDS / 17 * 1.01), "loco") is not None
