@@ -232,8 +232,9 @@ def pimp_cannot_reject(ctx):
 
 
 #: ``--quick``: a refit method (LOCO, LOFO, PIMP) whose fits would take longer than this many seconds in all, judged
-#: from the model's own fit (wall seconds: a loaded machine may leave out a method near the budget; the report says), is not run (ISLP NCI60, 14 classes x 6,830 genes: each gradient-boosting fit 9.7 s, LOCO's
-#: 17 fits about 165 s, a report that did not finish in 20 minutes); the report says so with the numbers.
+#: from the model's own fit, is not run, and the report says so with the numbers. ISLP NCI60 (14 classes x 6,830
+#: genes): each gradient-boosting fit 9.7 s, LOCO's 17 fits about 165 s, a report that did not finish in 20 minutes.
+#: Wall seconds: on a loaded machine a method near the budget may be left out (the sentence gives the fit time).
 QUICK_REFIT_SECONDS = 120.0
 
 
