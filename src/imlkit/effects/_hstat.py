@@ -167,9 +167,9 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     of H*² over B = 200 (``N_BOOT``) samples, drawn once with ``random_state`` after the rows and
     shared by every feature and pair, so the numbers do not depend on ``n_jobs``. It is the
     sampling error of H² at these n' rows (Efron & Tibshirani 1993, ch. 6); it says nothing of
-    H²'s bias (an additive model's H² on n' rows is 0 up to rounding, its bootstrap too). When the
-    tree engine averages a pair's PD inside the trees no row's prediction is kept, and that pair's
-    ``h2_se`` is NaN (``engine="predict"`` gives it).
+    H²'s bias (an additive model's H² on n' rows is 0 up to rounding, its bootstrap too). The tree
+    engine gives every row's predictions at a pair's points as predict does (the same numbers up
+    to rounding), so ``h2_se`` does not depend on ``engine``.
 
     For a multi-class model and ``output=None``, f is the vector of the C class probabilities
     and every square is a squared Euclidean norm, Σ_i ‖·‖² = Σ_i Σ_c (·)²: the share of the
@@ -317,28 +317,25 @@ def _feature_task(predictor, Xs, f, column, W=None):
 
 def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column, W=None, pda_b=None, pdb_b=None):
     """Pairwise H_ab² from PD_ab at the distinct sampled pairs (one stacked evaluation); with bootstrap
-    multiplicities ``W`` and the features' bootstrap PDs also the standard error of H_ab² (NaN when the tree
-    engine averaged PD_ab inside the trees, so that no row's contribution is at hand)."""
+    multiplicities ``W`` and the features' bootstrap PDs also the standard error of H_ab², from every row's
+    prediction at those pairs (the tree engine's too: :meth:`imlkit._model.Predictor.pair_predictions`)."""
     ca, ua = pd.factorize(Xs[a], sort=False, use_na_sentinel=False)
     cb, ub = pd.factorize(Xs[b], sort=False, use_na_sentinel=False)
     codes, pair_ids = pd.factorize(ca.astype(np.int64) * (len(ub) + 1) + cb, sort=False)
     first = _first_positions(codes, len(pair_ids))
     va = Xs[a].to_numpy()[first]
     vb = Xs[b].to_numpy()[first]
-    P = None
-    if W is not None and predictor.engine == "predict":
+    if W is None:
+        means = predictor.pair_means(Xs, (a, b), (va, vb), column)
+    else:
         # what pair_means averages, each row's prediction kept for the bootstrap: (u, n'[, C])
         P = predictor.pair_predictions(Xs, (a, b), (va, vb), column)
         means = P.mean(axis=1)
-    else:
-        means = predictor.pair_means(Xs, (a, b), (va, vb), column)
     pd_ab = means[codes]
     pdab_c = _centre(pd_ab)
     h2, rms = _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)
     if W is None:
         return h2, rms
-    if P is None:
-        return h2, rms, float("nan")
     pdab_b = (np.tensordot(W, P, axes=(1, 1)) / len(Xs))[:, codes]  # (B, n'[, C])
     # the flat rule compares with Σ_i f(x_i)², the sample's (a bootstrap sample's differs by its sampling error)
     return h2, rms, _boot_se(W, pdab_b - pda_b - pdb_b, pdab_b, total)
