@@ -1,6 +1,6 @@
 """The pairwise H²'s bootstrap standard error on the tree engine: every row's predictions at a pair's points come from
 the trees (a difference array per row, or the leaves' corners for a large grid), so ``h2_se`` is the predict path's
-number up to rounding."""
+number up to rounding; and the private run without standard errors."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,6 +8,7 @@ from numpy.testing import assert_allclose
 
 import imlkit as ik
 from imlkit._trees import _engine
+from imlkit.effects._hstat import h_statistic_without_se
 
 
 def _data(n=400, seed=0, nan=False):
@@ -124,3 +125,21 @@ def test_axis_merges_values_no_split_tells_apart():
     grid, pos = _engine._axis(np.array([0.5, 2.0, 0.7, np.nan, 3.5, 1.0, 0.1]), np.array([1.0, 3.0]))
     assert_allclose(grid, [0.1, 2.0, 3.5, np.nan])
     assert pos.tolist() == [0, 1, 0, 3, 2, 0, 0]
+
+
+def test_h_statistic_without_se():
+    """The report's runs on each half of its rows never show the standard errors: without them the same H², NaN
+    standard errors, and the next call has them again."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, y = _data()
+    model = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(X, y)
+    kw = dict(pairs="all", n_samples=100, random_state=0)
+    full = ik.h_statistic(model, X, **kw)
+    bare = h_statistic_without_se(model, X, **kw)
+    assert_allclose(bare.overall, full.overall, rtol=1e-12, atol=0)
+    assert_allclose(bare.pairwise["h2"], full.pairwise["h2"], rtol=1e-9, atol=1e-14)
+    assert np.isnan(bare.overall_se).all() and bare.pairwise["h2_se"].isna().all() and bare.extra["n_boot"] == 0
+    again = ik.h_statistic(model, X, **kw)
+    assert_allclose(again.pairwise["h2_se"], full.pairwise["h2_se"], rtol=0, atol=0)
+    assert np.isfinite(again.overall_se).all()

@@ -1,6 +1,7 @@
 """Friedman and Popescu's H-statistic: how much of the prediction's variance is interaction."""
 from __future__ import annotations
 
+import contextvars
 import itertools
 from dataclasses import dataclass, field
 
@@ -207,8 +208,10 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     rows = subsample_rows(len(X), n_samples, rng)
     Xs = X.iloc[rows].reset_index(drop=True)
     # the bootstrap's row multiplicities, drawn once after the rows: the same for every feature and pair, whatever
-    # n_jobs (the standard errors reuse the matrices below; no extra prediction)
-    W = rng.multinomial(len(Xs), np.full(len(Xs), 1.0 / len(Xs)), size=N_BOOT).astype(float)
+    # n_jobs (the standard errors reuse the matrices below; no extra prediction); none under
+    # h_statistic_without_se (h2_se NaN)
+    W = rng.multinomial(len(Xs), np.full(len(Xs), 1.0 / len(Xs)), size=N_BOOT).astype(float) \
+        if _STANDARD_ERRORS.get() else None
     checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
     engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
     params = dict(**engine_params, **SPEC.record(call))
@@ -223,15 +226,15 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
                                                    desc="H overall")))
         overall = np.array([res[f][0] for f in feats])
         overall_un = np.array([res[f][3] for f in feats])
-        overall_se = np.array([res[f][5] for f in feats])
+        overall_se = np.array([res[f][5] if W is not None else np.nan for f in feats])
         if pair_list is None:  # "top"
             # the n_top features with the largest H², each pair written in column order: which of two
             # features with equal H² (g and u of g·u) ranks first is rounding, and must not flip the pair
             top = sorted(np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top])
             top = [feats[i] for i in top]
             pair_list = list(itertools.combinations(top, 2))
-        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column, W, res[a][4], res[b][4])
-                 for a, b in pair_list]
+        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column, W,
+                  *((res[a][4], res[b][4]) if W is not None else (None, None))) for a, b in pair_list]
         pair_out = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
         pair_h2 = [out[0] for out in pair_out]
     params.update(seconds=timer.seconds, n_rows=len(Xs))
@@ -239,11 +242,27 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
                           "h2": np.asarray(pair_h2, dtype=float)})
     table["h"] = np.sqrt(table["h2"].clip(lower=0))
     table["h_unnormalized"] = np.asarray([out[1] for out in pair_out], dtype=float)
-    table["h2_se"] = np.asarray([out[2] for out in pair_out], dtype=float)
+    table["h2_se"] = np.asarray([out[2] if W is not None else np.nan for out in pair_out], dtype=float)
     table = table.sort_values("h2", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
     return HStatisticResult(feature_names=tuple(feats), overall=overall, pairwise=table, n_samples=len(Xs),
-                            output=label, params=params, extra={"row_index": rows, "n_boot": N_BOOT},
+                            output=label, params=params,
+                            extra={"row_index": rows, "n_boot": N_BOOT if W is not None else 0},
                             overall_unnormalized=overall_un, overall_se=overall_se)
+
+
+#: False inside :func:`h_statistic_without_se`.
+_STANDARD_ERRORS = contextvars.ContextVar("h_statistic_standard_errors", default=True)
+
+
+def h_statistic_without_se(*args, **kwargs):
+    """:func:`h_statistic` without the bootstrap standard errors (``h2_se`` and ``overall_se`` NaN,
+    ``extra["n_boot"]`` 0): for a caller that never shows them (the report's runs on each half of its
+    rows), a third less work. Private: not part of the public API."""
+    token = _STANDARD_ERRORS.set(False)
+    try:
+        return h_statistic(*args, **kwargs)
+    finally:
+        _STANDARD_ERRORS.reset(token)
 
 
 def _resolve_pairs(pairs, feats, columns):
