@@ -143,3 +143,21 @@ def test_h_statistic_without_se():
     again = ik.h_statistic(model, X, **kw)
     assert_allclose(again.pairwise["h2_se"], full.pairwise["h2_se"], rtol=0, atol=0)
     assert np.isfinite(again.overall_se).all()
+
+
+def test_corners_of_category_splits_that_reach_a_leaf_many_times(monkeypatch):
+    """A category split sends alternating runs of an axis to the same child, so one walk reaches a leaf many times
+    (more corners than the tree has leaves): the corner buffer grows as the leaves are reached."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    monkeypatch.setattr(_engine, "SPARSE_CELLS", 0)
+    rng = np.random.default_rng(5)
+    n = 600
+    X = pd.DataFrame({"g": rng.integers(0, 40, n).astype(float), "x": rng.normal(size=n), "z": rng.normal(size=n)})
+    y = np.where(X["g"] % 2 == 0, 1.0, -1.0) * (1 + X["x"]) + 0.1 * rng.normal(size=n)
+    model = HistGradientBoostingRegressor(max_iter=40, max_leaf_nodes=4, categorical_features=[0],
+                                          random_state=0).fit(X, y)
+    tm = _engine.tree_model(model, X)
+    assert (np.asarray(tm.forest.kind) == 1).any()
+    kw = dict(pairs=[("g", "x"), ("z", "g")], n_samples=300, random_state=0)
+    _assert_same(ik.h_statistic(model, X, engine="trees", **kw), ik.h_statistic(model, X, engine="predict", **kw))
