@@ -552,16 +552,24 @@ class Predictor:
         means = None if self._trees is None else self._trees.pair_means(X, features, values, column)
         if means is not None:
             return means
-        return self.pair_predictions(X, features, values, column).mean(axis=1)
+        return self._stacked_pair_predictions(X, features, values, column).mean(axis=1)
 
     def pair_predictions(self, X, features, values, column=None):
-        """Every row's prediction with two features set to given pairs, by the model's own predict (what
-        :meth:`pair_means` averages when the tree engine does not answer; the H-statistic's bootstrap keeps the rows).
+        """Every row's prediction with two features set to given pairs (what :meth:`pair_means` averages; the
+        H-statistic's bootstrap resamples the rows): from the tree engine when it answers, else by the model's own
+        predict of the stacked rows.
 
         Returns
         -------
         ndarray, shape (u, n) (or (u, n, n_classes) for ``column="all"``)
         """
+        if self._trees is not None:
+            rows = self._trees.pair_predictions(X, features, values, column)
+            if rows is not None:
+                return rows
+        return self._stacked_pair_predictions(X, features, values, column)
+
+    def _stacked_pair_predictions(self, X, features, values, column=None):
         a, b = features
         va, vb = values
         n = len(X)

@@ -279,7 +279,12 @@ def as_kernel_args(forest):
 # product. A leaf adds its value to (up to four) rectangles of a 2-D difference array; one 2-D
 # running sum then gives every grid point. With weights the rows share one difference array
 # (the weighted mean of the raw scores, what a PD needs when the model's link is linear);
-# without, each row of a block has its own.
+# without, each row of a block has its own (:func:`free2_kernel`). A row's own array costs
+# (m1 + 1)(m2 + 1) cells to sum, whatever the number u of points wanted: the H-statistic's pairs
+# want u <= n' points of a grid of up to n'² cells. :func:`free2_rows_kernel` keeps instead each
+# row's rectangles' corners (a few per leaf reached) and sums, for each wanted point, the corners
+# at or below it in both axes: a sweep over the first axis with a Fenwick tree over the second,
+# O((corners + u) log m2) per row.
 
 
 @njit(cache=True, nogil=True)
@@ -307,47 +312,69 @@ def _leaf2(D, r, nd, lo0, hi0, nan0, lo1, hi1, nan1, c0, c1, w, out_col, value, 
 
 
 @njit(cache=True, nogil=True)
-def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, right, missing_left, cat_left,
-                 cat_known, bitsets, value, tree_out, n_out, max_depth):
-    """Sum of the trees' leaf values with features j1 and j2 free over the grid G1 × G2.
+def _corner(K, V, nc, r, a, b, k, v, m1, n_out):
+    K[nc, 0] = r * m1 + a
+    K[nc, 1] = b * n_out + k
+    V[nc] = v
+    return nc + 1
 
-    Parameters
-    ----------
-    X : float64 (n, p)
-        Rows in the model's encoding.
-    j1, j2 : int
-        The two free features (different columns of X).
-    G1, G2 : float64 (m1,), (m2,)
-        Each axis: distinct values, ascending, with at most one NaN, last.
-    Q1, Q2 : int64 (u,)
-        The grid points wanted: point q is (G1[Q1[q]], G2[Q2[q]]).
-    w : float64 (n,) or (0,)
-        Row weights: the result is the weighted sum over the rows, shape (1, u, n_out); an empty
-        array gives every row's scores, shape (n, u, n_out).
-    Other arrays : the forest (see :func:`free_kernel`).
 
-    Returns
-    -------
-    float64 (n or 1, u, n_out)
-        Raw scores without the model's intercept and link.
+@njit(cache=True, nogil=True)
+def _rect_corners(K, V, nc, r, a0, a1, b0, b1, k, v, m1, m2, n_out):
+    # a corner on the grid's far edge (index m1 or m2) lies beyond every point: left out
+    nc = _corner(K, V, nc, r, a0, b0, k, v, m1, n_out)
+    if a1 < m1:
+        nc = _corner(K, V, nc, r, a1, b0, k, -v, m1, n_out)
+    if b1 < m2:
+        nc = _corner(K, V, nc, r, a0, b1, k, -v, m1, n_out)
+        if a1 < m1:
+            nc = _corner(K, V, nc, r, a1, b1, k, v, m1, n_out)
+    return nc
+
+
+@njit(cache=True, nogil=True)
+def _leaf2_corners(K, V, nc, r, nd, lo0, hi0, nan0, lo1, hi1, nan1, c0, c1, m1, m2, out_col, value, n_out):
+    k0 = 0 if out_col < 0 else out_col
+    k1 = n_out if out_col < 0 else out_col + 1
+    for k in range(k0, k1):
+        v = value[nd, 0 if out_col >= 0 else k]
+        if hi0 > lo0 and hi1 > lo1:
+            nc = _rect_corners(K, V, nc, r, lo0, hi0, lo1, hi1, k, v, m1, m2, n_out)
+        if nan0 and hi1 > lo1:
+            nc = _rect_corners(K, V, nc, r, c0, c0 + 1, lo1, hi1, k, v, m1, m2, n_out)
+        if hi0 > lo0 and nan1:
+            nc = _rect_corners(K, V, nc, r, lo0, hi0, c1, c1 + 1, k, v, m1, m2, n_out)
+        if nan0 and nan1:
+            nc = _rect_corners(K, V, nc, r, c0, c0 + 1, c1, c1 + 1, k, v, m1, m2, n_out)
+    return nc
+
+
+@njit(cache=True, nogil=True)
+def _nan_position(G):
+    """Index of the NaN of an axis (its length when it has none)."""
+    for q in range(G.shape[0]):
+        if math.isnan(G[q]):
+            return q
+    return G.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def _walk2(X, i0, i1, j1, G1, j2, G2, w, corners, D, K, V, roots, feature, kind, thr, left, right, missing_left,
+           cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Rows i0..i1-1 of X through every tree with j1 and j2 free over G1 × G2.
+
+    Without ``corners``: each leaf adds its value (times the row's weight ``w[i]``, or 1 for an
+    empty ``w``) to the difference array ``D`` (row 0 with weights, row i without). With
+    ``corners``: each leaf's rectangles' corners are written to ``K`` (row i - i0 and first-axis
+    index as ``(i - i0)·m1 + a``, second-axis index and output as ``b·n_out + k``) and ``V`` (the
+    signed value), corners on the far edges left out; the buffers grow as needed. Returns
+    ``(K, V, number of corners)``.
     """
-    n = X.shape[0]
     m1 = G1.shape[0]
     m2 = G2.shape[0]
-    u = Q1.shape[0]
-    c1 = m1
-    for q in range(m1):
-        if math.isnan(G1[q]):
-            c1 = q
-            break
-    c2 = m2
-    for q in range(m2):
-        if math.isnan(G2[q]):
-            c2 = q
-            break
+    c1 = _nan_position(G1)
+    c2 = _nan_position(G2)
     mean = w.shape[0] > 0
-    n_acc = 1 if mean else n
-    D = np.zeros((n_acc, m1 + 1, m2 + 1, n_out))
     cap = min((m1 + 2) * (m2 + 2), (max_depth + 2) * (max(m1, m2) + 3)) + 4
     s_node = np.empty(cap, dtype=np.int64)
     s_lo = np.empty((cap, 2), dtype=np.int64)
@@ -356,11 +383,36 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
     lo = np.empty(2, dtype=np.int64)
     hi = np.empty(2, dtype=np.int64)
     hn = np.empty(2, dtype=np.uint8)
+    # Corners of one walk, at most: its rectangles are disjoint and each holds a grid point (<= m1·m2 of them); with
+    # only numeric splits on j1 and j2 a walk reaches each leaf at most once, and a leaf adds <= 4 rectangles (a
+    # category split can send alternating runs of an axis to the same child, reaching a leaf many times). Checked
+    # once per walk: a check per leaf made the walk (the difference arrays' too) ~35% slower.
+    per_walk = 0
+    if corners:
+        numeric = True
+        most = 0
+        for nd in range(feature.shape[0]):
+            if kind[nd] > 0 and (feature[nd] == j1 or feature[nd] == j2):
+                numeric = False
+        for t in range(roots.shape[0]):
+            nodes = (roots[t + 1] if t + 1 < roots.shape[0] else feature.shape[0]) - roots[t]
+            most = max(most, (nodes + 1) // 2)
+        rects = m1 * m2 if not numeric else min(m1 * m2, 4 * most)
+        per_walk = 4 * n_out * rects
+    nc = 0
     for t in range(roots.shape[0]):
         out_col = tree_out[t]
-        for i in range(n):
+        for i in range(i0, i1):
             r = 0 if mean else i
             wi = w[i] if mean else 1.0
+            if corners and nc + per_walk > K.shape[0]:
+                grown = max(2 * K.shape[0], nc + per_walk)
+                K2 = np.empty((grown, 2), dtype=np.int64)
+                V2 = np.empty(grown)
+                K2[:nc] = K[:nc]
+                V2[:nc] = V[:nc]
+                K = K2
+                V = V2
             s_node[0] = roots[t]
             s_lo[0, 0] = 0
             s_hi[0, 0] = c1
@@ -379,8 +431,12 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
                 while True:
                     kd = kind[nd]
                     if kd < 0:
-                        _leaf2(D, r, nd, lo[0], hi[0], hn[0], lo[1], hi[1], hn[1], c1, c2, wi, out_col, value,
-                               n_out)
+                        if corners:
+                            nc = _leaf2_corners(K, V, nc, i - i0, nd, lo[0], hi[0], hn[0], lo[1], hi[1], hn[1], c1, c2,
+                                                m1, m2, out_col, value, n_out)
+                        else:
+                            _leaf2(D, r, nd, lo[0], hi[0], hn[0], lo[1], hi[1], hn[1], c1, c2, wi, out_col, value,
+                                   n_out)
                         break
                     f = feature[nd]
                     if f != j1 and f != j2:
@@ -461,6 +517,42 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
                         top += 1
                         k = e
                     break
+    return K, V, nc
+
+
+@njit(cache=True, nogil=True)
+def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, right, missing_left, cat_left,
+                 cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Sum of the trees' leaf values with features j1 and j2 free over the grid G1 × G2.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in the model's encoding.
+    j1, j2 : int
+        The two free features (different columns of X).
+    G1, G2 : float64 (m1,), (m2,)
+        Each axis: distinct values, ascending, with at most one NaN, last.
+    Q1, Q2 : int64 (u,)
+        The grid points wanted: point q is (G1[Q1[q]], G2[Q2[q]]).
+    w : float64 (n,) or (0,)
+        Row weights: the result is the weighted sum over the rows, shape (1, u, n_out); an empty
+        array gives every row's scores, shape (n, u, n_out).
+    Other arrays : the forest (see :func:`free_kernel`).
+
+    Returns
+    -------
+    float64 (n or 1, u, n_out)
+        Raw scores without the model's intercept and link.
+    """
+    n = X.shape[0]
+    m1 = G1.shape[0]
+    m2 = G2.shape[0]
+    u = Q1.shape[0]
+    n_acc = 1 if w.shape[0] > 0 else n
+    D = np.zeros((n_acc, m1 + 1, m2 + 1, n_out))
+    _walk2(X, 0, n, j1, G1, j2, G2, w, False, D, np.empty((0, 2), dtype=np.int64), np.empty(0), roots, feature,
+           kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth)
     # 2-D running sums, in place, then the wanted points.
     out = np.empty((n_acc, u, n_out))
     for r in range(n_acc):
@@ -473,6 +565,80 @@ def free2_kernel(X, j1, G1, j2, G2, Q1, Q2, w, roots, feature, kind, thr, left, 
                     D[r, a, b, k] += D[r, a - 1, b, k]
             for q in range(u):
                 out[r, q, k] = D[r, Q1[q], Q2[q], k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def free2_rows_kernel(X, j1, G1, j2, G2, Q1, Q2, block, roots, feature, kind, thr, left, right, missing_left,
+                      cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+    """Every row's sum of the trees' leaf values at u points of G1 × G2, from the leaves' corners.
+
+    What :func:`free2_kernel` gives without weights, shape (n, u, n_out), for a cost that grows
+    with the leaves reached and the points wanted rather than with the grid's m1·m2 cells (the
+    sums are the same up to rounding: the same leaf values, added in another order). ``block``:
+    rows walked (all trees) before their points are summed, so that their corners stay in cache.
+    Other arguments as there.
+    """
+    n = X.shape[0]
+    m1 = G1.shape[0]
+    m2 = G2.shape[0]
+    u = Q1.shape[0]
+    block = max(block, 1)
+    # the points by their first-axis index (a counting sort)
+    q_start = np.zeros(m1 + 1, dtype=np.int64)
+    for q in range(u):
+        q_start[Q1[q] + 1] += 1
+    for a in range(m1):
+        q_start[a + 1] += q_start[a]
+    q_fill = q_start[:-1].copy()
+    q_order = np.empty(u, dtype=np.int64)
+    for q in range(u):
+        q_order[q_fill[Q1[q]]] = q
+        q_fill[Q1[q]] += 1
+    out = np.empty((n, u, n_out))
+    fen = np.zeros((m2 + 1, n_out))  # Fenwick tree over the second axis (1-based)
+    K = np.empty((0, 2), dtype=np.int64)
+    V = np.empty(0)
+    start = np.zeros(block * m1 + 1, dtype=np.int64)
+    order = np.empty(0, dtype=np.int64)
+    no_D = np.zeros((0, 1, 1, 1))
+    for i0 in range(0, n, block):
+        i1 = min(n, i0 + block)
+        K, V, nc = _walk2(X, i0, i1, j1, G1, j2, G2, np.empty(0), True, no_D, K, V, roots, feature, kind, thr, left,
+                          right, missing_left, cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth)
+        # the block's corners by (row, first-axis index): a counting sort
+        keys = (i1 - i0) * m1
+        start[:keys + 1] = 0
+        for c in range(nc):
+            start[K[c, 0] + 1] += 1
+        for s in range(keys):
+            start[s + 1] += start[s]
+        if order.shape[0] < nc:
+            order = np.empty(K.shape[0], dtype=np.int64)
+        fill = start[:keys].copy()
+        for c in range(nc):
+            order[fill[K[c, 0]]] = c
+            fill[K[c, 0]] += 1
+        for r in range(i1 - i0):
+            fen[:] = 0.0
+            for a in range(m1):
+                for s in range(start[r * m1 + a], start[r * m1 + a + 1]):
+                    c = order[s]
+                    b = K[c, 1] // n_out + 1
+                    k = K[c, 1] - (b - 1) * n_out
+                    v = V[c]
+                    while b <= m2:
+                        fen[b, k] += v
+                        b += b & (-b)
+                for s in range(q_start[a], q_start[a + 1]):
+                    q = q_order[s]
+                    for k in range(n_out):
+                        b = Q2[q] + 1
+                        acc = 0.0
+                        while b > 0:
+                            acc += fen[b, k]
+                            b -= b & (-b)
+                        out[i0 + r, q, k] = acc
     return out
 
 

@@ -1,6 +1,7 @@
 """Friedman and Popescu's H-statistic: how much of the prediction's variance is interaction."""
 from __future__ import annotations
 
+import contextvars
 import itertools
 from dataclasses import dataclass, field
 
@@ -167,9 +168,9 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     of H*² over B = 200 (``N_BOOT``) samples, drawn once with ``random_state`` after the rows and
     shared by every feature and pair, so the numbers do not depend on ``n_jobs``. It is the
     sampling error of H² at these n' rows (Efron & Tibshirani 1993, ch. 6); it says nothing of
-    H²'s bias (an additive model's H² on n' rows is 0 up to rounding, its bootstrap too). When the
-    tree engine averages a pair's PD inside the trees no row's prediction is kept, and that pair's
-    ``h2_se`` is NaN (``engine="predict"`` gives it).
+    H²'s bias (an additive model's H² on n' rows is 0 up to rounding, its bootstrap too). The tree
+    engine gives every row's predictions at a pair's points as predict does (the same numbers up
+    to rounding), so ``h2_se`` does not depend on ``engine``.
 
     For a multi-class model and ``output=None``, f is the vector of the C class probabilities
     and every square is a squared Euclidean norm, Σ_i ‖·‖² = Σ_i Σ_c (·)²: the share of the
@@ -207,8 +208,10 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
     rows = subsample_rows(len(X), n_samples, rng)
     Xs = X.iloc[rows].reset_index(drop=True)
     # the bootstrap's row multiplicities, drawn once after the rows: the same for every feature and pair, whatever
-    # n_jobs (the standard errors reuse the matrices below; no extra prediction)
-    W = rng.multinomial(len(Xs), np.full(len(Xs), 1.0 / len(Xs)), size=N_BOOT).astype(float)
+    # n_jobs (the standard errors reuse the matrices below; no extra prediction); none under
+    # h_statistic_without_se (h2_se NaN)
+    W = rng.multinomial(len(Xs), np.full(len(Xs), 1.0 / len(Xs)), size=N_BOOT).astype(float) \
+        if _STANDARD_ERRORS.get() else None
     checked = feats if pair_list is None else feats + [f for p in pair_list for f in p]
     engine_params = predictor.use_engine(Xs, engine, checked)  # the 1-D and pairwise PDs may walk the trees
     params = dict(**engine_params, **SPEC.record(call))
@@ -223,15 +226,15 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
                                                    desc="H overall")))
         overall = np.array([res[f][0] for f in feats])
         overall_un = np.array([res[f][3] for f in feats])
-        overall_se = np.array([res[f][5] for f in feats])
+        overall_se = np.array([res[f][5] if W is not None else np.nan for f in feats])
         if pair_list is None:  # "top"
             # the n_top features with the largest H², each pair written in column order: which of two
             # features with equal H² (g and u of g·u) ranks first is rounding, and must not flip the pair
             top = sorted(np.argsort(-np.nan_to_num(overall, nan=-1), kind="stable")[:n_top])
             top = [feats[i] for i in top]
             pair_list = list(itertools.combinations(top, 2))
-        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column, W, res[a][4], res[b][4])
-                 for a, b in pair_list]
+        tasks = [(predictor, Xs, a, b, res[a][1], res[b][1], res[a][2], column, W,
+                  *((res[a][4], res[b][4]) if W is not None else (None, None))) for a, b in pair_list]
         pair_out = parallel_map(_pair_task, tasks, n_jobs=n_jobs, progress=progress, desc="H pairs")
         pair_h2 = [out[0] for out in pair_out]
     params.update(seconds=timer.seconds, n_rows=len(Xs))
@@ -239,11 +242,27 @@ def h_statistic(model, X, features=None, *, pairs="top", n_samples=500, n_top=5,
                           "h2": np.asarray(pair_h2, dtype=float)})
     table["h"] = np.sqrt(table["h2"].clip(lower=0))
     table["h_unnormalized"] = np.asarray([out[1] for out in pair_out], dtype=float)
-    table["h2_se"] = np.asarray([out[2] for out in pair_out], dtype=float)
+    table["h2_se"] = np.asarray([out[2] if W is not None else np.nan for out in pair_out], dtype=float)
     table = table.sort_values("h2", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
     return HStatisticResult(feature_names=tuple(feats), overall=overall, pairwise=table, n_samples=len(Xs),
-                            output=label, params=params, extra={"row_index": rows, "n_boot": N_BOOT},
+                            output=label, params=params,
+                            extra={"row_index": rows, "n_boot": N_BOOT if W is not None else 0},
                             overall_unnormalized=overall_un, overall_se=overall_se)
+
+
+#: False inside :func:`h_statistic_without_se`.
+_STANDARD_ERRORS = contextvars.ContextVar("h_statistic_standard_errors", default=True)
+
+
+def h_statistic_without_se(*args, **kwargs):
+    """:func:`h_statistic` without the bootstrap standard errors (``h2_se`` and ``overall_se`` NaN,
+    ``extra["n_boot"]`` 0): for a caller that never shows them (the report's runs on each half of its
+    rows), a third less work. Private: not part of the public API."""
+    token = _STANDARD_ERRORS.set(False)
+    try:
+        return h_statistic(*args, **kwargs)
+    finally:
+        _STANDARD_ERRORS.reset(token)
 
 
 def _resolve_pairs(pairs, feats, columns):
@@ -317,28 +336,25 @@ def _feature_task(predictor, Xs, f, column, W=None):
 
 def _pair_task(predictor, Xs, a, b, pda_c, pdb_c, total, column, W=None, pda_b=None, pdb_b=None):
     """Pairwise H_ab² from PD_ab at the distinct sampled pairs (one stacked evaluation); with bootstrap
-    multiplicities ``W`` and the features' bootstrap PDs also the standard error of H_ab² (NaN when the tree
-    engine averaged PD_ab inside the trees, so that no row's contribution is at hand)."""
+    multiplicities ``W`` and the features' bootstrap PDs also the standard error of H_ab², from every row's
+    prediction at those pairs (the tree engine's too: :meth:`imlkit._model.Predictor.pair_predictions`)."""
     ca, ua = pd.factorize(Xs[a], sort=False, use_na_sentinel=False)
     cb, ub = pd.factorize(Xs[b], sort=False, use_na_sentinel=False)
     codes, pair_ids = pd.factorize(ca.astype(np.int64) * (len(ub) + 1) + cb, sort=False)
     first = _first_positions(codes, len(pair_ids))
     va = Xs[a].to_numpy()[first]
     vb = Xs[b].to_numpy()[first]
-    P = None
-    if W is not None and predictor.engine == "predict":
+    if W is None:
+        means = predictor.pair_means(Xs, (a, b), (va, vb), column)
+    else:
         # what pair_means averages, each row's prediction kept for the bootstrap: (u, n'[, C])
         P = predictor.pair_predictions(Xs, (a, b), (va, vb), column)
         means = P.mean(axis=1)
-    else:
-        means = predictor.pair_means(Xs, (a, b), (va, vb), column)
     pd_ab = means[codes]
     pdab_c = _centre(pd_ab)
     h2, rms = _ratio(pdab_c - pda_c - pdb_c, pdab_c, total)
     if W is None:
         return h2, rms
-    if P is None:
-        return h2, rms, float("nan")
     pdab_b = (np.tensordot(W, P, axes=(1, 1)) / len(Xs))[:, codes]  # (B, n'[, C])
     # the flat rule compares with Σ_i f(x_i)², the sample's (a bootstrap sample's differs by its sampling error)
     return h2, rms, _boot_se(W, pdab_b - pda_b - pdb_b, pdab_b, total)
