@@ -168,8 +168,9 @@ def test_h2_se_multiclass_and_tree_engine():
     hp = ik.h_statistic(gbr, X, n_samples=60, random_state=0, pairs=[("a", "b")], engine="predict")
     assert ht.info["engine"] == "trees" and hp.info["engine"] == "predict"
     assert_allclose(ht.overall_se, hp.overall_se, rtol=1e-8, atol=1e-12)
-    # the tree engine averages the pair's PD inside the trees: no row's prediction for the bootstrap
-    assert np.isnan(ht.pairwise["h2_se"][0]) and hp.pairwise["h2_se"][0] > 0
+    # the tree engine gives every row's predictions at the pair's points: the predict path's bootstrap
+    assert_allclose(ht.pairwise["h2_se"], hp.pairwise["h2_se"], rtol=1e-8, atol=1e-12)
+    assert hp.pairwise["h2_se"][0] > 0
 
 
 def test_h2_bootstrap_sample_equals_h_statistic_on_the_duplicated_rows():
