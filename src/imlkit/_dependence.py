@@ -293,7 +293,7 @@ def _dual_ridge_residuals(Z, ridge):
 
     ((λI + Z'Z)⁻¹)_kk = (1 − z_k' (λI + ZZ')⁻¹ z_k) / λ, so one n × n solve replaces the q × q inverse: O(n² q + n³)
     time and O(n q) memory instead of O(n q² + q³) and O(q²). Equal to the primal values to rounding (2.7e-15 on
-    NCI60, ``bench/wide_proposals.py``).
+    NCI60; ``tests/test_dependence_dual.py``).
     """
     n = Z.shape[0]
     G = Z @ Z.T

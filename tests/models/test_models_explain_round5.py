@@ -94,18 +94,8 @@ def test_glm_linear_collinearity_clause_is_kept():
     assert "a is collinear with b" in s and "Spearman" not in s
 
 
-def _outlier_rows(n=400, k=3, seed=0):
-    """y = x1 + noise, and k rows far out in x2 with a large y: trees split them off into a k-row rule."""
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame(rng.uniform(0, 1, size=(n, 3)), columns=["x1", "x2", "x3"])
-    y = X["x1"] + 0.1 * rng.normal(size=n)
-    X.loc[:k - 1, "x2"] = 5.0 + np.arange(k)
-    y[:k] = 8.0
-    return X, y.to_numpy()
-
-
-def test_rulefit_counts_and_flags_rules_on_few_rows():
-    X, y = _outlier_rows()
+def test_rulefit_counts_and_flags_rules_on_few_rows(outlier_rows):
+    X, y = outlier_rows()
     m = RuleFit(n_estimators=60, include_linear=False, random_state=0).fit(X, y)
     tab = m.rules_
     texts = [r.antecedent for r in m.candidate_rules_]
@@ -252,10 +242,10 @@ def test_functional_check_on_many_rows_uses_an_even_subsample():
 
 
 @pytest.mark.parametrize("kind", ["regression", "binary", "multiclass"])
-def test_rulefit_explain_parts_sum_to_f_and_flag_rules_on_few_rows(kind):
+def test_rulefit_explain_parts_sum_to_f_and_flag_rules_on_few_rows(kind, outlier_rows):
     """RuleFit.explain(): each row's intercept, covering rules and linear terms sum to f(x) (the prediction, or the
     log-odds per class), and a rule fitted to a handful of rows carries its count and flag there too."""
-    X, y = _outlier_rows()
+    X, y = outlier_rows()
     if kind == "binary":
         y = np.where(y > 0.6, "hi", "lo")
     elif kind == "multiclass":

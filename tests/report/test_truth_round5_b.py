@@ -11,21 +11,12 @@ from imlkit.models import RuleFit
 from imlkit.models._rulefit import MIN_RULE_ROWS
 
 
-def _outlier_rows(n=400, k=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame(rng.uniform(0, 1, size=(n, 3)), columns=["x1", "x2", "x3"])
-    y = X["x1"] + 0.1 * rng.normal(size=n)
-    X.loc[:k - 1, "x2"] = 5.0 + np.arange(k)
-    y[:k] = 8.0
-    return X, y.to_numpy()
-
-
-def test_rulefit_table_keeps_rules_on_few_rows_out_and_says_so():
+def test_rulefit_table_keeps_rules_on_few_rows_out_and_says_so(outlier_rows):
     """A 3-row rule is kept by the L1 fit (its weight is the mean of 3 rows) and ranks high by importance; the
     section's table leaves every such rule out and names how many, with the most important one's row count."""
     from imlkit.report._sec_alternatives import rulefit_table
 
-    X, y = _outlier_rows()
+    X, y = outlier_rows()
     rf = RuleFit(n_estimators=60, include_linear=False, random_state=0).fit(X, y)
     few = rf.rules_[rf.rules_["few_rows"]]
     assert len(few)  # the setting plants one
