@@ -12,8 +12,8 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from imlkit._dependence import SPLINE_DF, pairwise_functional_r2
 from imlkit.models import GLM, RuleFit
+from imlkit.models._functional import SPLINE_DF, pairwise_functional_r2
 from imlkit.models._glm import COLLINEAR_R2
 from imlkit.models._rulefit import MIN_RULE_ROWS
 from imlkit.models._rules import rule_masks

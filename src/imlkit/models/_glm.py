@@ -530,10 +530,10 @@ class GLM(_FamilyEstimator):
 
         For the numeric main-effect columns (not dummies, polynomial powers or products) with 5 or more distinct
         values, the strongest of Spearman's ρ² and the spline R² either way
-        (:func:`imlkit._dependence.pairwise_functional_r2`); ``function_how`` says which: ``"rank"`` (ρ²),
+        (:func:`imlkit.models._functional.pairwise_functional_r2`); ``function_how`` says which: ``"rank"`` (ρ²),
         ``"spline"`` (this column on a spline of the other) or ``"spline_of"`` (the other on a spline of this one).
         """
-        from .._dependence import pairwise_functional_r2
+        from ._functional import pairwise_functional_r2
 
         spec = self.design_
         names = list(spec.names)
