@@ -39,7 +39,7 @@ def test_glm_names_a_monotone_function_the_linear_r2_misses():
     assert_allclose(m.collinearity_.loc["popul", "function_r2"], rho ** 2, rtol=1e-12)
     assert m.collinearity_.loc["popul", "function_of"] == "logpopul"
     (s,) = [x for x in m.interpret("popul") if x.startswith("Increasing popul")]
-    assert "Spearman's ρ² 1.000" in s and f"linear R² of {r2:.2f}" in s
+    assert "Spearman's ρ² 1.000" in s and f"which popul's linear R² of {r2:.2f} from the other columns misses" in s
     assert s.endswith("holding logpopul fixed while popul changes is outside the data.")
     # a feature with no such partner keeps its sentence as it was
     (t,) = [x for x in m.interpret("selfLR") if x.startswith("Increasing selfLR")]

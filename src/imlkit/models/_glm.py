@@ -902,8 +902,10 @@ class GLM(_FamilyEstimator):
             what = f"{name} is nearly a function of {other} (R² {num} on a spline of {other})"
         else:
             what = f"{other} is nearly a function of {name} (R² {num} on a spline of {name})"
-        return (f"; but {what}, which the linear R² of {r2:.2f} from the other columns misses: holding {other} fixed "
-                f"while {name} changes is outside the data")
+        # whose R² it is: the sentence is about name (Weekly: "Year is nearly a function of Volume ..., which the
+        # linear R² of 0.72 ..." read as Year's 0.71, where 0.72 is Volume's)
+        return (f"; but {what}, which {name}'s linear R² of {r2:.2f} from the other columns misses: holding {other} "
+                f"fixed while {name} changes is outside the data")
 
     def _moderator_values(self, moderator):
         """(description, design row of the moderator's block) for each level / quartile."""
