@@ -435,3 +435,16 @@ def test_the_interactions_claim_says_which_strong_ones_lie_within_their_se_of_th
     # a feature whose SE clears the threshold may not be said to lie within it
     bad = cl.Claim("interactions", ("children", "age"), numbers=dict(n, se_close=(("age", 0.5, 0.05),)))
     assert bad.check() != []
+
+
+def test_a_tie_of_two_models_that_beat_no_constant_does_not_favour_the_simpler():
+    """Weekly, strikes: neither the model nor the GLM beats the constant baseline, yet their tie read "the simpler model
+    may explain the data as well" -- a tie of two models that may both be noise says nothing of the simpler one."""
+    labels = ["Down", "Up"]
+    rng = np.random.default_rng(2)
+    y = rng.choice(labels, size=400)
+    _, _, noise = _classify(y, labels, rng, skill=0.0, glm=True)
+    assert "no better than" in noise or "does not beat" in noise or "cannot show" in noise
+    assert "simpler model may explain" not in noise
+    _, _, skilled = _classify(y, labels, np.random.default_rng(3), skill=3.0, glm=True)
+    assert "beats the majority class baseline" in skilled

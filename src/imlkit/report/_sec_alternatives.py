@@ -706,8 +706,8 @@ def paired_comparison(ctx):
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
     from ._shared import compare_models as _compare
-    from ._shared import interpretable_model, model_is_glm
     from ._shared import level_note as _level_note
+    from ._shared import model_is_glm, tie_favours_simpler
 
     fitted = getattr(ctx, "alternative_models", None) or {}
     skipped = []
@@ -745,7 +745,8 @@ def paired_comparison(ctx):
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:
             blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
-                                   simpler=not interpretable_model(ctx), rows_word=ctx.eval_rows))
+                                   simpler=tie_favours_simpler(ctx), rows_word=ctx.eval_rows,
+                                   shown="section 6's table shows both scores"))
     return blocks
 
 

@@ -36,9 +36,9 @@ from ._scores import (
 )
 from ._shared import compare_models as _compare
 from ._shared import decidable as _decidable
-from ._shared import interpretable_model, model_is_glm
 from ._shared import join_words as _join
 from ._shared import level_note as _level_note
+from ._shared import model_is_glm, tie_favours_simpler
 from ._shared import one_difference as _one
 from ._shared import score_cell as _cell
 from ._shared import undecided_words as _undecided_words
@@ -270,7 +270,7 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
         # a user's LogisticRegression tying with the GLM is no sign that "the simpler model may explain the data as
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
         blocks.append(_compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
-                               simpler=not interpretable_model(ctx), rows_word=rows_word))
+                               simpler=tie_favours_simpler(ctx), rows_word=rows_word))
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "

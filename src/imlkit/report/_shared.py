@@ -16,7 +16,7 @@ from ._scores import beats, too_few_rows, worse
 
 __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
            "most_frequent_class", "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
-           "compare_models", "decidable", "undecided_words", "interpretable_model"]
+           "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -96,6 +96,15 @@ def model_is_glm(ctx):
 #: Interpretable model kinds: a tie with the GLM baseline is then no sign that "the simpler model may explain the data
 #: as well" (a GAM, a RuleFit or a logistic regression is no more complex than the GLM).
 INTERPRETABLE_KINDS = ("glm", "gam", "rulefit")
+
+
+def tie_favours_simpler(ctx):
+    """Whether a tie between the model and an interpretable one may be read as "the simpler model may explain the
+    data as well": the model is not itself interpretable (:func:`interpretable_model`) and section 2 found it to beat
+    the constant baseline on some measure (Weekly, strikes: neither beat a constant, and a tie of two such models
+    says nothing of the simpler one)."""
+    check = getattr(ctx, "model_check", None)
+    return not interpretable_model(ctx) and bool(getattr(check, "decided_by", ()))
 
 
 def interpretable_model(ctx):
@@ -182,16 +191,19 @@ def undecided_words(short):
     return "; ".join(f"on {join_words(ms)}: {w}" for w, ms in by.items())
 
 
-def compare_models(res, name, other, d, deciding, note, word="test", simpler=True, rows_word="test rows"):
+def compare_models(res, name, other, d, deciding, note, word="test", simpler=True, rows_word="test rows",
+                   shown="the table of section 2 shows both scores with their intervals"):
     """The model against another baseline (the GLM) on the deciding measures.
 
-    ``simpler=False`` when the model is itself an interpretable model (``--model glm``, gam, rulefit): a tie then
-    does not say "the simpler model may explain the data as well" (a GAM is not simpler than the GLM it ties with).
+    ``simpler=False`` (:func:`tie_favours_simpler`) when a tie is no sign that "the simpler model may explain the data
+    as well": the model is itself an interpretable model (a GAM is not simpler than the GLM it ties with), or it is
+    not shown to beat the constant baseline (two models that may both be noise). ``shown``: where the reader finds
+    both scores ("" when no table shows them with intervals).
     """
     deciding, short = decidable(res, deciding, rows_word)
     if not deciding:
         return text(f"Too few {rows_word} to decide between the model and {other} ({undecided_words(short)}): no "
-                    f"verdict is taken; the table of section 2 shows both scores with their intervals.")
+                    f"verdict is taken" + (f"; {shown}." if shown else "."))
     skipped = (f" Not judged on {join_words(list(short))}: too few {rows_word} ({undecided_words(short)})."
                if short else "")
     return _compare_decidable(res, name, other, d, deciding, note, word, simpler, skipped)
