@@ -272,3 +272,39 @@ def test_the_rules_name_the_family_a_chosen_method_is_read_over():
     assert "PFI over the 60 features its 15 entries were chosen from, at 99.917%" in said
     numbers.pop("chosen")
     assert "PFI over its 60 entries at 99.917%" in cl.Claim("rules", methods=("pfi",), numbers=numbers).text()
+
+
+def test_the_dependence_partner_r_is_read_on_the_rows_of_section_1():
+    """wine: section 3 said "alcohol is strongly dependent ... (R² = 0.594 ..., most with proline (|r| = 0.663))" --
+    R² from all rows (section 1) beside |r| from the 54 test rows; section 1's table gives 0.6437. The partner's |r| is
+    now read on the rows section 1 read (ctx.data.X)."""
+    from types import SimpleNamespace
+
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
+    from imlkit.report._reading import reading_claims
+
+    rng = np.random.default_rng(0)
+    n = 400
+    a = rng.normal(size=n)
+    X = pd.DataFrame({"a": a, "b": a + 0.3 * rng.normal(size=n), "c": rng.normal(size=n)})
+    X_test = X.iloc[:40].reset_index(drop=True)
+    names = ("a", "b", "c")
+
+    def res(method, v, lo, hi):
+        v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
+        return ImportanceResult(method=method, feature_names=names, importance=v, std=0 * v, ci_low=lo, ci_high=hi,
+                                loss="squared_error", baseline_loss=1.0, params={}, extra={})
+
+    # a: important for PFI, negligible for CFI -> a disagreement explained by its dependence on b
+    pfi = res("pfi", [1.0, 0.5, 0.3], [0.9, 0.4, 0.2], [1.1, 0.6, 0.4])
+    cfi = res("cfi", [0.001, 0.5, 0.3], [0.0, 0.4, 0.2], [0.002, 0.6, 0.4])
+    r2 = pd.Series({"a": 0.92, "b": 0.92, "c": 0.0})
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi, cfi=cfi), effects=EffectsOutputs(h_overall=None),
+                          data_outputs=DataOutputs(dependence_r2=r2), model_check=ModelCheck(no_better_than=None),
+                          X_test=X_test, y_test=pd.Series(rng.normal(size=40)), data=SimpleNamespace(X=X))
+    claims = [c for p in reading_claims(ctx) for item in p.items for c in item]
+    dep = [c for c in claims if c.kind == "dependence" and c.features == ("a",)]
+    assert dep, [c.kind for c in claims]
+    assert_allclose(dep[0].numbers["partner_r"], abs(np.corrcoef(X["a"], X["b"])[0, 1]), rtol=1e-12)
+    assert not np.isclose(dep[0].numbers["partner_r"], abs(np.corrcoef(X_test["a"], X_test["b"])[0, 1]))

@@ -397,7 +397,11 @@ def reading_claims(ctx):
         out.append(Paragraph(((_top_claim(ev),),)))
         h = ctx.effects.h_overall
         h_halves = getattr(ctx.effects, "h_halves", None)
-        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, ctx.X_test, h_halves,
+        # the partners' |r| on the rows section 1's R² and correlation table read (all rows), not on the test rows:
+        # wine's "R² = 0.594 ..., most with proline (|r| = 0.663)" beside section 1's 0.6437
+        data = getattr(ctx, "data", None)
+        X_dep = data.X if data is not None and hasattr(data, "X") else ctx.X_test
+        found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, X_dep, h_halves,
                                      ctx.__dict__.get("_h_se"))
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
