@@ -225,3 +225,19 @@ def test_a_tree_that_stopped_early_is_not_labelled_depth_3():
     assert list(perf) == [f"decision tree (depth {depth}; at most 3)"]
     assert f"It stopped at depth {depth} of at most 3" in said
     assert "(depth 3)" not in " ".join(str(b.get("text", "")) for b in blocks)
+
+
+def test_repid_that_could_not_search_does_not_say_no_split_explains():
+    """Hitters (79 rows, --quick's min_node_size 40): "REPID could not split the 79 rows ... because it could look for
+    none; ... a heterogeneity no split of depth ≤ 2 by another feature explains" -- no split was tried, so none was
+    shown not to explain it. The numbers: one leaf (the root), risk 9.71e6 on 79 rows x 15 grid points, range 341."""
+    from imlkit.report._sec_effects import regional_words
+
+    g = _repid_like(79, 15, 9.71e6, [9.71e6], 341.0, {})
+    said = regional_words(g, "x1", 2, 0.1, min_node_size=40)
+    assert "could not split the 79 rows" in said and "could look for none" in said
+    assert "no split of depth" not in said
+    assert "might or might not explain" in said
+    # with enough rows to search, an unexplained heterogeneity is still "no split ... explains"
+    searched = regional_words(_repid_like(300, 15, 9.71e6, [9.71e6], 341.0, {}), "x1", 2, 0.1, min_node_size=40)
+    assert "no split of depth ≤ 2 by another feature explains" in searched

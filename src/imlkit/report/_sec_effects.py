@@ -582,9 +582,13 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
                 f"the {MATERIAL_REGIONAL_SHARE:.0%} that would matter: the effect of {feature} is about the same for "
                 f"every row.")
     else:
+        # "no split ... explains" only where splits were searched: with fewer than 2 x min_node_size rows none was
+        # (Hitters, 79 rows, min_node_size 40)
+        searched = not (min_node_size is not None and root.n < 2 * min_node_size)
         tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
-                f"still differ from their region's curve by {left:.3g} (root mean square{of}), a heterogeneity no "
-                f"split of depth ≤ {max_depth} by another feature explains.")
+                f"still differ from their region's curve by {left:.3g} (root mean square{of})"
+                + (f", a heterogeneity no split of depth ≤ {max_depth} by another feature explains." if searched else
+                   ", a heterogeneity that splits on more rows might or might not explain."))
     if not len(scores) and min_node_size is not None and root.n < 2 * min_node_size:
         # heart (censors), 21 test rows, --quick (min_node_size 40): "No split improved the homogeneity ... enough" --
         # no split was possible, each region needs 40 rows
