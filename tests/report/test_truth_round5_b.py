@@ -334,5 +334,6 @@ def test_gam_without_an_important_feature_to_draw_keeps_its_part(tmp_path):
     path = build_report(data=df, target="duration", test_size=0.17, quick=True, strict=True, out=str(tmp_path),
                         methods=("pfi", "models"), progress=False)
     said = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", open(path).read())))
-    assert "No figure of the GAM's terms: none of the features it would show is among the report's most important" in said
+    assert ("No figure of the GAM's terms: none of the features it would show is among the report's most "
+            "important") in said
     assert "GAM failed" not in said
