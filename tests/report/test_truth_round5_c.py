@@ -308,3 +308,36 @@ def test_the_dependence_partner_r_is_read_on_the_rows_of_section_1():
     assert dep, [c.kind for c in claims]
     assert_allclose(dep[0].numbers["partner_r"], abs(np.corrcoef(X["a"], X["b"])[0, 1]), rtol=1e-12)
     assert not np.isclose(dep[0].numbers["partner_r"], abs(np.corrcoef(X_test["a"], X_test["b"])[0, 1]))
+
+
+def test_a_feature_ranked_on_marginal_methods_section_1_distrusts_says_so():
+    """Hitters: section 1 warns that PFI and marginal SAGE extrapolate for CRBI and CHits (R² 0.99, 1.00); section 4
+    then chose them as "the 2 most important features (2 of 4)" on exactly those two methods, CFI's intervals including
+    0. The ranking now says that only the marginal methods find them important, and that the conditional ones do not."""
+    from types import SimpleNamespace
+
+    from imlkit.importance import ImportanceResult
+    from imlkit.report._context import DataOutputs, ImportanceOutputs
+    from imlkit.report._ranking import most_important
+
+    names = ("CRBI", "Hits", "Walks")
+
+    def res(method, v, lo, hi):
+        v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
+        return ImportanceResult(method=method, feature_names=names, importance=v, std=0 * v, ci_low=lo, ci_high=hi,
+                                loss="squared_error", baseline_loss=1.0, params={}, extra={})
+
+    pfi = res("pfi", [1.0, 0.6, 0.01], [0.9, 0.5, 0.0], [1.1, 0.7, 0.02])
+    cfi = res("cfi", [0.05, 0.6, 0.01], [-0.1, 0.5, 0.0], [0.2, 0.7, 0.02])
+    r2 = pd.Series({"CRBI": 0.99, "Hits": 0.3, "Walks": 0.2})
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi, cfi=cfi), data_outputs=DataOutputs(dependence_r2=r2),
+                          y_test=None)
+    feats, words = most_important(ctx, k=2)
+    assert feats[:2] == ["Hits", "CRBI"] or feats[:2] == ["CRBI", "Hits"]
+    assert ("CRBI (R² = 0.99) is important only for PFI, which replace it by values drawn without regard to the other "
+            "features") in words
+    assert "while CFI does not find it important" in words
+    assert "Hits (R²" not in words  # important for CFI too: nothing to say
+    # without a conditional method there is nothing to set against
+    ctx.importance = ImportanceOutputs(pfi=pfi)
+    assert "important only for" not in most_important(ctx, k=2)[1]

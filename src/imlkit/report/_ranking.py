@@ -225,7 +225,31 @@ def most_important(ctx, k=None, fill=True):
     y_of, y_fit = _y_of(ctx), _y_fit(ctx)
     ranked = cl.ranked_features(results, k=k, y_of=y_of, fill=fill, y_fit=y_fit)
     words = cl.ranking_words(ranked) if ranked else cl.no_important_words(results, y_of, y_fit)
-    return [r.feature for r in ranked], words
+    return [r.feature for r in ranked], words + _marginal_only_words(ctx, ranked, results)
+
+
+def _marginal_only_words(ctx, ranked, results):
+    """A clause for the ranked features that only marginal methods (PFI, marginal SAGE) find important while section 1
+    warns those methods extrapolate for them (R² >= ``R2_STRONG`` from the other features) and a conditional method
+    ran: Hitters' CRBI and CHits (R² 0.99, 1.00) were "the 2 most important features (2 of 4)" from PFI and marginal
+    SAGE alone, CFI's intervals including 0: the count is true, the choice rests on methods section 1 distrusts."""
+    r2 = getattr(getattr(ctx, "data_outputs", None), "dependence_r2", None)
+    conditional = [m for m in results if m in cl.CONDITIONAL]
+    if r2 is None or not conditional:
+        return ""
+    flagged = [r for r in ranked if r.n_important and set(r.important_for) <= set(cl.MARGINAL)
+               and np.isfinite(r2.get(r.feature, np.nan)) and r2[r.feature] >= cl.R2_STRONG]
+    if not flagged:
+        return ""
+    names = cl.name_list([f"{r.feature} (R² = {cl.num(float(r2[r.feature]))})" for r in flagged])
+    marg = cl.name_list(sorted({METHOD_LABELS.get(m, m) for r in flagged for m in r.important_for}))
+    one = len(flagged) == 1
+    it = "it" if one else "them"
+    cond = [METHOD_LABELS.get(m, m) for m in conditional]
+    return (f"; {names} {'is' if one else 'are'} important only for {marg}, which replace {it} by values drawn "
+            f"without regard to the other features although those predict {it} (section 1: marginal methods "
+            f"extrapolate there), while {cl.name_list(cond)} {'does' if len(cond) == 1 else 'do'} not find {it} "
+            f"important")
 
 
 def top_features(ctx, k):
