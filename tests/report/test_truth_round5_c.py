@@ -274,13 +274,21 @@ def test_the_rules_name_the_family_a_chosen_method_is_read_over():
     assert "PFI over its 60 entries at 99.917%" in cl.Claim("rules", methods=("pfi",), numbers=numbers).text()
 
 
+def _interval_result(method, names, v, lo, hi):
+    """An importance result with the given estimates and interval ends (squared error, baseline loss 1)."""
+    from imlkit.importance import ImportanceResult
+
+    v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
+    return ImportanceResult(method=method, feature_names=tuple(names), importance=v, std=0 * v, ci_low=lo, ci_high=hi,
+                            loss="squared_error", baseline_loss=1.0, params={}, extra={})
+
+
 def test_the_dependence_partner_r_is_read_on_the_rows_of_section_1():
     """wine: section 3 said "alcohol is strongly dependent ... (R² = 0.594 ..., most with proline (|r| = 0.663))" --
     R² from all rows (section 1) beside |r| from the 54 test rows; section 1's table gives 0.6437. The partner's |r| is
     now read on the rows section 1 read (ctx.data.X)."""
     from types import SimpleNamespace
 
-    from imlkit.importance import ImportanceResult
     from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
     from imlkit.report._reading import reading_claims
 
@@ -289,12 +297,8 @@ def test_the_dependence_partner_r_is_read_on_the_rows_of_section_1():
     a = rng.normal(size=n)
     X = pd.DataFrame({"a": a, "b": a + 0.3 * rng.normal(size=n), "c": rng.normal(size=n)})
     X_test = X.iloc[:40].reset_index(drop=True)
-    names = ("a", "b", "c")
-
     def res(method, v, lo, hi):
-        v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
-        return ImportanceResult(method=method, feature_names=names, importance=v, std=0 * v, ci_low=lo, ci_high=hi,
-                                loss="squared_error", baseline_loss=1.0, params={}, extra={})
+        return _interval_result(method, ("a", "b", "c"), v, lo, hi)
 
     # a: important for PFI, negligible for CFI -> a disagreement explained by its dependence on b
     pfi = res("pfi", [1.0, 0.5, 0.3], [0.9, 0.4, 0.2], [1.1, 0.6, 0.4])
@@ -316,16 +320,11 @@ def test_a_feature_ranked_on_marginal_methods_section_1_distrusts_says_so():
     0. The ranking now says that only the marginal methods find them important, and that the conditional ones do not."""
     from types import SimpleNamespace
 
-    from imlkit.importance import ImportanceResult
     from imlkit.report._context import DataOutputs, ImportanceOutputs
     from imlkit.report._ranking import most_important
 
-    names = ("CRBI", "Hits", "Walks")
-
     def res(method, v, lo, hi):
-        v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
-        return ImportanceResult(method=method, feature_names=names, importance=v, std=0 * v, ci_low=lo, ci_high=hi,
-                                loss="squared_error", baseline_loss=1.0, params={}, extra={})
+        return _interval_result(method, ("CRBI", "Hits", "Walks"), v, lo, hi)
 
     pfi = res("pfi", [1.0, 0.6, 0.01], [0.9, 0.5, 0.0], [1.1, 0.7, 0.02])
     cfi = res("cfi", [0.05, 0.6, 0.01], [-0.1, 0.5, 0.0], [0.2, 0.7, 0.02])
