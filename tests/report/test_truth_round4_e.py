@@ -1,6 +1,7 @@
 """Fourth round (helper e) of "every sentence carries the numbers that justify it": sections 4-7 on new tables."""
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
 
 import imlkit as ik
 
@@ -50,24 +51,25 @@ def test_repid_regions_of_a_logistic_regression_are_not_called_interaction_terms
     assert "log-odds" in said
 
 
+class _Product(RegressorMixin, BaseEstimator):
+    """A fitted regression model of a × b (the interaction REPID should find)."""
+
+    def fit(self, X, y):
+        self.fitted_ = True
+        return self
+
+    def predict(self, X):
+        return np.asarray(X["a"] * X["b"], dtype=float)
+
+
 def test_repid_of_a_regression_gets_no_link_caveat():
     """The caveat is about the probability scale only: a regression's interaction (a × b) is not qualified."""
-    from sklearn.base import BaseEstimator, RegressorMixin
-
     from imlkit.report._sec_effects import section_regional
-
-    class Product(RegressorMixin, BaseEstimator):
-        def fit(self, X, y):
-            self.fitted_ = True
-            return self
-
-        def predict(self, X):
-            return np.asarray(X["a"] * X["b"], dtype=float)
 
     rng = np.random.default_rng(4)
     X = pd.DataFrame(rng.normal(size=(400, 3)), columns=["a", "b", "c"])
     y = X["a"] * X["b"]
-    said = _texts(section_regional(_ctx(X, y, Product().fit(X, y), ("pfi", "repid"))))
+    said = _texts(section_regional(_ctx(X, y, _Product().fit(X, y), ("pfi", "repid"))))
     assert "interacts with" in said and "log-odds" not in said
 
 
@@ -181,22 +183,12 @@ def test_repid_on_fewer_rows_than_two_regions_need_says_it_could_not_split():
     """heart (censors), a user's KNeighborsClassifier on its own split, 21 test rows, --quick (REPID's min_node_size
     40): "No split improved the homogeneity of the survival curves enough (min_improvement = 0.1)" -- no split was
     possible: a split leaves at least 40 rows on each side, 80 in all."""
-    from sklearn.base import BaseEstimator, RegressorMixin
-
     from imlkit.report._sec_effects import section_regional
-
-    class Product(RegressorMixin, BaseEstimator):
-        def fit(self, X, y):
-            self.fitted_ = True
-            return self
-
-        def predict(self, X):
-            return np.asarray(X["a"] * X["b"], dtype=float)
 
     rng = np.random.default_rng(4)
     X = pd.DataFrame(rng.normal(size=(70, 3)), columns=["a", "b", "c"])
     y = X["a"] * X["b"]
-    ctx = _ctx(X, y, Product().fit(X, y), ("pfi", "repid"))
+    ctx = _ctx(X, y, _Product().fit(X, y), ("pfi", "repid"))
     said = _texts(section_regional(ctx))
     n, need = len(ctx.rows("repid")[0]), ctx.params.repid.min_node_size
     assert n < 2 * need
