@@ -184,12 +184,9 @@ def _numeric_block(W, tss, dummy_tss, q):
     ``constant`` the numeric columns without variance at all (no R² of their own).
     """
     d = W.shape[0] - q
-    scale_all = max(float(tss.max()), max((float(t.max()) for t in dummy_tss), default=0.0), 1e-300)
-    constant = tss <= 1e-12 * scale_all            # no R² of its own, and no information
     ss = np.diag(W).copy()
     own = np.concatenate([tss, np.concatenate([t[1:] for t in dummy_tss[1:]]) if d else np.zeros(0)])
-    # Zero within-B variance (relative to the column's own total): explained by B, so dropped.
-    dropped = (ss <= 1e-12 * np.maximum(own, 1e-300)) | np.concatenate([constant, np.zeros(d, bool)])
+    dropped, constant = _dropped_columns(ss, own, tss, dummy_tss)
     s = np.sqrt(np.where(dropped, 1.0, ss))
     W = W / np.outer(s, s)  # correlation scale, so the pseudo-inverses' cut-offs are relative
     W[dropped, :] = 0.0
@@ -200,14 +197,24 @@ def _numeric_block(W, tss, dummy_tss, q):
     return S, ss, dropped, constant
 
 
+def _dropped_columns(ss, own, tss, dummy_tss):
+    """``(dropped, constant)`` of the columns whose within-B sums of squares are ``ss`` (numeric columns first, then
+    any dummies) and total sums of squares ``own``: ``constant`` the numeric columns (``tss``) without variance
+    relative to the largest total of any column (no R² of their own, and no information); ``dropped`` those and every
+    column without within-B variance relative to its own total (explained by B)."""
+    scale_all = max(float(tss.max()), max((float(t.max()) for t in dummy_tss), default=0.0), 1e-300)
+    constant = tss <= 1e-12 * scale_all
+    dropped = ss <= 1e-12 * np.maximum(own, 1e-300)
+    dropped[:len(tss)] |= constant
+    return dropped, constant
+
+
 def _scaled_columns(Uw, tss, dummy_tss):
     """:func:`_numeric_block`'s scaling without the Gram matrix (no dummies besides B's levels): ``(ss, dropped,
     constant, Z)`` with Z (n, q) the within-B columns on the correlation scale (dropped columns zero), so that
     ``Z'Z`` is that function's S."""
-    scale_all = max(float(tss.max()), max((float(t.max()) for t in dummy_tss), default=0.0), 1e-300)
-    constant = tss <= 1e-12 * scale_all
     ss = np.einsum("ij,ij->j", Uw, Uw)
-    dropped = (ss <= 1e-12 * np.maximum(tss, 1e-300)) | constant
+    dropped, constant = _dropped_columns(ss, tss, tss, dummy_tss)
     Z = Uw / np.sqrt(np.where(dropped, 1.0, ss))
     Z[:, dropped] = 0.0
     return ss, dropped, constant, Z
