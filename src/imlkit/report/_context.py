@@ -105,6 +105,9 @@ class ModelCheck:
         ``{name: (measures,)}``: the other models of section 2 (the GLM) that beat the same
         baseline on those measures (paired intervals at the same level, same rows); filled when
         the model itself does not beat it.
+    undecided : dict
+        ``{measure: why}``: the deciding measures too few rows could not decide
+        (:func:`~imlkit.report._scores.too_few_rows`); the reading says so when none was decided.
     """
 
     performance: dict = field(default_factory=dict)
@@ -115,6 +118,7 @@ class ModelCheck:
     decision: dict = field(default_factory=dict)
     decision_level: float | None = None
     others_beating_baseline: dict = field(default_factory=dict)
+    undecided: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -366,7 +366,7 @@ def reading_claims(ctx):
     if nb:
         out.append(Paragraph(((cl.Claim("no_better", numbers=_no_better_numbers(ctx)),),)))
     check = ctx.model_check
-    undecided = getattr(check, "undecided", None) or {}  # section 2: measures too few rows could not decide
+    undecided = check.undecided  # section 2: measures too few rows could not decide
     if not nb and undecided and not check.deciding and check.baseline:
         out.append(Paragraph(((cl.Claim("too_few", numbers=dict(
             baseline=check.baseline, n_rows=len(ctx.X_test), rows_word=getattr(ctx, "eval_rows", "test rows"),

@@ -215,8 +215,7 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
         # the same score on every resample (the same predictions): a fact of these rows, not an inference from them
         deciding, short = asked, {}
     check.deciding = tuple(deciding)
-    # {measure: why the rows cannot decide on it}: the reading's "too_few" claim says it (ModelCheck has no field
-    # for it yet; an attribute of the instance)
+    # {measure: why the rows cannot decide on it}: the reading's "too_few" claim says it
     check.undecided = dict(short)
     if base in diffs and short:
         check.baseline = base
