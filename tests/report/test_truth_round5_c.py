@@ -235,7 +235,7 @@ def test_the_interactions_claim_carries_the_strong_features_its_se_does_not_tell
     halves = {"rate_marriage": (0.3367, 0.2403), "yrs_married": (0.2207, 0.3953), "children": (0.1098, 0.6937),
               "educ": (0.1212, 0.2248)}
     se = {"rate_marriage": 0.0835, "yrs_married": 0.1051, "children": 0.1367, "educ": 0.05939}
-    ctx = SimpleNamespace(effects=SimpleNamespace(h_rows=120), task="regression", _h_se=se)
+    ctx = SimpleNamespace(effects=SimpleNamespace(h_rows=120, h_se=se), task="regression")
     claim = _interactions_claim(ctx, h, halves)
     assert claim.features == ("rate_marriage", "yrs_married", "children", "educ")
     close = {f: (v, s) for f, v, s in claim.numbers["se_close"]}

@@ -166,11 +166,14 @@ class EffectsOutputs:
         Each feature's overall H² on each half of those rows (feature -> (half 1, half 2)); None when the halves
         were too small or did not run. A feature above a threshold in one half and not in the other is not
         distinguishable from it at these rows.
+    h_se : dict or None
+        The bootstrap standard error of each overall H² (feature -> value); None when it was not computed.
     """
 
     h_overall: dict | None = None
     h_rows: int | None = None
     h_halves: dict | None = None
+    h_se: dict | None = None
 
 
 @dataclass

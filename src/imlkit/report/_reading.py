@@ -347,7 +347,7 @@ def _interactions_claim(ctx, h, h_halves):
         return None
     # the strong ones (both halves above) whose own bootstrap SE does not tell them from the threshold (fair's children:
     # H² 0.235, SE 0.137, halves 0.11 and 0.694): (feature, H², SE), for the sentence to say so (_claims renders it)
-    h_se = ctx.__dict__.get("_h_se") or {}
+    h_se = getattr(ctx.effects, "h_se", None) or {}
     se_close = tuple((f, float(verdicts[f][1]), float(h_se[f])) for f in strong
                      if f in h_se and not h_clears(verdicts[f][1], h_se[f], cl.H_INTERACTION))
     return cl.Claim("interactions", tuple(strong), numbers=dict(se_close=se_close, se_z=H_SE_Z,
@@ -402,7 +402,7 @@ def reading_claims(ctx):
         data = getattr(ctx, "data", None)
         X_dep = data.X if data is not None and hasattr(data, "X") else ctx.X_test
         found = _disagreement_claims(ev, ctx.data_outputs.dependence_r2, h, X_dep, h_halves,
-                                     ctx.__dict__.get("_h_se"))
+                                     getattr(ctx.effects, "h_se", None))
         if found:
             out.append(Paragraph(tuple((c, *reasons) for c, reasons in found),
                                  title="Where the methods disagree (important for one method; negligible, below 0 or "

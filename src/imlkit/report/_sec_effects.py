@@ -231,8 +231,8 @@ def _hstat_blocks(ctx, output):
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     ctx.effects.h_rows = len(X_h)
     # the bootstrap SE of each overall H² (the table's column), read by the sentences below and the reading's reasons
-    ctx.__dict__["_h_se"] = (None if h.overall_se is None else
-                             dict(zip(h.feature_names, np.asarray(h.overall_se, dtype=float))))
+    ctx.effects.h_se = (None if h.overall_se is None else
+                        dict(zip(h.feature_names, np.asarray(h.overall_se, dtype=float))))
     shown_pairs = [tuple(r) for r in h.pairwise[["feature_1", "feature_2"]].head(10).itertuples(index=False)]
     halves = _hstat_halves(ctx, X_h, list(h.feature_names), shown_pairs, output)
     overall = h.to_frame("overall")
@@ -259,7 +259,7 @@ def _hstat_blocks(ctx, output):
     if halves is not None:
         blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
                                            len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]),
-                                           se=ctx.__dict__.get("_h_se"))))
+                                           se=ctx.effects.h_se)))
     pairs = h.to_frame("pairwise")
     if len(pairs):
         if halves is not None:
