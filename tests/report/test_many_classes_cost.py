@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingRegressor
 
 from imlkit import importance as imp
-from imlkit.importance._loco import full_fit_reusable, reuse_full_fit
+from imlkit.importance._refit import full_fit_reusable, reuse_full_fit
 from imlkit.report import ReportConfig
 from imlkit.report._build import prepare_context
 from imlkit.report._fit import MANY_CLASSES

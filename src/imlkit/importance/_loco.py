@@ -10,8 +10,6 @@ Both are one function with different defaults; the refits run through the shared
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import numbers
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -58,6 +56,7 @@ from ._refit import (
     check_learner,
     check_refit_data,
     evaluate_loss,
+    given_full_fit,
     make_folds,
     run_refits,
 )
@@ -425,7 +424,7 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         # (the first two, and so the drop variant's numbers, are unchanged).
         perm_seeds = options.seed.spawn(1)[0].spawn(n_refits * K * len(names)) if permuted else None
         jobs = _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds)
-        given = _given_full_fit(template, X_train, y_train, Xtr, ytr, as_frame, options)
+        given = given_full_fit(template, X_train, y_train, Xtr, ytr, as_frame, options.n_refits, options.cv)
         if given is not None:   # the full model is that fit already (see reuse_full_fit): not refitted
             out = run_refits(problem, jobs[1:], n_jobs=options.n_jobs, progress=options.progress,
                              desc=options.method.upper())
@@ -456,66 +455,6 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
                      "refit-based importances are noisy; use n_refits > 1 to see their spread.")
     return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
                             groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
-
-
-#: A fitted model offered as the full fit of LOCO/LOFO calls on its own training data (:func:`reuse_full_fit`).
-_FULL_FIT = contextvars.ContextVar("imlkit_loco_full_fit", default=None)
-
-
-@contextlib.contextmanager
-def reuse_full_fit(model, X_train, y_train):
-    """Within the block, LOCO/LOFO take ``model`` as their full fit when it is that fit (private).
-
-    The full model of a call with one refit and no ``cv`` is ``fresh_learner(learner).fit(X_train,
-    y_train)``; a report that fitted ``model`` from the same learner on the same rows already has
-    it (100 classes: one of LOCO's ten 1,500-tree fits). It is used only when the call's
-    ``X_train`` and ``y_train`` are these very objects, its learner has the model's type and
-    parameters with every ``random_state`` fixed (so the refit would keep them), and the checked
-    training data equal them: the refit would then repeat the model's fit. ``model=None`` offers
-    nothing. Yields a dict whose ``"used"`` counts the calls that took it.
-    """
-    record = {"used": 0}
-    token = _FULL_FIT.set(None if model is None else (model, X_train, y_train, record))
-    try:
-        yield record
-    finally:
-        _FULL_FIT.reset(token)
-
-
-def full_fit_reusable(model, learner, n_refits=1, cv=None):
-    """Whether ``model`` is what one refit of ``learner`` gives on the model's own training rows (same type,
-    parameters, fixed random states), so :func:`reuse_full_fit` may offer it."""
-    if model is None or n_refits != 1 or cv is not None or not hasattr(learner, "fit") \
-            or type(model) is not type(learner):
-        return False
-    try:
-        mine, theirs = model.get_params(deep=True), learner.get_params(deep=True)
-    except Exception:  # not a scikit-learn estimator: nothing to compare
-        return False
-    if mine.keys() != theirs.keys() or any(v is None for v in _seed_params(learner).values()):
-        return False
-    # nested estimators compare by their repr (their own parameters), the rest by value
-    return all(repr(mine[k]) == repr(theirs[k]) for k in mine)
-
-
-def _given_full_fit(template, X_train, y_train, Xtr, ytr, as_frame, options):
-    """The model offered by :func:`reuse_full_fit` when it is this call's full fit, else None."""
-    offered = _FULL_FIT.get()
-    if offered is None:
-        return None
-    model, X0, y0, record = offered
-    if X_train is not X0 or y_train is not y0 or not full_fit_reusable(model, template, options.n_refits,
-                                                                       options.cv):
-        return None
-    if as_frame:
-        same_X = Xtr.equals(X0)
-    else:
-        a, b = Xtr.to_numpy(), np.asarray(X0)
-        same_X = a.dtype == b.dtype and np.array_equal(a, b)
-    if not same_X or not np.array_equal(np.asarray(ytr), np.asarray(y0)):
-        return None
-    record["used"] += 1
-    return model
 
 
 def _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds):

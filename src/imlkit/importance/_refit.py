@@ -46,6 +46,8 @@ depend on ``n_jobs`` and the full and reduced fits of one refit keep their commo
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 import pickle
 import traceback
@@ -65,7 +67,7 @@ from ._common import with_test_classes
 
 __all__ = ["RefitProblem", "RefitJob", "check_learner", "check_refit_data", "check_groups", "make_folds", "run_refits",
            "refit_task", "fresh_learner", "evaluate_loss", "leave_out_mode", "neutralise", "permute_columns",
-           "LEAVE_OUT_MODES"]
+           "LEAVE_OUT_MODES", "reuse_full_fit", "full_fit_reusable", "given_full_fit"]
 
 LEAVE_OUT_MODES = ("auto", "drop", "neutralise", "permute")
 
@@ -481,3 +483,69 @@ def run_refits(problem, jobs, *, n_jobs=None, progress=False, desc="refits"):
             err.worker_traceback = res.text
             raise err from exc
     return out
+
+
+#: A fitted model offered as the full fit of refit calls (LOCO, LOFO, PIMP) on its own training data
+#: (:func:`reuse_full_fit`).
+_FULL_FIT = contextvars.ContextVar("imlkit_full_fit", default=None)
+
+
+@contextlib.contextmanager
+def reuse_full_fit(model, X_train, y_train):
+    """Within the block, LOCO, LOFO and PIMP take ``model`` as their full fit when it is that fit (private).
+
+    The full model of a call with one refit and no ``cv`` (PIMP's model on the real target) is
+    ``fresh_learner(learner).fit(X_train, y_train)``; a report that fitted ``model`` from the same
+    learner on the same rows already has it (100 classes: one of LOCO's ten 1,500-tree fits). It
+    is used only when the call's
+    ``X_train`` and ``y_train`` are these very objects, its learner has the model's type and
+    parameters with every ``random_state`` fixed (so the refit would keep them), and the checked
+    training data equal them: the refit would then repeat the model's fit. ``model=None`` offers
+    nothing. Yields a dict whose ``"used"`` counts the calls that took it.
+    """
+    record = {"used": 0}
+    token = _FULL_FIT.set(None if model is None else (model, X_train, y_train, record))
+    try:
+        yield record
+    finally:
+        _FULL_FIT.reset(token)
+
+
+def full_fit_reusable(model, learner, n_refits=1, cv=None):
+    """Whether ``model`` is what one refit of ``learner`` gives on the model's own training rows (same type,
+    parameters, fixed random states), so :func:`reuse_full_fit` may offer it."""
+    if model is None or n_refits != 1 or cv is not None or not hasattr(learner, "fit") \
+            or type(model) is not type(learner):
+        return False
+    try:
+        mine, theirs = model.get_params(deep=True), learner.get_params(deep=True)
+    except Exception:  # not a scikit-learn estimator: nothing to compare
+        return False
+    if mine.keys() != theirs.keys() or any(v is None for v in _seed_params(learner).values()):
+        return False
+    # nested estimators compare by their repr (their own parameters), the rest by value
+    return all(repr(mine[k]) == repr(theirs[k]) for k in mine)
+
+
+def given_full_fit(template, X_train, y_train, Xtr, ytr, as_frame, n_refits=1, cv=None):
+    """The model offered by :func:`reuse_full_fit` when it is this call's full fit, else None.
+
+    ``X_train``, ``y_train``: the call's arguments (compared by identity with the offer's);
+    ``Xtr``, ``ytr``: the same after the call's checks (compared by value); ``n_refits``, ``cv``:
+    the call's (a full fit is reusable only as the one fit of one refit without folds).
+    """
+    offered = _FULL_FIT.get()
+    if offered is None:
+        return None
+    model, X0, y0, record = offered
+    if X_train is not X0 or y_train is not y0 or not full_fit_reusable(model, template, n_refits, cv):
+        return None
+    if as_frame:
+        same_X = Xtr.equals(X0)
+    else:
+        a, b = Xtr.to_numpy(), np.asarray(X0)
+        same_X = a.dtype == b.dtype and np.array_equal(a, b)
+    if not same_X or not np.array_equal(np.asarray(ytr), np.asarray(y0)):
+        return None
+    record["used"] += 1
+    return model

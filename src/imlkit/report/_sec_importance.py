@@ -106,10 +106,10 @@ def reused_full_fit(ctx, method):
 
     imlkit fitted it (not a model given fitted, whose rows imlkit cannot know) from the learner the
     refits clone, with fixed random states, one refit per feature, and the refits run in this process
-    (no --n-jobs, no --scheduler); :func:`imlkit.importance._loco.reuse_full_fit` further requires
+    (no --n-jobs, no --scheduler); :func:`imlkit.importance._refit.reuse_full_fit` further requires
     that the refits' training rows are the model's own (within the row budget).
     """
-    from ..importance._loco import full_fit_reusable
+    from ..importance._refit import full_fit_reusable
     from ._shared import fitted_outside
 
     if fitted_outside(ctx) or ctx.learner is None:
@@ -126,7 +126,7 @@ def reused_full_fit(ctx, method):
 @contextlib.contextmanager
 def _full_fit_offer(ctx, method):
     """Offer the report's model as LOCO/LOFO's full fit; section 7 says when it was taken."""
-    from ..importance._loco import reuse_full_fit
+    from ..importance._refit import reuse_full_fit
 
     with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
         yield
