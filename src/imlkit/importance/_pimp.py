@@ -36,8 +36,17 @@ from .._parallel import progress_bar
 from .._timing import Timer
 from .._validation import ValidationError, check_choice, check_X, resolve_features
 from ..samplers import make_sampler
+from ._common import with_test_classes
 from ._inference import P_ADJUST, adjust_pvalues, best_null_distribution, null_pvalue
-from ._refit import RefitJob, RefitProblem, check_groups, check_learner, check_refit_data, run_refits
+from ._refit import (
+    RefitJob,
+    RefitProblem,
+    check_groups,
+    check_learner,
+    check_refit_data,
+    given_full_fit,
+    run_refits,
+)
 from ._result import ImportanceResult
 
 __all__ = ["pimp", "PimpResult", "resolution", "MIN_PARAMETRIC_NULL", "SEQUENTIAL_BLOCK"]
@@ -249,7 +258,12 @@ def pimp(learner, X_train, y_train, X_test, y_test, *, importance="pfi", n_null=
         with progress_bar(n_null + 1, "PIMP", progress) as bar:
             # The observed model first: its PFI/CFI checked the engine for this learner on these rows,
             # and the null refits' evaluations reuse that verdict instead of checking 60 models again.
-            out = run_refits(problem, [observed_job], n_jobs=1, progress=False, desc="PIMP")
+            given = given_full_fit(template, X_train, y_train, Xtr, ytr, as_frame)
+            if given is not None:   # the model on the real target is that fit already (reuse_full_fit): not refitted
+                X_tr, y_tr, X_te, y_te = problem.split(None)
+                out = [observed_eval(with_test_classes(given, y_te), X_tr, y_tr, X_te, y_te, problem, seeds[0])]
+            else:
+                out = run_refits(problem, [observed_job], n_jobs=1, progress=False, desc="PIMP")
             bar.update(1)
             null_eval = replace(observed_eval, keep_result=False, refit_of=out[0].engine)
             jobs = [RefitJob(f"null refit {b}", seed=seeds[b + 1], permute_y=True, evaluate=null_eval)

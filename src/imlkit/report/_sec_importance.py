@@ -102,7 +102,8 @@ def _and(labels):
 
 
 def reused_full_fit(ctx, method):
-    """The report's model when LOCO/LOFO's full fit would repeat its fit exactly, else None.
+    """The report's model when LOCO/LOFO's full fit (PIMP's model on the real target) would repeat its fit
+    exactly, else None.
 
     imlkit fitted it (not a model given fitted, whose rows imlkit cannot know) from the learner the
     refits clone, with fixed random states, one refit per feature, and the refits run in this process
@@ -125,7 +126,8 @@ def reused_full_fit(ctx, method):
 
 @contextlib.contextmanager
 def _full_fit_offer(ctx, method):
-    """Offer the report's model as LOCO/LOFO's full fit; section 7 says when it was taken."""
+    """Offer the report's model as LOCO/LOFO's full fit and PIMP's model on the real target; section 7 says
+    when it was taken."""
     from ..importance._refit import reuse_full_fit
 
     with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
@@ -178,7 +180,7 @@ def _sage(ctx):
 def _pimp(ctx):
     # ``--n-null`` reaches ctx.params through method_params (the step's logged parameters say it)
     p = ctx.params.pimp
-    with ctx.refit_backend():
+    with ctx.refit_backend(), _full_fit_offer(ctx, "pimp"):   # its model on the real target is the report's
         r = imp.pimp(ctx.learner, *ctx.rows("pimp", "train"), *ctx.rows("pimp"), importance=p.importance,
                      n_repeats=p.n_repeats, loss=ctx.loss, n_null=p.n_null, features=budgeted_features(ctx),
                      distribution=p.distribution,
