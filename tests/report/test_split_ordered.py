@@ -76,7 +76,7 @@ def test_sections_one_and_seven_name_the_split_and_the_time_order_caveat_says_it
     seeds = seed_text(ctx)
     assert "Not from the seed: the train/test split (--split ordered" in seeds
     assert "the train/test split and" not in seeds.split("Not from")[0]
-    assert ctx.split_words == "an ordered split of the table (its last 31 rows held out, in the table's order)"
+    assert ctx.split_words == "an ordered split of the table: its last 31 rows held out, in the table's order"
     # the random split says it is random, and its time-order caveat names --split ordered
     rnd = prepare_context(ReportConfig(data=df, target="y", methods="pfi"))
     split, order = _sentences(rnd)
