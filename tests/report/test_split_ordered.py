@@ -69,6 +69,10 @@ def test_sections_one_and_seven_name_the_split_and_the_time_order_caveat_says_it
     assert len(order) == 1 and "The split is ordered (--split ordered): every training row comes before every test " \
                                "row in the table and, by 'year', none is later than a test row" in order[0]
     assert "--test-data" not in order[0] and "optimistic" not in order[0]
+    assert order[0].endswith(f"The feature 'year' itself has every test value ({years[70]} to {years[-1]}) at or "
+                             f"beyond its largest training value ({years[69]}): what the model does with it on the "
+                             f"test rows is extrapolation (a tree treats each of them as it treats {years[69]}, a "
+                             f"linear model continues its slope), and so are its importance and effect there.")
     assert evaluation_text(ctx).startswith("Evaluation: the last 31 of the 101 rows, in the order of the table, held "
                                            "out by an ordered split (--split ordered; test size 0.3, rounded up; no "
                                            "seed); the model was fitted by imlkit on all 70 training rows (the first "
@@ -199,3 +203,22 @@ def test_the_command_line_takes_split_and_refuses_a_bad_value(tmp_path, capsys):
 
     args = build_parser().parse_args(["report", "--data", str(path), "--target", "y", "--split", "ordered"])
     assert _config(args, "imlkit report --split ordered").split == "ordered"
+
+
+def test_a_tree_treats_every_later_year_as_the_last_training_year_so_its_pfi_there_is_zero():
+    """The claim of the sentence above, on a trend the model learns: every split on year lies below the largest
+    training year, so the test rows' years are all on one side of each split and permuting them changes nothing."""
+    import imlkit as ik
+
+    rng = np.random.default_rng(3)
+    n = 400
+    df = pd.DataFrame({"x": rng.normal(size=n), "year": np.sort(rng.integers(1990, 2011, n))})
+    df["y"] = 0.5 * (df["year"] - 2000) + df["x"] + 0.3 * rng.normal(size=n)
+    ctx = prepare_context(ReportConfig(data=df, target="y", split="ordered", methods="pfi"))
+    r = ik.pfi(ctx.model, ctx.X_test, ctx.y_test, n_repeats=5, random_state=0).to_frame()
+    assert r.loc["year", "importance"] == 0.0
+    assert r.loc["x", "importance"] > 0.1
+    # the same model on a random split's test rows does use year
+    rnd = prepare_context(ReportConfig(data=df, target="y", methods="pfi"))
+    assert ik.pfi(rnd.model, rnd.X_test, rnd.y_test, n_repeats=5, random_state=0).to_frame().loc["year",
+                                                                                                  "importance"] > 1.0

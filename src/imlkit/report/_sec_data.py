@@ -223,7 +223,8 @@ def time_order_warning(ctx):
         by = f" and, by {col!r}, none is later than a test row" if col else ""
         return [text(f"The rows look ordered in time: {why}. The split is ordered (--split ordered): every training "
                      f"row comes before every test row in the table{by}, so the test scores of section 2, and the "
-                     f"importances computed from them, are those of a forecast of the later rows.")]
+                     f"importances computed from them, are those of a forecast of the later rows."
+                     + _beyond_training(ctx, col))]
     if way == "down":
         return [warning(f"The rows look ordered in time but run from the latest to the earliest: {why}. The ordered "
                         f"split (--split ordered) holds out the last rows of the table, which are its earliest: the "
@@ -233,6 +234,25 @@ def time_order_warning(ctx):
     return [warning(f"The rows look ordered in time: {why}, but the rows are not in date order, so the last rows of "
                     f"the table (held out by --split ordered) are not its latest: the test scores are not those of a "
                     f"forecast. To score a forecast, sort the rows by {col!r} first.")]
+
+
+def _beyond_training(ctx, col):
+    """" Every test row's year (78 to 82) ...": when the time column is itself a feature, its test values lie at or
+    beyond its largest training value, so what the model does with it on the test rows is extrapolation (Auto's
+    year under --split ordered: PFI exactly 0 for gradient boosting, whose splits on year all lie below 78)."""
+    values = getattr(ctx.data, "order_values", None)
+    X_tr = getattr(ctx, "X_train", None)
+    if col is None or values is None or X_tr is None or col not in X_tr.columns:
+        return ""
+    k = len(X_tr)
+    before, after = values.iloc[:k].dropna(), values.iloc[k:].dropna()
+    if not len(before) or not len(after) or after.min() < before.max():
+        return ""
+    top = _time_text(before.max())
+    return (f" The feature {col!r} itself has every test value ({_time_text(after.min())} to "
+            f"{_time_text(after.max())}) at or beyond its largest training value ({top}): what the model does with it "
+            f"on the test rows is extrapolation (a tree treats each of them as it treats {top}, a linear model "
+            f"continues its slope), and so are its importance and effect there.")
 
 
 #: Columns named in the integer-code caveat; the others are counted.
