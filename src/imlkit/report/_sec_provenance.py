@@ -204,10 +204,10 @@ def _rows_blocks(ctx):
         how = (f"Default budgets (the largest is {REFERENCE_ROWS['quick' if cfg.quick else 'full']:,} rows"
                f"{', 4x for refits with --scheduler' if cfg.scheduler else ''}); --max-rows N scales them, "
                f"--full uses every row.")
-    strat = " stratified by class," if ctx.task == "classification" else ""
+    strat = ", stratified by class," if ctx.task == "classification" else ""
     order = (" Under the ordered split a subsample of the test rows is still made of rows later in the table than "
              "every training row." if _ordered(ctx) and ctx.evaluation == "split" else "")
     return [table(["step", "data", "rows used", "budget", "kind"], rows,
                   caption=f"Rows each step used out of the rows available: a step with more rows than its budget "
-                          f"reads a seeded,{strat} random subsample (the same rows for every step, up to its budget); "
+                          f"reads a seeded{strat} random subsample (the same rows for every step, up to its budget); "
                           f"{_model_rows(ctx)}. {how}{order}")]
