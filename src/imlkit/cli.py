@@ -73,7 +73,14 @@ def _add_data_options(p):
     g.add_argument("--trust-model-file", action="store_true",
                    help="allow unpickling --model-file (only for files you trust)")
     g.add_argument("--features", metavar="A,B,...", help="columns used as features (default: all but the target)")
+    g.add_argument("--categorical", metavar="A,B,...",
+                   help="columns read as categories (each value a level), e.g. integer codes such as 1/2/3 = "
+                        "American/European/Japanese; section 1 names integer columns that may be codes")
     g.add_argument("--test-size", type=float, default=0.3, help="share of rows held out for testing (default 0.3)")
+    g.add_argument("--split", default="random", metavar="{random,ordered}",
+                   help="random (default): a seeded split, stratified for classification; ordered: the last "
+                        "ceil(test-size x rows) rows in file order are held out (rows ordered in time: a forecast's "
+                        "test; the file is not sorted)")
     g.add_argument("--seed", type=int, default=0, help="seed of the split, the model and every method (default 0)")
     g.add_argument("--n-jobs", type=int, default=None, help="parallel jobs (joblib; -1 = all cores)")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
@@ -160,6 +167,7 @@ def _config(args, command_line, **more):
         model_file=args.model_file, trust_model_file=args.trust_model_file,
         methods=methods if methods is not None else DEFAULT_METHODS,
         features=_split_list(args.features, "--features"), test_size=args.test_size, seed=args.seed,
+        split=args.split, categorical=_split_list(args.categorical, "--categorical"),
         n_jobs=args.n_jobs, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
         out=getattr(args, "out", "imlkit-report"), quick=args.quick, progress=not args.quiet,
         strict=getattr(args, "strict", False), target_class=getattr(args, "target_class", None),

@@ -13,7 +13,7 @@ import numpy as np
 from ._blocks import Section, text
 from ._config import IMPORTANCE_METHODS, ReportConfig, check_scheduler, feature_budget, input_paths, method_params
 from ._context import ReportContext
-from ._data import ReportInputError, load_dataset
+from ._data import ReportInputError, load_dataset, ordered_split
 from ._fit import (
     load_model_file,
     make_model,
@@ -100,7 +100,8 @@ def _load(config, model_cols=None):
         features = tuple(model_cols)
     # load_dataset copies a DataFrame: the caller's frame is never modified
     ds = load_dataset(config.data, dataset=config.dataset, target=config.target, task=config.task, features=features,
-                      test=config.test_data, as_given=model_cols or (), prepare=config.prepare)
+                      test=config.test_data, as_given=model_cols or (), prepare=config.prepare,
+                      categorical=config.categorical)
     # The table as read is not needed once its columns are prepared (section 1 reads only its
     # column names, and the missing-cell counts kept in ds.missing): keeping it would hold a
     # second full copy of the data for the whole run.
@@ -217,10 +218,11 @@ def prepare_context(config, *, progress=None):
     """Load the data, split it, fit (or load) the model: the context every section works from.
 
     Where the model is scored (``ctx.evaluation``): on the held-out ``test_data`` when given;
-    else a model imlkit fits is fitted on a seeded split of the data and scored on the rest; a
-    fitted model with one table is scored on every row (imlkit cannot know which rows fitted
-    it; the report says so), and the steps that fit models of their own (LOCO, LOFO, PIMP, the
-    leak check) use a seeded split of the table (``ctx.refit_rows``).
+    else a model imlkit fits is fitted on a split of the data and scored on the rest (seeded, or
+    with ``split="ordered"`` the last rows held out); a fitted model with one table is scored on
+    every row (imlkit cannot know which rows fitted it; the report says so), and the steps that
+    fit models of their own (LOCO, LOFO, PIMP, the leak check) use such a split of the table
+    (``ctx.refit_rows``).
 
     ``progress`` is a :class:`~imlkit.report._progress.Progress` (None: silent).
     """
@@ -248,20 +250,31 @@ def prepare_context(config, *, progress=None):
     ds = ctx.data
     ctx.evaluation = "test_data" if ds.n_train is not None else ("all_rows" if fitted else "split")
     stratified = ds.task == "classification"
+    ordered = config.split == "ordered"
     if ctx.evaluation == "all_rows":
-        with ctx.step("train/test split of the refits", test_size=config.test_size, random_state=config.seed,
-                      stratified=stratified):
+        with ctx.step("train/test split of the refits", test_size=config.test_size, split=config.split,
+                      random_state=None if ordered else config.seed, stratified=stratified and not ordered):
             ctx.X_train = ctx.X_test = ds.X
             ctx.y_train = ctx.y_test = ds.y
-            Xr, yr, note = set_aside_rare(ds.X, ds.y, ds.task, config.test_size, where="the refits' split")
-            if note:
-                ds.notes.append(note)
-            X_tr, X_te, y_tr, y_te = split_rows(Xr, yr, ds.task, config.test_size, config.seed)
+            if ordered:
+                X_tr, X_te, y_tr, y_te, notes = ordered_split(ds, config.test_size, where="the refits' split")
+                ds.notes.extend(notes)
+            else:
+                Xr, yr, note = set_aside_rare(ds.X, ds.y, ds.task, config.test_size, where="the refits' split")
+                if note:
+                    ds.notes.append(note)
+                X_tr, X_te, y_tr, y_te = split_rows(Xr, yr, ds.task, config.test_size, config.seed)
             ctx.refit_rows = (X_tr, y_tr, X_te, y_te)
+    elif ctx.evaluation == "split" and ordered:
+        with ctx.step("train/test split", test_size=config.test_size, split="ordered", random_state=None,
+                      stratified=False):
+            ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test, notes = ordered_split(ds, config.test_size)
+            ds.notes.extend(notes)
     else:
         with ctx.step("train/test split" if ctx.evaluation == "split" else "the given training and test rows",
                       test_size=config.test_size if ctx.evaluation == "split" else None, random_state=config.seed,
-                      stratified=stratified and ctx.evaluation == "split"):
+                      stratified=stratified and ctx.evaluation == "split",
+                      **({"split": "random"} if ctx.evaluation == "split" else {})):
             ctx.X_train, ctx.X_test, ctx.y_train, ctx.y_test = split(ds, config.test_size, config.seed)
     _check_class(ctx, sorted(ds.y.astype(str).unique()))  # before the fit: a wrong --class fails fast
     if fitted:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from ._data import ReportInputError
+from ._data import SPLITS, ReportInputError
 
-__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS",
+__all__ = ["ReportConfig", "IMPORTANCE_METHODS", "ALL_METHODS", "MODEL_NAMES", "TASKS", "DATASETS", "SPLITS",
+           "check_categorical",
            "method_params", "row_budgets", "ROW_BUDGETS", "REFERENCE_ROWS", "MIN_MAX_ROWS", "MAX_SEED", "check_seed",
            "check_features", "check_methods", "check_scheduler", "check_max_rows", "check_rows_together", "option_flag",
            "input_paths", "feature_budget", "MAX_FEATURES", "MethodParams", "PfiParams", "CfiParams", "LocoParams",
@@ -64,6 +65,14 @@ class ReportConfig:
     imlkit fits is scored on a seeded split. ``prepare=False`` (``--no-prepare``) turns column
     preparation off: every column is used as given.
 
+    ``split`` (``--split``): how the rows of ``data`` are split when no ``test_data`` is given --
+    "random" (default; seeded, stratified for classification) or "ordered": the last
+    ``ceil(test_size * n)`` rows, in the table's own order, are held out (a forecast's test for rows
+    ordered in time; the table is not sorted). With a fitted model and one table it is the split of
+    the refits and the leak check. ``categorical`` (``--categorical``): columns read as categories
+    before anything else (names, or one comma-separated string), e.g. integer codes such as Auto's
+    origin 1/2/3.
+
     ``max_rows`` (``--max-rows``) sets every step's row budget from one number and ``full``
     (``--full``) lifts the budgets so that every row is used (see :func:`row_budgets`); the
     model itself is always fitted on all training rows.
@@ -85,7 +94,11 @@ class ReportConfig:
     trust_model_file: bool = False
     methods: tuple = DEFAULT_METHODS
     features: tuple | None = None
+    #: ``--categorical``: columns read as categories (each value a level) before anything else.
+    categorical: tuple = ()
     test_size: float = 0.3
+    #: ``--split``: "random" (seeded, stratified for classification) or "ordered" (the last rows held out).
+    split: str = "random"
     seed: int = 0
     n_jobs: int | None = None
     scheduler: str | None = None
@@ -278,6 +291,32 @@ def check_features(features, option="--features"):
     return tuple(features)
 
 
+def check_categorical(names, option="--categorical"):
+    """``names`` (a sequence, or one comma-separated string) as a tuple of column names, each named once.
+
+    Examples
+    --------
+    >>> check_categorical("origin, StoreID"), check_categorical(None)
+    (('origin', 'StoreID'), ())
+    """
+    if names is None:
+        return ()
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+        if not names:
+            raise ReportInputError(f"'{option}' is empty; give comma-separated column names.")
+    try:
+        names = [str(n) for n in names]
+    except TypeError:
+        raise ReportInputError(f"'{option}' must be column names (a sequence or comma-separated text); got "
+                               f"{names!r}.") from None
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ReportInputError(f"'{option}' names {', '.join(repr(r) for r in repeated)} more than once; "
+                               f"give each column once.")
+    return tuple(names)
+
+
 def _test_size(value, option):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < value < 1:
         raise ReportInputError(f"'{option}' must be a number > 0 and < 1; got {value!r}.")
@@ -383,6 +422,9 @@ def _check_together(config):
                                f"them; choose one.")
     if config.test_data is not None and config.data is None:
         raise ReportInputError("'test_data' (--test-data) needs 'data' (--data), the training rows, as well.")
+    if config.split == "ordered" and config.test_data is not None:
+        raise ReportInputError(f"'{opt('split')}' 'ordered' holds out the last rows of the data, and "
+                               f"'{opt('test_data')}' gives the held-out rows: choose one.")
     if config.model_file and not config.trust_model_file:
         trust = opt("trust_model_file") + ("" if config.from_command_line else "=True")
         raise ReportInputError(f"Refusing to load {config.model_file!r}: unpickling a model file runs arbitrary "
@@ -409,7 +451,9 @@ _CHECKS = {
     "trust_model_file": _flag,
     "methods": check_methods,
     "features": check_features,
+    "categorical": check_categorical,
     "test_size": _test_size,
+    "split": _one_of(SPLITS),
     "seed": check_seed,
     "n_jobs": _n_jobs,
     "scheduler": check_scheduler,

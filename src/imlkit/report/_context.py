@@ -279,6 +279,16 @@ class ReportContext:
         return "Test scores"
 
     @property
+    def split_words(self):
+        """How imlkit split the rows, for a sentence: "a seeded random split of the table", or with
+        ``--split ordered`` "an ordered split of the table: its last 118 rows held out, in the table's order"."""
+        if getattr(self.config, "split", "random") != "ordered":
+            return "a seeded random split of the table"
+        n_all = len(self.data.X)
+        n_fit = len(self.refit_rows[0]) if self.evaluation == "all_rows" and self.refit_rows else len(self.X_train)
+        return f"an ordered split of the table: its last {n_all - n_fit:,} rows held out, in the table's order"
+
+    @property
     def seed(self):
         return self.config.seed
 

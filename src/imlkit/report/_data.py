@@ -17,7 +17,8 @@ from .._validation import ValidationError
 from ._labels import class_text
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS", "time_order",
-           "ORDER_MIN_DISTINCT"]
+           "time_column", "ORDER_MIN_DISTINCT", "SPLITS", "ordered_split", "integer_codes", "CODE_MAX_VALUES",
+           "CODE_MIN_VALUES"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
@@ -77,6 +78,14 @@ class Dataset:
     prepare: bool = True
     #: Why the rows of the data (not the test data) look ordered in time (:func:`time_order`), or "".
     order: str = ""
+    #: The column that shows the time order (:func:`time_column`), or None; ``order_way`` is "up" (never
+    #: decreases: earliest first) or "down" (never increases: latest first).
+    order_column: str | None = None
+    order_way: str | None = None
+    #: That column's values for the rows of ``X`` (dates parsed), so that an ordered split can say where it cut.
+    order_values: pd.Series | None = None
+    #: The columns read as categories because the caller named them (``categorical=`` / ``--categorical``).
+    categorical: tuple = ()
 
     @property
     def rows_with_missing(self):
@@ -238,7 +247,7 @@ def _read(data, dataset, what):
 
 
 def load_dataset(data=None, *, dataset="bike", target=None, task="auto", features=None, test=None, keep=(),
-                 as_given=(), prepare=True):
+                 as_given=(), prepare=True, categorical=()):
     """Read, check and prepare the data of a report run.
 
     Parameters
@@ -262,6 +271,11 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
         passed on with their values unchanged (the columns a fitted model was fitted on).
     prepare : bool
         False: every feature is passed on as given (nothing set aside, lumped or converted).
+    categorical : sequence of str
+        Columns read as categories before anything else (``--categorical``): each distinct value,
+        a number included, becomes a level (Auto's origin 1/2/3 = American/European/Japanese). Each
+        must be a column of the data, not the target, among ``features`` when given and not a
+        column of a fitted model (``as_given``).
 
     Returns
     -------
@@ -307,6 +321,9 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     if lacking:
         raise ReportInputError(f"The fitted model was fitted on column(s) {lacking} that the data does not have; its "
                                f"columns are {list(table.columns)[:30]}.")
+    categorical = tuple(str(c) for c in (categorical or ()))
+    if categorical:
+        table = _categorical(table if test is not None else table.copy(), categorical, target, features, as_given)
     given = [c for c in table.columns if c != target] if not prepare else list(as_given)
     try:  # prepare_columns checks the columns (duplicated names, the target, the features) ...
         prep = prepare_columns(table, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
@@ -351,11 +368,23 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
         if y.iloc[:n_target].nunique() < 2:
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
+    decisions = prep.decisions
+    if categorical:
+        decisions = decisions.copy()
+        named = decisions["column"].astype(str).isin(categorical)
+        decisions.loc[named, "reason"] = ("named in --categorical (categorical=): each value is a level, not an "
+                                          "amount; " + decisions.loc[named, "reason"].astype(str))
+    found = time_column(raw.iloc[:n_train_rows])
+    order_column, why, way = found if found else (None, "", None)
+    values = None
+    if order_column is not None:
+        values = _order_values(raw.iloc[:n_train_rows], order_column, raw[target].iloc[:n_train_rows].notna())
     return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
-                   dropped_rows=prep.dropped_target_rows, notes=notes, decisions=prep.decisions,
+                   dropped_rows=prep.dropped_target_rows, notes=notes, decisions=decisions,
                    n_rows=prep.n_rows, missing=prep.missing, prepared=prep,
                    n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare),
-                   order=time_order(raw.iloc[:n_train_rows]))
+                   order=why, order_column=order_column, order_way=way, order_values=values,
+                   categorical=categorical)
 
 
 #: Fewest distinct values of a numeric column whose order over the rows is read as the rows' order (a 0/1 column
@@ -374,7 +403,18 @@ def time_order(raw):
     numeric column with at least ``ORDER_MIN_DISTINCT`` values that never decreases (or never increases) from one
     row to the next and is named like time (year, date, month, ...) or holds whole years (1000-2200): statsmodels
     sunspots' YEAR, macrodata's year, ISLP Weekly's Year and Auto's year. A row number (exactly 0..n-1 or 1..n)
-    orders the rows by construction and is not read as time.
+    orders the rows by construction and is not read as time. See :func:`time_column` for the column itself.
+    """
+    found = time_column(raw)
+    return found[1] if found else ""
+
+
+def time_column(raw):
+    """``(column, why, way)`` of the first column that shows the rows of ``raw`` are ordered in time, or None.
+
+    ``why`` is :func:`time_order`'s sentence; ``way`` is "up" when the column never decreases from one row to
+    the next (earliest rows first) and "down" when it never increases (latest first). A date column counts
+    only when its dates are in order too (its ``way``); dates in no order are reported with ``way`` None.
     """
     n = len(raw)
     for c in raw.columns:
@@ -385,7 +425,7 @@ def time_order(raw):
                 lo, hi = v.min(), v.max()
                 if (v.dt.normalize() == v).all():  # days: no "00:00:00"
                     lo, hi = lo.date(), hi.date()
-                return f"column {c!r} holds dates ({lo} to {hi})"
+                return c, f"column {c!r} holds dates ({lo} to {hi})", _way(v.to_numpy())
             continue
         if col.dtype == object or pd.api.types.is_string_dtype(col):
             v = col.dropna().astype(str)
@@ -393,7 +433,8 @@ def time_order(raw):
                 continue
             d = pd.to_datetime(v, errors="coerce", format="ISO8601")
             if d.notna().all() and d.nunique() >= 2:
-                return f"column {c!r} holds dates ({d.min().date()} to {d.max().date()})"
+                return (c, f"column {c!r} holds dates ({d.min().date()} to {d.max().date()})",
+                        _way(d.to_numpy()))
             continue
         if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             continue
@@ -403,15 +444,160 @@ def time_order(raw):
         years = bool(np.all(v == np.round(v)) and v.min() >= 1000 and v.max() <= 2200)
         if not (years or _TIME_NAME.search(str(c))):
             continue
-        step = np.diff(v)
         if np.array_equal(v, np.arange(len(v))) or np.array_equal(v, np.arange(1, len(v) + 1)):
             continue  # a row number
-        if (step >= 0).all() or (step <= 0).all():
-            way = "never decreases" if (step >= 0).all() else "never increases"
-            return (f"column {c!r} {way} from one row to the next over the {len(v):,} rows where it is given (from "
-                    f"{v[0]:.6g} to {v[-1]:.6g}, {len(np.unique(v)):,} distinct values"
-                    + (f"; {n - len(v):,} rows missing" if len(v) < n else "") + ")")
-    return ""
+        way = _way(v)
+        if way is not None:
+            words = "never decreases" if way == "up" else "never increases"
+            return (c, f"column {c!r} {words} from one row to the next over the {len(v):,} rows where it is given "
+                       f"(from {v[0]:.6g} to {v[-1]:.6g}, {len(np.unique(v)):,} distinct values"
+                       + (f"; {n - len(v):,} rows missing" if len(v) < n else "") + ")", way)
+    return None
+
+
+def _way(v):
+    """"up" when ``v`` never decreases, "down" when it never increases, else None (a constant is "up")."""
+    step = np.diff(v)
+    zero = step - step  # 0 of the step's type (a timedelta for dates)
+    if (step >= zero).all():
+        return "up"
+    if (step <= zero).all():
+        return "down"
+    return None
+
+
+def _order_values(raw, column, keep):
+    """The time column's values for the rows of ``X`` (``keep``: the rows with a target), dates parsed."""
+    v = raw.loc[keep, column].reset_index(drop=True)
+    if not (pd.api.types.is_datetime64_any_dtype(v) or pd.api.types.is_numeric_dtype(v)):
+        v = pd.to_datetime(v, errors="coerce", format="ISO8601")
+    return v
+
+
+#: The values of ``--split``: "random" (a seeded split, stratified for classification) or "ordered" (the last rows
+#: of the table, in file order, held out: a forecast's test).
+SPLITS = ("random", "ordered")
+
+
+def ordered_split(ds, test_size, *, where="the data"):
+    """``(X_train, X_test, y_train, y_test, notes)``: the first rows of ``ds`` fit, the last ``ceil(test_size * n)``
+    rows (in the order of the file; rows without a target were dropped before) score -- the rounding of the random
+    split (scikit-learn's ``train_test_split``), so both hold out the same number of rows.
+
+    No stratification: a classification target keeps whatever classes each part has. A class with no training row
+    cannot be predicted by a model fitted on them; its test rows are set aside and a note names it (a forecast
+    would have missed them, so the scores leave out that error). A class with no test row is named too (the test
+    scores say nothing about it). Training rows of one class are refused.
+    """
+    from ._fit import _check_test_size
+
+    n = len(ds.X)
+    n_test = _check_test_size(test_size, n)
+    k = n - n_test
+    X_tr, X_te = ds.X.iloc[:k].reset_index(drop=True), ds.X.iloc[k:].reset_index(drop=True)
+    y_tr, y_te = ds.y.iloc[:k].reset_index(drop=True), ds.y.iloc[k:].reset_index(drop=True)
+    notes = []
+    if ds.task != "classification":
+        return X_tr, X_te, y_tr, y_te, notes
+    train_classes = set(y_tr.astype(str))
+    if len(train_classes) < 2:
+        raise ReportInputError(f"The ordered split (--split ordered) of {where} leaves a single class "
+                               f"({next(iter(train_classes))!r}) in its {k:,} training rows (the first rows); a "
+                               f"classifier needs two or more. Use '--split random' or a larger training part "
+                               f"(a smaller '--test-size').")
+    new = ~y_te.astype(str).isin(train_classes).to_numpy()
+    if new.any():
+        if new.all():
+            raise ReportInputError(f"The ordered split (--split ordered) of {where}: none of the {n_test:,} test rows "
+                                   f"(the last rows) has a class of the {k:,} training rows.")
+        counts = y_te[new].astype(str).value_counts()
+        named = ", ".join(f"{c!r} ({m} row{'s' if m != 1 else ''})" for c, m in counts.iloc[:10].items())
+        if len(counts) > 10:
+            named += f" and {len(counts) - 10:,} other class(es)"
+        notes.append(f"{int(new.sum()):,} of the {n_test:,} test rows (the last rows of {where}) are of class(es) no "
+                     f"training row has, and were set aside: {named}. An ordered split cannot stratify: a class that "
+                     f"first appears late is never trained on, and a forecast would have missed these rows, so the "
+                     f"test scores leave out that error.")
+        X_te, y_te = X_te.loc[~new].reset_index(drop=True), y_te.loc[~new].reset_index(drop=True)
+    absent = sorted(train_classes - set(y_te.astype(str)))
+    if absent:
+        shown = ", ".join(repr(c) for c in absent[:10]) + (f" and {len(absent) - 10:,} more" if len(absent) > 10
+                                                          else "")
+        notes.append(f"Class(es) {shown} of the training rows have no test row (the last {n_test:,} rows of {where}): "
+                     f"the test scores say nothing about predicting them.")
+    return X_tr, X_te, y_tr, y_te, notes
+
+
+#: Integer columns with at least this many and at most ``CODE_MAX_VALUES`` distinct values, the smallest 0 or 1, may
+#: be codes (a 0/1 column is left out: with two values a slope per unit and a level difference are the same fit, so
+#: reading it as a number or as a category gives the same model).
+CODE_MIN_VALUES = 3
+#: The bound the report uses to read an integer *target* as classes (``_resolve_task``): the same rule for features.
+CODE_MAX_VALUES = 10
+
+
+def integer_codes(X, decisions=None):
+    """``[(column, values)]``: the numeric features of ``X`` that may be integer codes read as quantities.
+
+    A column qualifies when every value it has is a whole number, it has ``CODE_MIN_VALUES`` to
+    ``CODE_MAX_VALUES`` distinct values, and the smallest is 0 or 1: codes are numbered from 0 or 1 (Auto's
+    origin 1/2/3, OJ's StoreID 1-7 and STORE 0-4, the bike data's season 1-4 and weekday 0-6), while amounts with
+    few values seldom start there (Auto's cylinders 3-8, Carseats' Education 10-18, Auto's year 70-82). Only the
+    columns the preparation used as numbers (``decisions``' kind "numeric"; date parts it made are left out: they
+    are not columns a user can name) and not boolean ones. Ordered by fewest values, then by position.
+    """
+    numeric = None
+    if decisions is not None:
+        numeric = set(decisions.loc[decisions["kind"] == "numeric", "column"].astype(str))
+    found = []
+    for i, c in enumerate(X.columns):
+        col = X[c]
+        if numeric is not None and str(c) not in numeric:
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype) \
+                or not pd.api.types.is_numeric_dtype(col.dtype):
+            continue
+        v = col.dropna().to_numpy(dtype=float)
+        if not len(v) or not np.isfinite(v).all() or not np.all(v == np.round(v)):
+            continue
+        values = np.unique(v)
+        if CODE_MIN_VALUES <= len(values) <= CODE_MAX_VALUES and values[0] in (0.0, 1.0):
+            found.append((len(values), i, str(c), [int(x) for x in values]))
+    return [(c, vals) for _, _, c, vals in sorted(found)]
+
+
+def _categorical(table, names, target, features, as_given):
+    """The columns named in ``categorical=`` (``--categorical``) read as categories, checked: each a column of the
+    data, not the target, among ``features`` when those are given, not a column of a fitted model."""
+    names = [str(c) for c in names]
+    unknown = [c for c in names if c not in table.columns]
+    if unknown:
+        raise ReportInputError(f"'--categorical' names {', '.join(repr(c) for c in unknown)}, not column(s) of the "
+                               f"data; its columns are {list(map(str, table.columns))[:30]}.")
+    if target in names:
+        raise ReportInputError(f"'--categorical' names the target {target!r}: the target is not a feature (a numeric "
+                               f"target is read as classes with '--task classification').")
+    if features is not None:
+        outside = [c for c in names if c not in set(map(str, features))]
+        if outside:
+            raise ReportInputError(f"'--categorical' names {', '.join(repr(c) for c in outside)}, not among "
+                                   f"'--features' {list(map(str, features))[:30]}.")
+    given = [c for c in names if c in set(map(str, as_given))]
+    if given:
+        raise ReportInputError(f"'--categorical' cannot change {', '.join(repr(c) for c in given)}: the fitted model "
+                               f"was fitted on it as given, and it gets its columns unchanged.")
+    for c in names:
+        col = table[c]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            continue
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            v = col.dropna()
+            whole = len(v) and np.isfinite(v.to_numpy(dtype=float)).all() and (v == np.round(v)).all()
+            if whole:  # 1.0, 2.0 (an integer column with a missing value) are the levels "1", "2"
+                col = col.astype("Int64")
+        # levels in the numbers' order (1, 2, 10, not "1", "10", "2"); a missing value stays missing
+        table[c] = col.astype("category")
+    return table
 
 
 #: prepare_columns' messages name its parameters ('frame', 'target', 'features'); the report's

@@ -11,7 +11,8 @@ from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 from ._shared import fitted_outside as _fitted_outside
 
-__all__ = ["section_data", "EXTRAPOLATION_R2", "split_sentence"]
+__all__ = ["section_data", "EXTRAPOLATION_R2", "split_sentence", "time_order_warning", "integer_code_warning",
+           "CODES_NAMED"]
 
 #: R² from the other features above which marginal methods are flagged (as PFI's own warning).
 EXTRAPOLATION_R2 = 0.5
@@ -119,36 +120,181 @@ def _rows_text(ds):
     return text_
 
 
+def _ordered(ctx):
+    """Whether the run's split is ``--split ordered`` (a context without a config: the random split)."""
+    return getattr(getattr(ctx, "config", None), "split", "random") == "ordered"
+
+
+def _ordered_words(n_fit, n_score, n_total, cfg, what="the model"):
+    """The ordered split in words: which rows fit, which score, and the rounding of the test size."""
+    n_held = n_total - n_fit
+    kept = "" if n_score == n_held else f" ({n_held - n_score:,} of them set aside: see the notes)"
+    return (f"an ordered split (--split ordered): the first {n_fit:,} rows, in the order of the table, fit "
+            f"{what} and the last {n_held:,} rows score it{kept} (test size {cfg.test_size}: ceil({cfg.test_size} × "
+            f"{n_total:,}) = {n_held:,} rows held out; no seed, no stratification)")
+
+
 def split_sentence(ctx):
     """Section 1's sentence on the training and evaluation rows (and the refits' own split)."""
     cfg = ctx.config
     if ctx.evaluation == "all_rows":
         X_tr, _, X_te, _ = ctx.refit_rows
+        if _ordered(ctx):
+            how = (f"they use {_ordered_words(len(X_tr), len(X_te), len(ctx.data.X), cfg, 'their models')}"
+                   + _span_words(ctx, len(X_tr)))
+        else:
+            how = (f"they use a seeded split of this table, {len(X_tr):,} rows to fit and {len(X_te):,} to score "
+                   f"(test size {cfg.test_size}, seed {ctx.seed})")
         return (f"Evaluation rows: all {len(ctx.X_test):,} rows (a fitted model and one table: no split; imlkit "
                 f"cannot know which of them fitted the model). The refit-based methods "
-                f"(LOCO, LOFO, PIMP) and the leak check fit models of their own: they use a seeded split of this "
-                f"table, {len(X_tr):,} rows to fit and {len(X_te):,} to score (test size {cfg.test_size}, seed "
-                f"{ctx.seed}).")
+                f"(LOCO, LOFO, PIMP) and the leak check fit models of their own: {how}.")
     if ctx.evaluation == "test_data":
         return (f"Training rows: the {len(ctx.X_train):,} rows given as data; evaluation rows: the {len(ctx.X_test):,} "
                 f"held-out rows given as test data ({ctx.data.test_source}), prepared with the same column decisions "
                 f"and the same target handling.")
+    if _ordered(ctx):
+        words = _ordered_words(len(ctx.X_train), len(ctx.X_test), len(ctx.data.X), cfg)
+        return f"Split: {words}{_span_words(ctx, len(ctx.X_train))}."
     strat = ", stratified by class" if ctx.task == "classification" else ""
-    return (f"Split: {len(ctx.X_train):,} training rows and {len(ctx.X_test):,} test rows "
-            f"(test size {cfg.test_size}, seed {ctx.seed}{strat}).")
+    return (f"Split: a seeded random split (--split random), {len(ctx.X_train):,} training rows and "
+            f"{len(ctx.X_test):,} test rows (test size {cfg.test_size}, seed {ctx.seed}{strat}).")
+
+
+def _time_text(v):
+    """A value of the time column as section 1 prints it (a date without "00:00:00", a number at 6 digits)."""
+    if isinstance(v, pd.Timestamp):
+        return str(v.date()) if v == v.normalize() else str(v)
+    try:
+        return f"{float(v):.6g}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _span_words(ctx, k):
+    """"; by 'year', the training rows run from 70 to 79 and the test rows from 79 to 82 (...)": the time column's
+    values on each side of an ordered split's cut after row ``k``, and the rows that share the value at the cut (the
+    cut follows the rows, not the values). "" without a time column."""
+    ds = ctx.data
+    values = getattr(ds, "order_values", None)
+    col = getattr(ds, "order_column", None)
+    if values is None or col is None or k <= 0 or k >= len(values):
+        return ""
+    before, after = values.iloc[:k].dropna(), values.iloc[k:].dropna()
+    if not len(before) or not len(after):
+        return ""
+    out = (f"; by {col!r}, the training rows run from {_time_text(before.iloc[0])} to {_time_text(before.iloc[-1])} "
+           f"and the test rows from {_time_text(after.iloc[0])} to {_time_text(after.iloc[-1])}")
+    last, first = before.iloc[-1], after.iloc[0]
+    if last == first:
+        n_before, n_after = int((before == last).sum()), int((after == first).sum())
+        out += (f" ({n_before:,} training and {n_after:,} test rows share {col} = {_time_text(last)}: the cut "
+                f"follows the rows of the table, not the values)")
+    return out
 
 
 def time_order_warning(ctx):
-    """Section 1's caveat when a random split cuts a table whose rows look ordered in time."""
+    """Section 1's words on a table whose rows look ordered in time: under a random split, a caveat (the model was
+    trained on rows later than those it is scored on) that names ``--split ordered``; under ``--split ordered``, a
+    sentence that the test rows are the later ones -- or a caveat when the rows run backwards or are not in order."""
     if ctx.evaluation != "split":
         return []
-    why = getattr(ctx.data, "order", "")
+    ds = ctx.data
+    why = getattr(ds, "order", "")
     if not why:
+        if _ordered(ctx):
+            return [text("No column shows that the rows are ordered in time (a date column, or a column named like "
+                         "time or holding whole years that never decreases), so imlkit cannot check that the last "
+                         "rows of the table are its latest: the ordered split follows the table's own order.")]
         return []
-    return [warning(f"The rows look ordered in time: {why}. The split above is random, so rows later than the test "
-                    f"rows are among those the model was trained on: for forecasting (predicting later rows from "
-                    f"earlier ones) the test scores of section 2 are optimistic, and so is every importance computed "
-                    f"from them. To score a forecast, pass the earliest rows as --data and the latest as --test-data.")]
+    way = getattr(ds, "order_way", "up")
+    col = getattr(ds, "order_column", None)
+    if not _ordered(ctx):
+        if way == "up":
+            how = ("use --split ordered (split=\"ordered\" from Python: the last rows of the table held out, in its "
+                   "own order), or pass the earliest rows as --data and the latest as --test-data")
+        else:
+            how = (f"sort the rows from earliest to latest{f' by {col!r}' if col else ''} and use --split ordered "
+                   f"(the last rows held out), or pass the earliest rows as --data and the latest as --test-data")
+        return [warning(f"The rows look ordered in time: {why}. The split above is random, so rows later than the "
+                        f"test rows are among those the model was trained on: for forecasting (predicting later rows "
+                        f"from earlier ones) the test scores of section 2 are optimistic, and so is every importance "
+                        f"computed from them. To score a forecast, {how}.")]
+    if way == "up":
+        by = f" and, by {col!r}, none is later than a test row" if col else ""
+        return [text(f"The rows look ordered in time: {why}. The split is ordered (--split ordered): every training "
+                     f"row comes before every test row in the table{by}, so the test scores of section 2, and the "
+                     f"importances computed from them, are those of a forecast of the later rows."
+                     + _beyond_training(ctx, col))]
+    if way == "down":
+        return [warning(f"The rows look ordered in time but run from the latest to the earliest: {why}. The ordered "
+                        f"split (--split ordered) holds out the last rows of the table, which are its earliest: the "
+                        f"model was fitted on later rows than those it is scored on, so the test scores are not those "
+                        f"of a forecast. To score a forecast, sort the rows from earliest to latest"
+                        f"{f' by {col!r}' if col else ''}.")]
+    return [warning(f"The rows look ordered in time: {why}, but the rows are not in date order, so the last rows of "
+                    f"the table (held out by --split ordered) are not its latest: the test scores are not those of a "
+                    f"forecast. To score a forecast, sort the rows by {col!r} first.")]
+
+
+def _beyond_training(ctx, col):
+    """" Every test row's year (78 to 82) ...": when the time column is itself a feature, its test values lie at or
+    beyond its largest training value, so what the model does with it on the test rows is extrapolation (Auto's
+    year under --split ordered: PFI exactly 0 for gradient boosting, whose splits on year all lie below 78)."""
+    values = getattr(ctx.data, "order_values", None)
+    X_tr = getattr(ctx, "X_train", None)
+    if col is None or values is None or X_tr is None or col not in X_tr.columns:
+        return ""
+    k = len(X_tr)
+    before, after = values.iloc[:k].dropna(), values.iloc[k:].dropna()
+    if not len(before) or not len(after) or after.min() < before.max():
+        return ""
+    top = _time_text(before.max())
+    return (f" The feature {col!r} itself has every test value ({_time_text(after.min())} to "
+            f"{_time_text(after.max())}) at or beyond its largest training value ({top}): what the model does with it "
+            f"on the test rows is extrapolation (a tree treats each of them as it treats {top}, a linear model "
+            f"continues its slope), and so are its importance and effect there.")
+
+
+#: Columns named in the integer-code caveat; the others are counted.
+CODES_NAMED = 5
+
+
+def _code_values(values):
+    if len(values) <= 5:
+        return f"values {', '.join(map(str, values))}"
+    return f"{len(values)} values, {values[0]} to {values[-1]}"
+
+
+def integer_code_warning(ctx):
+    """Section 1's caveat on integer columns that may be codes read as amounts (:func:`_data.integer_codes`)."""
+    from ._data import CODE_MAX_VALUES, CODE_MIN_VALUES, integer_codes
+
+    ds = ctx.data
+    codes = integer_codes(ds.X, ds.decisions)
+    if not codes:
+        return []
+    named = ", ".join(f"{c} ({_code_values(v)})" for c, v in codes[:CODES_NAMED])
+    rest = codes[CODES_NAMED:]
+    if rest:
+        sizes = [len(v) for _, v in rest]
+        span = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)} to {max(sizes)}"
+        named += f" and {len(rest):,} other column{'s' if len(rest) > 1 else ''} ({span} values)"
+    first, vals = codes[0]
+    flag = ",".join(c for c, _ in codes[:CODES_NAMED])
+    step = f"going from {vals[0]} to {vals[1]} changes the prediction as much as going from {vals[1]} to {vals[2]}"
+    models = "The report's models read them as amounts"
+    change = (f"If a column's numbers name groups (a store, a region, a day of the week) rather than measure an "
+              f"amount, pass --categorical {flag} (categorical= from Python): each value then becomes a level.")
+    if _fitted_outside(ctx):
+        models = "imlkit's own models read them as amounts"
+        change = ("The fitted model reads them as it was fitted; --categorical cannot change its columns. If the "
+                  "numbers name groups, the GLM's slopes for them have no meaning.")
+    return [warning(f"Integer columns that may be codes: {named} -- whole numbers with {CODE_MIN_VALUES} to "
+                    f"{CODE_MAX_VALUES} distinct values, the smallest 0 or 1. {models}: the GLM (section 2's "
+                    f"baseline, section 6) fits one slope per unit (for {first}, {step}), the trees split only "
+                    f"between neighbouring values, and ALE adds up the changes between neighbouring values, so its "
+                    f"curve depends on how the codes are numbered. {change} A 0/1 column is not listed: with two "
+                    f"values a slope and a level difference are the same fit.")]
 
 
 #: With more decisions than this, plain numeric columns used as is share one row.
@@ -197,6 +343,7 @@ def section_data(ctx):
                    f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
     blocks += time_order_warning(ctx)
+    blocks += integer_code_warning(ctx)
     if ds.notes:
         blocks.append(bullets(ds.notes, title="Notes on the data"))
     if ds.decisions is not None:

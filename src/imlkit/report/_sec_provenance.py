@@ -59,7 +59,7 @@ def _params_text(params):
 def section_provenance(ctx, total_seconds=None):
     """Data source, command, seeds, versions, and one row per step with its parameters and run time."""
     cfg = ctx.config
-    blocks = [text(f"Data: {data_text(ctx)}; target {ctx.data.target!r}; task {ctx.task}."),
+    blocks = [text(f"Data: {data_text(ctx)}; target {ctx.data.target!r}; task {ctx.task}{_categorical_text(ctx)}."),
               text(f"Command: {cfg.command or '(called from Python)'}"),
               text(evaluation_text(ctx)),
               text(seed_text(ctx)),
@@ -114,14 +114,33 @@ def data_text(ctx):
     return f"{ds.source}: {len(ds.X):,} rows used{read}"
 
 
+def _categorical_text(ctx):
+    """"; read as categories (--categorical): origin, StoreID" when the caller named such columns."""
+    names = tuple(getattr(ctx.data, "categorical", ()) or ())
+    if not names:
+        return ""
+    return f"; read as categories (--categorical): {', '.join(names)}"
+
+
+def _ordered(ctx):
+    return getattr(ctx.config, "split", "random") == "ordered"
+
+
 def seed_text(ctx):
     """What derives from the seed, and -- in the cases where something does not -- what does not."""
     cfg = ctx.config
     derived, not_derived = [], []
     if ctx.evaluation == "split":
-        derived.append("the train/test split")
+        if _ordered(ctx):
+            not_derived.append("the train/test split (--split ordered: the last rows of the table held out)")
+        else:
+            derived.append("the train/test split")
     elif ctx.evaluation == "all_rows":
-        derived.append("the split of the table for the refits and the leak check")
+        if _ordered(ctx):
+            not_derived.append("the split of the table for the refits and the leak check (--split ordered: its last "
+                               "rows held out)")
+        else:
+            derived.append("the split of the table for the refits and the leak check")
         not_derived.append("no split of the evaluation rows is made (the model is scored on every row)")
     else:
         not_derived.append("no split is made (the rows given as data and as test data are used as given)")
@@ -150,7 +169,15 @@ def evaluation_text(ctx):
     if ctx.evaluation == "test_data":
         return (f"Evaluation: the {n:,} rows given as test data ({ctx.data.test_source}); {_model_rows(ctx)}; the "
                 f"{len(ctx.X_train):,} rows given as data fitted the refits and imlkit's own models.")
-    return (f"Evaluation: {n:,} held-out test rows of a seeded split (test size {ctx.config.test_size}); "
+    if _ordered(ctx):
+        n_all, n_fit = len(ctx.data.X), len(ctx.X_train)
+        held = n_all - n_fit
+        scored = "" if n == held else f", {n:,} of them scored (section 1's notes say why the others were set aside)"
+        return (f"Evaluation: the last {held:,} of the {n_all:,} rows, in the order of the table, held out by an "
+                f"ordered split (--split ordered; test size {ctx.config.test_size}, rounded up; no seed){scored}; "
+                f"{_model_rows(ctx)} (the first {n_fit:,} rows).")
+    return (f"Evaluation: {n:,} held-out test rows of a seeded random split (--split random; test size "
+            f"{ctx.config.test_size}); "
             f"{_model_rows(ctx)}.")
 
 
@@ -177,8 +204,10 @@ def _rows_blocks(ctx):
         how = (f"Default budgets (the largest is {REFERENCE_ROWS['quick' if cfg.quick else 'full']:,} rows"
                f"{', 4x for refits with --scheduler' if cfg.scheduler else ''}); --max-rows N scales them, "
                f"--full uses every row.")
-    strat = " stratified by class," if ctx.task == "classification" else ""
+    strat = ", stratified by class," if ctx.task == "classification" else ""
+    order = (" Under the ordered split a subsample of the test rows is still made of rows later in the table than "
+             "every training row." if _ordered(ctx) and ctx.evaluation == "split" else "")
     return [table(["step", "data", "rows used", "budget", "kind"], rows,
                   caption=f"Rows each step used out of the rows available: a step with more rows than its budget "
-                          f"reads a seeded,{strat} random subsample (the same rows for every step, up to its budget); "
-                          f"{_model_rows(ctx)}. {how}")]
+                          f"reads a seeded{strat} random subsample (the same rows for every step, up to its budget); "
+                          f"{_model_rows(ctx)}. {how}{order}")]
