@@ -751,10 +751,40 @@ def paired_comparison(ctx):
     for other, d in diffs.items():
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:
-            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
-                                   simpler=tie_favours_simpler(ctx), rows_word=ctx.eval_rows,
-                                   shown="section 6's table shows both scores"))
+            # a GAM whose fit did not converge, a GLM whose weights diverge: a tie with it is a tie with the last
+            # iteration of a failed fit, no sign that "the simpler model may explain the data as well" (breast
+            # cancer: a binomial GAM diverged at |eta| = 113 "may explain the data as well")
+            failed = _failed_fit(ctx, other, fitted[other])
+            blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
+                           simpler=tie_favours_simpler(ctx) and not failed, rows_word=ctx.eval_rows,
+                           shown="section 6's table shows both scores")
+            if failed:
+                blk = {**blk, "text": f"{blk['text']} {failed}"}
+            blocks.append(blk)
     return blocks
+
+
+def _failed_fit(ctx, name, est):
+    """Why ``est`` (one of section 6's fitted models) is a failed fit, or "": a GAM whose penalised IRLS did not
+    converge (``converged_`` False: stopped at its iteration limit or diverged) or a two-class GLM that separates its
+    training rows (:func:`~imlkit.report._fit.separated`), whose weights grow without bound."""
+    from ._fit import separated
+
+    last = est.steps[-1][1] if hasattr(est, "steps") else est
+    if getattr(last, "converged_", True) is False:
+        return (f"The {name} fit did not converge (see its part below): the comparison is with its last iteration, "
+                f"not with a fitted model, so a tie with it says nothing of whether a simpler model explains the data "
+                f"as well.")
+    if ctx.task == "classification" and name.startswith("GLM"):
+        try:
+            gone = separated(est, ctx.X_train)
+        except Exception:  # noqa: BLE001 -- a model that cannot say is not called diverged
+            gone = False
+        if gone:
+            return (f"The {name} is a diverged fit (the classes are (almost) perfectly separable on its training "
+                    f"rows, so its weights grow without bound): the comparison is with that near-hard classifier, "
+                    f"so a tie with it says nothing of whether a simpler model explains the data as well.")
+    return ""
 
 
 def _figure(ctx, perf_all):

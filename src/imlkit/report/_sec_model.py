@@ -274,14 +274,16 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
             continue
         # a user's LogisticRegression tying with the GLM is no sign that "the simpler model may explain the data as
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
+        # nor is a tie with a diverged GLM (the warning below says why)
         blocks.append(_compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
-                               simpler=tie_favours_simpler(ctx), rows_word=rows_word))
+                               simpler=tie_favours_simpler(ctx) and other not in diverged, rows_word=rows_word))
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "
                                   f"stops where its iterations end (fewer than 1% of its fitted probabilities lie "
                                   f"strictly between 0 and 1 by more than 1e-6). The comparison above is with that "
-                                  f"near-hard classifier, not with a converged GLM."))
+                                  f"near-hard classifier, not with a converged GLM, so a tie with it says nothing of "
+                                  f"whether a simpler model explains the data as well."))
         if getattr(ctx, "evaluation", "split") == "all_rows":
             blocks.append(text(_unfair_note(ctx, other)))
     return blocks
