@@ -275,9 +275,45 @@ def glm_readings(glm, features):
     the features read)."""
     sentences = []
     for f in features:
-        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+        sentences += [x for x in _feature_sentences(glm, f) if x not in sentences]
     closing = [x for x in sentences if x.startswith(("Intervals in brackets", "The weights are from"))]
     return [x for x in sentences if x not in closing and not x.startswith("Not estimable, so not read: ")] + closing
+
+
+#: Sentences the reading gives one feature of the GLM (the levels of a categorical one beyond these are in the table).
+READ_PER_FEATURE = 3
+
+
+def _feature_sentences(glm, f, k=READ_PER_FEATURE):
+    """At most ``k`` of the GLM's sentences on ``f``. For a categorical feature with more than ``k`` levels read
+    against its reference, the ``k`` levels with the largest |weight| -- not the first ``k`` in alphabetical order
+    (grunfeld's firm: Atlantic Refining, Chrysler and Diamond Match, two "not distinguishable from 0", leaving out
+    General Electric -226 [-290, -162] and US Steel +93 [31, 156]) -- and a sentence saying which and how many."""
+    said = list(glm.interpret(f))
+    spec = getattr(glm, "design_", None)
+    levels = list(getattr(spec, "categorical", {}).get(f, ()))
+    if len(levels) - 1 <= k:
+        return said[:k]
+    ref, cols = levels[0], spec.blocks[f]
+    by_level = {}
+    for lv, j in zip(levels[1:], cols):
+        hit = [x for x in said if x.startswith(f"{f} = {lv} (instead of {ref})")]
+        if hit:
+            by_level[lv] = (hit[0], abs(float(glm.coef_.iloc[j])))
+    if len(by_level) <= k:
+        return said[:k]
+    chosen = sorted(by_level, key=lambda lv: -by_level[lv][1])[:k]
+    n = len(levels) - 1
+    note = (f"These are {k} of the {n} levels of {f} other than {ref}, those with the largest weights "
+            f"(|weight| from {_fmt_weight(by_level[chosen[0]][1])} down to {_fmt_weight(by_level[chosen[-1]][1])}); "
+            f"every level's weight is in the table above.")
+    return [by_level[lv][0] for lv in chosen] + [note]
+
+
+def _fmt_weight(v):
+    from ._blocks import fmt
+
+    return fmt(v)
 
 
 def _glm_table(summary):
