@@ -748,6 +748,7 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._sec_model import mae_split
     from ._shared import compare_models as _compare
     from ._shared import level_note as _level_note
     from ._shared import model_is_glm, tie_favours_simpler
@@ -791,11 +792,12 @@ def paired_comparison(ctx):
             # iteration of a failed fit, no sign that "the simpler model may explain the data as well" (breast
             # cancer: a binomial GAM diverged at |eta| = 113 "may explain the data as well")
             failed = _failed_fit(ctx, other, fitted[other])
+            mae, model_ahead = mae_split(res, other, ms, ctx.eval_rows)
             blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
-                           simpler=tie_favours_simpler(ctx) and not failed, rows_word=ctx.eval_rows,
+                           simpler=tie_favours_simpler(ctx) and not failed and not model_ahead, rows_word=ctx.eval_rows,
                            shown="section 6's table shows both scores")
-            if failed:
-                blk = {**blk, "text": f"{blk['text']} {failed}"}
+            if failed or mae:
+                blk = {**blk, "text": f"{blk['text']}{mae}{' ' + failed if failed else ''}"}
             blocks.append(blk)
     return blocks
 
