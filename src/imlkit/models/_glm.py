@@ -37,6 +37,9 @@ NOT_ESTIMABLE_SE = 10.0
 #: R² of a design column from the others above which its reading says "holding the others fixed is
 #: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
 COLLINEAR_R2 = 0.9
+#: R² of a design column from the others from which a reading says how little the column varies with them fixed (the
+#: residual SD, ``SD·√(1 − R²)``): the share the report's data section calls "strongly dependent" (R² ≥ 0.5).
+DEPENDENT_R2 = 0.5
 #: R² of a non-estimable column from the others above which its cause is named as near collinearity (a variance
 #: inflation factor above 100: its standard error is more than 10 times what it would be alone).
 NEARLY_COLLINEAR_R2 = 0.99
@@ -944,7 +947,7 @@ class GLM(_FamilyEstimator):
         if clause:
             return clause
         if r2 < COLLINEAR_R2:
-            return self._functional_clause(col, name, r2)
+            return self._functional_clause(col, name, r2) or self._dependent_clause(col, name, r2)
         v = self.collinearity_["function_r2"].iloc[col] if "function_r2" in self.collinearity_ else np.nan
         # a linear R² of 0.9 says "collinear"; a function of one other feature that leaves less than half of what the
         # linear fit leaves, and is (nearly) exact, says more (INCOMESQ, INCOME: linear 0.93, spline 1.000); a linear
@@ -953,6 +956,19 @@ class GLM(_FamilyEstimator):
             return self._functional_clause(col, name, r2)
         return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
                 f"from the other columns): holding the others fixed is outside the data")
+
+    def _dependent_clause(self, col, name, r2):
+        """'; Years depends on the other columns (R² 0.89 from them): with them fixed it varies by 1.59 units, 33% of
+        its standard deviation -- the variation its weight is estimated from' for ``DEPENDENT_R2`` <= R² <
+        ``COLLINEAR_R2`` (Hitters: section 3 called Years strongly dependent, R² 0.893, while this reading said
+        nothing). The residual SD of the column's linear fit on the others is ``SD·√(1 − R²)``."""
+        if not (DEPENDENT_R2 <= r2 < COLLINEAR_R2):
+            return ""
+        share = float(np.sqrt(max(0.0, 1.0 - r2)))
+        sd = float(self._sd[col])
+        units = "" if self._binary[col] or not np.isfinite(sd) else f"about {_fmt(share * sd)} units, "
+        return (f"; {name} depends on the other columns (R² {r2:.2f} from them): with them fixed it varies by {units}"
+                f"{100 * share:.0f}% of its standard deviation, the variation this weight is estimated from")
 
     def _polynomial_of_clause(self, col, name):
         """'; but INCOMESQ = INCOME² exactly in these data: it cannot change while INCOME stays fixed' (this column
