@@ -78,16 +78,45 @@ def set_aside_rare(X, y, task, test_size, where="the data"):
     drop = y.astype(str).isin(rare).to_numpy()
     if drop.all() or pd.Series(y[~drop]).nunique() < 2:
         raise ReportInputError(f"Too few rows per class to split {where} into training and test rows: "
-                               f"{pd.Series(y).value_counts().to_dict()}.")
+                               f"{pd.Series(y).value_counts().to_dict()}.{_numeric_classes_hint(y)}")
     counts = pd.Series(y[drop]).astype(str).value_counts()
     named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.iloc[:RARE_NAMED].items())
     if len(counts) > RARE_NAMED:  # 1,000 Zipf-sized classes: hundreds of names would bury the sentence
         most = int(counts.iloc[RARE_NAMED:].max())
         named += f" and {len(counts) - RARE_NAMED:,} other class(es) of at most {most} row(s) each"
+    kept = int((~drop).sum())
+    n_test = int(np.ceil(test_size * kept))
+    if 0 < test_size < 1 and (n_test < 10 or kept - n_test < 10):
+        # linnerud (20 rows, Waist read as 9 classes): "'--test-size' 0.5 leaves 8 training and 9 test rows" did not
+        # say that 3 rows had been set aside as rare classes, nor that the classes were a guess from whole numbers
+        raise ReportInputError(
+            f"'--test-size' {test_size} leaves {kept - n_test} training and {n_test} test rows; both need at least "
+            f"10. Of the {len(y):,} rows of {where}, {int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to "
+            f"appear in both parts were set aside first ({named}), leaving {kept:,}.{_numeric_classes_hint(y)}")
     note = (f"{int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to appear in both the training and the "
             f"test rows were set aside from {where}: {named}. A stratified split needs at least two rows of a "
             f"class (and a test part with a row of every class).")
     return X.loc[~drop].reset_index(drop=True), y.loc[~drop].reset_index(drop=True), note
+
+
+def _numeric_classes_hint(y):
+    """' The target Waist is numeric, with 9 distinct whole-number values, and is read as classes; ...' -- the
+    hint to read it as numbers, for a numeric target split as classes (empty for a target that is not numeric)."""
+    y = pd.Series(y)
+    if pd.api.types.is_bool_dtype(y):
+        return ""
+    # the report's classes are text ("31", "46" for 31.0 and 46.0: _data.class_text): numbers when every one parses
+    values = pd.to_numeric(y.dropna().astype(str), errors="coerce") if not pd.api.types.is_numeric_dtype(y) \
+        else y.dropna().astype(float)
+    if not len(values) or values.isna().any():
+        return ""
+    name = f" {y.name}" if isinstance(y.name, str) else ""
+    whole = bool(np.all(values == np.round(values)))
+    y = values
+    kind = "whole-number values" if whole else "values"
+    return (f" The target{name} is numeric, with {y.nunique():,} distinct {kind}, and is read as classes (imlkit "
+            f"reads a numeric target with at most 10 distinct whole numbers as classes unless told): give '--task "
+            f"regression' to read it as numbers, which sets no rows aside.")
 
 
 def split(ds, test_size, seed):
