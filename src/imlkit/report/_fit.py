@@ -10,7 +10,37 @@ import pandas as pd
 from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "split_rows", "rare_classes", "set_aside_rare", "model_columns",
-           "performance", "baseline_models", "refit_learner", "guarded_pipeline", "guarded_inputs"]
+           "performance", "baseline_models", "mae_split", "refit_learner", "guarded_pipeline", "guarded_inputs"]
+
+
+def mae_split(res, other, deciding, rows_word="test rows"):
+    """(note, model_favoured): the MAE (shown, never decisive for regression) when its 95% interval excludes 0 and the
+    deciding RMSE's verdict does not say the same -- a tie on RMSE beside an MAE that favours the model is no sign that
+    "the simpler model may explain the data as well" (Hitters, a user's random forest against the GLM: RMSE difference
+    -50.63 [-111.2, 7.936], MAE -72.86 [-119.6, -26.38]). ("", False) otherwise."""
+    from ._scores import beats, worse
+    from ._shared import decidable
+    from ._shared import join_words as _join
+    from ._shared import score_cell as _cell
+
+    d = res["differences"].get(other, {}).get("MAE")
+    if d is None or "MAE" in deciding or not np.isfinite(d[0]):
+        return "", False
+    won, lost = beats(d, "MAE"), worse(d, "MAE")
+    if not (won or lost) or decidable(res, ["MAE"], rows_word)[1]:
+        return "", False
+    sim = res.get("simultaneous_differences", res["differences"]).get(other, {})
+    same = [m for m in deciding if m in sim and (beats(sim[m], m) if won else worse(sim[m], m))]
+    if same:
+        return "", False
+    side = "the model" if won else f"the {other}"
+    level = f"{int(100 * res['level'])}% interval"
+    tie = not any(beats(sim[m], m) or worse(sim[m], m) for m in deciding if m in sim)
+    tail = ("; so the tie on the deciding measure is no sign that the simpler model explains the data as well"
+            if won and tie else "")
+    return (f" The MAE (shown, not decisive) favours {side}: difference {_cell(d)} ({level}, the model minus the "
+            f"{other}): {side}'s typical error is smaller, which the deciding {_join(list(deciding))}, weighing large "
+            f"misses more, does not show{tail}."), won and tie
 
 
 def _check_test_size(test_size, n):

@@ -747,8 +747,8 @@ def paired_comparison(ctx):
     """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
+    from ._fit import mae_split
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
-    from ._sec_model import mae_split
     from ._shared import compare_models as _compare
     from ._shared import level_note as _level_note
     from ._shared import model_is_glm, tie_favours_simpler
