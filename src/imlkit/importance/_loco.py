@@ -58,6 +58,7 @@ from ._refit import (
     evaluate_loss,
     given_full_fit,
     make_folds,
+    refit_task,
     run_refits,
 )
 from ._result import ImportanceResult
@@ -451,10 +452,37 @@ def _refit_importance(learner, X_train, y_train, X_test, y_test, options):
         warns.append("variant='permuted_copy' drew one permutation per feature: the importance depends on it; "
                      "use n_refits > 1 to see its spread.")
     if n_refits == 1 and _seed_params(template):
-        warns.append("The learner is stochastic (it has a random_state) and was refitted once per feature: "
-                     "refit-based importances are noisy; use n_refits > 1 to see their spread.")
+        # a random_state parameter is no evidence that the fit uses it (LogisticRegression with lbfgs: the same
+        # importances for random_state 0, 1 and 2); one more fit of the full model with another seed says
+        warns += _stochastic_warning(problem, jobs[0], out[0], options.seed)
     return ImportanceResult(method=options.method, feature_names=tuple(names), loss=loss_obj.name,
                             groups=dict(groups), params=params, warnings=tuple(warns), **stats_)
+
+
+def _stochastic_warning(problem, full_job, full_out, seed):
+    """The note that one refit per feature of a stochastic learner is noisy -- when the learner is: the full model
+    refitted with every ``random_state`` drawn anew (on the rows and fold of ``full_job``) gives other test losses
+    than ``full_out`` (the full model's ``(pointwise, risk)``). A learner whose random_state is unused (lbfgs logistic
+    regression, ordinary least squares) gives the very same losses and gets no note. A failed extra fit keeps the
+    note, saying the learner has a random_state only."""
+    other_seed = np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (0x5EED,))
+    other = refit_task(replace(problem, reseed=True), RefitJob("the full model with another seed", (),
+                                                               full_job.fold, other_seed))
+    tail = "refit-based importances are noisy; use n_refits > 1 to see their spread."
+    if not isinstance(other, tuple):  # a failure: nothing measured
+        return [f"The learner has a random_state and was refitted once per feature: if its fit is random, {tail}"]
+    (p0, r0), (p1, r1) = full_out, other
+    if p0 is not None and p1 is not None:
+        differ = np.asarray(p0) != np.asarray(p1)
+        if not differ.any():
+            return []
+        where = f"other losses on {differ.mean():.0%} of the test rows, mean {r1:.4g} instead of {r0:.4g}"
+    elif r0 == r1:
+        return []
+    else:
+        where = f"test loss {r1:.4g} instead of {r0:.4g}"
+    return [f"The learner is stochastic (the full model refitted with another random_state gives {where}) and "
+            f"was refitted once per feature: {tail}"]
 
 
 def _refit_jobs(groups, folds, n_refits, refit_seeds, perm_seeds):

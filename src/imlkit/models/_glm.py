@@ -37,6 +37,9 @@ NOT_ESTIMABLE_SE = 10.0
 #: R² of a design column from the others above which its reading says "holding the others fixed is
 #: outside the data" (a variance inflation factor of 10, the usual rule of thumb).
 COLLINEAR_R2 = 0.9
+#: R² of a design column from the others from which a reading says how little the column varies with them fixed (the
+#: residual SD, ``SD·√(1 − R²)``): the share the report's data section calls "strongly dependent" (R² ≥ 0.5).
+DEPENDENT_R2 = 0.5
 #: R² of a non-estimable column from the others above which its cause is named as near collinearity (a variance
 #: inflation factor above 100: its standard error is more than 10 times what it would be alone).
 NEARLY_COLLINEAR_R2 = 0.99
@@ -53,6 +56,13 @@ FUNCTIONAL_SPLINE_COLUMNS = 100
 
 #: Links whose weights are read multiplicatively after exp(): ratios of means or of odds.
 EXP_LINKS = ("log", "logit")
+
+#: A Spearman ρ² or spline R² from this on says that one feature is (almost) exactly a function of another: holding
+#: one fixed while the other changes is not merely outside the data but (nearly) impossible.
+EXACT_FUNCTION_R2 = 0.999
+#: Residual sum of squares / total sum of squares below which a column is taken as an exact polynomial of another
+#: (INCOMESQ = INCOME² to double precision: about 1e-30); the candidates are pairs with a ρ² or spline R² of 0.99.
+EXACT_POLYNOMIAL_RSS = 1e-10
 
 
 # ----------------------------------------------------------------------------- plumbing
@@ -92,6 +102,26 @@ def _label(v):
 def _names(items, k=4):
     items = list(items)
     return ", ".join(items[:k]) + (f" and {len(items) - k} more" if len(items) > k else "")
+
+
+def _polynomial_words(g, f, p):
+    """'INCOMESQ = INCOME²', 'z = 2 + 0.5·x − x³': column ``g`` as the polynomial ``p`` (raw units) of column ``f``;
+    terms whose coefficient is 0 to 10 significant digits of the largest are left out."""
+    coef = np.asarray(p.coef, dtype=float)
+    big = float(np.max(np.abs(coef))) if coef.size else 0.0
+    powers = {1: "", 2: "²", 3: "³"}
+    terms = []
+    for d, c in enumerate(coef):
+        if big == 0 or abs(c) <= 1e-10 * big:
+            continue
+        num = _fmt(abs(c), 4)
+        body = num if d == 0 else (f"{f}{powers[d]}" if num == "1" else f"{num}·{f}{powers[d]}")
+        sign = "−" if c < 0 else "+"
+        terms.append((sign, body))
+    if not terms:
+        return f"{g} = 0"
+    head = ("−" if terms[0][0] == "−" else "") + terms[0][1]
+    return f"{g} = " + head + "".join(f" {s} {b}" for s, b in terms[1:])
 
 
 def _independent_columns(D):
@@ -559,6 +589,35 @@ class GLM(_FamilyEstimator):
         self.collinearity_["function_of"] = of
         self.collinearity_["function_r2"] = val
         self.collinearity_["function_how"] = how
+        self._polynomials = self._exact_polynomials(D, cols, rank, spline) if len(cols) >= 2 else {}
+
+    @staticmethod
+    def _exact_polynomials(D, cols, rank, spline):
+        """{column j: [(column k, Polynomial p), ...]}: the numeric columns k that are exactly a polynomial of degree 2
+        or 3 of column j on every row (``k = p(j)``: INCOMESQ = INCOME², ccard), among the pairs whose ρ² or spline R²
+        (:func:`~imlkit.models._functional.pairwise_functional_r2`) is 0.99 or more. Degree 1 is linear collinearity
+        (the design's rank says it). ``p`` is in the raw units of j."""
+        from numpy.polynomial import Polynomial
+
+        out = {}
+        with np.errstate(invalid="ignore"):
+            near = np.fmax(rank, spline) >= 0.99  # spline[k, j]: k on a spline of j
+        for a, j in enumerate(cols):
+            for b, k in enumerate(cols):
+                if a == b or not near[b, a]:
+                    continue
+                x, g = D[:, j], D[:, k]
+                tss = float(np.sum((g - g.mean()) ** 2))
+                if tss <= 0:
+                    continue
+                for deg in (2, 3):
+                    if np.unique(x).size <= deg + 1:
+                        break
+                    p = Polynomial.fit(x, g, deg)
+                    if float(np.sum((g - p(x)) ** 2)) / tss < EXACT_POLYNOMIAL_RSS:
+                        out.setdefault(j, []).append((k, p.convert()))
+                        break
+        return out
 
     def _estimable(self, D, result, y):
         """Which weights the data determine (see ``estimable_``), and why not (``not_estimable_``)."""
@@ -875,17 +934,58 @@ class GLM(_FamilyEstimator):
         return float(10.0 ** np.floor(np.log10(sd)))
 
     def _collinear_clause(self, col):
-        """'; Lag2 is collinear with ... (R² 0.99 ...)' when the column's R² from the others is high, or
-        '; but popul is a monotone function of logpopul ...' when a nonlinear function of another feature
-        fixes it though the linear R² is low (both at ``COLLINEAR_R2``)."""
+        """'; but INCOMESQ = INCOME² exactly ...' when this column is an exact polynomial of another; '; but popul
+        is a monotone function of logpopul ...' when a (nonlinear) function of another feature fixes it (ρ² or spline
+        R² at ``COLLINEAR_R2``) -- looked at first: a linear R² of 0.93 says "collinear" of INCOMESQ = INCOME², where
+        holding INCOME fixed is impossible, not merely rare; else '; Lag2 is collinear with ... (R² 0.99 ...)' when
+        the column's linear R² from the others is at ``COLLINEAR_R2``."""
         r2 = self.collinearity_["r_squared"].iloc[col]
         name = self.design_.names[col]
         if not np.isfinite(r2):
             return ""
+        clause = self._polynomial_of_clause(col, name)
+        if clause:
+            return clause
         if r2 < COLLINEAR_R2:
+            return self._functional_clause(col, name, r2) or self._dependent_clause(col, name, r2)
+        v = self.collinearity_["function_r2"].iloc[col] if "function_r2" in self.collinearity_ else np.nan
+        # a linear R² of 0.9 says "collinear"; a function of one other feature that leaves less than half of what the
+        # linear fit leaves, and is (nearly) exact, says more (INCOMESQ, INCOME: linear 0.93, spline 1.000); a linear
+        # pair (CRBI = CRuns + noise: both 0.99) keeps the linear words
+        if np.isfinite(v) and v >= EXACT_FUNCTION_R2 and 1 - v < (1 - r2) / 2:
             return self._functional_clause(col, name, r2)
         return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
                 f"from the other columns): holding the others fixed is outside the data")
+
+    def _dependent_clause(self, col, name, r2):
+        """'; Years depends on the other columns (R² 0.89 from them): with them fixed it varies by 1.59 units, 33% of
+        its standard deviation -- the variation its weight is estimated from' for ``DEPENDENT_R2`` <= R² <
+        ``COLLINEAR_R2`` (Hitters: section 3 called Years strongly dependent, R² 0.893, while this reading said
+        nothing). The residual SD of the column's linear fit on the others is ``SD·√(1 − R²)``."""
+        if not (DEPENDENT_R2 <= r2 < COLLINEAR_R2):
+            return ""
+        share = float(np.sqrt(max(0.0, 1.0 - r2)))
+        sd = float(self._sd[col])
+        units = "" if self._binary[col] or not np.isfinite(sd) else f"about {_fmt(share * sd)} units, "
+        return (f"; {name} depends on the other columns (R² {r2:.2f} from them): with them fixed it varies by {units}"
+                f"{100 * share:.0f}% of its standard deviation, the variation this weight is estimated from")
+
+    def _polynomial_of_clause(self, col, name):
+        """'; but INCOMESQ = INCOME² exactly in these data: it cannot change while INCOME stays fixed' (this column
+        is an exact polynomial of another, :meth:`_exact_polynomials`)."""
+        names = self.design_.names
+        for j, found in getattr(self, "_polynomials", {}).items():
+            for k, p in found:
+                if k == col:
+                    return (f"; but {_polynomial_words(name, names[j], p)} exactly in these data, so {name} cannot "
+                            f"change while {names[j]} stays fixed: this weight is no effect of {name} alone"
+                            f"{self._read_together(j)}")
+        return ""
+
+    def _read_together(self, j):
+        """' (the sentences on INCOME read the two weights together)' when they do."""
+        f = self.design_.names[j]
+        return f" (the sentences on {f} read the two weights together)" if self._combined_partners(f) else ""
 
     def _functional_clause(self, col, name, r2):
         tab = self.collinearity_
@@ -894,18 +994,87 @@ class GLM(_FamilyEstimator):
         v, other, how = tab["function_r2"].iloc[col], tab["function_of"].iloc[col], tab["function_how"].iloc[col]
         if not np.isfinite(v) or v < COLLINEAR_R2:
             return ""
+        exact = v >= EXACT_FUNCTION_R2
         num = f"{v:.3f}" if v >= 0.995 else f"{v:.2f}"
         if how == "rank":
-            what = (f"{name} and {other} nearly fix each other's order (Spearman's ρ² {num}: one is close to a "
+            what = (f"{name} and {other} fix each other's order (Spearman's ρ² {num}: one is a monotone function of "
+                    f"the other)" if exact else
+                    f"{name} and {other} nearly fix each other's order (Spearman's ρ² {num}: one is close to a "
                     f"monotone function of the other)")
         elif how == "spline":
-            what = f"{name} is nearly a function of {other} (R² {num} on a spline of {other})"
+            what = f"{name} is {'' if exact else 'nearly '}a function of {other} (R² {num} on a spline of {other})"
         else:
-            what = f"{other} is nearly a function of {name} (R² {num} on a spline of {name})"
+            what = f"{other} is {'' if exact else 'nearly '}a function of {name} (R² {num} on a spline of {name})"
         # whose R² it is: the sentence is about name (Weekly: "Year is nearly a function of Volume ..., which the
         # linear R² of 0.72 ..." read as Year's 0.71, where 0.72 is Volume's)
-        return (f"; but {what}, which {name}'s linear R² of {r2:.2f} from the other columns misses: holding {other} "
-                f"fixed while {name} changes is outside the data")
+        lin = (f", which {name}'s linear R² of {r2:.2f} from the other columns misses" if r2 < COLLINEAR_R2 else
+               f" (linear R² {r2:.2f} from the other columns)")
+        if exact:
+            return (f"; but {what}{lin}: {name} (almost) cannot change while {other} stays fixed, so holding {other} "
+                    f"fixed while {name} changes is outside the data")
+        return f"; but {what}{lin}: holding {other} fixed while {name} changes is outside the data"
+
+    def _combined_partners(self, f):
+        """[(column k, Polynomial p)]: the estimable numeric main-effect columns that are exact polynomials of ``f``'s
+        (``k = p(f)``), when ``f`` and each of them enter the model alone (no interaction, no polynomial of imlkit's
+        own) -- the columns whose weights :meth:`_combined_sentence` reads with ``f``'s."""
+        spec = self.design_
+        if f in spec.categorical or f in spec.polynomial or f not in spec.blocks:
+            return []
+        j = spec.blocks[f][0]
+        found = getattr(self, "_polynomials", {}).get(j, [])
+        in_terms = {g for t in spec.interactions for g in t}
+        if not found or f in in_terms or not self.estimable_.iloc[j]:
+            return []
+        out = []
+        for k, p in found:
+            g = spec.names[k]
+            if g in in_terms or g in spec.polynomial or not self.estimable_.iloc[k]:
+                return []
+            out.append((k, p))
+        return out
+
+    def _combined_sentence(self, f, partners):
+        """'INCOMESQ = INCOME² exactly in these data, so INCOME cannot change while INCOMESQ stays fixed: its weight
+        alone, 220.3 [17.8, 422.9], is no effect of INCOME. Moving INCOMESQ with it, increasing INCOME by one unit
+        changes the expected AVGEXP by 158 [..] at INCOME = 2.3 (its 25% quantile), ...'; the local slope
+        d/dx (β_f x + Σ_k β_k p_k(x)) = β_f + Σ_k β_k p_k'(x) at the quartiles of ``f``, with the intervals of that
+        combination of weights (:meth:`contrast`). None when a value is beyond 10^15 after exp()."""
+        spec = self.design_
+        j = spec.blocks[f][0]
+        what, verb, expo = self._scale_words()
+        names = [spec.names[k] for k, _ in partners]
+        rel = " and ".join(_polynomial_words(spec.names[k], f, p) for k, p in partners)
+        est, _, lo, hi = self.contrast(np.eye(len(self.coef_))[j])
+        if self._unreadable(est, lo, hi, expo):
+            return None
+        alone = self._numbers(est, lo, hi, expo)
+        parts = []
+        for v, qname in zip(spec.info[f], ["25% quantile", "median", "75% quantile"]):
+            c = np.zeros(len(self.coef_))
+            c[j] = 1.0
+            for k, p in partners:
+                c[k] += float(p.deriv()(v))
+            est, _, lo, hi = self.contrast(c)
+            if self._unreadable(est, lo, hi, expo):
+                return None
+            parts.append(f"{self._numbers(est, lo, hi, expo)} at {f} = {_fmt(v)} (its {qname})")
+        fixed = " and ".join(names)
+        stay = "stays" if len(names) == 1 else "stay"
+        return (f"{rel} exactly in these data, so {f} cannot change while {fixed} {stay} fixed: {f}'s weight alone, "
+                f"{alone}, is no effect of {f}. Moving {fixed} with it, increasing {f} by one unit (the local slope) "
+                f"{verb} {what} by {', '.join(parts[:-1])} and {parts[-1]}, all other features fixed.")
+
+    def _numbers(self, est, lo, hi, expo):
+        """'158 [12.1, 303]' (exp() of each for a log or logit link), '(not distinguishable from 0)' when the interval
+        holds no change, '(penalised fit, no interval)' for a ridge fit."""
+        if self.penalized_:
+            return f"{_fmt(np.exp(est) if expo else est)} (penalised fit, no interval)"
+        e, a, b = _fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi)))
+        out = f"{e} [{a}, {b}]"
+        if lo <= 0 <= hi:
+            out += f" (not distinguishable from {'1' if expo else '0'})"
+        return out
 
     def _moderator_values(self, moderator):
         """(description, design row of the moderator's block) for each level / quartile."""
@@ -1035,7 +1204,11 @@ class GLM(_FamilyEstimator):
             "from 1" for factors). A feature in an interaction is read at 0 of a numeric partner
             only where 0 is inside the partner's data; otherwise at the partner's quartiles (one
             partner) or with a note that 0 is outside the data (several). A feature whose column
-            has R² ≥ 0.9 from the other columns says it is collinear with them. Weights that are
+            has R² ≥ 0.9 from the other columns says it is collinear with them; one that another
+            feature fixes through a (nearly) exact function says so first (ρ² or spline R² ≥ 0.999).
+            A feature of which another is an exact polynomial (INCOMESQ = INCOME²) is read by the
+            slope of both weights together at its quartiles, with intervals (holding the other fixed
+            is impossible); the other's sentence says it cannot change alone. Weights that are
             not estimable get no sentence: the last line names them with the cause
             (``not_estimable_``).
         """
@@ -1084,6 +1257,13 @@ class GLM(_FamilyEstimator):
                                              for g, (lo, hi) in far.items()) + ")"
             if f in spec.polynomial:
                 sentences += self._polynomial_sentences(f, cond, bool(partners))
+                continue
+            # another feature that is an exact polynomial of f (INCOMESQ = INCOME², ccard): "all other features fixed"
+            # is impossible, and f's weight alone no effect (220.3 per unit where the slope runs from 180 to -48)
+            combined = self._combined_partners(f) if not partners else []
+            said = self._combined_sentence(f, combined) if combined else None
+            if said:
+                sentences.append(said)
                 continue
             for i, col in enumerate(spec.blocks[f]):
                 if not self.estimable_.iloc[col]:

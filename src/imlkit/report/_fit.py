@@ -10,7 +10,37 @@ import pandas as pd
 from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "split_rows", "rare_classes", "set_aside_rare", "model_columns",
-           "performance", "baseline_models", "refit_learner", "guarded_pipeline", "guarded_inputs"]
+           "performance", "baseline_models", "mae_split", "refit_learner", "guarded_pipeline", "guarded_inputs"]
+
+
+def mae_split(res, other, deciding, rows_word="test rows"):
+    """(note, model_favoured): the MAE (shown, never decisive for regression) when its 95% interval excludes 0 and the
+    deciding RMSE's verdict does not say the same -- a tie on RMSE beside an MAE that favours the model is no sign that
+    "the simpler model may explain the data as well" (Hitters, a user's random forest against the GLM: RMSE difference
+    -50.63 [-111.2, 7.936], MAE -72.86 [-119.6, -26.38]). ("", False) otherwise."""
+    from ._scores import beats, worse
+    from ._shared import decidable
+    from ._shared import join_words as _join
+    from ._shared import score_cell as _cell
+
+    d = res["differences"].get(other, {}).get("MAE")
+    if d is None or "MAE" in deciding or not np.isfinite(d[0]):
+        return "", False
+    won, lost = beats(d, "MAE"), worse(d, "MAE")
+    if not (won or lost) or decidable(res, ["MAE"], rows_word)[1]:
+        return "", False
+    sim = res.get("simultaneous_differences", res["differences"]).get(other, {})
+    same = [m for m in deciding if m in sim and (beats(sim[m], m) if won else worse(sim[m], m))]
+    if same:
+        return "", False
+    side = "the model" if won else f"the {other}"
+    level = f"{int(100 * res['level'])}% interval"
+    tie = not any(beats(sim[m], m) or worse(sim[m], m) for m in deciding if m in sim)
+    tail = ("; so the tie on the deciding measure is no sign that the simpler model explains the data as well"
+            if won and tie else "")
+    return (f" The MAE (shown, not decisive) favours {side}: difference {_cell(d)} ({level}, the model minus the "
+            f"{other}): {side}'s typical error is smaller, which the deciding {_join(list(deciding))}, weighing large "
+            f"misses more, does not show{tail}."), won and tie
 
 
 def _check_test_size(test_size, n):
@@ -78,16 +108,45 @@ def set_aside_rare(X, y, task, test_size, where="the data"):
     drop = y.astype(str).isin(rare).to_numpy()
     if drop.all() or pd.Series(y[~drop]).nunique() < 2:
         raise ReportInputError(f"Too few rows per class to split {where} into training and test rows: "
-                               f"{pd.Series(y).value_counts().to_dict()}.")
+                               f"{pd.Series(y).value_counts().to_dict()}.{_numeric_classes_hint(y)}")
     counts = pd.Series(y[drop]).astype(str).value_counts()
     named = ", ".join(f"{c!r} ({k} row{'s' if k != 1 else ''})" for c, k in counts.iloc[:RARE_NAMED].items())
     if len(counts) > RARE_NAMED:  # 1,000 Zipf-sized classes: hundreds of names would bury the sentence
         most = int(counts.iloc[RARE_NAMED:].max())
         named += f" and {len(counts) - RARE_NAMED:,} other class(es) of at most {most} row(s) each"
+    kept = int((~drop).sum())
+    n_test = int(np.ceil(test_size * kept))
+    if 0 < test_size < 1 and (n_test < 10 or kept - n_test < 10):
+        # linnerud (20 rows, Waist read as 9 classes): "'--test-size' 0.5 leaves 8 training and 9 test rows" did not
+        # say that 3 rows had been set aside as rare classes, nor that the classes were a guess from whole numbers
+        raise ReportInputError(
+            f"'--test-size' {test_size} leaves {kept - n_test} training and {n_test} test rows; both need at least "
+            f"10. Of the {len(y):,} rows of {where}, {int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to "
+            f"appear in both parts were set aside first ({named}), leaving {kept:,}.{_numeric_classes_hint(y)}")
     note = (f"{int(drop.sum()):,} row(s) of {len(counts)} class(es) too rare to appear in both the training and the "
             f"test rows were set aside from {where}: {named}. A stratified split needs at least two rows of a "
             f"class (and a test part with a row of every class).")
     return X.loc[~drop].reset_index(drop=True), y.loc[~drop].reset_index(drop=True), note
+
+
+def _numeric_classes_hint(y):
+    """' The target Waist is numeric, with 9 distinct whole-number values, and is read as classes; ...' -- the
+    hint to read it as numbers, for a numeric target split as classes (empty for a target that is not numeric)."""
+    y = pd.Series(y)
+    if pd.api.types.is_bool_dtype(y):
+        return ""
+    # the report's classes are text ("31", "46" for 31.0 and 46.0: _data.class_text): numbers when every one parses
+    values = pd.to_numeric(y.dropna().astype(str), errors="coerce") if not pd.api.types.is_numeric_dtype(y) \
+        else y.dropna().astype(float)
+    if not len(values) or values.isna().any():
+        return ""
+    name = f" {y.name}" if isinstance(y.name, str) else ""
+    whole = bool(np.all(values == np.round(values)))
+    y = values
+    kind = "whole-number values" if whole else "values"
+    return (f" The target{name} is numeric, with {y.nunique():,} distinct {kind}, and is read as classes (imlkit "
+            f"reads a numeric target with at most 10 distinct whole numbers as classes unless told): give '--task "
+            f"regression' to read it as numbers, which sets no rows aside.")
 
 
 def split(ds, test_size, seed):

@@ -275,9 +275,45 @@ def glm_readings(glm, features):
     the features read)."""
     sentences = []
     for f in features:
-        sentences += [x for x in list(glm.interpret(f))[:3] if x not in sentences]
+        sentences += [x for x in _feature_sentences(glm, f) if x not in sentences]
     closing = [x for x in sentences if x.startswith(("Intervals in brackets", "The weights are from"))]
     return [x for x in sentences if x not in closing and not x.startswith("Not estimable, so not read: ")] + closing
+
+
+#: Sentences the reading gives one feature of the GLM (the levels of a categorical one beyond these are in the table).
+READ_PER_FEATURE = 3
+
+
+def _feature_sentences(glm, f, k=READ_PER_FEATURE):
+    """At most ``k`` of the GLM's sentences on ``f``. For a categorical feature with more than ``k`` levels read
+    against its reference, the ``k`` levels with the largest |weight| -- not the first ``k`` in alphabetical order
+    (grunfeld's firm: Atlantic Refining, Chrysler and Diamond Match, two "not distinguishable from 0", leaving out
+    General Electric -226 [-290, -162] and US Steel +93 [31, 156]) -- and a sentence saying which and how many."""
+    said = list(glm.interpret(f))
+    spec = getattr(glm, "design_", None)
+    levels = list(getattr(spec, "categorical", {}).get(f, ()))
+    if len(levels) - 1 <= k:
+        return said[:k]
+    ref, cols = levels[0], spec.blocks[f]
+    by_level = {}
+    for lv, j in zip(levels[1:], cols):
+        hit = [x for x in said if x.startswith(f"{f} = {lv} (instead of {ref})")]
+        if hit:
+            by_level[lv] = (hit[0], abs(float(glm.coef_.iloc[j])))
+    if len(by_level) <= k:
+        return said[:k]
+    chosen = sorted(by_level, key=lambda lv: -by_level[lv][1])[:k]
+    n = len(levels) - 1
+    note = (f"These are {k} of the {n} levels of {f} other than {ref}, those with the largest weights "
+            f"(|weight| from {_fmt_weight(by_level[chosen[0]][1])} down to {_fmt_weight(by_level[chosen[-1]][1])}); "
+            f"every level's weight is in the table above.")
+    return [by_level[lv][0] for lv in chosen] + [note]
+
+
+def _fmt_weight(v):
+    from ._blocks import fmt
+
+    return fmt(v)
 
 
 def _glm_table(summary):
@@ -711,6 +747,7 @@ def paired_comparison(ctx):
     """Each interpretable model against the model on the same rows: the sentences of section 2's comparison with
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
+    from ._fit import mae_split
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
     from ._shared import compare_models as _compare
     from ._shared import level_note as _level_note
@@ -751,10 +788,41 @@ def paired_comparison(ctx):
     for other, d in diffs.items():
         ms = [m for m in deciding if m in d and np.isfinite(d[m][0])]  # a rule learner has no probabilities
         if ms:
-            blocks.append(_compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
-                                   simpler=tie_favours_simpler(ctx), rows_word=ctx.eval_rows,
-                                   shown="section 6's table shows both scores"))
+            # a GAM whose fit did not converge, a GLM whose weights diverge: a tie with it is a tie with the last
+            # iteration of a failed fit, no sign that "the simpler model may explain the data as well" (breast
+            # cancer: a binomial GAM diverged at |eta| = 113 "may explain the data as well")
+            failed = _failed_fit(ctx, other, fitted[other])
+            mae, model_ahead = mae_split(res, other, ms, ctx.eval_rows)
+            blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
+                           simpler=tie_favours_simpler(ctx) and not failed and not model_ahead, rows_word=ctx.eval_rows,
+                           shown="section 6's table shows both scores")
+            if failed or mae:
+                blk = {**blk, "text": f"{blk['text']}{mae}{' ' + failed if failed else ''}"}
+            blocks.append(blk)
     return blocks
+
+
+def _failed_fit(ctx, name, est):
+    """Why ``est`` (one of section 6's fitted models) is a failed fit, or "": a GAM whose penalised IRLS did not
+    converge (``converged_`` False: stopped at its iteration limit or diverged) or a two-class GLM that separates its
+    training rows (:func:`~imlkit.report._fit.separated`), whose weights grow without bound."""
+    from ._fit import separated
+
+    last = est.steps[-1][1] if hasattr(est, "steps") else est
+    if getattr(last, "converged_", True) is False:
+        return (f"The {name} fit did not converge (see its part below): the comparison is with its last iteration, "
+                f"not with a fitted model, so a tie with it says nothing of whether a simpler model explains the data "
+                f"as well.")
+    if ctx.task == "classification" and name.startswith("GLM"):
+        try:
+            gone = separated(est, ctx.X_train)
+        except Exception:  # noqa: BLE001 -- a model that cannot say is not called diverged
+            gone = False
+        if gone:
+            return (f"The {name} is a diverged fit (the classes are (almost) perfectly separable on its training "
+                    f"rows, so its weights grow without bound): the comparison is with that near-hard classifier, "
+                    f"so a tie with it says nothing of whether a simpler model explains the data as well.")
+    return ""
 
 
 def _figure(ctx, perf_all):

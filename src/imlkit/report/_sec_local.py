@@ -57,6 +57,20 @@ def choose_rows(pred, err):
     return chosen
 
 
+def _record_rows(ctx, n_read, chosen, n_swarm):
+    """The rows table's SHAP entry: the rows whose SHAP values were computed (the chosen three and the beeswarm's
+    first ``n_swarm``), not every row read to choose them (iris, model-agnostic path: "SHAP 45 of 45" where 40 rows
+    had SHAP values)."""
+    from dataclasses import replace
+
+    use = getattr(ctx, "row_use", {}).get(("shap", "test"))
+    if use is None:
+        return
+    explained = len(set(range(n_swarm)) | {int(r) for r in chosen})
+    if explained != n_read:
+        ctx.row_use[("shap", "test")] = replace(use, used=explained)
+
+
 def section_local(ctx):
     """The section's blocks; runs when ``shap`` is among ``--methods``."""
     if not ctx.methods("shap"):
@@ -70,7 +84,9 @@ def section_local(ctx):
     # not affine in its trees, of its log-odds; otherwise the smaller model-agnostic budget.
     links = (None, "logit") if cls is not None else (None,)
     first, link = None, None
-    with ctx.step("SHAP of the chosen rows", rows=3, background=n_bg):
+    # the step's background is logged once chosen: the model-agnostic path uses N_BACKGROUND_AGNOSTIC rows, not n_bg
+    # (iris: "background=45" logged, 32 used)
+    with ctx.step("SHAP of the chosen rows", rows=3) as entry:
         for link in links:
             try:
                 first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, link=link,
@@ -102,11 +118,13 @@ def section_local(ctx):
             # 2 s this way).
             opts = {"n_permutations": ORDERINGS_AGNOSTIC, "engine": "auto"}
             first = shap(ctx.model, X.iloc[rows], background=bg, class_=cls, random_state=ctx.seed, **opts)
+        entry.parameters["background"] = len(bg)
     n_classes = len(getattr(ctx.model, "classes_", ()))
     swarm = None
     if trees or n_classes <= MANY_CLASSES:
         with ctx.step("SHAP beeswarm", rows=len(Xb), background=len(bg), engine=first.extra.get("engine")):
             swarm = shap(ctx.model, Xb, background=bg, class_=cls, random_state=ctx.seed, **opts)
+    _record_rows(ctx, len(X), rows, len(Xb) if swarm is not None else 0)
     how = ("exact interventional TreeSHAP on the model's trees" if trees else
            "exact enumeration of the coalitions" if first.extra.get("exact") else
            f"the permutation estimator (at most {ORDERINGS_AGNOSTIC} orderings per row)")

@@ -20,7 +20,7 @@ import pandas as pd
 from .._dtypes import has_levels
 from ._blocks import Section, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import MeanBaseline, baseline_models
+from ._fit import MeanBaseline, baseline_models, mae_split
 from ._scores import (
     BRIER_NOTE,
     CLASSIFICATION_METRICS,
@@ -211,6 +211,11 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     # majority class on ROC AUC" from resamples that lacked a class in one of seven)
     asked = list(deciding)
     deciding, short = _decidable(res, asked, rows_word)
+    # another model (the GLM) is judged against the baseline only on the measures these rows can decide, even when the
+    # model's own verdict is taken on all of them below because its difference is exactly 0 (linnerud, 10 test rows:
+    # "GLM (poisson) does beat the mean baseline ... RMSE -2.148 [-3.98, -0.2467]" beside "fewer than the 18 a 95%
+    # percentile-bootstrap interval needs")
+    others_deciding, others_short = list(deciding), dict(short)
     if base in diffs and asked and all(tuple(float(v) for v in diffs[base][m]) == (0.0, 0.0, 0.0) for m in asked):
         # the same score on every resample (the same predictions): a fact of these rows, not an inference from them
         deciding, short = asked, {}
@@ -247,8 +252,9 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
                           + "; ".join(f"{_one(res, name, base, m, d[m])}, "
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
-            check.others_beating_baseline = _others_beating(others or {}, base, deciding)
+            check.others_beating_baseline = _others_beating(others or {}, base, others_deciding)
             msg = _no_better_message(ctx, base, detail, check, others or {})
+            msg += _others_undecided(others or {}, base, others_deciding, others_short, rows_word)
             check.no_better_than = base
             ctx.alerts.append(msg)
             blocks.append(warning(msg))
@@ -268,14 +274,19 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
             continue
         # a user's LogisticRegression tying with the GLM is no sign that "the simpler model may explain the data as
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
-        blocks.append(_compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
-                               simpler=tie_favours_simpler(ctx), rows_word=rows_word))
+        # nor is a tie with a diverged GLM (the warning below says why), nor a tie on RMSE that the MAE breaks
+        mae, model_ahead = mae_split(res, other, asked, rows_word)
+        blk = _compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
+                       simpler=tie_favours_simpler(ctx) and other not in diverged and not model_ahead,
+                       rows_word=rows_word)
+        blocks.append({**blk, "text": blk["text"] + mae} if mae else blk)
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "
                                   f"stops where its iterations end (fewer than 1% of its fitted probabilities lie "
                                   f"strictly between 0 and 1 by more than 1e-6). The comparison above is with that "
-                                  f"near-hard classifier, not with a converged GLM."))
+                                  f"near-hard classifier, not with a converged GLM, so a tie with it says nothing of "
+                                  f"whether a simpler model explains the data as well."))
         if getattr(ctx, "evaluation", "split") == "all_rows":
             blocks.append(text(_unfair_note(ctx, other)))
     return blocks
@@ -311,6 +322,16 @@ def _others_beating(others, base, deciding):
         if won:
             out[name] = won
     return out
+
+
+def _others_undecided(others, base, judged, short, rows_word):
+    """" Whether GLM (poisson) beats the mean baseline is not decided: too few test rows (on RMSE: ...)." -- for the
+    other models, when none of the measures the model was judged on can be decided from these rows."""
+    names = [n for n in others if n != base]
+    if not names or judged or not short:
+        return ""
+    return (f" Whether {_join(names, 'or')} beats the {base} baseline is not decided: too few {rows_word} "
+            f"({_undecided_words(short)}).")
 
 
 def _others_against_baseline(outputs, y, task, seed, labels, model_label, base, deciding):
