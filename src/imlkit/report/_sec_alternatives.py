@@ -237,7 +237,7 @@ def _glm_blocks(ctx, tg, perf):
         glm.event_ = f"{ctx.data.target} = {cls}"
     top, top_words = top_features(ctx, 4)
     read = [f for f in top if f in guarded_inputs(pipe)]
-    sentences = glm_readings(glm, read)
+    sentences = glm_readings(glm, read) + _code_notes(ctx, read)
     lead = "Not estimable, so not read: "
     by_cause = {}
     for f in read:
@@ -253,6 +253,18 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def _code_notes(ctx, features):
+    """A line for each feature read that may be an integer code (section 1's rule, :func:`_data.integer_codes`): its
+    weight is a slope per unit, which means something only if its numbers are amounts."""
+    from ._data import integer_codes
+    from ._shared import fitted_outside
+
+    codes = dict(integer_codes(ctx.data.X, ctx.data.decisions))
+    change = "" if fitted_outside(ctx) else "; --categorical {} gives each value a weight of its own"
+    return [f"{f} may be a code (values {', '.join(map(str, codes[f]))}; section 1): its weight is a slope per unit, "
+            f"which assumes its numbers are amounts{change.format(f)}." for f in features if f in codes]
 
 
 def overdispersion_note(glm):
