@@ -234,8 +234,15 @@ def _marginal_only_words(ctx, ranked, results):
     ran: Hitters' CRBI and CHits (R² 0.99, 1.00) were "the 2 most important features (2 of 4)" from PFI and marginal
     SAGE alone, CFI's intervals including 0: the count is true, the choice rests on methods section 1 distrusts."""
     r2 = getattr(getattr(ctx, "data_outputs", None), "dependence_r2", None)
-    conditional = [m for m in results if m in cl.CONDITIONAL]
-    if r2 is None or not conditional:
+    if r2 is None:
+        return ""
+    # the conditional methods the ranking read: an unconverged SAGE is read by none (wine: "CFI, LOCO and SAGE
+    # (conditional) do not find it important" beside the reading's "SAGE (conditional) did not converge ... not read")
+    read = {m for m, e in cl.evidence_by_method(
+        {m: results[m] for m in results if m in cl.CONDITIONAL}, _y_of(ctx), _y_fit(ctx)).items()
+        if all(x.readable for x in e.values())}
+    conditional = [m for m in results if m in cl.CONDITIONAL and m in read]
+    if not conditional:
         return ""
     flagged = [r for r in ranked if r.n_important and set(r.important_for) <= set(cl.MARGINAL)
                and np.isfinite(r2.get(r.feature, np.nan)) and r2[r.feature] >= cl.R2_STRONG]
