@@ -16,7 +16,7 @@ from ._shared import effect_output
 MATERIAL_REGIONAL_SHARE = 0.1
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
-           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
+           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES", "interacting_features", "interaction_words"]
 
 
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
@@ -230,6 +230,9 @@ def _hstat_blocks(ctx, output):
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     ctx.effects.h_rows = len(X_h)
+    # every computed pair's H², for section 5 to set beside REPID's split features (the same output)
+    ctx.effects.h_pairs = {frozenset((a, b)): float(v) for a, b, v in
+                           h.pairwise[["feature_1", "feature_2", "h2"]].itertuples(index=False)}
     # the bootstrap SE of each overall H² (the table's column), read by the sentences below and the reading's reasons
     ctx.effects.h_se = (None if h.overall_se is None else
                         dict(zip(h.feature_names, np.asarray(h.overall_se, dtype=float))))
@@ -490,11 +493,17 @@ def section_regional(ctx):
     if len(scores) and not rounding:
         share, spread, span = regional_difference(g)
         material = share >= p.min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span
-        blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
-                            caption=f"Features interacting with {feature}" if material
-                            else f"Split features of the REPID tree of {feature}"))
-    said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size)
-    if "interacts with" in said and _on_probability(ctx):
+        strong = interacting_features(g, p.min_improvement) if material else []
+        caption = (f"Features interacting with {feature}" if strong and len(strong) == len(scores) else
+                   f"Split features of the REPID tree of {feature}" + (
+                       f" (those whose splits remove at least {p.min_improvement:.0%} of the heterogeneity, "
+                       f"γ = min_improvement, interact with it: {', '.join(strong)})" if strong else ""))
+        blocks.append(table(["split feature", "interaction score (sum of intImp: the share of the heterogeneity "
+                             "its splits remove)"], list(scores.items()), caption=caption))
+    h_pairs = getattr(ctx.effects, "h_pairs", None)
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size,
+                          h_pairs=h_pairs)
+    if "differs between the regions" in said and _on_probability(ctx):
         said += " " + REPID_LINK_CAVEAT
     blocks.append(text(said))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
@@ -539,7 +548,7 @@ def regional_difference(g):
 ROUNDING = 1e-9
 
 
-def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
+def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h_pairs=None):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -552,6 +561,9 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
 
     REPID's own floor (``extra["rounding_floor"]``) follows the dtype the model predicts in, so a float32
     model's rounding is "equal up to rounding" there, not split.
+
+    Which split features it "interacts with": :func:`interaction_words` (at least ``min_improvement`` of the
+    heterogeneity per feature; ``h_pairs``, section 4's pairwise H², beside them).
     """
     share, spread, span = regional_difference(g)
     root = g.tree[0]
@@ -604,9 +616,87 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
                f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
     if share >= min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span:
         return (f"The effect of {feature} differs between the regions: {numbers}, at least "
-                f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}.")
+                f"{MATERIAL_REGIONAL_SHARE:.0%}). " + interaction_words(g, feature, min_improvement, h_pairs))
     return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
             f"call it an interaction); {tail}")
+
+
+def _share(v):
+    """A share of the heterogeneity as the sentences show it: 46%, 9.7%, 0.42%."""
+    p = 100 * float(v)
+    return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
+
+
+def interacting_features(g, min_improvement):
+    """The split features whose splits together remove at least ``min_improvement`` (γ) of the root's heterogeneity
+    (interaction score = the sum of their splits' intImp >= γ): the features REPID's regions say ``feature`` interacts
+    with.
+
+    Why γ: REPID splits the root only when the split removes at least γ of the heterogeneity, and a deeper node when
+    its split removes at least γ times its parent's improvement -- a relative rule that shapes the tree, so after a
+    root split of 46% a child split removing 4.6% of the whole passes it. A feature is called an interaction only when
+    its splits remove as much as REPID asks of a first split, γ of the whole: bike's hr splits on workingday (46%)
+    and atemp (9.7% + 17% = 26%), both interactions; diabetes' bmi on bp (25%) and s5 (9.4%, let through as more than
+    γ x 25% = 2.5%), s5 not one."""
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    return [f for f, v in scores.items() if v >= min_improvement]
+
+
+def interaction_words(g, feature, min_improvement, h_pairs=None):
+    """The sentence on which split features ``feature`` interacts with (:func:`interacting_features`), each with the
+    share of the heterogeneity its splits remove and, where section 4 computed it, the H-statistic's pairwise H² of the
+    two (``h_pairs``: ``{frozenset((a, b)): H²}``); the other split features, with their shares, are said not to be."""
+    from ._claims import H_INTERACTION, name_list
+
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    strong = interacting_features(g, min_improvement)
+    weak = [f for f in scores.index if f not in strong]
+    n_splits = {}
+    for nd in g.tree:
+        f = getattr(nd, "feature", None)
+        if f is not None:
+            n_splits[f] = n_splits.get(f, 0) + 1
+    h_pairs = h_pairs or {}
+
+    def h_words(f):
+        h = h_pairs.get(frozenset((feature, f)))
+        if h is None or not np.isfinite(h):
+            return ""
+        verdict = ("" if h > H_INTERACTION else f", at most the {H_INTERACTION} section 4 applies to H²: the "
+                   f"H-statistic does not find this pair strong")
+        return f"; section 4's pairwise H² of {feature} × {f}: {h:.3g}{verdict}"
+
+    def item(f):
+        k = n_splits.get(f, 1)
+        return f"{f} ({_share(scores[f])}{f', in {k} splits' if k > 1 else ''}{h_words(f)})"
+
+    gamma = f"{min_improvement:.0%} (min_improvement, γ)"
+    if strong:
+        s = (f"It interacts with {name_list([item(f) for f in strong])}: the splits by "
+             f"{'this feature' if len(strong) == 1 else 'each'} remove at least the {gamma} of the heterogeneity REPID "
+             f"needs for a first split.")
+    else:
+        s = (f"No split feature removes on its own the {gamma} of the heterogeneity REPID needs for a first split, so "
+             f"none is called an interaction of {feature}.")
+    if weak:
+        single = len(weak) == 1 and n_splits.get(weak[0], 1) == 1
+        # the bar each of their splits passed: γ x its parent split's share (REPID's rule below the root)
+        nodes = {getattr(nd, "id", None): nd for nd in g.tree}
+        bars = []
+        for nd in g.tree:
+            parent = nodes.get(getattr(nd, "parent", None))
+            if getattr(nd, "feature", None) in weak and parent is not None and parent.int_imp is not None:
+                bar = (f"{_share(min_improvement * parent.int_imp)} after {parent.feature}'s "
+                       f"{_share(parent.int_imp)}")
+                if bar not in bars:
+                    bars.append(bar)
+        passed = f" (here {name_list(bars)})" if bars else ""
+        s += (f" {'The split' if single else 'The splits'} by {name_list([item(f) for f in weak])} "
+              f"remove{'s' if single else ''} less than {min_improvement:.0%}: below the root REPID lets a split "
+              f"through when it removes γ times its parent split's share{passed}, so "
+              f"{'it shapes' if single or len(weak) == 1 else 'they shape'} the regions without being called an "
+              f"interaction.")
+    return s
 
 
 def _repid_figure(g, feature, n):
