@@ -7,6 +7,7 @@ from .. import effects as eff
 from .._display import ZERO_RTOL
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
+from ._labels import class_label
 from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
 from ._shared import effect_output
 
@@ -16,7 +17,8 @@ from ._shared import effect_output
 MATERIAL_REGIONAL_SHARE = 0.1
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
-           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES", "interacting_features", "interaction_words"]
+           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES", "interacting_features", "interaction_words",
+           "class_label", "model_class"]
 
 
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
@@ -76,11 +78,11 @@ def effect_classes(ctx):
     return [effect_output(ctx)]
 
 
-def class_label(value):
-    """A class label as text: an integral float (a 0/1 float target's 1.0) as an integer, "1"."""
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
+def model_class(ctx, value):
+    """A class of the model as the report spells it: by the model's ``classes_`` as a whole (:func:`~imlkit.report.
+    _labels.class_label`), so a model fitted on a float 0.0/1.0/2.0 target names its classes 0, 1, 2, as the data's
+    column and every panel do -- section 4 listed "(0.0, 1.0, 2.0; one column per class)" above panels "P(0)"."""
+    return class_label(value, list(getattr(ctx.model, "classes_", [])) or None)
 
 
 def _output_text(ctx, output):
@@ -88,12 +90,13 @@ def _output_text(ctx, output):
         return f"the predicted {ctx.data.target}"
     classes = list(getattr(ctx.model, "classes_", []))
     if output is None:
-        return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
+        return (f"the predicted probability of class {model_class(ctx, classes[1])}" if len(classes) > 1
+                else "the prediction")
     if ctx.target_class is not None:
-        return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+        return f"the predicted probability of class {model_class(ctx, output)} (chosen with --class)"
     # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
     # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
-    return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
+    return (f"the predicted probability of class {model_class(ctx, output)}, the most frequent of the "
             f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
@@ -140,12 +143,12 @@ def section_effects(ctx):
     n_classes = len(getattr(ctx.model, "classes_", []))
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
         what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
-                f"classes ({', '.join(str(c) for c in outputs[:-1])}) and of any of the other "
+                f"classes ({', '.join(model_class(ctx, c) for c in outputs[:-1])}) and of any of the other "
                 f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}' is one minus the shown classes' "
                 f"probabilities; one column each; choose one class with --class)")
     elif len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
-                f"({', '.join(str(c) for c in outputs)}; one column per class)")
+                f"({', '.join(model_class(ctx, c) for c in outputs)}; one column per class)")
     else:
         what = _output_text(ctx, outputs[0])
     blocks = [text(f"Effects on {what} of {words}.")]
@@ -170,7 +173,7 @@ def section_effects(ctx):
 def _label(output, outputs, ctx):
     if len(outputs) == 1:
         return ""
-    return f"P({class_label(output)}): "
+    return f"P({model_class(ctx, output)}): "
 
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
@@ -181,12 +184,13 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
     if outputs and outputs[-1] is OTHER_CLASSES:
         model = TopClassesAndOther(ctx.model, outputs[:-1])
     for out in outputs:
-        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
-                      output=str(out)):
+        shown = model_class(ctx, out)
+        with ctx.step(f"ICE + PD: {f}" + (f" [{shown}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
+                      output=shown):
             ices.append(eff.ice(model, X_ice, f, grid=p.grid, output=out))
         if X_ale is not None:
-            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
-                          rows=len(X_ale), output=str(out)):
+            with ctx.step(f"ALE: {f}" + (f" [{shown}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
+                          rows=len(X_ale), output=shown):
                 ales.append(eff.ale(model, X_ale, f, bins=p.ale_bins, output=out))
     k = len(outputs)
     with report_style():
@@ -224,7 +228,7 @@ def _hstat_blocks(ctx, output):
     budget = ctx.params.max_features
     p_all = len(X_h.columns)
     features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=str(output),
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=model_class(ctx, output),
                   **({"features": f"the {budget} ranked first by the screen"} if features else {})):
         h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
@@ -332,7 +336,7 @@ def _hstat_halves(ctx, X_h, features, pairs, output):
     parts = (np.sort(order[: n // 2]), np.sort(order[n // 2:]))
     out = []
     with ctx.step("H-statistic on each half of its rows", rows=f"{len(parts[0])} + {len(parts[1])}",
-                  output=str(output)):
+                  output=model_class(ctx, output)):
         for rows in parts:
             Xp = X_h.iloc[rows].reset_index(drop=True)
             # without the bootstrap SE, which the halves never show (a third less work)
@@ -396,7 +400,7 @@ def _pd2_blocks(ctx, h, output, shown=None):
     pe = ctx.params.effects
     X_pd, _ = ctx.rows("pd2")
     grid = min(pe.grid, 12)
-    with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
+    with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=model_class(ctx, output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
     # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
     # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
@@ -464,7 +468,7 @@ def section_regional(ctx):
                   grid=p.grid):
         feature, het = choose_repid_feature(ctx, X_rep, candidates, p.grid, output)
     with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p.grid, max_depth=p.max_depth,
-                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=str(output)):
+                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=model_class(ctx, output)):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
