@@ -61,6 +61,8 @@ def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_impo
     e = cl.evidence(sage, yt)["bmi"]
     assert e.estimate > 0 and e.low > 0  # the old rule: "its interval puts it above 0"
     assert e.zero_width and not e.above_null() and not e.below_null() and not e.important()
+    # explain() of the result says what its interval covers and when it has width 0
+    assert "With one feature (a single ordering" in sage.explain() and "width 0" in sage.explain()
 
     # beside it, PFI with a real spread over permutations still decides
     pfi = ik.pfi(model, Xt, yt, n_repeats=5, random_state=0)
