@@ -75,7 +75,7 @@ def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_impo
     flat = next(c for c in claims if c.kind == "zero_width")
     lo = cl.num(sage.ci_low[0])
     assert f"SAGE (marginal): bmi {cl.num(sage.importance[0])} [{lo}, {lo}]" in flat.text()
-    assert "with one feature, there is a single ordering" in flat.text()
+    assert "here, with one feature there is a single ordering" in flat.text()
     # the counts, the ranking of sections 4-6 and the reading say the same: PFI's 1 of 2, SAGE not deciding
     assert "bmi (1 of 2: PFI; not decided by SAGE (marginal): interval of width 0)" in text
     features, words = most_important(ctx)

@@ -901,7 +901,7 @@ def _items(c):
 
 #: Why a method's interval has width 0 (the ``why`` of a ``zero_width`` claim).
 ZERO_WIDTH_WHY = {
-    "one_feature": ("with one feature, there is a single ordering, and SAGE's value is then exactly what the features "
+    "one_feature": ("with one feature there is a single ordering, and SAGE's value is then exactly what the features "
                     "explain together on these rows: its sampling has nothing left to vary"),
     "exact": "it was computed over every coalition, without sampling",
     "sampled": "every sample it drew gave the same value",
@@ -919,7 +919,7 @@ def _r_zero_width(c):
     items = "; ".join(f"{label(m)}: " + ", ".join(f"{e.feature} {num(e.estimate + e.null)} {_bracket(e)}"
                                                   for e in c.evidence if e.method == m) for m in methods)
     features = list(dict.fromkeys(e.feature for e in c.evidence))
-    return (f"{'An interval' if one else 'Intervals'} of width 0 ({items}): {covers}, and here {why}. A width of 0 "
+    return (f"{'An interval' if one else 'Intervals'} of width 0 ({items}): {covers}, and here, {why}. A width of 0 "
             f"would put any value other than 0, however small, above or below 0, so it is no evidence for either "
             f"side: for {name_list([label(m) for m in methods])} the reading calls {name_list(features)} neither "
             f"important nor below 0.")
