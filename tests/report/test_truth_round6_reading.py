@@ -151,3 +151,19 @@ def test_an_unconverged_conditional_method_is_not_said_to_find_a_feature_unimpor
     _, words = most_important(ctx)
     assert "a (R² = 0.9) is important only for PFI" in words
     assert "while CFI does not find it important" in words and "SAGE (conditional)" not in words
+
+
+def test_the_only_feature_of_a_one_feature_table_keeps_its_effects_when_no_method_decides():
+    """With SAGE alone on a one-feature table (intervals of width 0), no feature is important, and section 4 showed
+    "No feature effects shown" for the model's only feature; it shows it, saying why it is shown."""
+    from imlkit.report._ranking import top_features
+
+    model, Xt, yt = _one_feature()
+    sage = ik.sage(model, Xt, yt, removal="marginal", n_background=32, random_state=0)
+    ctx = _ctx({"sage_marginal": sage}, yt.to_numpy())
+    ctx.X_test = Xt
+    assert most_important(ctx)[0] == []
+    features, words = top_features(ctx, 3)
+    assert features == ["bmi"]
+    assert words.startswith("the only feature, bmi (shown although no feature is important for any method")
+    assert "intervals of width 0 decide no side of 0 and are not read: SAGE (marginal) (bmi)" in words

@@ -271,7 +271,13 @@ def top_features(ctx, k):
     if not ctx.importance.compared():
         cols = [str(c) for c in ctx.X_test.columns[:k]]
         return cols, f"the first {len(cols)} columns ({no_ranking_reason(ctx)})"
-    return most_important(ctx, k)
+    features, words = most_important(ctx, k)
+    if not features and ctx.X_test.shape[1] == 1:
+        # a one-feature table whose only importances are SAGE's intervals of width 0 (which decide nothing): its one
+        # feature is still the feature whose effect there is to show -- there is no choice to justify
+        only = str(ctx.X_test.columns[0])
+        return [only], f"the only feature, {only} (shown although {words})"
+    return features, words
 
 
 #: The importance methods that rank features (PIMP tests another method's importance; it ranks nothing itself).
