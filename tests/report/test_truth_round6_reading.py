@@ -167,3 +167,8 @@ def test_the_only_feature_of_a_one_feature_table_keeps_its_effects_when_no_metho
     assert features == ["bmi"]
     assert words.startswith("the only feature, bmi (shown although no feature is important for any method")
     assert "intervals of width 0 decide no side of 0 and are not read: SAGE (marginal) (bmi)" in words
+    # a method that decides (PFI, its interval including 0) keeps the old rule: nothing important, nothing shown
+    pfi = _res("pfi", [50.0], [-20.0], [120.0], ("bmi",), baseline_loss=float(sage.baseline_loss))
+    ctx.importance = ImportanceOutputs(pfi=pfi, sage_marginal=sage)
+    assert not cl.evidence(pfi, yt)["bmi"].important() and not cl.evidence(pfi, yt)["bmi"].zero_width
+    assert top_features(ctx, 3)[0] == []
