@@ -142,6 +142,14 @@ def explain_method(method, warnings=(), params=None):
     if method == "lofo" and params.get("variant") == "permuted_copy":
         lines += ["", "Variant: x_j was replaced by a permuted copy in the training and test data (not dropped) and "
                       "the learner refitted on as many features; the permutation is one more source of randomness."]
+    if method in ("sage_marginal", "sage_conditional"):
+        # a one-feature table's SAGE came out 637 [637, 637]: "above 0 by its interval" was its sign alone
+        lines += ["", "Its interval covers the Monte-Carlo sampling of feature orderings on the rows given, not the "
+                      "sampling of the data. With one feature (a single ordering: the value is exactly v(N) on these "
+                      "rows)" + (" or computed exactly over every coalition, as here" if params.get("exact") else
+                                 " or computed exactly over every coalition")
+                  + ", nothing is sampled and the interval has width 0: it then says nothing about whether the "
+                    "value is above 0 beyond these rows."]
     if method == "pimp" and params.get("importance") in _METHODS:
         lines += ["", "Underlying importance:", explain_method(params["importance"], (), {})]
     if warnings:

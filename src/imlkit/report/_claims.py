@@ -68,6 +68,9 @@ NOISE_GAIN = 0.02
 #: reading says so once); beyond it (0.25-0.7 x the range after 64 orderings at --quick) it creates no
 #: verdict: no "important", no "first", no disagreement, no place in the ranking.
 NEAR_CONVERGED = 2.0
+#: An untested interval whose width is at most this share of the estimate's size has width 0 (:attr:`Evidence.
+#: zero_width`): conditional SAGE of a single feature came out [683, 683] with a standard error of 1.1e-13.
+ZERO_WIDTH_RTOL = 1e-9
 #: Overall H² above which a feature is said to interact.
 H_INTERACTION = 0.1
 #: Losses whose baseline (the model's risk) is a loss the importance can be a share of.
@@ -289,19 +292,39 @@ class Evidence:
     def tested(self):
         return math.isfinite(self.p_adjusted)
 
+    @property
+    def zero_width(self):
+        """An untested interval of width 0 (up to rounding) around a non-zero estimate: it decides no side of 0.
+
+        SAGE's interval covers its own Monte-Carlo sampling (of orderings, and of rows within the rows it read), PFI's
+        and CFI's the spread over permutations; none covers the sampling of the data. Where nothing is left to sample
+        -- one feature, whose single ordering and control variate give SAGE exactly what the features explain
+        together on these rows; SAGE computed over every coalition -- the width is 0, and "the interval lies above 0"
+        is only the sign of the estimate, however small and whatever the rows (a one-feature table: SAGE of bmi
+        637 [637, 637], "important" by that rule alone). Such an interval is no evidence for a side: the verdicts
+        "above 0" and "below 0" do not read it (:meth:`above_null`, :meth:`below_null`), so the method does not count
+        the feature important (or below 0), and the reading says why (``zero_width`` claims). An estimate of exactly
+        0 with width 0 (a feature whose every credit is 0: the model does not use it) stays what it is, 0."""
+        if self.tested or not self.has_interval or self.estimate == 0:
+            return False
+        scale = max(abs(self.estimate), self.largest if math.isfinite(self.largest) else 0.0)
+        return self.high - self.low <= ZERO_WIDTH_RTOL * scale
+
     def significant(self):
         """A test puts it above 0 (adjusted p <= alpha)."""
         return self.tested and self.p_adjusted <= self.alpha and self.estimate > 0
 
     def above_null(self):
-        """The method's uncertainty says the importance is above its null value."""
+        """The method's uncertainty says the importance is above its null value (never an interval of width 0:
+        :attr:`zero_width`)."""
         if self.tested:
             return self.significant()
-        return self.has_interval and self.low > 0
+        return self.has_interval and self.low > 0 and not self.zero_width
 
     def below_null(self):
-        """The whole interval lies below the null value (the loss is lower without the feature)."""
-        return self.has_interval and self.high < 0
+        """The whole interval lies below the null value (the loss is lower without the feature); never an interval
+        of width 0 (:attr:`zero_width`)."""
+        return self.has_interval and self.high < 0 and not self.zero_width
 
     def practical(self):
         """Large enough to matter: a share of the method's largest and of what the features explain."""
@@ -573,6 +596,8 @@ class Claim:
         if self.kind == "disagreement":
             out.update({(e.feature, e.method): "important" if e.method in self.methods else "not important"
                         for e in self.evidence})
+        elif self.kind == "zero_width":
+            out.update({(e.feature, e.method): "not decided" for e in self.evidence})
         elif self.kind in ("unsettled", "small", "below_zero"):
             out.update({(e.feature, e.method): "not important" if self.kind == "below_zero" else self.kind
                         for e in self.evidence})
@@ -719,22 +744,32 @@ def _overlaps(c):
             f"({'; '.join(items)}).")
 
 
+def _bracket(e):
+    """``[low, high]`` of an evidence's interval on the method's scale."""
+    return f"[{num(e.low + e.null)}, {num(e.high + e.null)}]"
+
+
 def _r_top(c):
     firsts = {e.method: e.feature for e in c.evidence}
     # a first place whose whole interval lies below 0 is no "interval includes 0" (Portfolio, one feature X: SAGE
     # -0.244 [-0.244, -0.244] was said to include 0): it is the method's largest value and still below 0
-    vague = [label(e.method) for e in c.evidence if not e.above_null() and not e.below_null()]
+    vague = [label(e.method) for e in c.evidence if not e.above_null() and not e.below_null() and not e.zero_width]
     below = [label(e.method) for e in c.evidence if e.below_null()]
+    # an interval of width 0 neither includes 0 nor clears it (Evidence.zero_width): one feature's SAGE [637, 637]
+    flat = [label(e.method) for e in c.evidence if e.zero_width]
     tie = _overlaps(c)
     if len(firsts) == 1:
         e = c.evidence[0]
         verdict = ("its interval (or adjusted p-value) puts it above 0" if e.above_null() else
                    "its whole interval lies below 0: even the method's largest value is below 0" if e.below_null()
-                   else "its interval includes 0")
+                   else f"its interval has width 0 ({_bracket(e)}), which decides no side of 0 (see below)"
+                   if e.zero_width else "its interval includes 0")
         return f"{label(e.method)} ranks {e.feature} first, and {verdict}.{tie}"
 
     def sides(its):
         out = [f"for {name_list(vague)} {its} interval includes 0"] if vague else []
+        if flat:
+            out.append(f"for {name_list(flat)} {its} interval has width 0, which decides no side of 0 (see below)")
         if below:
             out.append(f"for {name_list(below)} {its} whole interval lies below 0 (even the method's largest value "
                        f"is below 0)")
@@ -862,6 +897,74 @@ def _items(c):
     items = [f"{e.feature} ({e.words()})" for e in c.evidence[:LIST_MAX]]
     rest = len(c.evidence) - LIST_MAX
     return "; ".join(items) + (f"; and {n_others(rest)} (see the table above)" if rest > 0 else "")
+
+
+#: Why a method's interval has width 0 (the ``why`` of a ``zero_width`` claim).
+ZERO_WIDTH_WHY = {
+    "one_feature": ("with one feature there is a single ordering, and SAGE's value is then exactly what the features "
+                    "explain together on these rows: its sampling has nothing left to vary"),
+    "exact": "it was computed over every coalition, without sampling",
+    "sampled": "every sample it drew gave the same value",
+}
+
+
+def _r_zero_width(c):
+    methods = list(dict.fromkeys(e.method for e in c.evidence))
+    sage = all(m in ("sage_marginal", "sage_conditional") for m in methods)
+    covers = ("SAGE's intervals cover the sampling of feature orderings only (its Monte-Carlo estimate on these rows), "
+              "not the sampling of the data" if sage else
+              "these intervals are the spread over each method's own repeats, not the sampling of the data")
+    why = ZERO_WIDTH_WHY.get(c.numbers.get("why"), ZERO_WIDTH_WHY["sampled"])
+    one = len(c.evidence) == 1
+    items = "; ".join(f"{label(m)}: " + ", ".join(f"{e.feature} {num(e.estimate + e.null)} {_bracket(e)}"
+                                                  for e in c.evidence if e.method == m) for m in methods)
+    features = list(dict.fromkeys(e.feature for e in c.evidence))
+    return (f"{'An interval' if one else 'Intervals'} of width 0 ({items}): {covers}, and here, {why}. A width of 0 "
+            f"would put any value other than 0, however small, above or below 0, so it is no evidence for either "
+            f"side: for {name_list([label(m) for m in methods])} the reading calls {name_list(features)} neither "
+            f"important nor below 0.")
+
+
+def _r_counts(c):
+    n = c.numbers
+    every, some = n["every"], n["some"]
+    k = len(n["methods"])
+    scored = f"{n['n_features']:,} feature{'' if n['n_features'] == 1 else 's'}"
+    head = (f"Counted by these rules over the {k} methods read here ({name_list([label(m) for m in n['methods']])}), "
+            f"of the {scored} they score: " if k > 1 else
+            f"Counted by these rules for {label(n['methods'][0])}, the one method read here, of the {scored} it "
+            f"scores: ")
+    parts = []
+    if not every and not some:
+        return head + ("none is important for any of them." if k > 1 else "none is important for it.")
+    if every:
+        who = (f"every method that scores {'it' if len(every) == 1 else 'them'}" if k > 1 else "it")
+        parts.append(f"{len(every)} {'feature is' if len(every) == 1 else 'features are'} important for {who} "
+                     f"({name_list([f for f, *_ in every])})")
+    else:
+        parts.append(f"no feature is important for all {k}")
+    if some:
+        items = [f"{f} ({len(ms)} of {m}: {name_list([label(x) for x in ms])}"
+                 + (f"; not decided by {name_list([label(x) for x in und])}: interval of width 0" if und else "") + ")"
+                 for f, ms, m, und in some]
+        parts.append(f"{len(some)} for some: {name_list(items)}")
+    rest = n["n_features"] - len(every) - len(some)
+    if rest:
+        parts.append(f"{'the other ' if every or some else ''}{rest:,} for none")
+    tail = (" Sections 4-6 take their most important features in this order (by that count, then by rank)."
+            if every or some else "")
+    return head + "; ".join(parts) + "." + tail
+
+
+def _c_counts(c):
+    n, bad = c.numbers, []
+    bad += [f"{f}: important for {len(ms)} of {m} said to be every method" for f, ms, m, _ in n["every"]
+            if len(ms) != m]
+    bad += [f"{f}: important for {len(ms)} of {m} said to be some" for f, ms, m, _ in n["some"]
+            if not 0 < len(ms) < m]
+    if len(n["every"]) + len(n["some"]) > n["n_features"]:
+        bad.append("more features counted than scored")
+    return bad
 
 
 def _r_unsettled(c):
@@ -998,7 +1101,7 @@ _RENDER = {"rules": _r_rules, "no_better": _r_no_better, "top": _r_top, "disagre
            "info_vs_use": _r_info_vs_use, "interaction": _r_interaction, "refit": _r_refit,
            "no_disagreement": _r_no_disagreement, "unconverged": _r_unconverged,
            "near_converged": _r_near_converged,
-           "unsettled": _r_unsettled, "small": _r_small,
+           "unsettled": _r_unsettled, "small": _r_small, "zero_width": _r_zero_width, "counts": _r_counts,
            "below_zero": _r_below_zero, "interactions": _r_interactions, "pimp_matters": _r_pimp_matters,
            "pimp_cannot_tell": _r_pimp_cannot_tell, "pimp_no_evidence": _r_pimp_no_evidence,
            "pimp_unused": _r_pimp_unused, "too_few": _r_too_few}
@@ -1124,7 +1227,13 @@ def _c_no_disagreement(c):
 
 def _c_unsettled(c):
     return [f"{e.feature} is settled for {label(e.method)}: {e.words()}" for e in c.evidence
-            if e.above_null() or e.below_null() or e.share < IMPORTANT_SHARE]
+            if e.above_null() or e.below_null() or e.zero_width or e.share < IMPORTANT_SHARE]
+
+
+def _c_zero_width(c):
+    bad = [f"{e.feature}'s interval for {label(e.method)} is not of width 0: {e.words()}" for e in c.evidence
+           if not e.zero_width]
+    return bad
 
 
 def _c_small(c):
@@ -1175,7 +1284,7 @@ _CHECK = {"rules": _c_rules, "no_better": _c_no_better, "top": _c_top, "disagree
           "info_vs_use": _c_info_vs_use, "interaction": _c_interaction, "refit": _c_refit,
           "no_disagreement": _c_no_disagreement, "unconverged": _c_unconverged,
           "near_converged": _c_near_converged,
-          "unsettled": _c_unsettled, "small": _c_small,
+          "unsettled": _c_unsettled, "small": _c_small, "zero_width": _c_zero_width, "counts": _c_counts,
           "below_zero": _c_below_zero, "interactions": _c_interactions, "pimp_matters": _c_pimp,
           "pimp_cannot_tell": _c_pimp, "pimp_no_evidence": _c_pimp, "pimp_unused": _c_pimp, "too_few": _c_too_few}
 
@@ -1225,6 +1334,8 @@ class Ranked:
     rank_where_important: float = math.nan
     #: the methods for which it is above 0 and not negligible (what put a feature important for none in the list)
     open_for: tuple = ()
+    #: the methods whose interval for it has width 0 (:attr:`Evidence.zero_width`): they decide nothing about it
+    undecided: tuple = ()
 
     @property
     def n_important(self):
@@ -1275,7 +1386,8 @@ def ranked_features(results, k=None, y_of=None, fill=False, y_fit=None):
         out_of_it = not open_for
         where = [x.rank for x in xs if x.method in imp]
         rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
-                            float(np.median(where)) if where else math.nan, open_for), out_of_it))
+                            float(np.median(where)) if where else math.nan, open_for,
+                            tuple(x.method for x in xs if x.zero_width)), out_of_it))
     important = [r for r, _ in rows if r.n_important]
     if not important:
         return []
@@ -1311,14 +1423,24 @@ def ranking_words(ranked):
     # list is that some method gives it a positive estimate that is not negligible -- named, not "not negligible for
     # all" (which reads as every method); not "above 0", which reads as shown above 0 (ISLP Default's student: every
     # interval included 0)
-    items = [f"{r.feature} ({r.n_important} of {r.n_methods})" if r.n_important
+    items = [f"{r.feature} ({r.n_important} of {r.n_methods}{_undecided_words(r)})" if r.n_important
              else (f"{r.feature} (important for none of {r.n_methods}; a positive estimate, not negligible, for "
-                   f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'})") for r in ranked]
+                   f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'}{_undecided_words(r)})")
+             for r in ranked]
     if all(r.n_important for r in ranked):
         head = f"the {len(ranked)} most important features" if plural else "the most important feature"
     else:
         head = f"the {len(ranked)} features ranked first" if plural else "the feature ranked first"
     return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
+
+
+def _undecided_words(r):
+    """"; not decided by SAGE (marginal), whose interval has width 0" for a :class:`Ranked` with such methods."""
+    if not r.undecided:
+        return ""
+    one = len(r.undecided) == 1
+    return (f"; not decided by {name_list([label(m) for m in r.undecided])}, whose interval"
+            f"{'' if one else 's'} of width 0 decide{'s' if one else ''} no side of 0")
 
 
 def no_important_words(results, y_of=None, y_fit=None):
@@ -1335,6 +1457,10 @@ def no_important_words(results, y_of=None, y_fit=None):
     ev = evidence_by_method(results, y_of, y_fit)
     unconv = [label(m) for m, e in ev.items() if not all(x.readable for x in e.values())]
     tail = f" ({name_list(unconv)} did not converge and is not counted)" if unconv else ""
+    flat = [f"{label(m)} ({name_list([x.feature for x in e.values() if x.zero_width])})" for m, e in ev.items()
+            if label(m) not in unconv and any(x.zero_width for x in e.values())]
+    if flat:  # SAGE of a single feature, [637, 637]: its sign alone would have made it important
+        tail += (f"; intervals of width 0 decide no side of 0 and are not read: {name_list(flat)}")
     return (f"no feature is important for any method by the reading's rules (above 0 by its interval or test, at "
             f"least {pct(IMPORTANT_SHARE)} of the method's largest and {pct(LOSS_SHARE)} of what the features explain "
             f"together){tail}")

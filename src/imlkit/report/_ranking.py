@@ -234,8 +234,15 @@ def _marginal_only_words(ctx, ranked, results):
     ran: Hitters' CRBI and CHits (R² 0.99, 1.00) were "the 2 most important features (2 of 4)" from PFI and marginal
     SAGE alone, CFI's intervals including 0: the count is true, the choice rests on methods section 1 distrusts."""
     r2 = getattr(getattr(ctx, "data_outputs", None), "dependence_r2", None)
-    conditional = [m for m in results if m in cl.CONDITIONAL]
-    if r2 is None or not conditional:
+    if r2 is None:
+        return ""
+    # the conditional methods the ranking read: an unconverged SAGE is read by none (wine: "CFI, LOCO and SAGE
+    # (conditional) do not find it important" beside the reading's "SAGE (conditional) did not converge ... not read")
+    read = {m for m, e in cl.evidence_by_method(
+        {m: results[m] for m in results if m in cl.CONDITIONAL}, _y_of(ctx), _y_fit(ctx)).items()
+        if all(x.readable for x in e.values())}
+    conditional = [m for m in results if m in cl.CONDITIONAL and m in read]
+    if not conditional:
         return ""
     flagged = [r for r in ranked if r.n_important and set(r.important_for) <= set(cl.MARGINAL)
                and np.isfinite(r2.get(r.feature, np.nan)) and r2[r.feature] >= cl.R2_STRONG]
@@ -255,7 +262,8 @@ def _marginal_only_words(ctx, ranked, results):
 def top_features(ctx, k):
     """The report's ``k`` most important features and the words that justify the choice: ``(features, words)``.
 
-    Ranked by :func:`most_important` -- how many of the methods that
+    A one-feature table whose methods all have intervals of width 0 there (SAGE alone) shows its only feature,
+    saying so. Ranked by :func:`most_important` -- how many of the methods that
     converged find each feature important (the reading's own definition), ties by rank -- so a
     feature below 0 for PFI and SAGE is never "most important" because one noisy method ranks it
     high. ``features`` is empty when no feature is important for any method (``words`` then says
@@ -264,7 +272,21 @@ def top_features(ctx, k):
     if not ctx.importance.compared():
         cols = [str(c) for c in ctx.X_test.columns[:k]]
         return cols, f"the first {len(cols)} columns ({no_ranking_reason(ctx)})"
-    return most_important(ctx, k)
+    features, words = most_important(ctx, k)
+    if not features and ctx.X_test.shape[1] == 1 and _undecided_only(ctx):
+        # a one-feature table whose only importances are SAGE's intervals of width 0, which decide nothing (not that it
+        # is unimportant, as an interval including 0 would): its one feature is the one whose effect there is to show
+        only = str(ctx.X_test.columns[0])
+        return [only], f"the only feature, {only} (shown although {words})"
+    return features, words
+
+
+def _undecided_only(ctx):
+    """Whether every converged method's entry is an interval of width 0 (:attr:`~imlkit.report._claims.Evidence.
+    zero_width`): no method could decide anything about the features."""
+    ev = cl.evidence_by_method(single_features(ctx.importance.compared()), _y_of(ctx), _y_fit(ctx))
+    xs = [x for e in ev.values() if all(x.readable for x in e.values()) for x in e.values()]
+    return bool(xs) and all(x.zero_width for x in xs)
 
 
 #: The importance methods that rank features (PIMP tests another method's importance; it ranks nothing itself).

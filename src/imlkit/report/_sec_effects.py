@@ -7,6 +7,7 @@ from .. import effects as eff
 from .._display import ZERO_RTOL
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
+from ._labels import class_label
 from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
 from ._shared import effect_output
 
@@ -16,7 +17,8 @@ from ._shared import effect_output
 MATERIAL_REGIONAL_SHARE = 0.1
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
-           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES"]
+           "effect_classes", "TopClassesAndOther", "OTHER_CLASSES", "interacting_features", "interaction_words",
+           "class_label", "model_class"]
 
 
 #: Up to this many classes, the effects section shows every class's probability (small multiples).
@@ -76,11 +78,11 @@ def effect_classes(ctx):
     return [effect_output(ctx)]
 
 
-def class_label(value):
-    """A class label as text: an integral float (a 0/1 float target's 1.0) as an integer, "1"."""
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
+def model_class(ctx, value):
+    """A class of the model as the report spells it: by the model's ``classes_`` as a whole (:func:`~imlkit.report.
+    _labels.class_label`), so a model fitted on a float 0.0/1.0/2.0 target names its classes 0, 1, 2, as the data's
+    column and every panel do -- section 4 listed "(0.0, 1.0, 2.0; one column per class)" above panels "P(0)"."""
+    return class_label(value, list(getattr(ctx.model, "classes_", [])) or None)
 
 
 def _output_text(ctx, output):
@@ -88,12 +90,13 @@ def _output_text(ctx, output):
         return f"the predicted {ctx.data.target}"
     classes = list(getattr(ctx.model, "classes_", []))
     if output is None:
-        return f"the predicted probability of class {class_label(classes[1])}" if len(classes) > 1 else "the prediction"
+        return (f"the predicted probability of class {model_class(ctx, classes[1])}" if len(classes) > 1
+                else "the prediction")
     if ctx.target_class is not None:
-        return f"the predicted probability of class {class_label(output)} (chosen with --class)"
+        return f"the predicted probability of class {model_class(ctx, output)} (chosen with --class)"
     # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
     # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
-    return (f"the predicted probability of class {class_label(output)}, the most frequent of the "
+    return (f"the predicted probability of class {model_class(ctx, output)}, the most frequent of the "
             f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
 
 
@@ -140,12 +143,12 @@ def section_effects(ctx):
     n_classes = len(getattr(ctx.model, "classes_", []))
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
         what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
-                f"classes ({', '.join(str(c) for c in outputs[:-1])}) and of any of the other "
+                f"classes ({', '.join(model_class(ctx, c) for c in outputs[:-1])}) and of any of the other "
                 f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}' is one minus the shown classes' "
                 f"probabilities; one column each; choose one class with --class)")
     elif len(outputs) > 1:
         what = (f"the predicted probability of each of the {len(outputs)} classes "
-                f"({', '.join(str(c) for c in outputs)}; one column per class)")
+                f"({', '.join(model_class(ctx, c) for c in outputs)}; one column per class)")
     else:
         what = _output_text(ctx, outputs[0])
     blocks = [text(f"Effects on {what} of {words}.")]
@@ -170,7 +173,7 @@ def section_effects(ctx):
 def _label(output, outputs, ctx):
     if len(outputs) == 1:
         return ""
-    return f"P({class_label(output)}): "
+    return f"P({model_class(ctx, output)}): "
 
 
 def _effect_figure(ctx, f, outputs, X_ice, X_ale):
@@ -181,12 +184,13 @@ def _effect_figure(ctx, f, outputs, X_ice, X_ale):
     if outputs and outputs[-1] is OTHER_CLASSES:
         model = TopClassesAndOther(ctx.model, outputs[:-1])
     for out in outputs:
-        with ctx.step(f"ICE + PD: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
-                      output=str(out)):
+        shown = model_class(ctx, out)
+        with ctx.step(f"ICE + PD: {f}" + (f" [{shown}]" if len(outputs) > 1 else ""), grid=p.grid, rows=len(X_ice),
+                      output=shown):
             ices.append(eff.ice(model, X_ice, f, grid=p.grid, output=out))
         if X_ale is not None:
-            with ctx.step(f"ALE: {f}" + (f" [{out}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
-                          rows=len(X_ale), output=str(out)):
+            with ctx.step(f"ALE: {f}" + (f" [{shown}]" if len(outputs) > 1 else ""), bins=p.ale_bins,
+                          rows=len(X_ale), output=shown):
                 ales.append(eff.ale(model, X_ale, f, bins=p.ale_bins, output=out))
     k = len(outputs)
     with report_style():
@@ -224,12 +228,15 @@ def _hstat_blocks(ctx, output):
     budget = ctx.params.max_features
     p_all = len(X_h.columns)
     features = None if budget is None or p_all <= budget else screen_ranking(ctx)[:budget]
-    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=str(output),
+    with ctx.step("H-statistic", n_samples=len(X_h), pairs="top", n_top=p.n_pairs, output=model_class(ctx, output),
                   **({"features": f"the {budget} ranked first by the screen"} if features else {})):
         h = eff.h_statistic(ctx.model, X_h, features=features, pairs="top", n_samples=len(X_h), n_top=p.n_pairs,
                             output=output, n_jobs=ctx.config.n_jobs, random_state=ctx.seed, progress=ctx.progress)
     ctx.effects.h_overall = dict(zip(h.feature_names, np.asarray(h.overall, dtype=float)))
     ctx.effects.h_rows = len(X_h)
+    # every computed pair's H², for section 5 to set beside REPID's split features (the same output)
+    ctx.effects.h_pairs = {frozenset((a, b)): float(v) for a, b, v in
+                           h.pairwise[["feature_1", "feature_2", "h2"]].itertuples(index=False)}
     # the bootstrap SE of each overall H² (the table's column), read by the sentences below and the reading's reasons
     ctx.effects.h_se = (None if h.overall_se is None else
                         dict(zip(h.feature_names, np.asarray(h.overall_se, dtype=float))))
@@ -329,7 +336,7 @@ def _hstat_halves(ctx, X_h, features, pairs, output):
     parts = (np.sort(order[: n // 2]), np.sort(order[n // 2:]))
     out = []
     with ctx.step("H-statistic on each half of its rows", rows=f"{len(parts[0])} + {len(parts[1])}",
-                  output=str(output)):
+                  output=model_class(ctx, output)):
         for rows in parts:
             Xp = X_h.iloc[rows].reset_index(drop=True)
             # without the bootstrap SE, which the halves never show (a third less work)
@@ -393,7 +400,7 @@ def _pd2_blocks(ctx, h, output, shown=None):
     pe = ctx.params.effects
     X_pd, _ = ctx.rows("pd2")
     grid = min(pe.grid, 12)
-    with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=str(output)):
+    with ctx.step(f"2-D PD: {pair[0]} × {pair[1]}", grid=grid, rows=len(X_pd), output=model_class(ctx, output)):
         pd2 = eff.partial_dependence(ctx.model, X_pd, pair, grid=grid, output=output)
     # the pairs are ranked by H²; when every H² is 0 up to rounding (the table shows 0, as snap_zero relative to
     # 1) the first pair is not "the strongest", only the first listed: an additive model has no interacting pair
@@ -461,7 +468,7 @@ def section_regional(ctx):
                   grid=p.grid):
         feature, het = choose_repid_feature(ctx, X_rep, candidates, p.grid, output)
     with ctx.step(f"REPID: {feature}", rows=len(X_rep), grid=p.grid, max_depth=p.max_depth,
-                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=str(output)):
+                  min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=model_class(ctx, output)):
         g = eff.repid(ctx.model, X_rep, feature, grid=p.grid, max_depth=p.max_depth,
                       min_node_size=p.min_node_size, min_improvement=p.min_improvement, output=output)
     ctx.regional.repid = g
@@ -490,11 +497,17 @@ def section_regional(ctx):
     if len(scores) and not rounding:
         share, spread, span = regional_difference(g)
         material = share >= p.min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span
-        blocks.append(table(["split feature", "interaction score (sum of intImp)"], list(scores.items()),
-                            caption=f"Features interacting with {feature}" if material
-                            else f"Split features of the REPID tree of {feature}"))
-    said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size)
-    if "interacts with" in said and _on_probability(ctx):
+        strong = interacting_features(g, p.min_improvement) if material else []
+        caption = (f"Features interacting with {feature}" if strong and len(strong) == len(scores) else
+                   f"Split features of the REPID tree of {feature}" + (
+                       f" (those whose splits remove at least {p.min_improvement:.0%} of the heterogeneity, "
+                       f"γ = min_improvement, interact with it: {', '.join(strong)})" if strong else ""))
+        blocks.append(table(["split feature", "interaction score (sum of intImp: the share of the heterogeneity "
+                             "its splits remove)"], list(scores.items()), caption=caption))
+    h_pairs = getattr(ctx.effects, "h_pairs", None)
+    said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size,
+                          h_pairs=h_pairs)
+    if "differs between the regions" in said and _on_probability(ctx):
         said += " " + REPID_LINK_CAVEAT
     blocks.append(text(said))
     rows = f"{len(X_rep):,} {ctx.eval_rows}"
@@ -539,7 +552,7 @@ def regional_difference(g):
 ROUNDING = 1e-9
 
 
-def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
+def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h_pairs=None):
     """The sentence under REPID's regions, from their numbers (:func:`regional_difference`).
 
     "Differs between the regions" when the splits remove at least ``min_improvement`` of the
@@ -552,6 +565,9 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
 
     REPID's own floor (``extra["rounding_floor"]``) follows the dtype the model predicts in, so a float32
     model's rounding is "equal up to rounding" there, not split.
+
+    Which split features it "interacts with": :func:`interaction_words` (at least ``min_improvement`` of the
+    heterogeneity per feature; ``h_pairs``, section 4's pairwise H², beside them).
     """
     share, spread, span = regional_difference(g)
     root = g.tree[0]
@@ -604,9 +620,87 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None):
                f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
     if share >= min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span:
         return (f"The effect of {feature} differs between the regions: {numbers}, at least "
-                f"{MATERIAL_REGIONAL_SHARE:.0%}); it interacts with {', '.join(scores.index)}.")
+                f"{MATERIAL_REGIONAL_SHARE:.0%}). " + interaction_words(g, feature, min_improvement, h_pairs))
     return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
             f"call it an interaction); {tail}")
+
+
+def _share(v):
+    """A share of the heterogeneity as the sentences show it: 46%, 9.7%, 0.42%."""
+    p = 100 * float(v)
+    return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
+
+
+def interacting_features(g, min_improvement):
+    """The split features whose splits together remove at least ``min_improvement`` (γ) of the root's heterogeneity
+    (interaction score = the sum of their splits' intImp >= γ): the features REPID's regions say ``feature`` interacts
+    with.
+
+    Why γ: REPID splits the root only when the split removes at least γ of the heterogeneity, and a deeper node when
+    its split removes at least γ times its parent's improvement -- a relative rule that shapes the tree, so after a
+    root split of 46% a child split removing 4.6% of the whole passes it. A feature is called an interaction only when
+    its splits remove as much as REPID asks of a first split, γ of the whole: bike's hr splits on workingday (46%)
+    and atemp (9.7% + 17% = 26%), both interactions; diabetes' bmi on bp (25%) and s5 (9.4%, let through as more than
+    γ x 25% = 2.5%), s5 not one."""
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    return [f for f, v in scores.items() if v >= min_improvement]
+
+
+def interaction_words(g, feature, min_improvement, h_pairs=None):
+    """The sentence on which split features ``feature`` interacts with (:func:`interacting_features`), each with the
+    share of the heterogeneity its splits remove and, where section 4 computed it, the H-statistic's pairwise H² of the
+    two (``h_pairs``: ``{frozenset((a, b)): H²}``); the other split features, with their shares, are said not to be."""
+    from ._claims import H_INTERACTION, name_list
+
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    strong = interacting_features(g, min_improvement)
+    weak = [f for f in scores.index if f not in strong]
+    n_splits = {}
+    for nd in g.tree:
+        f = getattr(nd, "feature", None)
+        if f is not None:
+            n_splits[f] = n_splits.get(f, 0) + 1
+    h_pairs = h_pairs or {}
+
+    def h_words(f):
+        h = h_pairs.get(frozenset((feature, f)))
+        if h is None or not np.isfinite(h):
+            return ""
+        verdict = ("" if h > H_INTERACTION else f", at most the {H_INTERACTION} section 4 applies to H²: the "
+                   f"H-statistic does not find this pair strong")
+        return f"; section 4's pairwise H² of {feature} × {f}: {h:.3g}{verdict}"
+
+    def item(f):
+        k = n_splits.get(f, 1)
+        return f"{f} ({_share(scores[f])}{f', in {k} splits' if k > 1 else ''}{h_words(f)})"
+
+    gamma = f"{min_improvement:.0%} (min_improvement, γ)"
+    if strong:
+        s = (f"It interacts with {name_list([item(f) for f in strong])}: the splits by "
+             f"{'this feature' if len(strong) == 1 else 'each'} remove at least the {gamma} of the heterogeneity REPID "
+             f"needs for a first split.")
+    else:
+        s = (f"No split feature removes on its own the {gamma} of the heterogeneity REPID needs for a first split, so "
+             f"none is called an interaction of {feature}.")
+    if weak:
+        single = len(weak) == 1 and n_splits.get(weak[0], 1) == 1
+        # the bar each of their splits passed: γ x its parent split's share (REPID's rule below the root)
+        nodes = {getattr(nd, "id", None): nd for nd in g.tree}
+        bars = []
+        for nd in g.tree:
+            parent = nodes.get(getattr(nd, "parent", None))
+            if getattr(nd, "feature", None) in weak and parent is not None and parent.int_imp is not None:
+                bar = (f"{_share(min_improvement * parent.int_imp)} after {parent.feature}'s "
+                       f"{_share(parent.int_imp)}")
+                if bar not in bars:
+                    bars.append(bar)
+        passed = f" (here {name_list(bars)})" if bars else ""
+        s += (f" {'The split' if single else 'The splits'} by {name_list([item(f) for f in weak])} "
+              f"remove{'s' if single else ''} less than {min_improvement:.0%}: below the root REPID lets a split "
+              f"through when it removes γ times its parent split's share{passed}, so "
+              f"{'it shapes' if single or len(weak) == 1 else 'they shape'} the regions without being called an "
+              f"interaction.")
+    return s
 
 
 def _repid_figure(g, feature, n):
