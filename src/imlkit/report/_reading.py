@@ -412,7 +412,9 @@ def reading_claims(ctx):
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
         if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
-            rules["refit_rows"] = "the scoring rows of the refits' own seeded split of the table"
+            ordered = ctx.config.split == "ordered"
+            own = "ordered split of the table (its last rows)" if ordered else "seeded split of the table"
+            rules["refit_rows"] = f"the scoring rows of the refits' own {own}"
         families = {}
         for m in ev:
             x = next(iter(ev[m].values()))

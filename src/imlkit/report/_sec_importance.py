@@ -482,7 +482,7 @@ def section_importance(ctx):
     losses = ", ".join(f"{METHOD_LABELS.get(k, k)}: {r.loss}" for k, r in computed.items())
     if ctx.evaluation == "all_rows":
         where = ("PFI, CFI and SAGE explain the fitted model on all the table's rows (possibly its training rows); "
-                 "LOCO, LOFO and PIMP refit the learner on a seeded training split of the table.")
+                 f"LOCO, LOFO and PIMP refit the learner on the training rows of {ctx.split_words}.")
     else:
         where = ("PFI, CFI and SAGE explain the fitted model on test data; LOCO, LOFO and PIMP refit the learner on "
                  "the training data.")

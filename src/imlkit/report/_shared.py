@@ -48,7 +48,7 @@ def evaluation_sentence(ctx):
         return (f"The model: {ctx.model_label}. {who}. It is scored on the {n_te:,} rows given as test data, which "
                 f"the baselines and imlkit's own models never see (they are fitted on the {n_tr:,} rows of data).")
     return (f"The model: {ctx.model_label}. Fitted on {n_tr:,} training rows, scored on {n_te:,} held-out test rows "
-            f"(a seeded random split of the table).")
+            f"({ctx.split_words}).")
 
 
 def fitted_outside(ctx):
