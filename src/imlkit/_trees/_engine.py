@@ -420,6 +420,10 @@ class TreeEngine:
         """See :func:`perturbed`."""
         return perturbed(self, X, cols, replacement, n_repeats)
 
+    def perturbed_many(self, X, items, n_repeats):
+        """See :func:`perturbed_many`."""
+        return perturbed_many(self, X, items, n_repeats)
+
     def pair_means(self, X, features, values, column=None):
         """See :func:`pair_means`."""
         return pair_means(self, X, features, values, column)
@@ -1081,23 +1085,142 @@ def _perturbed_column(eng, X, j, values):
     return pred
 
 
+def perturbed_many(eng, X, items, n_repeats):
+    """:func:`perturbed` of several features at once: the single columns in one walk per block.
+
+    Parameters
+    ----------
+    X : DataFrame, shape (n, p)
+    items : list of (cols, replacement)
+        ``cols`` as in :func:`perturbed`; ``replacement`` a DataFrame as there, or a
+        :class:`imlkit.samplers.Draws` (the drawn rows of the sampler's data, the same values
+        without the frame).
+    n_repeats : int
+
+    Returns
+    -------
+    list, one entry per item: what :func:`perturbed` gives (predictions (n_repeats * n,) or
+    (n_repeats * n, k), or None when a column is not one the engine can free). The single
+    columns the engine frees come from :func:`._kernels.perm_many_kernel` (every copy's score is
+    the row's own plus the leaves' differences where the copy leaves the row's path), the others
+    (groups) from :func:`perturbed`.
+    """
+    tm = eng.tm
+    n = len(X)
+    out = [None] * len(items)
+    singles = []  # (item, model column, encoded values (n_repeats, n))
+    for k, (cols, replacement) in enumerate(items):
+        col = _column(eng, tm, X, cols[0]) if len(cols) == 1 else None
+        if col is None:
+            frame = replacement.frame() if hasattr(replacement, "frame") else replacement
+            out[k] = perturbed(eng, X, cols, frame, n_repeats)
+            continue
+        j, enc = col
+        singles.append((k, j, _replacement_values(enc, replacement, cols[0], n_repeats, n)))
+    if not singles:
+        return out
+    n_out = int(tm.forest.n_out)
+    plain = eng.plain_raw(X)
+    kernel = _kernel_module().perm_many_kernel
+    per_feature = n_repeats * n * n_out
+    budget = max(1, MANY_BLOCK_DOUBLES // max(per_feature, 1))
+    for block in _feature_blocks(singles, budget):
+        js = np.array([j for _, j, _ in block], dtype=np.int64)
+        # the kernel reads slot[f] for the split features f of the trees
+        slot = np.full(max(int(np.asarray(tm.forest.feature).max(initial=0)), int(js.max())) + 1, -1, dtype=np.int64)
+        slot[js] = np.arange(len(js))
+        V = np.empty((len(block), n_repeats, n))
+        for s, (_, _, values) in enumerate(block):
+            V[s] = values
+        raw = np.zeros((len(block), n_repeats, n, n_out))
+        trees_, quiet = _trees_on(tm, js)
+        for s0 in range(0, n, PERTURBED_BLOCK):
+            e = min(n, s0 + PERTURBED_BLOCK)
+            kernel(eng.encoded_rows(X, s0, e), slot, V, raw, s0, trees_, quiet, PERM_KERNEL_BLOCK, *tm.kernel_args)
+        del V
+        for s, (k, _, _) in enumerate(block):
+            r_s = raw[s]
+            r_s += plain
+            r_s += tm.base
+            out[k] = np.asarray(tm.finish(r_s.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)
+        del raw
+    return out
+
+
+#: Doubles of the differences :func:`perturbed_many` holds for one block of features (32 MB; at
+#: least one feature's): a wide table's features go in blocks, each walked once.
+MANY_BLOCK_DOUBLES = 1 << 22
+
+
+def _feature_blocks(singles, budget):
+    """The single columns in blocks of at most ``budget``, a model column at most once per block."""
+    blocks, cur, seen = [], [], set()
+    for item in singles:
+        if len(cur) >= budget or item[1] in seen:
+            blocks.append(cur)
+            cur, seen = [], set()
+        cur.append(item)
+        seen.add(item[1])
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def _trees_on(tm, js):
+    """(the trees with a split on any of the model columns ``js``, uint8 per node: 1 when its subtree
+    has no such split) -- what :func:`._kernels.perm_many_kernel` walks and where its walks may end."""
+    f = tm.forest
+    kind, feature = np.asarray(f.kind), np.asarray(f.feature)
+    on = (kind >= 0) & np.isin(feature, js)
+    n_nodes = len(kind)
+    tree_of = np.repeat(np.arange(len(f.roots), dtype=np.int64), np.diff(np.append(f.roots, n_nodes)))
+    trees_ = np.unique(tree_of[on]).astype(np.int64)
+    parents = _parents(tm)
+    quiet = np.ones(n_nodes, dtype=np.uint8)
+    cur = np.flatnonzero(on)
+    while len(cur):  # the splits on js and their ancestors are not quiet (as in _free_of)
+        quiet[cur] = 0
+        cur = parents[cur]
+        cur = cur[cur >= 0]
+        cur = cur[quiet[cur] != 0]
+    return trees_, quiet
+
+
+def _replacement_values(enc, replacement, name, n_repeats, n):
+    """The replacement values of column ``name`` in the model's encoding, shape (n_repeats, n)."""
+    if hasattr(replacement, "rows"):  # drawn rows of the sampler's data: its column, then the draws
+        source = replacement.source[name]
+        rows = replacement.rows.reshape(-1)
+        if isinstance(source.dtype, pd.CategoricalDtype):
+            values = _encoded_codes(enc, source.cat.codes.to_numpy()[rows], source.cat.categories)
+        else:
+            values = enc(_grid_values(source)[rows])
+    else:
+        values = _encoded_values(enc, replacement[name])
+    return np.ascontiguousarray(values, dtype=np.float64).reshape(n_repeats, n)
+
+
 def _encoded_values(enc, values):
     """``enc(_grid_values(values))`` of a replacement column; a categorical's values through its
     categories (one encoding per level, then a lookup by code) instead of an object array of all
     n_repeats·n values -- at 1e6 rows the object array and its hash lookups cost ~300 MB and
     seconds."""
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
-        levels = np.empty(len(values.cat.categories) + 1, dtype=object)
-        levels[:-1] = values.cat.categories.to_numpy(dtype=object)
-        levels[-1] = np.nan  # code -1: a missing value
-        # only the levels that occur: an encoder may refuse one it never saw (NaN included)
-        present = np.flatnonzero(np.bincount(codes.astype(np.int64) + 1, minlength=len(levels)))
-        present = np.where(present == 0, len(levels) - 1, present - 1)
-        table = np.full(len(levels), np.nan)
-        table[present] = np.asarray(enc(levels[present]), dtype=np.float64)
-        return table[codes]
+        return _encoded_codes(enc, values.cat.codes.to_numpy(), values.cat.categories)
     return enc(_grid_values(values))
+
+
+def _encoded_codes(enc, codes, categories):
+    """``enc`` of a categorical's values given as codes into ``categories`` (-1: missing)."""
+    levels = np.empty(len(categories) + 1, dtype=object)
+    levels[:-1] = categories.to_numpy(dtype=object)
+    levels[-1] = np.nan  # code -1: a missing value
+    # only the levels that occur: an encoder may refuse one it never saw (NaN included)
+    present = np.flatnonzero(np.bincount(codes.astype(np.int64) + 1, minlength=len(levels)))
+    present = np.where(present == 0, len(levels) - 1, present - 1)
+    table = np.full(len(levels), np.nan)
+    table[present] = np.asarray(enc(levels[present]), dtype=np.float64)
+    return table[codes]
 
 
 #: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of

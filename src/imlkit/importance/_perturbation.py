@@ -338,14 +338,18 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     increase averaged over repeats, shape (n,) (None for aggregate-only scores).
     """
     n = len(X)
-    drawn = [(name, cols, sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed)))
-             for name, cols, seed in items]
+    trees = predictor.tree_engine is not None
+    drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees)) for name, cols, seed in items]
     # Whole features share one call when all their stacked rows fit (the per-call overhead is
-    # what separates PFI from one predict over all rows); else each feature runs alone.
-    if len(drawn) > 1 and len(drawn) * n_repeats * n <= predictor.max_rows:
+    # what separates PFI from one predict over all rows); else each feature runs alone. On the
+    # tree engine they share one walk of the trees (a chunk of one feature too: then every
+    # feature's numbers come from the same sums whatever n_jobs cuts the features into; _chunk
+    # puts several features in a chunk exactly when one feature's copies fit).
+    if (len(drawn) > 1 or trees) and len(drawn) * n_repeats * n <= predictor.max_rows:
         return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
     out = []
-    for name, cols, replacement in drawn:
+    for name, cols, draw in drawn:
+        replacement = draw.frame() if hasattr(draw, "frame") else draw
         risks, total = [], None
         for pred in predictor.perturbed_blocks(X, cols, replacement, n_repeats,
                                                context=f"the data with feature(s) {name!r} perturbed"):
@@ -356,6 +360,18 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
             del block
         out.append((np.concatenate(risks), None if base_point is None else total / n_repeats - base_point))
     return out
+
+
+def _draw(sampler, X, cols, n_repeats, seed, rows):
+    """A feature's replacement values: the sampler's draws from the feature's own seed -- as drawn
+    rows of its data (:meth:`~imlkit.samplers.Sampler.sample_rows`, no frame per feature) when
+    ``rows`` and the sampler draws rows, else the frame of :meth:`~imlkit.samplers.Sampler.sample`.
+    The same random numbers either way."""
+    if rows:
+        draws = sampler.sample_rows(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
+        if draws is not None:
+            return draws
+    return sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
 
 
 def _reduce_blocks(preds, y, loss, base_point):
