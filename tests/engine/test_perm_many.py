@@ -1,11 +1,13 @@
-"""PFI/CFI of many features in one walk of the trees (``_kernels.perm_many_kernel``).
+"""PFI/CFI of many features in one pass over the trees (``_kernels.mask_kernel`` for trees of at
+most 64 leaves, ``_kernels.perm_many_kernel`` for the others).
 
 Known answers: the per-feature kernel (``_kernels.perm_kernel``, one walk per feature) and the
-model's own predict of the stacked copies. The new path adds, per copy, the differences of two
-leaves' values where the copy leaves its row's path to the row's own raw score; the others sum
-the leaves a copy reaches. Both are float64 sums of the same ~100 leaf values in another order:
-they differ by a few ulps of the sum of the |leaf values| (~1e-14 relative here), so 1e-10 relative
-(with an absolute floor at 1e-10 of the largest value) can only fail on a wrong leaf. Against the
+model's own predict of the stacked copies. The new kernels add, per copy, the difference of the
+copy's leaf's value and its row's to the row's own raw score; the others sum the leaves a copy
+reaches. The two new kernels add the same differences in the same order: bit for bit equal. Against
+the per-feature kernel, both are float64 sums of the same ~100 leaf values in another order: they
+differ by a few ulps of the sum of the |leaf values| (~1e-14 relative here), so 1e-10 relative (with
+an absolute floor at 1e-10 of the largest value) can only fail on a wrong leaf. Against the
 model's predict the engine's tolerance is the one its check uses (XGBoost sums in float32).
 """
 import numpy as np
@@ -66,7 +68,7 @@ MODELS = {
                                                           random_state=0), "binary", True),
     "hgb-3class": (lambda: HistGradientBoostingClassifier(max_iter=12, categorical_features="from_dtype",
                                                           random_state=0), "3class", True),
-    "rf-reg": (lambda: RandomForestRegressor(15, max_depth=8, random_state=0), "reg", False),
+    "rf-reg": (lambda: RandomForestRegressor(15, max_depth=8, random_state=0), "reg", False),  # > 64 leaves
     "rf-3class": (lambda: RandomForestClassifier(15, max_depth=6, random_state=0), "3class", False),
     "et-reg": (lambda: ExtraTreesRegressor(15, max_depth=8, random_state=0), "reg", False),
     "gb-reg": (lambda: GradientBoostingRegressor(n_estimators=25, max_depth=3, random_state=0), "reg", False),
@@ -98,18 +100,34 @@ def _tol(name, values):
     return dict(rtol=rel, atol=rel * max(1.0, float(np.max(np.abs(values)))))
 
 
+def _many(eng, X, n_repeats, monkeypatch, kernel):
+    """``perturbed_many`` of every column of X through one kernel ("mask" or "walk"), and the draws."""
+    sampler = MarginalSampler().fit(X)
+    draws = [sampler.sample_rows(X, [c], n_samples=n_repeats, rng=np.random.default_rng(k))
+             for k, c in enumerate(X.columns)]
+    with monkeypatch.context() as m:
+        if kernel == "walk":
+            m.setattr(trees, "_mask_tables", lambda tm: None)
+        return eng.perturbed_many(X, [([c], d) for c, d in zip(X.columns, draws)], n_repeats), draws
+
+
 @pytest.mark.parametrize("n_repeats", [3, 7])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_one_walk_equals_the_per_feature_kernel_and_predict(name, n_repeats):
+def test_one_pass_equals_the_per_feature_kernel_and_predict(name, n_repeats, monkeypatch):
     model, X, y, task = _fitted(name)
+    forest = trees.tree_model(model, X).forest
+    tree_of = np.repeat(np.arange(len(forest.roots)), np.diff(np.append(forest.roots, len(forest.kind))))
+    leaves = np.bincount(tree_of[np.asarray(forest.kind) < 0])
+    # the leaf masks exactly when every tree has at most 64 leaves
+    assert (trees._mask_tables(trees.tree_model(model, X)) is not None) == (leaves.max() <= 64)
     for output in (("predict",) if task == "reg" else ("proba",)):
         predictor = Predictor(model, output=output)
         assert predictor.use_engine(X)["engine"] == "trees"
         eng = predictor.tree_engine
-        sampler = MarginalSampler().fit(X)
-        draws = [sampler.sample_rows(X, [c], n_samples=n_repeats, rng=np.random.default_rng(k))
-                 for k, c in enumerate(X.columns)]
-        many = eng.perturbed_many(X, [([c], d) for c, d in zip(X.columns, draws)], n_repeats)
+        many, draws = _many(eng, X, n_repeats, monkeypatch, "mask")
+        walked, _ = _many(eng, X, n_repeats, monkeypatch, "walk")
+        for fast, other in zip(many, walked):
+            assert_array_equal(fast, other)  # the same differences added in the same order
         for c, d, fast in zip(X.columns, draws, many):
             frame = d.frame()
             # the per-feature kernel (the path of a feature alone, and of data too large for one walk)
@@ -189,14 +207,16 @@ def test_a_wide_table_goes_in_blocks_of_the_budget(monkeypatch):
     model = HistGradientBoostingRegressor(max_iter=10, random_state=0).fit(X, y)
     seen = []
     module = trees._kernel_module()
-    kernel = module.perm_many_kernel
 
-    def spy(Xb, slot, V, out, *args):
-        seen.append(out.size)
-        return kernel(Xb, slot, V, out, *args)
+    def spy(kernel):
+        def call(Xb, slot, V, out, *args):
+            seen.append(out.size)
+            return kernel(Xb, slot, V, out, *args)
+        return call
 
     monkeypatch.setattr(trees, "MANY_BLOCK_DOUBLES", 40 * 2 * n)
-    monkeypatch.setattr(module, "perm_many_kernel", spy)
+    for name in ("perm_many_kernel", "mask_kernel"):
+        monkeypatch.setattr(module, name, spy(getattr(module, name)))
     fast = ik.pfi(model, X, y, n_repeats=2, random_state=0, n_jobs=1)
     assert len(seen) == -(-p // 40) and max(seen) <= 40 * 2 * n
     monkeypatch.undo()

@@ -1101,9 +1101,10 @@ def perturbed_many(eng, X, items, n_repeats):
     -------
     list, one entry per item: what :func:`perturbed` gives (predictions (n_repeats * n,) or
     (n_repeats * n, k), or None when a column is not one the engine can free). The single
-    columns the engine frees come from :func:`._kernels.perm_many_kernel` (every copy's score is
-    the row's own plus the leaves' differences where the copy leaves the row's path), the others
-    (groups) from :func:`perturbed`.
+    columns the engine frees come from :func:`._kernels.mask_kernel` when every tree has at most
+    64 leaves, else from :func:`._kernels.perm_many_kernel` (the same sums: every copy's score is
+    the row's own plus the differences of its leaves and the row's), the others (groups) from
+    :func:`perturbed`.
     """
     tm = eng.tm
     n = len(X)
@@ -1121,30 +1122,50 @@ def perturbed_many(eng, X, items, n_repeats):
         return out
     n_out = int(tm.forest.n_out)
     plain = eng.plain_raw(X)
-    kernel = _kernel_module().perm_many_kernel
+    kernels = _kernel_module()
+    masks = _mask_tables(tm)
     per_feature = n_repeats * n * n_out
     budget = max(1, MANY_BLOCK_DOUBLES // max(per_feature, 1))
     for block in _feature_blocks(singles, budget):
         js = np.array([j for _, j, _ in block], dtype=np.int64)
-        # the kernel reads slot[f] for the split features f of the trees
+        # the kernels read slot[f] for the split features f of the trees
         slot = np.full(max(int(np.asarray(tm.forest.feature).max(initial=0)), int(js.max())) + 1, -1, dtype=np.int64)
         slot[js] = np.arange(len(js))
         V = np.empty((len(block), n_repeats, n))
         for s, (_, _, values) in enumerate(block):
             V[s] = values
-        raw = np.zeros((len(block), n_repeats, n, n_out))
+        raw = np.zeros((len(block), n_repeats, n_out, n))
         trees_, quiet = _trees_on(tm, js)
         for s0 in range(0, n, PERTURBED_BLOCK):
             e = min(n, s0 + PERTURBED_BLOCK)
-            kernel(eng.encoded_rows(X, s0, e), slot, V, raw, s0, trees_, quiet, PERM_KERNEL_BLOCK, *tm.kernel_args)
+            Xb = eng.encoded_rows(X, s0, e)
+            if masks is not None:  # trees of at most 64 leaves: no walk (the same sums)
+                kernels.mask_kernel(np.ascontiguousarray(Xb.T), slot, V, raw, s0, trees_, MASK_KERNEL_BLOCK, *masks,
+                                    *tm.kernel_args)
+            else:
+                kernels.perm_many_kernel(Xb, slot, V, raw, s0, trees_, quiet, PERM_KERNEL_BLOCK, *tm.kernel_args)
         del V
         for s, (k, _, _) in enumerate(block):
-            r_s = raw[s]
-            r_s += plain
+            r_s = np.empty((n_repeats, n, n_out))
+            np.add(raw[s].transpose(0, 2, 1), plain, out=r_s)
             r_s += tm.base
             out[k] = np.asarray(tm.finish(r_s.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)
         del raw
     return out
+
+
+#: Rows per block of :func:`._kernels.mask_kernel` (see there).
+MASK_KERNEL_BLOCK = 1024
+
+
+def _mask_tables(tm):
+    """The tables of :func:`._kernels.mask_kernel` (:func:`._kernels.mask_layout`), or None when a tree
+    has more than 64 leaves; cached on ``tm``."""
+    if "_mask_tables_cache" not in tm.__dict__:
+        a = tm.kernel_args
+        ok, *tables = _kernel_module().mask_layout(a[0], a[2], a[1], a[4], a[5])
+        tm.__dict__["_mask_tables_cache"] = tuple(tables) if ok else None
+    return tm.__dict__["_mask_tables_cache"]
 
 
 #: Doubles of the differences :func:`perturbed_many` holds for one block of features (32 MB; at
