@@ -18,8 +18,11 @@ are read up to the iteration they predict with.
 PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
 permuted feature: the others give every copy the row's own value, so their sum is the row's whole
 raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
-rides along as one more grid point (:func:`perturbed`, :func:`._kernels.perm_kernel`). 1-D PD averages block by block
-(:func:`pd_mean`), never holding all rows' curves.
+rides along as one more grid point (:func:`perturbed`, :func:`._kernels.perm_kernel`). Several features at once
+(:func:`perturbed_many`, what PFI/CFI ask per chunk of features) share one pass: each copy's score is the row's whole
+raw score plus, per tree, its leaf's value minus the row's -- by leaf masks for trees of at most 64 leaves
+(:func:`._kernels.mask_kernel`), else by walking each row's path once and each copy on from where it leaves it
+(:func:`._kernels.perm_many_kernel`). 1-D PD averages block by block (:func:`pd_mean`), never holding all rows' curves.
 
 The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
 rows with NaN or infinite values) and with each feature the method will replace set to other

@@ -83,14 +83,15 @@ def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="differ
     progress : bool
         A progress bar over features.
     engine : {"auto", "trees", "predict"}
-        ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees (each
-        row's ``n_repeats`` replacement values as one grid), after a check against the model's
-        own predictions; ``"predict"``: always predict the stacked copies. ``info["engine"]``
-        records which ran. On the tree engine, trees that never split on the permuted feature are
-        not walked (they give every copy the row's own value): ``info["engine_skipped"]`` is the
-        share of the (feature, tree) walks skipped, ``info["engine_skipped_by_feature"]`` that
-        share per feature (a group of several columns: 0), and the unperturbed predictions come
-        from the same walk of all trees.
+        ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees, after a
+        check against the model's own predictions; ``"predict"``: always predict the stacked
+        copies. ``info["engine"]`` records which ran. On the tree engine every copy's score is the
+        row's own plus, tree by tree, its leaf's value minus the row's (all single features of a
+        chunk in one pass over the trees; a group's copies walked one by one); trees that never
+        split on the permuted feature add nothing for it: ``info["engine_skipped"]`` is the
+        share of such (feature, tree) pairs, ``info["engine_skipped_by_feature"]`` that share per
+        feature (a group of several columns: 0), and the unperturbed predictions come from the
+        same walk of all trees.
 
     Returns
     -------
