@@ -119,7 +119,8 @@ def test_one_pass_equals_the_per_feature_kernel_and_predict(name, n_repeats, mon
     tree_of = np.repeat(np.arange(len(forest.roots)), np.diff(np.append(forest.roots, len(forest.kind))))
     leaves = np.bincount(tree_of[np.asarray(forest.kind) < 0])
     # the leaf masks exactly when every tree has at most 64 leaves
-    assert (trees._mask_tables(trees.tree_model(model, X)) is not None) == (leaves.max() <= 64)
+    small = leaves.max() <= 64
+    assert (trees._mask_tables(trees.tree_model(model, X)) is not None) == small
     for output in (("predict",) if task == "reg" else ("proba",)):
         predictor = Predictor(model, output=output)
         assert predictor.use_engine(X)["engine"] == "trees"
@@ -130,8 +131,11 @@ def test_one_pass_equals_the_per_feature_kernel_and_predict(name, n_repeats, mon
             assert_array_equal(fast, other)  # the same differences added in the same order
         for c, d, fast in zip(X.columns, draws, many):
             frame = d.frame()
-            # the per-feature kernel (the path of a feature alone, and of data too large for one walk)
-            one = eng.perturbed(X, [c], frame, n_repeats)
+            # the per-feature kernel (a feature alone on trees of more than 64 leaves)
+            j, enc = trees._column(eng, eng.tm, X, c)
+            values = np.asarray(trees._encoded_values(enc, frame[c]), dtype=float).reshape(n_repeats, len(X))
+            one = trees._perturbed_column(eng, X, j, values)
+            assert_array_equal(eng.perturbed(X, [c], frame, n_repeats), fast if small else one)
             scale = max(1.0, float(np.max(np.abs(one))))
             assert_allclose(fast, one, rtol=1e-10, atol=1e-10 * scale, err_msg=f"{name} {c}")
             theirs = np.asarray(predictor.predict(stack_frame(X, n_repeats, frame)), dtype=float)
@@ -244,3 +248,16 @@ def test_samplers_that_do_not_draw_rows_say_so():
             return super().sample(X, features, n_samples, rng)
 
     assert Own().fit(X).sample_rows(X, ["x0"], 2, rng=0) is None
+
+
+@pytest.mark.parametrize("name", ["hgb-reg", "hgb-3class", "gb-3class", "rf-3class", "lgb-3class", "xgb-binary"])
+def test_plain_sums_by_leaf_masks_are_the_walks_sums(name):
+    model, X, y, task = _fitted(name)
+    tm = trees.tree_model(model, X)
+    assert trees._mask_tables(tm) is not None  # every tree of these has at most 64 leaves
+    Xe = np.ascontiguousarray(tm.encode(X), dtype=np.float64)
+    walked = trees._kernel_module().free_kernel(Xe, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64),
+                                                trees._all_trees(tm), trees._NO_WEIGHTS, 1 << 62,
+                                                *tm.kernel_args)[:, 0, :]
+    # the same leaf values added tree by tree from 0.0: bit for bit
+    assert_array_equal(trees._plain_sums(tm, Xe), walked)

@@ -1300,3 +1300,60 @@ def mask_kernel(XT, slot, V, out, s0, trees, block, not_left, leaves, leaf_start
                         col = out_col if out_col >= 0 else c
                         _add_leaf_difference(c_mask, own[c, :nb], leaf_values[c, lf0:lf0 + 64],
                                              out[s, q, col, s0 + b0:s0 + b1])
+
+
+@njit(cache=True, nogil=True)
+def mask_plain_kernel(XT, block, not_left, leaves, leaf_start, seg_feature, seg_start, seg_nodes, tree_seg, roots,
+                      feature, kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, tree_out,
+                      n_out, max_depth):
+    """Every row's sum of the trees' leaf values (no free feature) by leaf masks.
+
+    What :func:`free_kernel` gives with no free feature and all trees, bit for bit (each row's
+    leaf values added tree by tree from 0.0), for trees of at most 64 leaves.
+
+    Parameters
+    ----------
+    XT : float64 (p, n)
+        The rows in the model's encoding, transposed.
+    block : int
+        Rows per block (see :func:`mask_kernel`).
+    Other arrays : the tables of :func:`mask_layout` and the forest (see :func:`free_kernel`).
+
+    Returns
+    -------
+    float64 (n, n_out)
+    """
+    n = XT.shape[1]
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    bs = max(1, min(block, n))
+    acc = np.zeros((n_out, n))
+    mask = np.empty(bs, dtype=np.uint64)
+    n_val = value.shape[1]
+    leaf_values = np.zeros((n_val, leaves.shape[0] + 64))
+    for k in range(leaves.shape[0]):
+        for c in range(n_val):
+            leaf_values[c, k] = value[leaves[k], c]
+    for b0 in range(0, n, bs):
+        b1 = min(n, b0 + bs)
+        nb = b1 - b0
+        m = mask[:nb]
+        for t in range(roots.shape[0]):
+            out_col = tree_out[t]
+            lf0 = leaf_start[t]
+            m[:] = ones
+            for k in range(tree_seg[t], tree_seg[t + 1]):
+                xs = XT[seg_feature[k], b0:b1]
+                for u in range(seg_start[k], seg_start[k + 1]):
+                    _and_node(xs, m, seg_nodes[u], kind, thr, missing_left, cat_left, cat_known, bitsets, not_left)
+            for c in range(1 if out_col >= 0 else n_out):
+                _add_leaf_value(m, leaf_values[c, lf0:lf0 + 64], acc[out_col if out_col >= 0 else c, b0:b1])
+    return acc.T.copy()
+
+
+@njit(cache=True, nogil=True)
+def _add_leaf_value(ms, values, dst):
+    """dst[a] += values[lowest set bit of ms[a]] (a row's leaf's value)."""
+    for a in range(ms.shape[0]):
+        m = ms[a]
+        low = m & (~m + np.uint64(1))
+        dst[a] += values[_DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]]
