@@ -1142,9 +1142,12 @@ def perturbed_many(eng, X, items, n_repeats):
         # the kernels read slot[f] for the split features f of the trees
         slot = np.full(max(int(np.asarray(tm.forest.feature).max(initial=0)), int(js.max())) + 1, -1, dtype=np.int64)
         slot[js] = np.arange(len(js))
-        V = np.empty((len(block), n_repeats, n))
-        for s, (_, _, values) in enumerate(block):
-            V[s] = values
+        if len(block) == 1:  # the values themselves (a second copy of them is 40 MB at 1e6 rows)
+            V = block[0][2].reshape(1, n_repeats, n)
+        else:
+            V = np.empty((len(block), n_repeats, n))
+            for s, (_, _, values) in enumerate(block):
+                V[s] = values
         raw = np.zeros((len(block), n_repeats, n_out, n))
         trees_, quiet = _trees_on(tm, js)
         for s0 in range(0, n, PERTURBED_BLOCK):

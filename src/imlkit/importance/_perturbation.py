@@ -340,17 +340,19 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     """
     n = len(X)
     trees = predictor.tree_engine is not None
-    drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees)) for name, cols, seed in items]
     # Whole features share one call when all their stacked rows fit (the per-call overhead is
     # what separates PFI from one predict over all rows); else each feature runs alone. On the
-    # tree engine they share one walk of the trees (a chunk of one feature too: then every
+    # tree engine they share one pass over the trees (a chunk of one feature too: then every
     # feature's numbers come from the same sums whatever n_jobs cuts the features into; _chunk
-    # puts several features in a chunk exactly when one feature's copies fit).
-    if (len(drawn) > 1 or trees) and len(drawn) * n_repeats * n <= predictor.max_rows:
+    # puts several features in a chunk exactly when one feature's copies fit), and their draws
+    # are rows of the sampler's data, not a frame per feature.
+    if (len(items) > 1 or trees) and len(items) * n_repeats * n <= predictor.max_rows:
+        drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees)) for name, cols, seed in items]
         return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
+    drawn = [(name, cols, sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed)))
+             for name, cols, seed in items]
     out = []
-    for name, cols, draw in drawn:
-        replacement = draw.frame() if hasattr(draw, "frame") else draw
+    for name, cols, replacement in drawn:
         risks, total = [], None
         for pred in predictor.perturbed_blocks(X, cols, replacement, n_repeats,
                                                context=f"the data with feature(s) {name!r} perturbed"):
