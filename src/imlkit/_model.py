@@ -370,17 +370,22 @@ class Predictor:
         Parameters
         ----------
         items : list of (name, cols, replacement)
-            As :meth:`predict_perturbed` per feature.
+            As :meth:`predict_perturbed` per feature; ``replacement`` may also be a
+            :class:`imlkit.samplers.Draws` (the sampler's drawn rows, the same values).
 
         Returns
         -------
         list of ndarray, each shape (n_repeats * n,) or (n_repeats * n, k)
+
+        Notes
+        -----
+        On the tree engine the single columns share one walk of the trees
+        (:func:`imlkit._trees._engine.perturbed_many`).
         """
-        preds, frames = [], []
-        for _name, cols, replacement in items:
-            preds.append(None if self._trees is None else self._trees.perturbed(X, cols, replacement, n_repeats))
-            if preds[-1] is None:
-                frames.append(stack_frame(X, n_repeats, replacement))
+        preds = [None] * len(items) if self._trees is None else \
+            self._trees.perturbed_many(X, [(cols, replacement) for _name, cols, replacement in items], n_repeats)
+        frames = [stack_frame(X, n_repeats, _frame_of(replacement))
+                  for (_name, _cols, replacement), p in zip(items, preds) if p is None]
         if frames:
             stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
             names = ", ".join(repr(d[0]) for d, p in zip(items, preds) if p is None)
@@ -575,6 +580,11 @@ class Predictor:
         n = len(X)
         return self.predict_replaced(X, {a: np.repeat(va[:, None], n, axis=1), b: np.repeat(vb[:, None], n, axis=1)},
                                      column=column, context=f"the grid of features {a!r} and {b!r}")
+
+
+def _frame_of(replacement):
+    """A replacement as a DataFrame (a sampler's :class:`~imlkit.samplers.Draws` built into one)."""
+    return replacement.frame() if hasattr(replacement, "frame") else replacement
 
 
 def _replacement(s, values):

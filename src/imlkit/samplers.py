@@ -79,6 +79,10 @@ class Sampler:
         -------
         DataFrame, shape (n_samples * n, |S|)
         """
+        return self._sample(*self._checked(X, features, n_samples, rng))
+
+    def _checked(self, X, features, n_samples, rng):
+        """The arguments of :meth:`sample`, validated: (X as a frame, S, n_samples, a Generator)."""
         if not hasattr(self, "X_fit_"):
             raise ValidationError(f"This {type(self).__name__} is not fitted yet; call fit(X) first.")
         X, _ = check_X(X)
@@ -89,11 +93,34 @@ class Sampler:
              for c in cols]
         n_samples = check_int("n_samples", n_samples, min_value=1)
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        return self._sample(X, S, n_samples, rng)
+        return X, S, n_samples, rng
+
+    def sample_rows(self, X, features, n_samples=1, rng=None):
+        """:meth:`sample`'s draws as rows of the fitted data, without building the frame; None when
+        this sampler's draws are not fitted rows (Gaussian) or it draws its own way (a subclass
+        overriding ``sample``).
+
+        The same arguments and the same random numbers as :meth:`sample`: ``sample_rows(...).frame()``
+        equals ``sample(...)`` (what PFI/CFI on the tree engine use, reading each column's values
+        at the drawn rows instead of a frame per feature). Returns None before drawing anything.
+
+        Parameters
+        ----------
+        X, features, n_samples, rng
+            As :meth:`sample`.
+
+        Returns
+        -------
+        Draws or None
+        """
+        cls = type(self)
+        if cls.sample is not Sampler.sample or cls._sample is not Sampler._sample:
+            return None
+        X, S, n_samples, rng = self._checked(X, features, n_samples, rng)
+        return Draws(self.X_fit_, S, self._draw_indices(X, S, n_samples, rng))
 
     def _sample(self, X, S, n_samples, rng):
-        idx = self._draw_indices(X, S, n_samples, rng)
-        return self.X_fit_[S].iloc[idx.ravel()].reset_index(drop=True)
+        return Draws(self.X_fit_, S, self._draw_indices(X, S, n_samples, rng)).frame()
 
     def fit_row_indices(self, rows, features, n_samples, rng, uniforms=None):
         """Draws for rows *of the fitted data*, as indices into it; None if unsupported.
@@ -232,6 +259,29 @@ class Sampler:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+class Draws:
+    """A sampler's draws as rows of its fitted data (what :meth:`Sampler.sample_rows` returns).
+
+    Attributes
+    ----------
+    source : DataFrame, shape (n_fit, p)
+        The fitted data.
+    columns : list of str
+        The sampled columns S.
+    rows : ndarray of int, shape (n_samples, n)
+        Draw r of row i takes the values of S from ``source`` row ``rows[r, i]``.
+    """
+
+    def __init__(self, source, columns, rows):
+        self.source = source
+        self.columns = list(columns)
+        self.rows = rows
+
+    def frame(self):
+        """The draws as :meth:`Sampler.sample` returns them: a DataFrame (n_samples * n, |S|)."""
+        return self.source[self.columns].iloc[self.rows.ravel()].reset_index(drop=True)
 
 
 def _group_layout(codes):

@@ -18,8 +18,11 @@ are read up to the iteration they predict with.
 PFI/CFI (each row's own replacement values as its grid) walk only the trees that split on the
 permuted feature: the others give every copy the row's own value, so their sum is the row's whole
 raw score (all trees walked once per X) minus the splitting trees' at the row's own value, which
-rides along as one more grid point (:func:`perturbed`, :func:`._kernels.perm_kernel`). 1-D PD averages block by block
-(:func:`pd_mean`), never holding all rows' curves.
+rides along as one more grid point (:func:`perturbed`, :func:`._kernels.perm_kernel`). Several features at once
+(:func:`perturbed_many`, what PFI/CFI ask per chunk of features) share one pass: each copy's score is the row's whole
+raw score plus, per tree, its leaf's value minus the row's -- by leaf masks for trees of at most 64 leaves
+(:func:`._kernels.mask_kernel`), else by walking each row's path once and each copy on from where it leaves it
+(:func:`._kernels.perm_many_kernel`). 1-D PD averages block by block (:func:`pd_mean`), never holding all rows' curves.
 
 The engine proves itself before it answers (:func:`choose`): on rows of X as they are (including
 rows with NaN or infinite values) and with each feature the method will replace set to other
@@ -212,8 +215,13 @@ _NO_WEIGHTS = np.empty(0)
 
 
 def _plain_sums(tm, Xe):
-    """Every encoded row's sum over all trees (n, n_out), without the intercept: the free-feature
-    kernel with no free feature (one walk per row and tree)."""
+    """Every encoded row's sum over all trees (n, n_out), without the intercept: by leaf masks when
+    every tree has at most 64 leaves (:func:`._kernels.mask_plain_kernel`, 2-3x faster), else the
+    free-feature kernel with no free feature (one walk per row and tree); the same sums bit for bit."""
+    masks = _mask_tables(tm)
+    if masks is not None:
+        return _kernel_module().mask_plain_kernel(np.ascontiguousarray(np.asarray(Xe, dtype=np.float64).T),
+                                                  MASK_KERNEL_BLOCK, *masks, *tm.kernel_args)
     return _kernel_module().free_kernel(np.ascontiguousarray(Xe, dtype=np.float64), -1, np.zeros((1, 1)),
                                         np.ones(1, dtype=np.int64), _all_trees(tm), _NO_WEIGHTS, _block(tm, 1),
                                         *tm.kernel_args)[:, 0, :]
@@ -419,6 +427,10 @@ class TreeEngine:
     def perturbed(self, X, cols, replacement, n_repeats):
         """See :func:`perturbed`."""
         return perturbed(self, X, cols, replacement, n_repeats)
+
+    def perturbed_many(self, X, items, n_repeats):
+        """See :func:`perturbed_many`."""
+        return perturbed_many(self, X, items, n_repeats)
 
     def pair_means(self, X, features, values, column=None):
         """See :func:`pair_means`."""
@@ -1023,8 +1035,9 @@ def perturbed(eng, X, cols, replacement, n_repeats):
     Parameters
     ----------
     cols : list of str
-        The perturbed columns: one column is a free feature with the row's ``n_repeats``
-        values as its grid; a group's stacked rows are walked one by one.
+        The perturbed columns: one column goes through :func:`perturbed_many` when every tree
+        has at most 64 leaves, else it is a free feature with the row's ``n_repeats`` values as
+        its grid (:func:`_perturbed_column`); a group's stacked rows are walked one by one.
     replacement : DataFrame, shape (n_repeats * n, |cols|)
         Row ``r * n + i`` holds the value of copy ``r`` of row ``i``.
 
@@ -1046,6 +1059,8 @@ def perturbed(eng, X, cols, replacement, n_repeats):
             Xs[:, j] = enc(_grid_values(replacement[c]))
         raw = _raw(tm, Xs, -1, np.zeros((1, 1)), np.ones(1, dtype=np.int64), eng.max_rows)
         return _finish(tm, raw, eng.output)[:, 0]
+    if _mask_tables(tm) is not None:  # trees of at most 64 leaves: the leaf masks, as for several features
+        return perturbed_many(eng, X, [(cols, replacement)], n_repeats)[0]
     j, enc = found[0]
     values = np.ascontiguousarray(_encoded_values(enc, replacement[cols[0]]), dtype=np.float64).reshape(n_repeats, n)
     return _perturbed_column(eng, X, j, values)
@@ -1081,23 +1096,170 @@ def _perturbed_column(eng, X, j, values):
     return pred
 
 
+def perturbed_many(eng, X, items, n_repeats):
+    """:func:`perturbed` of several features at once: the single columns in one walk per block.
+
+    Parameters
+    ----------
+    X : DataFrame, shape (n, p)
+    items : list of (cols, replacement)
+        ``cols`` as in :func:`perturbed`; ``replacement`` a DataFrame as there, or a
+        :class:`imlkit.samplers.Draws` (the drawn rows of the sampler's data, the same values
+        without the frame).
+    n_repeats : int
+
+    Returns
+    -------
+    list, one entry per item: what :func:`perturbed` gives (predictions (n_repeats * n,) or
+    (n_repeats * n, k), or None when a column is not one the engine can free). The single
+    columns the engine frees come from :func:`._kernels.mask_kernel` when every tree has at most
+    64 leaves, else from :func:`._kernels.perm_many_kernel` (the same sums: every copy's score is
+    the row's own plus the differences of its leaves and the row's), the others (groups) from
+    :func:`perturbed`.
+    """
+    tm = eng.tm
+    n = len(X)
+    out = [None] * len(items)
+    singles = []  # (item, model column, encoded values (n_repeats, n))
+    for k, (cols, replacement) in enumerate(items):
+        col = _column(eng, tm, X, cols[0]) if len(cols) == 1 else None
+        if col is None:
+            frame = replacement.frame() if hasattr(replacement, "frame") else replacement
+            out[k] = perturbed(eng, X, cols, frame, n_repeats)
+            continue
+        j, enc = col
+        singles.append((k, j, _replacement_values(enc, replacement, cols[0], n_repeats, n)))
+    if not singles:
+        return out
+    n_out = int(tm.forest.n_out)
+    plain = eng.plain_raw(X)
+    kernels = _kernel_module()
+    masks = _mask_tables(tm)
+    per_feature = n_repeats * n * n_out
+    budget = max(1, MANY_BLOCK_DOUBLES // max(per_feature, 1))
+    for block in _feature_blocks(singles, budget):
+        js = np.array([j for _, j, _ in block], dtype=np.int64)
+        # the kernels read slot[f] for the split features f of the trees
+        slot = np.full(max(int(np.asarray(tm.forest.feature).max(initial=0)), int(js.max())) + 1, -1, dtype=np.int64)
+        slot[js] = np.arange(len(js))
+        if len(block) == 1:  # the values themselves (a second copy of them is 40 MB at 1e6 rows)
+            V = block[0][2].reshape(1, n_repeats, n)
+        else:
+            V = np.empty((len(block), n_repeats, n))
+            for s, (_, _, values) in enumerate(block):
+                V[s] = values
+        raw = np.zeros((len(block), n_repeats, n_out, n))
+        trees_, quiet = _trees_on(tm, js)
+        for s0 in range(0, n, PERTURBED_BLOCK):
+            e = min(n, s0 + PERTURBED_BLOCK)
+            Xb = eng.encoded_rows(X, s0, e)
+            if masks is not None:  # trees of at most 64 leaves: no walk (the same sums)
+                kernels.mask_kernel(np.ascontiguousarray(Xb.T), slot, V, raw, s0, trees_, MASK_KERNEL_BLOCK, *masks,
+                                    *tm.kernel_args)
+            else:
+                kernels.perm_many_kernel(Xb, slot, V, raw, s0, trees_, quiet, PERM_KERNEL_BLOCK, *tm.kernel_args)
+        del V
+        for s, (k, _, _) in enumerate(block):
+            if n_out == 1:  # (r, 1, n) is (r, n, 1): in place (no second array of the copies at 1e6 rows)
+                r_s = raw[s].reshape(n_repeats, n, 1)
+                r_s += plain
+            else:
+                r_s = np.empty((n_repeats, n, n_out))
+                np.add(raw[s].transpose(0, 2, 1), plain, out=r_s)
+            r_s += tm.base
+            out[k] = np.asarray(tm.finish(r_s.reshape(n_repeats * n, n_out), eng.output), dtype=np.float64)
+        del raw
+    return out
+
+
+#: Rows per block of :func:`._kernels.mask_kernel` (see there).
+MASK_KERNEL_BLOCK = 1024
+
+
+def _mask_tables(tm):
+    """The tables of :func:`._kernels.mask_kernel` (:func:`._kernels.mask_layout`), or None when a tree
+    has more than 64 leaves; cached on ``tm``."""
+    if "_mask_tables_cache" not in tm.__dict__:
+        a = tm.kernel_args
+        ok, *tables = _kernel_module().mask_layout(a[0], a[2], a[1], a[4], a[5])
+        tm.__dict__["_mask_tables_cache"] = tuple(tables) if ok else None
+    return tm.__dict__["_mask_tables_cache"]
+
+
+#: Doubles of the differences :func:`perturbed_many` holds for one block of features (32 MB; at
+#: least one feature's): a wide table's features go in blocks, each walked once.
+MANY_BLOCK_DOUBLES = 1 << 22
+
+
+def _feature_blocks(singles, budget):
+    """The single columns in blocks of at most ``budget``, a model column at most once per block."""
+    blocks, cur, seen = [], [], set()
+    for item in singles:
+        if len(cur) >= budget or item[1] in seen:
+            blocks.append(cur)
+            cur, seen = [], set()
+        cur.append(item)
+        seen.add(item[1])
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def _trees_on(tm, js):
+    """(the trees with a split on any of the model columns ``js``, uint8 per node: 1 when its subtree
+    has no such split) -- what :func:`._kernels.perm_many_kernel` walks and where its walks may end."""
+    f = tm.forest
+    kind, feature = np.asarray(f.kind), np.asarray(f.feature)
+    on = (kind >= 0) & np.isin(feature, js)
+    n_nodes = len(kind)
+    tree_of = np.repeat(np.arange(len(f.roots), dtype=np.int64), np.diff(np.append(f.roots, n_nodes)))
+    trees_ = np.unique(tree_of[on]).astype(np.int64)
+    parents = _parents(tm)
+    quiet = np.ones(n_nodes, dtype=np.uint8)
+    cur = np.flatnonzero(on)
+    while len(cur):  # the splits on js and their ancestors are not quiet (as in _free_of)
+        quiet[cur] = 0
+        cur = parents[cur]
+        cur = cur[cur >= 0]
+        cur = cur[quiet[cur] != 0]
+    return trees_, quiet
+
+
+def _replacement_values(enc, replacement, name, n_repeats, n):
+    """The replacement values of column ``name`` in the model's encoding, shape (n_repeats, n)."""
+    if hasattr(replacement, "rows"):  # drawn rows of the sampler's data: its column, then the draws
+        source = replacement.source[name]
+        rows = replacement.rows.reshape(-1)
+        if isinstance(source.dtype, pd.CategoricalDtype):
+            values = _encoded_codes(enc, source.cat.codes.to_numpy()[rows], source.cat.categories)
+        else:
+            values = enc(_grid_values(source)[rows])
+    else:
+        values = _encoded_values(enc, replacement[name])
+    return np.ascontiguousarray(values, dtype=np.float64).reshape(n_repeats, n)
+
+
 def _encoded_values(enc, values):
     """``enc(_grid_values(values))`` of a replacement column; a categorical's values through its
     categories (one encoding per level, then a lookup by code) instead of an object array of all
     n_repeats·n values -- at 1e6 rows the object array and its hash lookups cost ~300 MB and
     seconds."""
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
-        levels = np.empty(len(values.cat.categories) + 1, dtype=object)
-        levels[:-1] = values.cat.categories.to_numpy(dtype=object)
-        levels[-1] = np.nan  # code -1: a missing value
-        # only the levels that occur: an encoder may refuse one it never saw (NaN included)
-        present = np.flatnonzero(np.bincount(codes.astype(np.int64) + 1, minlength=len(levels)))
-        present = np.where(present == 0, len(levels) - 1, present - 1)
-        table = np.full(len(levels), np.nan)
-        table[present] = np.asarray(enc(levels[present]), dtype=np.float64)
-        return table[codes]
+        return _encoded_codes(enc, values.cat.codes.to_numpy(), values.cat.categories)
     return enc(_grid_values(values))
+
+
+def _encoded_codes(enc, codes, categories):
+    """``enc`` of a categorical's values given as codes into ``categories`` (-1: missing)."""
+    levels = np.empty(len(categories) + 1, dtype=object)
+    levels[:-1] = categories.to_numpy(dtype=object)
+    levels[-1] = np.nan  # code -1: a missing value
+    # only the levels that occur: an encoder may refuse one it never saw (NaN included)
+    present = np.flatnonzero(np.bincount(codes.astype(np.int64) + 1, minlength=len(levels)))
+    present = np.where(present == 0, len(levels) - 1, present - 1)
+    table = np.full(len(levels), np.nan)
+    table[present] = np.asarray(enc(levels[present]), dtype=np.float64)
+    return table[codes]
 
 
 #: Largest X (rows × columns) whose whole encoding the engine keeps between features (32 MB of

@@ -83,14 +83,15 @@ def pfi(model, X, y, *, loss=None, features=None, n_repeats=10, relation="differ
     progress : bool
         A progress bar over features.
     engine : {"auto", "trees", "predict"}
-        ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees (each
-        row's ``n_repeats`` replacement values as one grid), after a check against the model's
-        own predictions; ``"predict"``: always predict the stacked copies. ``info["engine"]``
-        records which ran. On the tree engine, trees that never split on the permuted feature are
-        not walked (they give every copy the row's own value): ``info["engine_skipped"]`` is the
-        share of the (feature, tree) walks skipped, ``info["engine_skipped_by_feature"]`` that
-        share per feature (a group of several columns: 0), and the unperturbed predictions come
-        from the same walk of all trees.
+        ``"auto"``: a tree ensemble the tree engine supports is evaluated from its trees, after a
+        check against the model's own predictions; ``"predict"``: always predict the stacked
+        copies. ``info["engine"]`` records which ran. On the tree engine every copy's score is the
+        row's own plus, tree by tree, its leaf's value minus the row's (all single features of a
+        chunk in one pass over the trees; a group's copies walked one by one); trees that never
+        split on the permuted feature add nothing for it: ``info["engine_skipped"]`` is the
+        share of such (feature, tree) pairs, ``info["engine_skipped_by_feature"]`` that share per
+        feature (a group of several columns: 0), and the unperturbed predictions come from the
+        same walk of all trees.
 
     Returns
     -------
@@ -338,12 +339,18 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     increase averaged over repeats, shape (n,) (None for aggregate-only scores).
     """
     n = len(X)
+    trees = predictor.tree_engine is not None
+    # Whole features share one call when all their stacked rows fit (the per-call overhead is
+    # what separates PFI from one predict over all rows); else each feature runs alone. On the
+    # tree engine they share one pass over the trees (a chunk of one feature too: then every
+    # feature's numbers come from the same sums whatever n_jobs cuts the features into; _chunk
+    # puts several features in a chunk exactly when one feature's copies fit), and their draws
+    # are rows of the sampler's data, not a frame per feature.
+    if (len(items) > 1 or trees) and len(items) * n_repeats * n <= predictor.max_rows:
+        drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees)) for name, cols, seed in items]
+        return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
     drawn = [(name, cols, sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed)))
              for name, cols, seed in items]
-    # Whole features share one call when all their stacked rows fit (the per-call overhead is
-    # what separates PFI from one predict over all rows); else each feature runs alone.
-    if len(drawn) > 1 and len(drawn) * n_repeats * n <= predictor.max_rows:
-        return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
     out = []
     for name, cols, replacement in drawn:
         risks, total = [], None
@@ -356,6 +363,18 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
             del block
         out.append((np.concatenate(risks), None if base_point is None else total / n_repeats - base_point))
     return out
+
+
+def _draw(sampler, X, cols, n_repeats, seed, rows):
+    """A feature's replacement values: the sampler's draws from the feature's own seed -- as drawn
+    rows of its data (:meth:`~imlkit.samplers.Sampler.sample_rows`, no frame per feature) when
+    ``rows`` and the sampler draws rows, else the frame of :meth:`~imlkit.samplers.Sampler.sample`.
+    The same random numbers either way."""
+    if rows:
+        draws = sampler.sample_rows(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
+        if draws is not None:
+            return draws
+    return sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed))
 
 
 def _reduce_blocks(preds, y, loss, base_point):
