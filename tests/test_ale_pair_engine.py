@@ -12,18 +12,15 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingClassifier, HistGradientBoostingRegressor
-from threadpoolctl import threadpool_limits
 
 import imlkit as ik
 from imlkit._model import Predictor
 from imlkit._trees import _engine
 from imlkit._trees._adapters import _hgb_frame_encoder
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(n=300, seed=0):

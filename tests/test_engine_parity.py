@@ -32,11 +32,9 @@ import imlkit as ik
 from imlkit._trees import _adapters
 from imlkit._validation import ModelError
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # --------------------------------------------------------------------------- data and models

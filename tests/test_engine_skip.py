@@ -16,17 +16,14 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from threadpoolctl import threadpool_limits
 
 import imlkit as ik
 import imlkit._trees._engine as trees
 from imlkit._model import Predictor
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(n=400, seed=0):

@@ -12,17 +12,14 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-from threadpoolctl import threadpool_limits
 
 import imlkit as ik
 import imlkit._trees._engine as trees
 from imlkit._model import Predictor
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(n=300, seed=0):

@@ -30,11 +30,9 @@ SK_TOL = dict(rtol=1e-10, atol=1e-10)
 XGB_TOL = dict(rtol=2e-5, atol=2e-5)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # OpenMP predict/fit threads crawl on a shared machine; the engine itself is single-threaded.
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")

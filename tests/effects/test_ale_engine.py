@@ -20,18 +20,15 @@ from sklearn.ensemble import (
 )
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
-from threadpoolctl import threadpool_limits
 
 import imlkit as ik
 from imlkit._model import Predictor
 from imlkit._trees import _ale_kernels, _engine
 from imlkit._validation import ModelError, ValidationError
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(n=240, seed=0):

@@ -23,18 +23,15 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from threadpoolctl import threadpool_limits
 
 import imlkit as ik
 import imlkit._trees._engine as trees
 from imlkit._model import Predictor, stack_frame
 from imlkit.samplers import ConditionalPermutationSampler, GaussianSampler, MarginalSampler, SubgroupSampler
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+#: one OpenMP/BLAS thread (tests/conftest.py): the engine is single-threaded, and OpenMP fits and predicts
+#: crawl on a shared machine
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(n=240, seed=0, categorical=True, nan=True):

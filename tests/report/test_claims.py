@@ -9,7 +9,6 @@ from numpy.testing import assert_allclose
 from imlkit.importance import ImportanceResult
 from imlkit.report import _claims as cl
 from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
-from imlkit.report._reading import reading_claims
 
 
 def _sim(est, lo, hi, m, level=0.95):
@@ -36,17 +35,6 @@ def _ctx(results, y=None, r2=None, no_better_than=None, decision=None, pimp=None
                            data_outputs=DataOutputs(dependence_r2=None if r2 is None else pd.Series(r2)),
                            model_check=ModelCheck(no_better_than=no_better_than, decision=decision or {}),
                            X_test=pd.DataFrame({"z": np.zeros(n)}), y_test=None if y is None else pd.Series(y))
-
-
-def _checked(ctx):
-    out = []
-    for para in reading_claims(ctx):
-        for item in para.items:
-            assert cl.consistent(item) == []
-            for c in item:
-                assert cl.check(c) == [], (c.kind, c.text(), cl.check(c))
-                out.append(c)
-    return out
 
 
 def _text(claims):
@@ -81,11 +69,11 @@ def test_a_significant_test_is_never_negligible():
     assert "adjusted p = 0.0003" in e.small_words()
 
 
-def test_disagreement_says_small_beside_with_the_numbers_and_no_barely_uses():
+def test_disagreement_says_small_beside_with_the_numbers_and_no_barely_uses(checked_reading):
     pfi = _res("pfi", [42.0, 20.0, 1.5], [40.0, 18.0, 1.2], [44.0, 22.0, 1.8], BOSTON, baseline_loss=5.3)
     sage = _res("sage_conditional", [30.0, 20.0, 10.0], [28.0, 18.0, 8.0], [32.0, 22.0, 12.0], BOSTON,
                 extra=dict(v_all=79.1, converged=True))
-    claims = _checked(_ctx({"pfi": pfi, "sage_conditional": sage}, y=BOSTON_Y, r2={"tax": 0.8}))
+    claims = checked_reading(_ctx({"pfi": pfi, "sage_conditional": sage}, y=BOSTON_Y, r2={"tax": 0.8}))
     text = _text(claims)
     assert "tax: important for SAGE (conditional)" in text
     # was "but small beside lstat (3.6% of it) but 1.9% of ... for PFI": two "but"s, the method named last
@@ -142,14 +130,14 @@ def test_info_vs_use_needs_the_dependence_and_carries_it():
 
 
 # ----- 4. an unconverged estimate creates no verdict
-def test_unconverged_sage_is_said_once_and_decides_nothing():
+def test_unconverged_sage_is_said_once_and_decides_nothing(checked_reading):
     names = ("PriceDiff", "Store7", "region")
     pfi = _res("pfi", [0.3, -0.01, 0.0], [0.25, -0.02, 0.0], [0.35, -0.005, 0.0], names, baseline_loss=0.4,
                loss="log_loss")
     noisy = _res("sage_conditional", [0.01, 0.2, 0.15], [-0.3, 0.12, 0.1], [0.32, 0.28, 0.2], names, loss="log_loss",
                  extra=dict(v_all=0.25, converged=False, ratio=0.62, n_permutations=64), tolerance=0.05)
     y = np.tile(["CH", "MM"], 20)
-    claims = _checked(_ctx({"pfi": pfi, "sage_conditional": noisy}, y=y))
+    claims = checked_reading(_ctx({"pfi": pfi, "sage_conditional": noisy}, y=y))
     text = _text(claims)
     assert [c.kind for c in claims].count("unconverged") == 1
     assert ("SAGE (conditional) did not converge: after 64 orderings its largest standard error is 0.62 x the range "
@@ -162,7 +150,7 @@ def test_unconverged_sage_is_said_once_and_decides_nothing():
     # a little short of its tolerance (0.067 vs 0.05, within NEAR_CONVERGED = 2 x): read, and said once
     near = _res("sage_conditional", [0.2, 0.01, 0.0], [0.15, -0.01, 0.0], [0.25, 0.03, 0.0], names, loss="log_loss",
                 extra=dict(v_all=0.25, converged=False, ratio=0.067, n_permutations=1024), tolerance=0.05)
-    claims = _checked(_ctx({"pfi": pfi, "sage_conditional": near}, y=y))
+    claims = checked_reading(_ctx({"pfi": pfi, "sage_conditional": near}, y=y))
     assert [c.kind for c in claims if c.kind.endswith("converged")] == ["near_converged"]
     assert "All 2 methods rank PriceDiff first" in _text(claims)
     assert "stopped after 1024 orderings a little short of its tolerance: its largest standard error is 0.067" in \
@@ -226,37 +214,37 @@ def test_fill_adds_the_unsettled_never_the_negligible():
 
 
 # ----- 6. PIMP of a constant column
-def test_pimp_of_a_column_the_model_does_not_use():
+def test_pimp_of_a_column_the_model_does_not_use(checked_reading):
     names = ("price", "region")
     null = np.array([np.linspace(0.0, 0.01, 10), np.r_[np.full(9, -1e-17), 2e-16]])
     pimp = _res("pimp", [0.3, 1.1e-16], [0.3, 1.1e-16], [0.3, 1.1e-16], names, p_adjusted=[0.0909, 0.909],
                 baseline_loss=0.4, extra=dict(null=null, distribution=("empirical", "empirical")), n_null=10,
                 p_adjust="holm", alpha=0.05, importance="pfi")
     pfi = _res("pfi", [0.3, 0.0], [0.25, 0.0], [0.35, 0.0], names, baseline_loss=0.4)
-    claims = _checked(_ctx({"pfi": pfi}, pimp=pimp))
+    claims = checked_reading(_ctx({"pfi": pfi}, pimp=pimp))
     text = _text(claims)
     assert "PIMP: the model does not use region: the observed importance is 0 (up to rounding)" in text
     assert "observed above 9 of 10" not in text and "region (adjusted p" not in text
 
 
 # ----- 7. "could not be shown to beat the baseline", with the rows; "noise" only when the gain is small too
-def test_no_better_says_what_was_shown():
+def test_no_better_says_what_was_shown(checked_reading):
     pfi = _res("pfi", [1.0, 0.5], [0.9, 0.4], [1.1, 0.6], ("a", "b"))
     # BrainCancer: 27 test rows, RMSE difference [-6, 1.5] against a baseline of 20: up to 30% better is allowed
     wide = {"RMSE": {"model": 19.0, "baseline": 20.0, "difference": (-1.0, -6.0, 1.5)}}
-    claims = _checked(_ctx({"pfi": pfi}, y=np.arange(27.0), no_better_than="mean", decision=wide))
+    claims = checked_reading(_ctx({"pfi": pfi}, y=np.arange(27.0), no_better_than="mean", decision=wide))
     text = _text(claims)
     assert ("Read this with care: the model could not be shown to beat the mean baseline on 27 test rows (the model "
             "minus the baseline: RMSE -1 [-6, 1.5])") in text
     assert "describe noise" not in text
     # at best 1% better (less than NOISE_GAIN = 2%): now the importances describe noise
     tight = {"RMSE": {"model": 20.0, "baseline": 20.0, "difference": (0.0, -0.2, 0.3)}}
-    text = _text(_checked(_ctx({"pfi": pfi}, y=np.arange(500.0), no_better_than="mean", decision=tight)))
+    text = _text(checked_reading(_ctx({"pfi": pfi}, y=np.arange(500.0), no_better_than="mean", decision=tight)))
     assert "less than 2% of the baseline's score, so the importances below describe noise" in text
     assert "on 500 test rows" in text
     # a model that scores exactly as the baseline (spector: a constant model) is said so, not "noise"
     flat = {m: {"model": 0.5, "baseline": 0.5, "difference": (0.0, 0.0, 0.0)} for m in ("Brier score", "ROC AUC")}
-    text = _text(_checked(_ctx({"pfi": pfi}, y=np.arange(10.0), no_better_than="majority class", decision=flat)))
+    text = _text(checked_reading(_ctx({"pfi": pfi}, y=np.arange(10.0), no_better_than="majority class", decision=flat)))
     assert "scores exactly as the baseline on every measure" in text and "describe noise" not in text
     # another model of the report beats the baseline
     claim = cl.Claim("no_better", numbers=dict(baseline="mean", others={"GLM": ("RMSE",)}))

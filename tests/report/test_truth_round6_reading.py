@@ -12,7 +12,6 @@ from imlkit.importance import ImportanceResult
 from imlkit.report import _claims as cl
 from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
 from imlkit.report._ranking import most_important
-from imlkit.report._reading import reading_claims
 
 
 def _res(method, values, low, high, names, baseline_loss=None, extra=None, p_adjusted=None, **params):
@@ -29,17 +28,6 @@ def _ctx(results, y):
                            X_test=pd.DataFrame({"z": np.zeros(len(y))}), y_test=pd.Series(y))
 
 
-def _claims(ctx):
-    out = []
-    for para in reading_claims(ctx):
-        for item in para.items:
-            assert cl.consistent(item) == []
-            for c in item:
-                assert cl.check(c) == [], (c.kind, c.text(), cl.check(c))
-                out.append(c)
-    return out
-
-
 def _one_feature():
     """Diabetes' bmi alone: a gradient boosting model and its marginal SAGE, computed here (no hard-coded values)."""
     d = load_diabetes(as_frame=True).frame
@@ -49,7 +37,7 @@ def _one_feature():
     return model, Xt, yt
 
 
-def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_important():
+def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_important(checked_reading):
     """One feature: SAGE has one ordering, and its control variate makes its value exactly what the feature explains
     on these rows, v(N) = R(mean prediction) - R(model): its interval [637, 637] has width 0 and covers nothing of the
     sampling of the rows. "Important by its interval (low > 0)" was then the sign of the estimate: SAGE counted bmi
@@ -67,7 +55,7 @@ def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_impo
     # beside it, PFI with a real spread over permutations still decides
     pfi = ik.pfi(model, Xt, yt, n_repeats=5, random_state=0)
     ctx = _ctx({"pfi": pfi, "sage_marginal": sage}, yt.to_numpy())
-    claims = _claims(ctx)
+    claims = checked_reading(ctx)
     text = " ".join(c.text() for c in claims)
     top = next(c for c in claims if c.kind == "top").text()
     assert "each method's interval (or adjusted p-value) puts it above 0" not in top
@@ -84,7 +72,7 @@ def test_sage_of_one_feature_has_an_interval_of_width_0_that_is_not_read_as_impo
     assert "interval includes 0" not in text  # width 0 does not "include 0" either
 
 
-def test_an_interval_of_width_0_at_0_stays_negligible_and_a_real_interval_is_unchanged():
+def test_an_interval_of_width_0_at_0_stays_negligible_and_a_real_interval_is_unchanged(checked_reading):
     """The rule reads only a width-0 interval around a non-zero value: a credit of exactly 0 (a feature the model
     does not use) is still 0, and an interval with any spread is read as before."""
     y = np.r_[np.zeros(20), np.ones(20) * 4]
@@ -101,11 +89,11 @@ def test_an_interval_of_width_0_at_0_stays_negligible_and_a_real_interval_is_unc
     neg = _res("sage_marginal", [-0.244], [-0.244], [-0.244], ("X",), extra=dict(v_all=-0.244, converged=True))
     e = cl.evidence(neg, y)["X"]
     assert e.zero_width and not e.below_null()
-    top = next(c for c in _claims(_ctx({"sage_marginal": neg}, y)) if c.kind == "top").text()
+    top = next(c for c in checked_reading(_ctx({"sage_marginal": neg}, y)) if c.kind == "top").text()
     assert "whole interval lies below 0" not in top and "width 0" in top
 
 
-def test_the_reading_states_the_counts_section_4_names():
+def test_the_reading_states_the_counts_section_4_names(checked_reading):
     """Wine (quick): section 4 showed "proline (3 of 4) and flavanoids (2 of 4)" while the reading named proline
     only as CFI's first place; diabetes: "bmi (2 of 4) and s6 (2 of 4)", s6 never called important there. The reading
     now says how many features are important for every method, for some (each with its methods) and for none, from
@@ -119,7 +107,7 @@ def test_the_reading_states_the_counts_section_4_names():
     ctx = _ctx({"pfi": pfi, "cfi": cfi, "loco": loco}, y)
     ev = {m: cl.evidence(r, y) for m, r in ctx.importance.compared().items()}
     important = {f: [m for m in ev if ev[m][f].important()] for f in names}
-    claims = _claims(ctx)
+    claims = checked_reading(ctx)
     counts = next(c for c in claims if c.kind == "counts").text()
     every = [f for f, ms in important.items() if len(ms) == 3]
     some = [f for f, ms in important.items() if 0 < len(ms) < 3]
