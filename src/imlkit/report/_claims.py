@@ -990,25 +990,35 @@ def _r_interactions(c):
     t, rows = n["threshold"], n.get("n_rows")
     on = f"{rows:,} rows" if rows else "its rows"
     halves = n.get("halves") or (None,) * len(c.features)
-    with_halves = any(h is not None for h in halves) or any(h is not None for h in n.get("unsettled_halves", ()))
+    close = n.get("se_close") or ()
+    close_halves = n.get("close_halves") or (None,) * len(close)
+    with_halves = (any(h is not None for h in halves) or any(h is not None for h in n.get("unsettled_halves", ()))
+                   or any(h is not None for h in close_halves))
+    z = n.get("se_z", 1.645)
     rule = (f"H² > {t} in each half of the H-statistic's {on}, as section 4 reads it" if with_halves
             else f"overall H² > {t} on the H-statistic's {on}")
+    if close:
+        rule += f", and more than {z:g} bootstrap standard errors above {t} on all rows"
     items = [_h_item(f, h, hv) for f, h, hv in zip(c.features, n["h2"], halves)]
+    # strong by the halves, yet within z bootstrap SEs of the threshold (fair's children: H² 0.235, SE 0.137; wide's
+    # x2: H² 0.131, SE 0.0191): not shown to interact strongly, so never listed among the strong ones
+    close_items = [f"{f} (H² = {num(h)}, SE {num(se)}: {num(h)} − {z:g} × {num(se)} = {num(h - z * se)}"
+                   + (f"; halves {num(hv[0])} and {num(hv[1])})" if hv else ")")
+                   for (f, h, se), hv in zip(close, close_halves)]
+    where = "in both halves" if with_halves else "on all rows"
     if items:
         s = (f"Features with strong interactions ({rule}): {name_list(items)}. Their PD curves average over "
              f"heterogeneous ICE curves (sections 4-5).")
+        if close:
+            s += (f" Above {t} {where} but within {z:g} bootstrap standard errors of it, so not shown to interact "
+                  f"strongly: {name_list(close_items)}.")
+    elif close:
+        s = (f"No feature is shown to interact strongly: {name_list(close_items)} "
+             f"{'is' if len(close) == 1 else 'are'} above {t} {where} but within {z:g} bootstrap standard errors of "
+             f"it, so {'its' if len(close) == 1 else 'their'} own standard error{'' if len(close) == 1 else 's'} "
+             f"do{'es' if len(close) == 1 else ''} not tell {'it' if len(close) == 1 else 'them'} apart from it.")
     else:
         s = f"No feature has a strong interaction ({rule})."
-    close = n.get("se_close") or ()
-    if close:
-        # strong by the halves, yet within z bootstrap SEs of the threshold (fair's children: H² 0.235, SE 0.137)
-        z = n.get("se_z", 1.645)
-        close_items = [f"{f} (H² = {num(h)}, SE {num(se)}: {num(h)} − {z:g} × {num(se)} = {num(h - z * se)})"
-                       for f, h, se in close]
-        s += (f" Of these, {name_list(close_items)} {'lies' if len(close) == 1 else 'lie'} within {z:g} bootstrap "
-              f"standard errors of {t}, so {'its' if len(close) == 1 else 'their'} own standard error"
-              f"{'' if len(close) == 1 else 's'} do{'es' if len(close) == 1 else ''} not tell "
-              f"{'it' if len(close) == 1 else 'them'} apart from it.")
     unsettled = [_h_item(f, h, hv) for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()),
                                                           n.get("unsettled_halves", ()))]
     if unsettled:
@@ -1252,8 +1262,13 @@ def _c_interactions(c):
            if not (n["threshold"] == H_INTERACTION and (min(hv) if hv else h) > H_INTERACTION)]
     z = n.get("se_z", 1.645)
     for f, h, se in n.get("se_close") or ():
-        if f not in c.features or h - z * se > n["threshold"]:
+        if f in c.features:
+            bad.append(f"{f}: listed as a strong interaction, yet within {z} SEs ({se}) of {n['threshold']}")
+        if h - z * se > n["threshold"]:
             bad.append(f"{f}: H² {h} − {z} × SE {se} is above {n['threshold']}: its SE does tell it apart")
+    for (f, h, _), hv in zip(n.get("se_close") or (), n.get("close_halves") or ()):
+        if not (min(hv) if hv else h) > n["threshold"]:
+            bad.append(f"{f}: H² {h}, halves {hv} is not above {n['threshold']} in both halves")
     for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()), n.get("unsettled_halves", ())):
         if hv is None or min(hv) > H_INTERACTION or max(h, *hv) <= H_INTERACTION:
             bad.append(f"{f}: H² {h}, halves {hv} is not 'not distinguishable from {H_INTERACTION}'")

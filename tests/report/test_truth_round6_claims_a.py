@@ -1,0 +1,52 @@
+"""Round 6 (claims6): the reading's sentences say only what their numbers show."""
+from types import SimpleNamespace
+
+
+def test_no_feature_within_its_se_of_the_threshold_is_headed_a_strong_interaction():
+    """A wide synthetic table (2,000 columns, a gradient boosting classifier): x2 (H² 0.131, SE 0.0191, halves 0.155
+    and 0.102) and x1 (0.125, SE 0.0162, halves 0.127 and 0.127) were headed "Features with strong interactions" and
+    the next sentence said both lie within 1.645 bootstrap SEs of 0.1. None clears the margin, so none is strong."""
+    from imlkit.report import _claims as cl
+    from imlkit.report._reading import _interactions_claim
+
+    h = {"x2": 0.131, "x1": 0.125, "x3": 0.02}
+    halves = {"x2": (0.155, 0.102), "x1": (0.127, 0.127), "x3": (0.01, 0.03)}
+    se = {"x2": 0.0191, "x1": 0.0162, "x3": 0.005}
+    ctx = SimpleNamespace(effects=SimpleNamespace(h_rows=120, h_se=se), task="classification")
+    claim = _interactions_claim(ctx, h, halves)
+    assert claim is not None and claim.check() == []
+    assert claim.features == ()
+    said = claim.text()
+    assert "Features with strong interactions" not in said
+    assert said.startswith("No feature is shown to interact strongly: x2 (H² = 0.131, SE 0.0191: 0.131 − 1.645 × "
+                           f"0.0191 = {cl.num(0.131 - 1.645 * 0.0191)}; halves 0.155 and 0.102) and x1")
+    assert "are above 0.1 in both halves but within 1.645 bootstrap standard errors of it" in said
+    # x2's own numbers: 0.131 − 1.645 × 0.0191 <= 0.1 < both halves
+    assert 0.131 - 1.645 * 0.0191 <= 0.1 < min(halves["x2"])
+
+
+def test_the_strong_heading_keeps_the_features_that_clear_the_se_margin_and_names_the_others_apart():
+    from imlkit.report._reading import _interactions_claim
+
+    h = {"a": 0.4, "b": 0.13}
+    halves = {"a": (0.35, 0.45), "b": (0.12, 0.14)}
+    se = {"a": 0.05, "b": 0.03}
+    ctx = SimpleNamespace(effects=SimpleNamespace(h_rows=200, h_se=se), task="regression")
+    claim = _interactions_claim(ctx, h, halves)
+    assert claim.check() == []
+    assert claim.features == ("a",)
+    said = claim.text()
+    head, rest = said.split(". Their PD curves", 1)
+    assert "a (H² = 0.4; halves 0.35 and 0.45)" in head and "b (" not in head
+    assert "more than 1.645 bootstrap standard errors above 0.1 on all rows" in head
+    assert "Above 0.1 in both halves but within 1.645 bootstrap standard errors of it, so not shown to interact " \
+           "strongly: b (H² = 0.13, SE 0.03" in rest
+
+
+def test_the_check_refuses_a_strong_heading_for_a_feature_within_its_se():
+    from imlkit.report import _claims as cl
+
+    n = dict(threshold=cl.H_INTERACTION, h2=(0.131,), halves=((0.155, 0.102),), n_rows=120,
+             se_close=(("x2", 0.131, 0.0191),), close_halves=((0.155, 0.102),), se_z=1.645)
+    assert cl.Claim("interactions", ("x2",), numbers=n).check() != []
+    assert cl.Claim("interactions", (), numbers=dict(n, h2=(), halves=())).check() == []
