@@ -50,3 +50,31 @@ def test_the_check_refuses_a_strong_heading_for_a_feature_within_its_se():
              se_close=(("x2", 0.131, 0.0191),), close_halves=((0.155, 0.102),), se_z=1.645)
     assert cl.Claim("interactions", ("x2",), numbers=n).check() != []
     assert cl.Claim("interactions", (), numbers=dict(n, h2=(), halves=())).check() == []
+
+
+def _dependent_table(n=200, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    return pd.DataFrame({"years": a + 0.2 * rng.normal(size=n), "catbat": a, "walks": rng.normal(size=n)})
+
+
+def test_the_removal_story_is_not_told_when_a_high_and_a_low_method_remove_the_feature_the_same_way():
+    """Hitters (a random forest): Years important for PFI and CFI, negligible for SAGE (marginal), R² 0.893 -- the
+    reading said "how a method removes it decides how much credit it gets", yet PFI and marginal SAGE remove it the
+    same way (drawn without regard to the others), and CFI (which samples it given the others) agrees with PFI."""
+    from imlkit.report._reading import _reasons
+
+    X = _dependent_table()
+    r2 = {"years": 0.96}
+    said = " ".join(c.text() for c in _reasons("years", ["pfi", "cfi"], ["sage_marginal"], r2, None, X))
+    assert "decides how much credit it gets" not in said
+    assert ("but PFI, which finds it important, and SAGE (marginal), which does not, both remove it by drawing it "
+            "without regard to the others, so how a method removes it does not explain this difference") in said
+    assert "SAGE (marginal) averages what it adds over coalitions of the others" in said
+    # refitting (LOCO) against permuting (PFI): they do remove it differently, and the story is told
+    said = " ".join(c.text() for c in _reasons("years", ["pfi"], ["loco"], r2, None, X))
+    assert "does not explain" not in said
+    assert "little unique contribution" in said or "decides how much credit" in said

@@ -82,6 +82,12 @@ LABELS = METHOD_LABELS
 MARGINAL = ("pfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
 REFIT = ("loco", "lofo")
+#: How each method removes a feature: drawn without regard to the others, drawn given them, or refitted without it.
+REMOVAL = {"pfi": "marginal", "sage_marginal": "marginal", "cfi": "conditional", "sage_conditional": "conditional",
+           "loco": "refit", "lofo": "refit"}
+REMOVAL_WORDS = {"marginal": "both remove it by drawing it without regard to the others",
+                 "conditional": "both remove it by drawing it given the others",
+                 "refit": "both remove it by refitting the learner without it"}
 #: What each method's interval covers (how the sentence names it).
 INTERVAL_WORDS = {"pfi": "permutation spread", "cfi": "permutation spread", "sage_marginal": "Monte-Carlo interval",
                   "sage_conditional": "Monte-Carlo interval"}
@@ -819,8 +825,32 @@ def _r_dependence(c):
                 f"{'finds' if len(conditional) == 1 else 'find'} little unique contribution, while "
                 f"{name_list(marginal)} also {'counts' if len(marginal) == 1 else 'count'} the model's behaviour on "
                 f"unrealistic, extrapolated points.")
-    return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting without "
-            f"it) decides how much credit it gets, so methods that remove it differently can rank it differently.")
+    high, low = n.get("high", ()), n.get("low", ())
+    same = [(h, lo) for h in high for lo in low if REMOVAL.get(h) is not None and REMOVAL.get(h) == REMOVAL.get(lo)]
+    if not same:
+        return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting "
+                f"without it) decides how much credit it gets, so methods that remove it differently can rank it "
+                f"differently.")
+    # hitters (a random forest): PFI and CFI find Years important, SAGE (marginal) negligible -- PFI and marginal
+    # SAGE remove it the same way, so the removal story explains nothing here; what differs is the coalitions
+    kinds = list(dict.fromkeys(REMOVAL[h] for h, _ in same))
+    def group(k):
+        hi = [label(m) for m in high if REMOVAL.get(m) == k]
+        lo = [label(m) for m in low if REMOVAL.get(m) == k]
+        return (f"{name_list(hi)}, which find{'s' if len(hi) == 1 else ''} it important, and {name_list(lo)}, which "
+                f"do{'es' if len(lo) == 1 else ''} not, {REMOVAL_WORDS[k]}")
+
+    groups = "; and ".join(group(k) for k in kinds)
+    s = f"{head}, but {groups}, so how a method removes it does not explain this difference"
+    coalition = [(h, lo) for h, lo in same if {h, lo} & {"sage_marginal", "sage_conditional"}
+                 and not {h, lo} <= {"sage_marginal", "sage_conditional"}]
+    if coalition:
+        h, lo = coalition[0]
+        sage, other = (h, lo) if h.startswith("sage") else (lo, h)
+        s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all the "
+              f"other features together, {label(sage)} averages what it adds over coalitions of the others, which "
+              f"can share its credit with the features it depends on")
+    return s + "."
 
 
 def _r_moderate(c):
