@@ -42,3 +42,43 @@ def test_the_marginal_only_clause_names_each_features_own_marginal_methods():
             "for SAGE (marginal)") in words
     assert "texture (R² = 0.946) and perimeter" not in words
     assert "while CFI does not find them important" in words
+
+
+def _iris_ctx(order):
+    """Iris with its rows in ``order``: 35 training rows of each class (a stratified 70/30 split of 150 rows)."""
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    d = load_iris(as_frame=True)
+    X, y = d.data, d.target.map(dict(enumerate(d.target_names)))
+    train = pd.concat([X[y == c].iloc[:35] for c in d.target_names]).index
+    rows = np.asarray(train)[order]
+    model = LogisticRegression(max_iter=500).fit(X.loc[train], y.loc[train])
+    return SimpleNamespace(task="classification", model=model, target_class=None, data=SimpleNamespace(target="y"),
+                           y_train=y.loc[rows].reset_index(drop=True))
+
+
+def test_a_tie_of_training_rows_names_no_class_the_most_frequent():
+    """Iris (35 training rows of each class): section 4 said "the predicted probability of class virginica, the most
+    frequent of the 3 classes" -- value_counts' first of a three-way tie, which moves with the rows' order."""
+    from imlkit.report._sec_effects import _output_text, frequent_classes
+    from imlkit.report._shared import effect_output
+
+    chosen = set()
+    for seed in range(4):
+        ctx = _iris_ctx(np.random.default_rng(seed).permutation(105))
+        counts = ctx.y_train.value_counts()
+        assert (counts == 35).all() and len(counts) == 3
+        out = effect_output(ctx)
+        chosen.add(out)
+        said = _output_text(ctx, out)
+        assert "most frequent" not in said
+        assert (f"the predicted probability of class {out}, one of the 3 classes, all tied for the most training rows "
+                f"(35 each; the first in the model's order)") in said
+        assert frequent_classes(ctx, 2) == list(ctx.model.classes_[:2])
+    assert chosen == {ctx.model.classes_[0]}  # the same class for any order of the rows
+    # without a tie the words stay "the most frequent"
+    ctx.y_train = pd.concat([ctx.y_train, pd.Series(["virginica"])], ignore_index=True)
+    out = effect_output(ctx)
+    assert out == "virginica"
+    assert "class virginica, the most frequent of the 3 classes" in _output_text(ctx, out)

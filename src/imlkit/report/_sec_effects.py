@@ -9,7 +9,7 @@ from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
 from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
-from ._shared import effect_output
+from ._shared import classes_by_rows, effect_output, most_frequent_words
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
@@ -56,12 +56,8 @@ class TopClassesAndOther:
 
 def frequent_classes(ctx, k):
     """The model's ``k`` classes with the most training rows, most frequent first."""
-    classes = list(getattr(ctx.model, "classes_", []))
-    by_key = {str(c): c for c in classes}
-    counts = ctx.y_train.astype(str).value_counts()
-    ranked = [by_key[c] for c in counts.index if c in by_key]
-    ranked += [c for c in classes if c not in ranked]
-    return ranked[:k]
+    ranked = classes_by_rows(ctx) or [(c, 0) for c in getattr(ctx.model, "classes_", [])]
+    return [c for c, _ in ranked][:k]
 
 
 def effect_classes(ctx):
@@ -96,8 +92,9 @@ def _output_text(ctx, output):
         return f"the predicted probability of class {model_class(ctx, output)} (chosen with --class)"
     # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
     # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
-    return (f"the predicted probability of class {model_class(ctx, output)}, the most frequent of the "
-            f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
+    return (f"the predicted probability of class {model_class(ctx, output)}, "
+            f"{most_frequent_words(ctx, output, len(classes))} (this method explains one class at a time; choose "
+            f"another with --class)")
 
 
 def _many_classes(ctx):
