@@ -82,3 +82,39 @@ def test_a_tie_of_training_rows_names_no_class_the_most_frequent():
     out = effect_output(ctx)
     assert out == "virginica"
     assert "class virginica, the most frequent of the 3 classes" in _output_text(ctx, out)
+
+
+def test_how_far_the_halves_move_names_the_pairs_gap_beside_the_features():
+    """Khan (a 4-class random forest, 20 test rows): "the halves differ by up to 0.068" was the gap of single features
+    only, while the pairs table beside it showed V1389 × V1003 at 0.1818 in one half and 0.01996 in the other."""
+    import re
+
+    from sklearn.ensemble import RandomForestRegressor
+
+    from imlkit.report._sec_effects import halves_words, section_effects
+
+    said = halves_words({"a": 0.05, "b": 0.02}, {"a": (0.02, 0.088), "b": (0.01, 0.03)}, 20, 10, 10,
+                        pair_halves={frozenset(("a", "b")): (0.1818, 0.01996)})
+    assert "the halves differ by up to 0.068 for the features' H², and by up to 0.16 for the pairs'" in said
+
+    import imlkit as ik
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(400, 4)), columns=["a", "b", "c", "d"])
+    y = X["a"] * X["b"] + X["c"] + 0.3 * rng.normal(size=400)
+    model = RandomForestRegressor(n_estimators=30, max_depth=6, random_state=0)
+    ctx = prepare_context(ReportConfig(data=X.assign(y=y), target="y", model=model, quick=True,
+                                       methods=("pfi", "hstat"), strict=True))
+    ctx.results = {"pfi": ik.pfi(ctx.model, ctx.X_test, ctx.y_test, random_state=0)}
+    sec = section_effects(ctx)
+    blocks = [b for b in sec["blocks"] if isinstance(b, dict)]
+    words = " ".join(b.get("text", "") for b in blocks)
+    pairs = next(b for b in blocks if b.get("kind") == "table" and "feature " in b["columns"])
+    i, j = pairs["columns"].index("H² (half 1)"), pairs["columns"].index("H² (half 2)")
+    gap = max(abs(float(r[i]) - float(r[j])) for r in pairs["rows"])
+    m = re.search(r"and by up to ([0-9.e-]+) for the pairs'", words)
+    assert m, words
+    # said to 2 significant digits, the table to 4: half a unit of the second digit, plus the table's rounding
+    np.testing.assert_allclose(float(m.group(1)), gap, rtol=0, atol=0.5 * 10 ** (np.floor(np.log10(gap)) - 1) + 1e-4)

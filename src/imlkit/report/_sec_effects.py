@@ -260,17 +260,20 @@ def _hstat_blocks(ctx, output):
     caveats = hstat_caveats(ctx, h)
     if caveats:
         blocks.insert(2, text(caveats))
+    pairs = h.to_frame("pairwise")
+    # each shown pair's H² in each half (the pairs table's last two columns)
+    by_pair = ([{frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
+                 .itertuples(index=False)} for half in halves] if halves is not None else None)
     if halves is not None:
+        keys = [frozenset((a, b)) for a, b in zip(pairs["feature_1"], pairs["feature_2"])] if len(pairs) else []
+        pair_halves = {k: (float(by_pair[0].get(k, np.nan)), float(by_pair[1].get(k, np.nan))) for k in keys}
         blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
                                            len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]),
-                                           se=ctx.effects.h_se)))
-    pairs = h.to_frame("pairwise")
+                                           se=ctx.effects.h_se, pair_halves=pair_halves)))
     if len(pairs):
         if halves is not None:
-            for k, half in enumerate(halves, 1):
-                by_pair = {frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
-                           .itertuples(index=False)}
-                pairs[f"H² (half {k})"] = [by_pair.get(frozenset((a, b)), np.nan)
+            for k in (1, 2):
+                pairs[f"H² (half {k})"] = [by_pair[k - 1].get(frozenset((a, b)), np.nan)
                                            for a, b in zip(pairs["feature_1"], pairs["feature_2"])]
         pairs = _h_columns(pairs.rename(columns={"feature_1": "feature", "feature_2": "feature "}))
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
@@ -343,18 +346,22 @@ def _hstat_halves(ctx, X_h, features, pairs, output):
     return out
 
 
-def halves_words(h_overall, h_halves, n, n1, n2, se=None):
+def halves_words(h_overall, h_halves, n, n1, n2, se=None, pair_halves=None):
     """The sentence on how far the overall H² moves with its rows: which features are above the report's threshold
     of a strong interaction (:data:`imlkit.report._claims.H_INTERACTION`) in both halves of the rows and which are
     not distinguishable from it (one half above, one at or below). ``se``: each feature's bootstrap SE of H²; a
     feature above the threshold in both halves but within ``H_SE_Z`` SEs of it is said to be so (wine's proline:
-    H² 0.119, SE 0.0177, halves 0.114 and 0.137 on 27 rows each)."""
+    H² 0.119, SE 0.0177, halves 0.114 and 0.137 on 27 rows each). ``pair_halves``: each shown pair's H² in each half
+    (``{frozenset((a, b)): (half 1, half 2)}``), whose largest gap is said beside the features' (khan: the features'
+    halves differ by up to 0.068, V1389 × V1003's by 0.16)."""
     from ._claims import H_INTERACTION
 
     gaps = [abs(a - b) for a, b in h_halves.values() if np.isfinite(a) and np.isfinite(b)]
     if not gaps:  # a flat model: every H² is 0/0
         return f"The H-statistic on each half of the {n:,} rows is undefined (the predictions do not vary)."
     spread = max(gaps)
+    pair_gaps = [abs(a - b) for a, b in (pair_halves or {}).values() if np.isfinite(a) and np.isfinite(b)]
+    pair_spread = max(pair_gaps) if pair_gaps else None
     above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
     # above the threshold on all rows or in one half, but not in both halves
     unsettled = [f for f, (a, b) in h_halves.items() if f not in above
@@ -362,7 +369,10 @@ def halves_words(h_overall, h_halves, n, n1, n2, se=None):
     s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
          f"and {n2:,} rows, a seeded split) gives the last two columns; "
          + (f"the halves differ by up to {spread:.2g}" if spread > ZERO_RTOL else
-            "the halves agree up to rounding"))
+            "the halves agree up to rounding")
+         + ("" if pair_spread is None else
+            f" for the features' H², and by up to {pair_spread:.2g} for the pairs' (in the pairs table)"
+            if pair_spread > ZERO_RTOL else " for the features' H², and up to rounding for the pairs'"))
     se = se or {}
     close = [f for f in above if not h_clears(h_overall.get(f, np.nan), se.get(f), H_INTERACTION)]
     if above:
