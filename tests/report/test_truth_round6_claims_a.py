@@ -78,3 +78,32 @@ def test_the_removal_story_is_not_told_when_a_high_and_a_low_method_remove_the_f
     said = " ".join(c.text() for c in _reasons("years", ["pfi"], ["loco"], r2, None, X))
     assert "does not explain" not in said
     assert "little unique contribution" in said or "decides how much credit" in said
+
+
+def _ev(method, feature, est, lo, hi, largest, rank=1):
+    from imlkit.report import _claims as cl
+
+    return cl.Evidence(method=method, feature=feature, estimate=est, low=lo, high=hi, largest=largest, rank=rank)
+
+
+def test_a_method_that_puts_no_feature_above_0_has_no_first_feature():
+    """Credit card expenditure (AVGEXP, 4 features): "The first feature differs between methods: INCOME for PFI and
+    SAGE (marginal); INCOMESQ for CFI ... (CFI simultaneous over 4: INCOMESQ 0 [0, 0], OWNRENT 0 [0, 0])" -- CFI's
+    largest value was 0 (INCOME -1,264): it puts no feature above 0, so it ranks no feature first."""
+    from imlkit.report import _claims as cl
+
+    firsts = (_ev("pfi", "INCOME", 4.37e4, 2.0e4, 6.0e4, 4.37e4), _ev("sage_marginal", "INCOME", 2.91e4, 2.86e4,
+                                                                       2.95e4, 2.91e4),
+              _ev("cfi", "INCOMESQ", 0.0, 0.0, 0.0, 1264.0))
+    seconds = (None, None, _ev("cfi", "OWNRENT", 0.0, 0.0, 0.0, 1264.0, rank=2))
+    claim = cl.Claim("top", ("INCOME", "INCOMESQ"), methods=("pfi", "sage_marginal", "cfi"), evidence=firsts,
+                     numbers=dict(second=seconds))
+    assert claim.check() == []
+    said = claim.text()
+    assert "differs" not in said and "INCOMESQ for CFI" not in said and "OWNRENT" not in said
+    assert said == ("PFI and SAGE (marginal) rank INCOME first, and each method's interval (or adjusted p-value) puts "
+                    "it above 0. CFI puts no feature above 0 (its largest value: INCOMESQ 0 [0, 0]).")
+    # one method alone, with a negative largest value whose interval includes 0
+    one = cl.Claim("top", ("a",), methods=("cfi",), evidence=(_ev("cfi", "a", -0.5, -2.0, 1.0, 3.0),),
+                   numbers=dict(second=(None,)))
+    assert one.text() == "CFI puts no feature above 0 (its largest value: a -0.5 [-2, 1])."

@@ -755,7 +755,28 @@ def _bracket(e):
     return f"[{num(e.low + e.null)}, {num(e.high + e.null)}]"
 
 
+def _none_above(e):
+    """A method's first place whose value is not above 0 while its interval does not lie wholly below 0 (nor has width
+    0): the method puts no feature above 0, so it has no first feature to name (credit card's CFI: INCOMESQ 0 [0, 0],
+    every other feature at or below 0)."""
+    return not e.estimate > 0 and not e.below_null() and not e.zero_width
+
+
 def _r_top(c):
+    none = [i for i, e in enumerate(c.evidence) if _none_above(e)]
+    if none:
+        ms = [c.evidence[i] for i in none]
+        said = (f"{name_list([label(e.method) for e in ms])} put{'s' if len(ms) == 1 else ''} no feature above 0 ("
+                + "; ".join(f"{label(e.method) + ': ' if len(ms) > 1 else 'its largest value: '}{e.feature} "
+                            f"{num(e.estimate + e.null)} {_bracket(e)}" for e in ms) + ").")
+        keep = [i for i in range(len(c.evidence)) if i not in none]
+        if not keep:
+            return said
+        seconds = c.numbers.get("second") or (None,) * len(c.evidence)
+        rest = Claim("top", tuple(dict.fromkeys(c.evidence[i].feature for i in keep)),
+                     methods=tuple(c.evidence[i].method for i in keep), evidence=tuple(c.evidence[i] for i in keep),
+                     numbers=dict(c.numbers, second=tuple(seconds[i] for i in keep), partial=True))
+        return f"{_r_top(rest)} {said}"
     firsts = {e.method: e.feature for e in c.evidence}
     # a first place whose whole interval lies below 0 is no "interval includes 0" (Portfolio, one feature X: SAGE
     # -0.244 [-0.244, -0.244] was said to include 0): it is the method's largest value and still below 0
@@ -784,10 +805,13 @@ def _r_top(c):
     if len(set(firsts.values())) == 1:
         f = c.features[0]
         said = sides("its")
+        # not every method read when another puts no feature above 0 (``partial``): name those that rank f first
+        who = (name_list([label(m) for m in firsts]) if c.numbers.get("partial") else
+               f"All {len(firsts)} methods")
         if not said:
-            return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
+            return (f"{who} rank {f} first, and each method's interval (or adjusted p-value) "
                     f"puts it above 0.{tie}")
-        return f"All {len(firsts)} methods rank {f} first, but {', and '.join(said)}.{tie}"
+        return f"{who} rank {f} first, but {', and '.join(said)}.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
