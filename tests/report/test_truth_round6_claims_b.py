@@ -118,3 +118,17 @@ def test_how_far_the_halves_move_names_the_pairs_gap_beside_the_features():
     assert m, words
     # said to 2 significant digits, the table to 4: half a unit of the second digit, plus the table's rounding
     np.testing.assert_allclose(float(m.group(1)), gap, rtol=0, atol=0.5 * 10 ** (np.floor(np.log10(gap)) - 1) + 1e-4)
+
+
+def test_section_6_fits_one_against_the_rest_for_the_class_section_4_explains():
+    """Iris (35 training rows of each class): section 6's GLM took value_counts' first class, section 4 the model's
+    most frequent by its own rule; both now take the most training rows, ties in the model's class order."""
+    from imlkit.report._sec_alternatives import binary_task
+    from imlkit.report._shared import effect_output
+
+    for seed in range(3):
+        ctx = _iris_ctx(np.random.default_rng(seed).permutation(105))
+        ctx.y_test = ctx.y_train
+        c, y01, _ = binary_task(ctx)
+        assert c == str(effect_output(ctx)) == str(ctx.model.classes_[0])
+        assert y01.sum() == 35

@@ -14,6 +14,7 @@ from ..local import shap
 from ._blocks import Section, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._fit import MANY_CLASSES
+from ._labels import class_label
 from ._shared import effect_output
 
 __all__ = ["section_local", "TITLE"]
@@ -33,7 +34,8 @@ def _explained(ctx, X):
         classes = list(ctx.model.classes_)
         c = classes[-1] if cls is None else cls
         col = [str(k) for k in classes].index(str(c))
-        return np.asarray(ctx.model.predict_proba(X), dtype=float)[:, col], classes[col], f"P({ctx.data.target} = {c})"
+        return (np.asarray(ctx.model.predict_proba(X), dtype=float)[:, col], classes[col],
+                f"P({ctx.data.target} = {class_label(classes[col], classes)})")
     return np.asarray(ctx.model.predict(X), dtype=float), None, f"the predicted {ctx.data.target}"
 
 
