@@ -511,7 +511,7 @@ def section_regional(ctx):
                        f"γ = min_improvement, interact with it: {', '.join(strong)})" if strong else ""))
         blocks.append(table(["split feature", "interaction score (sum of intImp: the share of the heterogeneity "
                              "its splits remove)"], list(scores.items()), caption=caption))
-    h_pairs = getattr(ctx.effects, "h_pairs", None)
+    h_pairs = ctx.effects.h_pairs
     said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size,
                           h_pairs=h_pairs)
     if "differs between the regions" in said and _on_probability(ctx):
