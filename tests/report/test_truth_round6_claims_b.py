@@ -132,3 +132,30 @@ def test_section_6_fits_one_against_the_rest_for_the_class_section_4_explains():
         c, y01, _ = binary_task(ctx)
         assert c == str(effect_output(ctx)) == str(ctx.model.classes_[0])
         assert y01.sum() == 35
+
+
+def test_the_mean_shap_table_of_many_features_shows_the_top_20_and_collapses_the_rest():
+    """A synthetic table of 2,000 columns: section 5's mean |SHAP| table listed every one of them, most 0; it shows the
+    first 20 and the rest behind a summary line, as section 3's importance table does."""
+    from sklearn.datasets import make_regression
+    from sklearn.linear_model import Ridge
+
+    import imlkit as ik
+    from imlkit.report._sec_local import _beside
+
+    X, y = make_regression(n_samples=60, n_features=60, n_informative=5, random_state=0)
+    X = pd.DataFrame(X, columns=[f"x{k}" for k in range(60)])
+    model = Ridge().fit(X, y)
+    swarm = ik.shap(model, X.iloc[:20], background=X.iloc[20:], random_state=0)
+    ctx = SimpleNamespace(importance=ImportanceOutputs(), eval_rows="test rows")
+    block = _beside(ctx, swarm)
+    assert len(block["rows"]) == 20 and len(block["more"]) == 40
+    assert block["more_label"] == "Show the other 40 features (ranked below the top 20)"
+    shown = [float(r[1]) for r in block["rows"]]
+    hidden = [float(r[1]) for r in block["more"]]
+    assert shown == sorted(shown, reverse=True) and min(shown) >= max(hidden)
+    # a table a handful longer than 20 stays open
+    few = X.iloc[:, :24]
+    swarm = ik.shap(Ridge().fit(few, y), few.iloc[:20], background=few.iloc[20:], random_state=0)
+    block = _beside(ctx, swarm)
+    assert len(block["rows"]) == 24 and "more" not in block
