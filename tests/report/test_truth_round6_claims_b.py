@@ -159,3 +159,40 @@ def test_the_mean_shap_table_of_many_features_shows_the_top_20_and_collapses_the
     swarm = ik.shap(Ridge().fit(few, y), few.iloc[:20], background=few.iloc[20:], random_state=0)
     block = _beside(ctx, swarm)
     assert len(block["rows"]) == 24 and "more" not in block
+
+
+def test_a_share_near_its_threshold_is_printed_on_its_own_side_and_the_failed_bar_is_the_one_named():
+    """College (rf, Outstate's REPID): "(10.0%, below the 10% needed to call it an interaction)" -- the ratio was just
+    below 0.1 and printed at one decimal. And where the regional curves differ by at least 10% but the splits remove
+    less than min_improvement, "(25%, below the 10% needed)" named the wrong bar."""
+    import re
+
+    import imlkit as ik
+    from imlkit.report._sec_effects import pct_beside, regional_difference, regional_words
+
+    assert pct_beside(0.09996, 0.1) == "9.996%" and pct_beside(0.1, 0.1) == "10.0%"
+    for v in (0.0999, 0.09999, 0.1, 0.10001, 0.123, 0.0004):
+        said = float(pct_beside(v, 0.1).rstrip("%")) / 100
+        assert (said < 0.1) == (v < 0.1), (v, said)
+        np.testing.assert_allclose(said, v, rtol=0, atol=0.0005)  # at least one decimal of a percentage
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X = pd.DataFrame({"x1": rng.uniform(-1, 1, n), "x2": rng.uniform(-1, 1, n), "x3": rng.uniform(-1, 1, n),
+                      "x4": rng.normal(size=n)})
+
+    def f(X):  # x4 (not offered as a split feature) leaves heterogeneity no split removes
+        X = np.asarray(X, dtype=float)
+        return X[:, 0] * (2 * (X[:, 1] > 0) + X[:, 3])
+
+    g = ik.repid(f, X, "x1", split_features=["x2", "x3"], grid=10, max_depth=2, min_node_size=30,
+                 min_improvement=0.1)
+    share, spread, span = regional_difference(g)
+    bar = round((share + 1) / 2, 2)  # a min_improvement the splits do not reach
+    assert spread >= 0.1 * span and share < bar
+    said = regional_words(g, "x1", 2, bar)
+    ratio = re.search(r"of the effect \(([0-9.]+)%", said)
+    assert ratio and float(ratio.group(1)) >= 10
+    assert "below the 10% needed" not in said
+    assert (f"but the splits remove less than the {bar:.0%} of the heterogeneity needed to call it an "
+            f"interaction") in said

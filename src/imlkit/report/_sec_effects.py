@@ -622,14 +622,43 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
                 f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
     ratio = spread / span if span > 0 else np.inf
-    numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
-               f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
-               f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
-    if share >= min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span:
+    wide = spread >= MATERIAL_REGIONAL_SHARE * span
+    removes = share >= min_improvement
+    numbers = (f"the splits by {', '.join(scores.index)} remove {pct_beside(share, min_improvement, 0)} of the "
+               f"curves' heterogeneity, and the regional curves differ from the overall one by {spread:.3g} (root "
+               f"mean square over the rows and the grid) against a range of {span:.3g} of the effect "
+               f"({pct_beside(ratio, MATERIAL_REGIONAL_SHARE)}")
+    if removes and wide:
         return (f"The effect of {feature} differs between the regions: {numbers}, at least "
                 f"{MATERIAL_REGIONAL_SHARE:.0%}). " + interaction_words(g, feature, min_improvement, h_pairs))
+    if wide:
+        # the curves differ by at least the share, but the splits remove less than min_improvement: "(25%, below the
+        # 10% needed)" would be false
+        return (f"The regions do not differ materially: {numbers}, at least {MATERIAL_REGIONAL_SHARE:.0%}, but the "
+                f"splits remove less than the {min_improvement:.0%} of the heterogeneity needed to call it an "
+                f"interaction); {tail}")
     return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
             f"call it an interaction); {tail}")
+
+
+def pct_beside(v, threshold, digits=1):
+    """``v`` as a percentage with ``digits`` decimals, or more where fewer would print it on the other side of
+    ``threshold`` than it lies (College's Outstate: 0.09996 of the range printed "10.0%, below the 10% needed").
+
+    Examples
+    --------
+    >>> pct_beside(0.09996, 0.1), pct_beside(0.123, 0.1), pct_beside(0.1, 0.1, 0)
+    ('9.996%', '12.3%', '10%')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return f"{v:.{digits}%}"
+    below = v < threshold
+    for d in range(digits, digits + 8):
+        said = round(100 * v, d)
+        if (said / 100 < threshold) == below:
+            return f"{said:.{d}f}%"
+    return f"{100 * v:.12g}%"
 
 
 def _share(v):
