@@ -4,7 +4,6 @@ import re
 import joblib
 import numpy as np
 import pandas as pd
-import pytest
 from sklearn.datasets import load_wine
 from sklearn.ensemble import RandomForestClassifier
 
@@ -65,11 +64,21 @@ def test_a_float_target_models_classes_are_spelled_as_the_data_spells_them_in_se
     assert "ICE + PD: alcohol [0]" in record and "[0.0]" not in record
 
 
-@pytest.mark.xfail(strict=True, reason="section 1's class counts (_sec_data._class_counts) and SHAP's 'P(target = "
-                                       "1.0)' (_sec_local._explained) still use str() of the model's classes: "
-                                       "proposed to the lead (files of other owners)")
 def test_a_float_target_models_classes_are_spelled_alike_in_the_whole_report(tmp_path):
     text = _float_model_report(tmp_path, "pfi,effects,shap")
     body = text[:text.index("7. How it was made")]
     assert not re.search(r"\b[0-2]\.0 \(\d", body)  # section 1: "1.0 (71), 0.0 (59), 2.0 (48)"
     assert "= 1.0)" not in body and "= 0.0)" not in body and "= 2.0)" not in body
+
+
+def test_a_float_target_models_classes_are_spelled_alike_in_the_tree_and_the_rule_learners(tmp_path):
+    """Section 6's tree leaves read "class: 1.0 (n=..., counts 0.0: 3, 1.0: 40, 2.0: 2, ...)" and RIPPER/OneR's class
+    column "1.0", beside section 1's "1 (71)": both are fitted on the target as the model's float classes."""
+    text = _float_model_report(tmp_path, "pfi,models")
+    alt = _between(text, "6. Interpretable alternatives", "7. How it was made")
+    assert "class: " in alt and "RIPPER" in alt
+    assert not re.search(r"class: [0-2]\.0\b", alt)
+    assert not re.search(r"\b[0-2]\.0: \d", alt)  # the leaves' counts
+    assert re.search(r"class: [0-2] \(n=", alt)
+    table = alt[alt.index("RIPPER: the rows each rule decides"):]
+    assert not re.search(r"\bELSE [0-2]\.0\b|\s[0-2]\.0\s+\d", table[:2000])

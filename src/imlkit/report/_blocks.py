@@ -56,6 +56,19 @@ def table(columns, rows, caption=None, numeric=None, css=None):
             "rows": [[fmt(v) for v in row] for row in rows], "caption": caption, "css": css}
 
 
+#: Rows of a long ranked table shown open; the others sit in an expandable ``<details>`` below it.
+TABLE_TOP = 20
+
+
+def collapse_ranked(block, top=TABLE_TOP):
+    """A ranked table block showing its first ``top`` rows, the rest behind a summary line (:func:`collapse`); a
+    handful more than ``top`` stay open (collapsing them hides more than it saves)."""
+    rows = block["rows"]
+    if len(rows) <= top + 5:
+        return block
+    return collapse(block, top, f"Show the other {len(rows) - top:,} features (ranked below the top {top})")
+
+
 def collapse(block, keep, label):
     """``block`` (a table) showing its first ``keep`` rows, the others behind ``label``.
 

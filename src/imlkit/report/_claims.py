@@ -82,6 +82,12 @@ LABELS = METHOD_LABELS
 MARGINAL = ("pfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
 REFIT = ("loco", "lofo")
+#: How each method removes a feature: drawn without regard to the others, drawn given them, or refitted without it.
+REMOVAL = {"pfi": "marginal", "sage_marginal": "marginal", "cfi": "conditional", "sage_conditional": "conditional",
+           "loco": "refit", "lofo": "refit"}
+REMOVAL_WORDS = {"marginal": "both remove it by drawing it without regard to the others",
+                 "conditional": "both remove it by drawing it given the others",
+                 "refit": "both remove it by refitting the learner without it"}
 #: What each method's interval covers (how the sentence names it).
 INTERVAL_WORDS = {"pfi": "permutation spread", "cfi": "permutation spread", "sage_marginal": "Monte-Carlo interval",
                   "sage_conditional": "Monte-Carlo interval"}
@@ -749,7 +755,28 @@ def _bracket(e):
     return f"[{num(e.low + e.null)}, {num(e.high + e.null)}]"
 
 
+def _none_above(e):
+    """A method's first place whose value is not above 0 while its interval does not lie wholly below 0 (nor has width
+    0): the method puts no feature above 0, so it has no first feature to name (credit card's CFI: INCOMESQ 0 [0, 0],
+    every other feature at or below 0)."""
+    return not e.estimate > 0 and not e.below_null() and not e.zero_width
+
+
 def _r_top(c):
+    none = [i for i, e in enumerate(c.evidence) if _none_above(e)]
+    if none:
+        ms = [c.evidence[i] for i in none]
+        said = (f"{name_list([label(e.method) for e in ms])} put{'s' if len(ms) == 1 else ''} no feature above 0 ("
+                + "; ".join(f"{label(e.method) + ': ' if len(ms) > 1 else 'its largest value: '}{e.feature} "
+                            f"{num(e.estimate + e.null)} {_bracket(e)}" for e in ms) + ").")
+        keep = [i for i in range(len(c.evidence)) if i not in none]
+        if not keep:
+            return said
+        seconds = c.numbers.get("second") or (None,) * len(c.evidence)
+        rest = Claim("top", tuple(dict.fromkeys(c.evidence[i].feature for i in keep)),
+                     methods=tuple(c.evidence[i].method for i in keep), evidence=tuple(c.evidence[i] for i in keep),
+                     numbers=dict(c.numbers, second=tuple(seconds[i] for i in keep), partial=True))
+        return f"{_r_top(rest)} {said}"
     firsts = {e.method: e.feature for e in c.evidence}
     # a first place whose whole interval lies below 0 is no "interval includes 0" (Portfolio, one feature X: SAGE
     # -0.244 [-0.244, -0.244] was said to include 0): it is the method's largest value and still below 0
@@ -778,10 +805,13 @@ def _r_top(c):
     if len(set(firsts.values())) == 1:
         f = c.features[0]
         said = sides("its")
+        # not every method read when another puts no feature above 0 (``partial``): name those that rank f first
+        who = (name_list([label(m) for m in firsts]) if c.numbers.get("partial") else
+               f"All {len(firsts)} methods")
         if not said:
-            return (f"All {len(firsts)} methods rank {f} first, and each method's interval (or adjusted p-value) "
+            return (f"{who} rank {f} first, and each method's interval (or adjusted p-value) "
                     f"puts it above 0.{tie}")
-        return f"All {len(firsts)} methods rank {f} first, but {', and '.join(said)}.{tie}"
+        return f"{who} rank {f} first, but {', and '.join(said)}.{tie}"
     groups = {}
     for e in c.evidence:
         groups.setdefault(e.feature, []).append(label(e.method))
@@ -819,8 +849,32 @@ def _r_dependence(c):
                 f"{'finds' if len(conditional) == 1 else 'find'} little unique contribution, while "
                 f"{name_list(marginal)} also {'counts' if len(marginal) == 1 else 'count'} the model's behaviour on "
                 f"unrealistic, extrapolated points.")
-    return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting without "
-            f"it) decides how much credit it gets, so methods that remove it differently can rank it differently.")
+    high, low = n.get("high", ()), n.get("low", ())
+    same = [(h, lo) for h in high for lo in low if REMOVAL.get(h) is not None and REMOVAL.get(h) == REMOVAL.get(lo)]
+    if not same:
+        return (f"{head}: how a method removes it (permuting it alone, sampling it given the others, refitting "
+                f"without it) decides how much credit it gets, so methods that remove it differently can rank it "
+                f"differently.")
+    # hitters (a random forest): PFI and CFI find Years important, SAGE (marginal) negligible -- PFI and marginal
+    # SAGE remove it the same way, so the removal story explains nothing here; what differs is the coalitions
+    kinds = list(dict.fromkeys(REMOVAL[h] for h, _ in same))
+    def group(k):
+        hi = [label(m) for m in high if REMOVAL.get(m) == k]
+        lo = [label(m) for m in low if REMOVAL.get(m) == k]
+        return (f"{name_list(hi)}, which find{'s' if len(hi) == 1 else ''} it important, and {name_list(lo)}, which "
+                f"do{'es' if len(lo) == 1 else ''} not, {REMOVAL_WORDS[k]}")
+
+    groups = "; and ".join(group(k) for k in kinds)
+    s = f"{head}, but {groups}, so how a method removes it does not explain this difference"
+    coalition = [(h, lo) for h, lo in same if {h, lo} & {"sage_marginal", "sage_conditional"}
+                 and not {h, lo} <= {"sage_marginal", "sage_conditional"}]
+    if coalition:
+        h, lo = coalition[0]
+        sage, other = (h, lo) if h.startswith("sage") else (lo, h)
+        s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all the "
+              f"other features together, {label(sage)} averages what it adds over coalitions of the others, which "
+              f"can share its credit with the features it depends on")
+    return s + "."
 
 
 def _r_moderate(c):
@@ -990,25 +1044,35 @@ def _r_interactions(c):
     t, rows = n["threshold"], n.get("n_rows")
     on = f"{rows:,} rows" if rows else "its rows"
     halves = n.get("halves") or (None,) * len(c.features)
-    with_halves = any(h is not None for h in halves) or any(h is not None for h in n.get("unsettled_halves", ()))
+    close = n.get("se_close") or ()
+    close_halves = n.get("close_halves") or (None,) * len(close)
+    with_halves = (any(h is not None for h in halves) or any(h is not None for h in n.get("unsettled_halves", ()))
+                   or any(h is not None for h in close_halves))
+    z = n.get("se_z", 1.645)
     rule = (f"H² > {t} in each half of the H-statistic's {on}, as section 4 reads it" if with_halves
             else f"overall H² > {t} on the H-statistic's {on}")
+    if close:
+        rule += f", and more than {z:g} bootstrap standard errors above {t} on all rows"
     items = [_h_item(f, h, hv) for f, h, hv in zip(c.features, n["h2"], halves)]
+    # strong by the halves, yet within z bootstrap SEs of the threshold (fair's children: H² 0.235, SE 0.137; wide's
+    # x2: H² 0.131, SE 0.0191): not shown to interact strongly, so never listed among the strong ones
+    close_items = [f"{f} (H² = {num(h)}, SE {num(se)}: {num(h)} − {z:g} × {num(se)} = {num(h - z * se)}"
+                   + (f"; halves {num(hv[0])} and {num(hv[1])})" if hv else ")")
+                   for (f, h, se), hv in zip(close, close_halves)]
+    where = "in both halves" if with_halves else "on all rows"
     if items:
         s = (f"Features with strong interactions ({rule}): {name_list(items)}. Their PD curves average over "
              f"heterogeneous ICE curves (sections 4-5).")
+        if close:
+            s += (f" Above {t} {where} but within {z:g} bootstrap standard errors of it, so not shown to interact "
+                  f"strongly: {name_list(close_items)}.")
+    elif close:
+        s = (f"No feature is shown to interact strongly: {name_list(close_items)} "
+             f"{'is' if len(close) == 1 else 'are'} above {t} {where} but within {z:g} bootstrap standard errors of "
+             f"it, so {'its' if len(close) == 1 else 'their'} own standard error{'' if len(close) == 1 else 's'} "
+             f"do{'es' if len(close) == 1 else ''} not tell {'it' if len(close) == 1 else 'them'} apart from it.")
     else:
         s = f"No feature has a strong interaction ({rule})."
-    close = n.get("se_close") or ()
-    if close:
-        # strong by the halves, yet within z bootstrap SEs of the threshold (fair's children: H² 0.235, SE 0.137)
-        z = n.get("se_z", 1.645)
-        close_items = [f"{f} (H² = {num(h)}, SE {num(se)}: {num(h)} − {z:g} × {num(se)} = {num(h - z * se)})"
-                       for f, h, se in close]
-        s += (f" Of these, {name_list(close_items)} {'lies' if len(close) == 1 else 'lie'} within {z:g} bootstrap "
-              f"standard errors of {t}, so {'its' if len(close) == 1 else 'their'} own standard error"
-              f"{'' if len(close) == 1 else 's'} do{'es' if len(close) == 1 else ''} not tell "
-              f"{'it' if len(close) == 1 else 'them'} apart from it.")
     unsettled = [_h_item(f, h, hv) for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()),
                                                           n.get("unsettled_halves", ()))]
     if unsettled:
@@ -1252,8 +1316,13 @@ def _c_interactions(c):
            if not (n["threshold"] == H_INTERACTION and (min(hv) if hv else h) > H_INTERACTION)]
     z = n.get("se_z", 1.645)
     for f, h, se in n.get("se_close") or ():
-        if f not in c.features or h - z * se > n["threshold"]:
+        if f in c.features:
+            bad.append(f"{f}: listed as a strong interaction, yet within {z} SEs ({se}) of {n['threshold']}")
+        if h - z * se > n["threshold"]:
             bad.append(f"{f}: H² {h} − {z} × SE {se} is above {n['threshold']}: its SE does tell it apart")
+    for (f, h, _), hv in zip(n.get("se_close") or (), n.get("close_halves") or ()):
+        if not (min(hv) if hv else h) > n["threshold"]:
+            bad.append(f"{f}: H² {h}, halves {hv} is not above {n['threshold']} in both halves")
     for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()), n.get("unsettled_halves", ())):
         if hv is None or min(hv) > H_INTERACTION or max(h, *hv) <= H_INTERACTION:
             bad.append(f"{f}: H² {h}, halves {hv} is not 'not distinguishable from {H_INTERACTION}'")

@@ -168,12 +168,16 @@ class EffectsOutputs:
         distinguishable from it at these rows.
     h_se : dict or None
         The bootstrap standard error of each overall H² (feature -> value); None when it was not computed.
+    h_pairs : dict or None
+        Every computed pair's H² (``frozenset((a, b))`` -> value), for section 5 to set beside REPID's split
+        features; None when the H-statistic did not run.
     """
 
     h_overall: dict | None = None
     h_rows: int | None = None
     h_halves: dict | None = None
     h_se: dict | None = None
+    h_pairs: dict | None = None
 
 
 @dataclass

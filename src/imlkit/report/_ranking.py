@@ -248,15 +248,34 @@ def _marginal_only_words(ctx, ranked, results):
                and np.isfinite(r2.get(r.feature, np.nan)) and r2[r.feature] >= cl.R2_STRONG]
     if not flagged:
         return ""
-    names = cl.name_list([f"{r.feature} (R² = {cl.num(float(r2[r.feature]))})" for r in flagged])
-    marg = cl.name_list(sorted({METHOD_LABELS.get(m, m) for r in flagged for m in r.important_for}))
     one = len(flagged) == 1
     it = "it" if one else "them"
     cond = [METHOD_LABELS.get(m, m) for m in conditional]
-    return (f"; {names} {'is' if one else 'are'} important only for {marg}, which replace {it} by values drawn "
-            f"without regard to the other features although those predict {it} (section 1: marginal methods "
+    tail = (f"without regard to the other features although those predict {it} (section 1: marginal methods "
             f"extrapolate there), while {cl.name_list(cond)} {'does' if len(cond) == 1 else 'do'} not find {it} "
             f"important")
+    # each feature with its own marginal methods: breast cancer's worst perimeter is important for SAGE (marginal)
+    # only, worst texture for PFI and SAGE (marginal) -- "important only for PFI and SAGE (marginal)" said of both
+    # pooled the methods over the features
+    order = {m: i for i, m in enumerate(results)}
+    groups = {}
+    for r in flagged:
+        groups.setdefault(tuple(sorted(r.important_for, key=lambda m: order.get(m, len(order)))), []).append(r)
+
+    def marg(methods):
+        return cl.name_list([METHOD_LABELS.get(m, m) for m in methods])
+
+    def names(rs):
+        return cl.name_list([f"{r.feature} (R² = {cl.num(float(r2[r.feature]))})" for r in rs])
+
+    if len(groups) == 1:
+        (methods, rs), = groups.items()
+        return (f"; {names(rs)} {'is' if one else 'are'} important only for {marg(methods)}, which replace {it} by "
+                f"values drawn {tail}")
+    parts = [f"{names(rs)} {'is' if len(rs) == 1 else 'are'} important only for {marg(methods)}" if i == 0 else
+             f"{names(rs)} only for {marg(methods)}" for i, (methods, rs) in enumerate(groups.items())]
+    said = ", ".join(parts[:-1]) + ", and " + parts[-1]
+    return f"; {said}; these marginal methods replace {it} by values drawn {tail}"
 
 
 def top_features(ctx, k):

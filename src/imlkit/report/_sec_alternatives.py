@@ -1,13 +1,17 @@
 """Section 6: inherently interpretable models fitted on the same split, against the black box."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .. import models
 from ._blocks import Section, bullets, frame_table, heading, pre, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import glm_family, guarded_inputs, guarded_pipeline, performance
+from ._labels import class_label
 from ._ranking import top_features
+from ._shared import most_frequent_class
 
 __all__ = ["section_alternatives", "binary_task"]
 
@@ -21,7 +25,15 @@ def binary_task(ctx):
     if ctx.task != "classification" or ctx.y_train.nunique() <= 2:
         return None
     chosen = getattr(ctx, "target_class", None)
-    c = str(chosen) if chosen is not None else ctx.y_train.astype(str).value_counts().index[0]
+    if chosen is not None:
+        c = str(chosen)
+    else:
+        # the class section 4 explains: the most training rows, ties by the model's class order (value_counts' first
+        # of iris's three classes of 35 rows was arbitrary, and not section 4's)
+        c = str(most_frequent_class(ctx)) if _model_classes(ctx) else None
+        if c is None or not (ctx.y_train.astype(str) == c).any():
+            counts = ctx.y_train.astype(str).value_counts()
+            c = str(counts.iloc[np.lexsort((counts.index.to_numpy(), -counts.to_numpy()))].index[0])
     name = f"{ctx.data.target} is {c}"
     return (c, (ctx.y_train.astype(str) == c).astype(int).rename(name),
             (ctx.y_test.astype(str) == c).astype(int).rename(name))
@@ -610,7 +622,26 @@ def _tree_blocks(ctx, perf):
     return [heading(f"Decision tree ({label})"), *no_skill_note(ctx, perf[f"decision tree ({label})"], "the tree"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
                  f"{crit} are theirs.{stopped}"),
-            pre(tree.export_text())]
+            pre(_tree_text(ctx, tree))]
+
+
+def _model_classes(ctx):
+    """The model's ``classes_`` as a list (None without them)."""
+    classes = getattr(ctx.model, "classes_", None)
+    return None if classes is None or not len(classes) else list(classes)
+
+
+def _tree_text(ctx, tree):
+    """The tree's text with its classes spelled as the report spells them (:func:`~imlkit.report._labels.class_label`
+    of the model's classes): fitted on a float 0.0/1.0 target its leaves read "class: 1.0 (..., counts 0.0: 3, ...)"
+    beside section 1's "1 (71), 0 (59)". A shallow copy carries the labels; the fitted tree is left as it is."""
+    classes = getattr(tree, "classes_", None)
+    if getattr(tree, "task_", None) != "classification" or classes is None:
+        return tree.export_text()
+    model_classes = _model_classes(ctx) or list(classes)
+    shown = copy.copy(tree)
+    shown.classes_ = np.array([class_label(v, model_classes) for v in classes], dtype=object)
+    return shown.export_text()
 
 
 def no_skill_note(ctx, metrics, name):
@@ -673,6 +704,11 @@ def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
     head = pipe[:-1]
     n_rules = len(rules.rules)
     classes = [str(r.consequent) for r in rules.rules] + [str(rules.default)]
+    # the class column as the report spells classes (a float target's 1.0 is "1", as in section 1); ``classes`` stays
+    # the str() the tally compares with the target's str()
+    model_classes = _model_classes(ctx)
+    shown = [class_label(r.consequent, model_classes) for r in rules.rules] + [class_label(rules.default,
+                                                                                             model_classes)]
 
     def tally(X, y):
         fired = np.asarray(rules.fired(head.transform(X)))
@@ -692,7 +728,7 @@ def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
         cols += [f"{ctx.eval_rows} it decides", f"share in its class ({ctx.eval_rows})"]
     rows = []
     for k in range(n_rules + 1):
-        row = [lines[k] if k < len(lines) else "ELSE", classes[k], int(n_fit[k]), p_fit[k]]
+        row = [lines[k] if k < len(lines) else "ELSE", shown[k], int(n_fit[k]), p_fit[k]]
         if not same:
             row += [int(n_ev[k]), p_ev[k]]
         rows.append(row)

@@ -9,6 +9,7 @@ from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
 from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
+from ._labels import class_names
 from ._shared import fitted_outside as _fitted_outside
 
 __all__ = ["section_data", "EXTRAPOLATION_R2", "split_sentence", "time_order_warning", "integer_code_warning",
@@ -55,7 +56,9 @@ def _class_counts(y):
     """The target's most frequent classes with their rows, and how many classes and rows the list leaves out:
     "7 classes" over six listed (anes96's PID) read as if the seventh had no rows."""
     counts = y.value_counts()
-    shown = ", ".join(f"{k} ({v:,})" for k, v in counts.head(MAX_CLASSES_LISTED).items())
+    # the report's one spelling of class labels (a float 0.0/1.0 target reads "1 (71), 0 (59)", as every section)
+    names = class_names(counts.index)
+    shown = ", ".join(f"{names.get(k, k)} ({v:,})" for k, v in counts.head(MAX_CLASSES_LISTED).items())
     rest = counts.iloc[MAX_CLASSES_LISTED:]
     if len(rest):
         shown += (f", … {len(rest):,} more class{'es' if len(rest) > 1 else ''} ({int(rest.sum()):,} "

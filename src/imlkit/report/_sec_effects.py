@@ -9,7 +9,7 @@ from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
 from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
-from ._shared import effect_output
+from ._shared import classes_by_rows, effect_output, most_frequent_words
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
@@ -56,12 +56,8 @@ class TopClassesAndOther:
 
 def frequent_classes(ctx, k):
     """The model's ``k`` classes with the most training rows, most frequent first."""
-    classes = list(getattr(ctx.model, "classes_", []))
-    by_key = {str(c): c for c in classes}
-    counts = ctx.y_train.astype(str).value_counts()
-    ranked = [by_key[c] for c in counts.index if c in by_key]
-    ranked += [c for c in classes if c not in ranked]
-    return ranked[:k]
+    ranked = classes_by_rows(ctx) or [(c, 0) for c in getattr(ctx.model, "classes_", [])]
+    return [c for c, _ in ranked][:k]
 
 
 def effect_classes(ctx):
@@ -96,8 +92,9 @@ def _output_text(ctx, output):
         return f"the predicted probability of class {model_class(ctx, output)} (chosen with --class)"
     # "one class is shown when there are more than 6" was the reason given; REPID, the H-statistic and 2-D PD explain
     # one class whatever the number of classes (Wine, 3 classes; digits, 10: section 4 shows 6 panels there)
-    return (f"the predicted probability of class {model_class(ctx, output)}, the most frequent of the "
-            f"{len(classes)} classes (this method explains one class at a time; choose another with --class)")
+    return (f"the predicted probability of class {model_class(ctx, output)}, "
+            f"{most_frequent_words(ctx, output, len(classes))} (this method explains one class at a time; choose "
+            f"another with --class)")
 
 
 def _many_classes(ctx):
@@ -263,17 +260,20 @@ def _hstat_blocks(ctx, output):
     caveats = hstat_caveats(ctx, h)
     if caveats:
         blocks.insert(2, text(caveats))
+    pairs = h.to_frame("pairwise")
+    # each shown pair's H² in each half (the pairs table's last two columns)
+    by_pair = ([{frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
+                 .itertuples(index=False)} for half in halves] if halves is not None else None)
     if halves is not None:
+        keys = [frozenset((a, b)) for a, b in zip(pairs["feature_1"], pairs["feature_2"])] if len(pairs) else []
+        pair_halves = {k: (float(by_pair[0].get(k, np.nan)), float(by_pair[1].get(k, np.nan))) for k in keys}
         blocks.insert(2, text(halves_words(ctx.effects.h_overall, ctx.effects.h_halves, len(X_h),
                                            len(halves[0].extra["row_index"]), len(halves[1].extra["row_index"]),
-                                           se=ctx.effects.h_se)))
-    pairs = h.to_frame("pairwise")
+                                           se=ctx.effects.h_se, pair_halves=pair_halves)))
     if len(pairs):
         if halves is not None:
-            for k, half in enumerate(halves, 1):
-                by_pair = {frozenset((a, b)): v for a, b, v in half.pairwise[["feature_1", "feature_2", "h2"]]
-                           .itertuples(index=False)}
-                pairs[f"H² (half {k})"] = [by_pair.get(frozenset((a, b)), np.nan)
+            for k in (1, 2):
+                pairs[f"H² (half {k})"] = [by_pair[k - 1].get(frozenset((a, b)), np.nan)
                                            for a, b in zip(pairs["feature_1"], pairs["feature_2"])]
         pairs = _h_columns(pairs.rename(columns={"feature_1": "feature", "feature_2": "feature "}))
         blocks.append(frame_table(pairs.head(10), caption="Pairwise H² of the top features", index=False,
@@ -346,18 +346,22 @@ def _hstat_halves(ctx, X_h, features, pairs, output):
     return out
 
 
-def halves_words(h_overall, h_halves, n, n1, n2, se=None):
+def halves_words(h_overall, h_halves, n, n1, n2, se=None, pair_halves=None):
     """The sentence on how far the overall H² moves with its rows: which features are above the report's threshold
     of a strong interaction (:data:`imlkit.report._claims.H_INTERACTION`) in both halves of the rows and which are
     not distinguishable from it (one half above, one at or below). ``se``: each feature's bootstrap SE of H²; a
     feature above the threshold in both halves but within ``H_SE_Z`` SEs of it is said to be so (wine's proline:
-    H² 0.119, SE 0.0177, halves 0.114 and 0.137 on 27 rows each)."""
+    H² 0.119, SE 0.0177, halves 0.114 and 0.137 on 27 rows each). ``pair_halves``: each shown pair's H² in each half
+    (``{frozenset((a, b)): (half 1, half 2)}``), whose largest gap is said beside the features' (khan: the features'
+    halves differ by up to 0.068, V1389 × V1003's by 0.16)."""
     from ._claims import H_INTERACTION
 
     gaps = [abs(a - b) for a, b in h_halves.values() if np.isfinite(a) and np.isfinite(b)]
     if not gaps:  # a flat model: every H² is 0/0
         return f"The H-statistic on each half of the {n:,} rows is undefined (the predictions do not vary)."
     spread = max(gaps)
+    pair_gaps = [abs(a - b) for a, b in (pair_halves or {}).values() if np.isfinite(a) and np.isfinite(b)]
+    pair_spread = max(pair_gaps) if pair_gaps else None
     above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
     # above the threshold on all rows or in one half, but not in both halves
     unsettled = [f for f, (a, b) in h_halves.items() if f not in above
@@ -365,7 +369,10 @@ def halves_words(h_overall, h_halves, n, n1, n2, se=None):
     s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
          f"and {n2:,} rows, a seeded split) gives the last two columns; "
          + (f"the halves differ by up to {spread:.2g}" if spread > ZERO_RTOL else
-            "the halves agree up to rounding"))
+            "the halves agree up to rounding")
+         + ("" if pair_spread is None else
+            f" for the features' H², and by up to {pair_spread:.2g} for the pairs' (in the pairs table)"
+            if pair_spread > ZERO_RTOL else " for the features' H², and up to rounding for the pairs'"))
     se = se or {}
     close = [f for f in above if not h_clears(h_overall.get(f, np.nan), se.get(f), H_INTERACTION)]
     if above:
@@ -504,7 +511,7 @@ def section_regional(ctx):
                        f"γ = min_improvement, interact with it: {', '.join(strong)})" if strong else ""))
         blocks.append(table(["split feature", "interaction score (sum of intImp: the share of the heterogeneity "
                              "its splits remove)"], list(scores.items()), caption=caption))
-    h_pairs = getattr(ctx.effects, "h_pairs", None)
+    h_pairs = ctx.effects.h_pairs
     said = regional_words(g, feature, p.max_depth, p.min_improvement, min_node_size=p.min_node_size,
                           h_pairs=h_pairs)
     if "differs between the regions" in said and _on_probability(ctx):
@@ -615,14 +622,43 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
                 f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
     ratio = spread / span if span > 0 else np.inf
-    numbers = (f"the splits by {', '.join(scores.index)} remove {share:.0%} of the curves' heterogeneity, and the "
-               f"regional curves differ from the overall one by {spread:.3g} (root mean square over the rows and "
-               f"the grid) against a range of {span:.3g} of the effect ({ratio:.1%}")
-    if share >= min_improvement and spread >= MATERIAL_REGIONAL_SHARE * span:
+    wide = spread >= MATERIAL_REGIONAL_SHARE * span
+    removes = share >= min_improvement
+    numbers = (f"the splits by {', '.join(scores.index)} remove {pct_beside(share, min_improvement, 0)} of the "
+               f"curves' heterogeneity, and the regional curves differ from the overall one by {spread:.3g} (root "
+               f"mean square over the rows and the grid) against a range of {span:.3g} of the effect "
+               f"({pct_beside(ratio, MATERIAL_REGIONAL_SHARE)}")
+    if removes and wide:
         return (f"The effect of {feature} differs between the regions: {numbers}, at least "
                 f"{MATERIAL_REGIONAL_SHARE:.0%}). " + interaction_words(g, feature, min_improvement, h_pairs))
+    if wide:
+        # the curves differ by at least the share, but the splits remove less than min_improvement: "(25%, below the
+        # 10% needed)" would be false
+        return (f"The regions do not differ materially: {numbers}, at least {MATERIAL_REGIONAL_SHARE:.0%}, but the "
+                f"splits remove less than the {min_improvement:.0%} of the heterogeneity needed to call it an "
+                f"interaction); {tail}")
     return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
             f"call it an interaction); {tail}")
+
+
+def pct_beside(v, threshold, digits=1):
+    """``v`` as a percentage with ``digits`` decimals, or more where fewer would print it on the other side of
+    ``threshold`` than it lies (College's Outstate: 0.09996 of the range printed "10.0%, below the 10% needed").
+
+    Examples
+    --------
+    >>> pct_beside(0.09996, 0.1), pct_beside(0.123, 0.1), pct_beside(0.1, 0.1, 0)
+    ('9.996%', '12.3%', '10%')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return f"{v:.{digits}%}"
+    below = v < threshold
+    for d in range(digits, digits + 8):
+        said = round(100 * v, d)
+        if (said / 100 < threshold) == below:
+            return f"{said:.{d}f}%"
+    return f"{100 * v:.12g}%"
 
 
 def _share(v):

@@ -9,7 +9,7 @@ import numpy as np
 from .. import importance as imp
 from .._display import P_SHOWN_FLOOR, p_text, snap_zero
 from . import _claims as cl
-from ._blocks import Section, bullets, collapse, fmt, table, text
+from ._blocks import TABLE_TOP, Section, bullets, collapse_ranked, fmt, table, text
 from ._figures import draw_importance_comparison, figure_block, new_figure, report_style
 from ._labels import METHOD_LABELS, OTHERS
 from ._loss import method_loss
@@ -402,17 +402,10 @@ def side_by_side_rows(results):
     return cols, rows
 
 
-#: Rows of the side-by-side table shown open; the others sit in an expandable ``<details>`` below it.
-TABLE_TOP = 20
-
-
 def _collapsed(block, top=TABLE_TOP):
     """A table block showing its first ``top`` rows (ranked by the first method), the rest behind a summary line
-    (:func:`._blocks.collapse`)."""
-    rows = block["rows"]
-    if len(rows) <= top + 5:  # collapsing a handful of rows hides more than it saves
-        return block
-    return collapse(block, top, f"Show the other {len(rows) - top:,} features (ranked below the top {top})")
+    (:func:`._blocks.collapse_ranked`, shared with section 5's mean |SHAP| table)."""
+    return collapse_ranked(block, top)
 
 
 def _side_by_side_caption(results):

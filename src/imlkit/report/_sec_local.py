@@ -11,9 +11,10 @@ import numpy as np
 
 from .._validation import ModelError, ValidationError
 from ..local import shap
-from ._blocks import Section, table, text
+from ._blocks import Section, collapse_ranked, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._fit import MANY_CLASSES
+from ._labels import class_label
 from ._shared import effect_output
 
 __all__ = ["section_local", "TITLE"]
@@ -33,7 +34,8 @@ def _explained(ctx, X):
         classes = list(ctx.model.classes_)
         c = classes[-1] if cls is None else cls
         col = [str(k) for k in classes].index(str(c))
-        return np.asarray(ctx.model.predict_proba(X), dtype=float)[:, col], classes[col], f"P({ctx.data.target} = {c})"
+        return (np.asarray(ctx.model.predict_proba(X), dtype=float)[:, col], classes[col],
+                f"P({ctx.data.target} = {class_label(classes[col], classes)})")
     return np.asarray(ctx.model.predict(X), dtype=float), None, f"the predicted {ctx.data.target}"
 
 
@@ -200,6 +202,8 @@ def _beside(ctx, swarm):
     # 283 test rows, beside a PFI of all 283)
     over = f"over {len(swarm.values):,} {ctx.eval_rows}"
     beside = heads[2:]
-    return table(heads, rows, caption=f"How much each feature moves the predictions (mean |SHAP| {over}, no target "
-                                      f"needed)" + (f" beside how much it lowers the loss ({', '.join(beside)}; "
-                                                    f"section 3)" if beside else ""))
+    # the first 20 open, the rest behind a summary line, as section 3's table (wide: 2,000 rows, most of them 0)
+    return collapse_ranked(table(heads, rows, caption=f"How much each feature moves the predictions (mean |SHAP| "
+                                                      f"{over}, no target needed)"
+                                 + (f" beside how much it lowers the loss ({', '.join(beside)}; section 3)"
+                                    if beside else "")))

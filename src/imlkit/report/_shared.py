@@ -10,12 +10,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ._blocks import fmt, text, warning
 from ._scores import beats, too_few_rows, worse
 
 __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
-           "most_frequent_class", "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
+           "most_frequent_class", "classes_by_rows", "most_frequent_words",
+           "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
            "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler"]
 
 
@@ -75,15 +77,42 @@ def effect_output(ctx):
     return most_frequent_class(ctx)
 
 
-def most_frequent_class(ctx):
-    """The model's class with the most training rows."""
+def classes_by_rows(ctx):
+    """``[(class, training rows)]`` of the model's classes, the most training rows first; ties in the order of the
+    model's ``classes_`` (value_counts' order among equal counts is arbitrary: iris's three classes of 35 training
+    rows each made "virginica, the most frequent"). None without training rows or classes."""
     classes = list(getattr(ctx.model, "classes_", []))
-    counts = ctx.y_train.astype(str).value_counts()
-    for c in counts.index:
-        for k in classes:
-            if str(k) == c:
-                return k
-    return classes[0]
+    y = getattr(ctx, "y_train", None)
+    if y is None or not classes:
+        return None
+    counts = pd.Series(np.asarray(y)).astype(str).value_counts()
+    rows = [(k, int(counts.get(str(k), 0))) for k in classes]
+    return [rows[i] for i in sorted(range(len(rows)), key=lambda i: (-rows[i][1], i))]
+
+
+def most_frequent_class(ctx):
+    """The model's class with the most training rows (ties: the first in the model's ``classes_``)."""
+    ranked = classes_by_rows(ctx)
+    if ranked:
+        return ranked[0][0]
+    return list(getattr(ctx.model, "classes_", [None]))[0]
+
+
+def most_frequent_words(ctx, output, n_classes):
+    """"the most frequent of the 3 classes", or, when other classes have as many training rows, "one of the 3
+    classes, all tied for the most training rows (35 each)" -- never "the most frequent" of a tie."""
+    ranked = classes_by_rows(ctx)
+    if not ranked:
+        return f"the most frequent of the {n_classes} classes"
+    top = ranked[0][1]
+    tied = [k for k, n in ranked if n == top]
+    if len(tied) < 2 or not any(str(k) == str(output) for k in tied):
+        return f"the most frequent of the {n_classes} classes"
+    if len(tied) == n_classes:
+        return (f"one of the {n_classes} classes, all tied for the most training rows ({top:,} each; the first in "
+                f"the model's order)")
+    return (f"one of {len(tied)} of the {n_classes} classes tied for the most training rows ({top:,} each; the first "
+            f"in the model's order)")
 
 
 # --------------------------------------------------------------------------- the model against another model
