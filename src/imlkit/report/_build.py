@@ -13,11 +13,12 @@ import numpy as np
 from ._blocks import Section, text
 from ._config import IMPORTANCE_METHODS, ReportConfig, check_scheduler, feature_budget, input_paths, method_params
 from ._context import ReportContext
-from ._data import ReportInputError, load_dataset, ordered_split
+from ._data import ReportInputError, load_dataset
 from ._fit import (
     load_model_file,
     make_model,
     model_columns,
+    ordered_split,
     performance,
     refit_learner,
     set_aside_rare,

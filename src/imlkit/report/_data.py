@@ -17,7 +17,7 @@ from .._validation import ValidationError
 from ._labels import class_text
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS", "time_order",
-           "time_column", "ORDER_MIN_DISTINCT", "SPLITS", "ordered_split", "integer_codes", "CODE_MAX_VALUES",
+           "time_column", "ORDER_MIN_DISTINCT", "SPLITS", "integer_codes", "CODE_MAX_VALUES",
            "CODE_MIN_VALUES"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
@@ -477,55 +477,6 @@ def _order_values(raw, column, keep):
 #: The values of ``--split``: "random" (a seeded split, stratified for classification) or "ordered" (the last rows
 #: of the table, in file order, held out: a forecast's test).
 SPLITS = ("random", "ordered")
-
-
-def ordered_split(ds, test_size, *, where="the data"):
-    """``(X_train, X_test, y_train, y_test, notes)``: the first rows of ``ds`` fit, the last ``ceil(test_size * n)``
-    rows (in the order of the file; rows without a target were dropped before) score -- the rounding of the random
-    split (scikit-learn's ``train_test_split``), so both hold out the same number of rows.
-
-    No stratification: a classification target keeps whatever classes each part has. A class with no training row
-    cannot be predicted by a model fitted on them; its test rows are set aside and a note names it (a forecast
-    would have missed them, so the scores leave out that error). A class with no test row is named too (the test
-    scores say nothing about it). Training rows of one class are refused.
-    """
-    from ._fit import _check_test_size
-
-    n = len(ds.X)
-    n_test = _check_test_size(test_size, n)
-    k = n - n_test
-    X_tr, X_te = ds.X.iloc[:k].reset_index(drop=True), ds.X.iloc[k:].reset_index(drop=True)
-    y_tr, y_te = ds.y.iloc[:k].reset_index(drop=True), ds.y.iloc[k:].reset_index(drop=True)
-    notes = []
-    if ds.task != "classification":
-        return X_tr, X_te, y_tr, y_te, notes
-    train_classes = set(y_tr.astype(str))
-    if len(train_classes) < 2:
-        raise ReportInputError(f"The ordered split (--split ordered) of {where} leaves a single class "
-                               f"({next(iter(train_classes))!r}) in its {k:,} training rows (the first rows); a "
-                               f"classifier needs two or more. Use '--split random' or a larger training part "
-                               f"(a smaller '--test-size').")
-    new = ~y_te.astype(str).isin(train_classes).to_numpy()
-    if new.any():
-        if new.all():
-            raise ReportInputError(f"The ordered split (--split ordered) of {where}: none of the {n_test:,} test rows "
-                                   f"(the last rows) has a class of the {k:,} training rows.")
-        counts = y_te[new].astype(str).value_counts()
-        named = ", ".join(f"{c!r} ({m} row{'s' if m != 1 else ''})" for c, m in counts.iloc[:10].items())
-        if len(counts) > 10:
-            named += f" and {len(counts) - 10:,} other class(es)"
-        notes.append(f"{int(new.sum()):,} of the {n_test:,} test rows (the last rows of {where}) are of class(es) no "
-                     f"training row has, and were set aside: {named}. An ordered split cannot stratify: a class that "
-                     f"first appears late is never trained on, and a forecast would have missed these rows, so the "
-                     f"test scores leave out that error.")
-        X_te, y_te = X_te.loc[~new].reset_index(drop=True), y_te.loc[~new].reset_index(drop=True)
-    absent = sorted(train_classes - set(y_te.astype(str)))
-    if absent:
-        shown = ", ".join(repr(c) for c in absent[:10]) + (f" and {len(absent) - 10:,} more" if len(absent) > 10
-                                                          else "")
-        notes.append(f"Class(es) {shown} of the training rows have no test row (the last {n_test:,} rows of {where}): "
-                     f"the test scores say nothing about predicting them.")
-    return X_tr, X_te, y_tr, y_te, notes
 
 
 #: Integer columns with at least this many and at most ``CODE_MAX_VALUES`` distinct values, the smallest 0 or 1, may
