@@ -17,7 +17,7 @@ from ._blocks import bullets, heading, text
 from ._labels import OTHERS
 from ._ranking import H_SE_Z, _y_fit, _y_of, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
-from ._shared import undecided_words
+from ._shared import split_is_ordered, undecided_words
 
 __all__ = ["disagreements", "h_verdict", "most_important", "reading_blocks", "reading_claims", "unsettled",
            "Paragraph"]
@@ -417,8 +417,7 @@ def reading_claims(ctx):
         rules = dict(important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE,
                      loss_share=cl.LOSS_SHARE)
         if getattr(ctx, "evaluation", "split") == "all_rows":  # a fitted model and one table: LOCO/LOFO refit
-            ordered = ctx.config.split == "ordered"
-            own = "ordered split of the table (its last rows)" if ordered else "seeded split of the table"
+            own = "ordered split of the table (its last rows)" if split_is_ordered(ctx) else "seeded split of the table"
             rules["refit_rows"] = f"the scoring rows of the refits' own {own}"
         families = {}
         for m in ev:

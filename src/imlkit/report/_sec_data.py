@@ -11,6 +11,7 @@ from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 from ._labels import class_names
 from ._shared import fitted_outside as _fitted_outside
+from ._shared import split_is_ordered
 
 __all__ = ["section_data", "EXTRAPOLATION_R2", "split_sentence", "time_order_warning", "integer_code_warning",
            "CODES_NAMED"]
@@ -123,11 +124,6 @@ def _rows_text(ds):
     return text_
 
 
-def _ordered(ctx):
-    """Whether the run's split is ``--split ordered`` (a context without a config: the random split)."""
-    return getattr(getattr(ctx, "config", None), "split", "random") == "ordered"
-
-
 def _ordered_words(n_fit, n_score, n_total, cfg, what="the model"):
     """The ordered split in words: which rows fit, which score, and the rounding of the test size."""
     n_held = n_total - n_fit
@@ -142,7 +138,7 @@ def split_sentence(ctx):
     cfg = ctx.config
     if ctx.evaluation == "all_rows":
         X_tr, _, X_te, _ = ctx.refit_rows
-        if _ordered(ctx):
+        if split_is_ordered(ctx):
             how = (f"they use {_ordered_words(len(X_tr), len(X_te), len(ctx.data.X), cfg, 'their models')}"
                    + _span_words(ctx, len(X_tr)))
         else:
@@ -155,7 +151,7 @@ def split_sentence(ctx):
         return (f"Training rows: the {len(ctx.X_train):,} rows given as data; evaluation rows: the {len(ctx.X_test):,} "
                 f"held-out rows given as test data ({ctx.data.test_source}), prepared with the same column decisions "
                 f"and the same target handling.")
-    if _ordered(ctx):
+    if split_is_ordered(ctx):
         words = _ordered_words(len(ctx.X_train), len(ctx.X_test), len(ctx.data.X), cfg)
         return f"Split: {words}{_span_words(ctx, len(ctx.X_train))}."
     strat = ", stratified by class" if ctx.task == "classification" else ""
@@ -204,14 +200,14 @@ def time_order_warning(ctx):
     ds = ctx.data
     why = getattr(ds, "order", "")
     if not why:
-        if _ordered(ctx):
+        if split_is_ordered(ctx):
             return [text("No column shows that the rows are ordered in time (a date column, or a column named like "
                          "time or holding whole years that never decreases), so imlkit cannot check that the last "
                          "rows of the table are its latest: the ordered split follows the table's own order.")]
         return []
     way = getattr(ds, "order_way", "up")
     col = getattr(ds, "order_column", None)
-    if not _ordered(ctx):
+    if not split_is_ordered(ctx):
         if way == "up":
             how = ("use --split ordered (split=\"ordered\" from Python: the last rows of the table held out, in its "
                    "own order), or pass the earliest rows as --data and the latest as --test-data")

@@ -6,6 +6,7 @@ import sys
 from importlib import metadata
 
 from ._blocks import Section, bullets, table, text
+from ._shared import split_is_ordered
 
 __all__ = ["section_provenance", "versions", "seed_text", "data_text"]
 
@@ -122,21 +123,17 @@ def _categorical_text(ctx):
     return f"; read as categories (--categorical): {', '.join(names)}"
 
 
-def _ordered(ctx):
-    return getattr(ctx.config, "split", "random") == "ordered"
-
-
 def seed_text(ctx):
     """What derives from the seed, and -- in the cases where something does not -- what does not."""
     cfg = ctx.config
     derived, not_derived = [], []
     if ctx.evaluation == "split":
-        if _ordered(ctx):
+        if split_is_ordered(ctx):
             not_derived.append("the train/test split (--split ordered: the last rows of the table held out)")
         else:
             derived.append("the train/test split")
     elif ctx.evaluation == "all_rows":
-        if _ordered(ctx):
+        if split_is_ordered(ctx):
             not_derived.append("the split of the table for the refits and the leak check (--split ordered: its last "
                                "rows held out)")
         else:
@@ -169,7 +166,7 @@ def evaluation_text(ctx):
     if ctx.evaluation == "test_data":
         return (f"Evaluation: the {n:,} rows given as test data ({ctx.data.test_source}); {_model_rows(ctx)}; the "
                 f"{len(ctx.X_train):,} rows given as data fitted the refits and imlkit's own models.")
-    if _ordered(ctx):
+    if split_is_ordered(ctx):
         n_all, n_fit = len(ctx.data.X), len(ctx.X_train)
         held = n_all - n_fit
         scored = "" if n == held else f", {n:,} of them scored (section 1's notes say why the others were set aside)"
@@ -206,7 +203,7 @@ def _rows_blocks(ctx):
                f"--full uses every row.")
     strat = ", stratified by class," if ctx.task == "classification" else ""
     order = (" Under the ordered split a subsample of the test rows is still made of rows later in the table than "
-             "every training row." if _ordered(ctx) and ctx.evaluation == "split" else "")
+             "every training row." if split_is_ordered(ctx) and ctx.evaluation == "split" else "")
     return [table(["step", "data", "rows used", "budget", "kind"], rows,
                   caption=f"Rows each step used out of the rows available: a step with more rows than its budget "
                           f"reads a seeded{strat} random subsample (the same rows for every step, up to its budget); "

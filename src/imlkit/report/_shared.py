@@ -15,7 +15,8 @@ import pandas as pd
 from ._blocks import fmt, text, warning
 from ._scores import beats, too_few_rows, worse
 
-__all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "effect_output",
+__all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted_outside", "split_is_ordered",
+           "effect_output",
            "most_frequent_class", "classes_by_rows", "most_frequent_words",
            "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
            "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler"]
@@ -51,6 +52,12 @@ def evaluation_sentence(ctx):
                 f"the baselines and imlkit's own models never see (they are fitted on the {n_tr:,} rows of data).")
     return (f"The model: {ctx.model_label}. Fitted on {n_tr:,} training rows, scored on {n_te:,} held-out test rows "
             f"({ctx.split_words}).")
+
+
+def split_is_ordered(ctx):
+    """Whether imlkit split the rows with ``--split ordered`` (the last rows held out); a context without a
+    config (a test's) has the random split."""
+    return getattr(getattr(ctx, "config", None), "split", "random") == "ordered"
 
 
 def fitted_outside(ctx):
