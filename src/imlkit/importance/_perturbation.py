@@ -346,11 +346,10 @@ def _perturb_chunk(predictor, X, y, loss, items, sampler, n_repeats, base_point)
     # feature's numbers come from the same sums whatever n_jobs cuts the features into; _chunk
     # puts several features in a chunk exactly when one feature's copies fit), and their draws
     # are rows of the sampler's data, not a frame per feature.
-    if (len(items) > 1 or trees) and len(items) * n_repeats * n <= predictor.max_rows:
-        drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees)) for name, cols, seed in items]
+    together = (len(items) > 1 or trees) and len(items) * n_repeats * n <= predictor.max_rows
+    drawn = [(name, cols, _draw(sampler, X, cols, n_repeats, seed, trees and together)) for name, cols, seed in items]
+    if together:
         return _reduce_blocks(predictor.predict_perturbed_together(X, drawn, n_repeats), y, loss, base_point)
-    drawn = [(name, cols, sampler.sample(X, cols, n_samples=n_repeats, rng=np.random.default_rng(seed)))
-             for name, cols, seed in items]
     out = []
     for name, cols, replacement in drawn:
         risks, total = [], None
