@@ -892,21 +892,11 @@ class GLM(_FamilyEstimator):
         numbers apart, and '(not distinguishable from 1: ...)' when the interval holds no change -- which
         it does not show either: the sentence says the interval allows every value in it."""
         what, verb, expo = self._scale_words()
-        if self.penalized_:
-            v = np.exp(est) if expo else est
-            return f"{verb} {what} by {_fmt(v)} (penalised fit, no interval)"
-        if self._unreadable(est, lo, hi, expo):
-            e, a, b = _fmt_all(est, lo, hi)
-            out = f"changes the log of {what} by {e} [{a}, {b}] (its exp() is beyond a factor of 10^15)"
-        else:
-            e, a, b = _fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi)))
-            out = f"{verb} {what} by {e} [{a}, {b}]"
-        if lo <= 0 <= hi:
-            # not rejecting "no change" is no evidence of it: [0.03, 3.4] allows a 97% fall as much as a 1
-            none = "1" if expo else "0"
-            out += (f" (not distinguishable from {none}: the data allow every value in the interval, no change "
-                    f"({none}) among them)")
-        return out
+        if self.penalized_ or not self._unreadable(est, lo, hi, expo):
+            return f"{verb} {what} by {self._numbers(est, lo, hi, expo, why=True)}"
+        e, a, b = _fmt_all(est, lo, hi)
+        return (f"changes the log of {what} by {e} [{a}, {b}] (its exp() is beyond a factor of 10^15)"
+                + self._no_change_note(lo, hi, expo, why=True))
 
     def _unit(self, feature, i, step=1.0):
         """How column ``i`` of ``feature``'s block reads: 'Increasing x by one unit' or 'x = l (instead of r)'."""
@@ -1065,16 +1055,26 @@ class GLM(_FamilyEstimator):
                 f"{alone}, is no effect of {f}. Moving {fixed} with it, increasing {f} by one unit (the local slope) "
                 f"{verb} {what} by {', '.join(parts[:-1])} and {parts[-1]}, all other features fixed.")
 
-    def _numbers(self, est, lo, hi, expo):
-        """'158 [12.1, 303]' (exp() of each for a log or logit link), '(not distinguishable from 0)' when the interval
-        holds no change, '(penalised fit, no interval)' for a ridge fit."""
+    def _numbers(self, est, lo, hi, expo, why=False):
+        """'158 [12.1, 303]' (exp() of each for a log or logit link), with :meth:`_no_change_note` when the interval
+        holds no change; '(penalised fit, no interval)' for a ridge fit (no note: there is no interval)."""
         if self.penalized_:
             return f"{_fmt(np.exp(est) if expo else est)} (penalised fit, no interval)"
         e, a, b = _fmt_all(*(np.exp([est, lo, hi]) if expo else (est, lo, hi)))
-        out = f"{e} [{a}, {b}]"
-        if lo <= 0 <= hi:
-            out += f" (not distinguishable from {'1' if expo else '0'})"
-        return out
+        return f"{e} [{a}, {b}]" + self._no_change_note(lo, hi, expo, why)
+
+    @staticmethod
+    def _no_change_note(lo, hi, expo, why):
+        """' (not distinguishable from 0)' (1 for a log or logit link) when [lo, hi] holds 0 on the linear scale;
+        ``why``: with the reason, as a reading's first sentence on a weight says it."""
+        if not lo <= 0 <= hi:
+            return ""
+        # not rejecting "no change" is no evidence of it: [0.03, 3.4] allows a 97% fall as much as a 1
+        none = "1" if expo else "0"
+        if why:
+            return (f" (not distinguishable from {none}: the data allow every value in the interval, no change "
+                    f"({none}) among them)")
+        return f" (not distinguishable from {none})"
 
     def _moderator_values(self, moderator):
         """(description, design row of the moderator's block) for each level / quartile."""
