@@ -23,6 +23,16 @@ report run. The bench byte-compiles ``src`` first (``compileall``, into the ``__
 directories git ignores) so that the report is timed as installed; ``--no-compile`` times it
 the old way.
 
+Same process (the project's rule for benchmarks: "peer and imlkit on the same data in one process,
+one thread each"): each run also starts one more one-thread interpreter that imports imlkit's CLI
+and scikit-learn, then times scikit-learn's PFI call and the report (``imlkit.cli.main``, the
+same arguments as the subprocess) one after the other -- in alternating order from run to run,
+so that neither always runs on a warm process. Both sides are then timed after the interpreter
+and the common imports (numpy, pandas, scikit-learn, imlkit's CLI) are loaded; whatever the
+report imports later (matplotlib, statsmodels, its numba kernels) stays in its time. The
+whole-process figure above is kept beside it: it also charges the report the interpreter's
+start and those imports (~1.0-1.3 s CPU), which the scikit-learn side is not charged.
+
 Usage: ``python bench/report_ratio.py [--runs 3] [--quick] [--no-compile]``.
 """
 import argparse
@@ -94,6 +104,43 @@ def report(quick):
     return wall, cpu, steps
 
 
+def same_process(quick, order):
+    """scikit-learn's PFI and the report timed in one fresh one-thread interpreter, in ``order``
+    ("sr": scikit-learn first, "rs": the report first): ``{"sklearn": (wall, cpu), "report": (wall, cpu)}``."""
+    env = dict(os.environ, **ONE_THREAD)
+    env["PYTHONPATH"] = str(HERE.parent / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--same-process-child", order]
+    cmd += ["--quick"] if quick else []
+    res = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    return {k: tuple(v) for k, v in got.items()}
+
+
+def _same_process_child(quick, order):
+    """The body of :func:`same_process`, run inside the child interpreter."""
+    import contextlib
+    import io
+
+    import sklearn.inspection  # noqa: F401  (the common imports, loaded before either side is timed)
+
+    from imlkit.cli import main as cli_main
+
+    def run_report():
+        with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):   # its progress lines, as in the subprocess
+            w0, c0 = time.perf_counter(), time.process_time()
+            cli_main(["report", "--out", out] + (["--quick"] if quick else []))
+            return time.perf_counter() - w0, time.process_time() - c0
+
+    got = {}
+    for side in order:
+        if side == "s":
+            got["sklearn"] = sklearn_pfi()
+        else:
+            got["report"] = run_report()
+    return got
+
+
 def pimp_sequential():
     """PIMP on the bike data, sequential vs full run, where the sequential rule can stop (an empirical plan).
 
@@ -136,16 +183,21 @@ def compile_sources():
 def main(runs=3, quick=False, demo=True, compiled=True):
     if compiled and not compile_sources():
         compiled = False
-    rows, limited = [], []
+    rows, limited, same = [], [], []
     for i in range(runs):
         pfi = sklearn_pfi_child()
         rep = report(quick)
         with threadpool_limits(1):   # the old way, for the record: the limit set inside this process
             limited.append(sklearn_pfi())
+        order = "sr" if i % 2 == 0 else "rs"
+        same.append((order, same_process(quick, order)))
         rows.append((pfi, rep))
+        sp = same[-1][1]
         print(f"run {i + 1}: sklearn PFI {pfi[0]:.2f} s wall / {pfi[1]:.2f} s CPU (threadpool_limits in-process: "
               f"{limited[-1][0]:.2f} / {limited[-1][1]:.2f} s); report {rep[0]:.1f} s wall / {rep[1]:.1f} s CPU; "
-              f"PIMP {rep[2].get('PIMP', float('nan')):.1f} s", flush=True)
+              f"PIMP {rep[2].get('PIMP', float('nan')):.1f} s; same process ({order}): sklearn "
+              f"{sp['sklearn'][1]:.2f} s CPU, report {sp['report'][1]:.1f} s CPU, "
+              f"{sp['report'][1] / sp['sklearn'][1]:.1f}x", flush=True)
     med = statistics.median
     pfi_w, pfi_c = med(r[0][0] for r in rows), med(r[0][1] for r in rows)
     rep_w, rep_c = med(r[1][0] for r in rows), med(r[1][1] for r in rows)
@@ -171,6 +223,13 @@ def main(runs=3, quick=False, demo=True, compiled=True):
              "|---|---|---|---|---|---|",
              f"| sklearn `permutation_importance`, one thread | {pfi_w:.2f} | {pfi_c:.2f} | 1 | 1 | |",
              f"| {what} | {rep_w:.1f} | {rep_c:.1f} | {rep_w / pfi_w:.1f}× | {rep_c / pfi_c:.1f}× | ≤ 12× |",
+             "",
+             "Same process (both timed in one fresh one-thread interpreter after the common imports, the order "
+             "alternating from run to run; see the module docstring): median ratio "
+             f"**{med(sp['report'][1] / sp['sklearn'][1] for _, sp in same):.1f}× CPU** "
+             f"({med(sp['report'][0] / sp['sklearn'][0] for _, sp in same):.1f}× wall); per run: "
+             + ", ".join(f"{o}: report {sp['report'][1]:.1f} s / sklearn {sp['sklearn'][1]:.2f} s CPU = "
+                         f"{sp['report'][1] / sp['sklearn'][1]:.1f}×" for o, sp in same) + ".",
              "",
              f"The same scikit-learn call under `threadpoolctl.threadpool_limits(1)` in the bench's own process "
              f"(OMP_NUM_THREADS in the bench's environment: {os.environ.get('OMP_NUM_THREADS', 'unset')}): "
@@ -216,10 +275,13 @@ if __name__ == "__main__":
                     help="do not byte-compile imlkit's sources first (time source compilation too)")
     ap.add_argument("--sklearn-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--pimp-demo-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--same-process-child", choices=("sr", "rs"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.sklearn_child:   # one timed scikit-learn PFI in this (one-thread) interpreter, as JSON
         w, c = sklearn_pfi()
         print(json.dumps({"wall": w, "cpu": c}))
+    elif a.same_process_child:   # both sides timed in this (one-thread) interpreter, as JSON
+        print(json.dumps(_same_process_child(a.quick, a.same_process_child)))
     elif a.pimp_demo_child:   # the sequential PIMP table's runs in this (one-thread) interpreter, as JSON
         print(json.dumps([(feats, {str(k): v for k, v in got.items()}) for feats, got in pimp_sequential()]))
     else:
