@@ -341,6 +341,8 @@ def section_data(ctx):
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
                    f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
+    if ds.task_reason:
+        blocks.insert(1, text(ds.task_reason))
     blocks += time_order_warning(ctx)
     blocks += integer_code_warning(ctx)
     if ds.notes:
