@@ -287,8 +287,8 @@ class Draws:
 def replacement_frame(replacement):
     """A replacement as a DataFrame: a sampler's :class:`Draws` built into one (:meth:`Draws.frame`), a frame as it
     is. The one conversion for the methods' prediction (``imlkit._model``) and the tree engine, which both take
-    either."""
-    return replacement.frame() if hasattr(replacement, "frame") else replacement
+    either. Told apart by type: a frame with a feature named ``frame`` has a ``.frame`` too (its column)."""
+    return replacement.frame() if isinstance(replacement, Draws) else replacement
 
 
 def _group_layout(codes):
