@@ -48,7 +48,7 @@ from . import _dtypes
 from ._validation import ValidationError, check_float, check_int
 
 __all__ = ["prepare_columns", "PreparedColumns", "complete_rows", "MissingImputer", "KnownLevels",
-           "OTHER", "MISSING_LEVEL", "DECISION_COLUMNS"]
+           "OTHER", "MISSING_LEVEL", "DECISION_COLUMNS", "integer_codes", "CODE_MIN_VALUES", "CODE_MAX_VALUES"]
 
 OTHER = "other"
 MISSING_LEVEL = "(missing)"
@@ -661,3 +661,42 @@ def _as_frame(X):
     if isinstance(X, pd.DataFrame):
         return X
     return pd.DataFrame(np.asarray(X), columns=[f"x{j}" for j in range(np.shape(X)[1])])
+
+
+#: Integer columns with at least this many and at most ``CODE_MAX_VALUES`` distinct values, the smallest 0 or 1, may
+#: be codes (a 0/1 column is left out: with two values a slope per unit and a level difference are the same fit, so
+#: reading it as a number or as a category gives the same model).
+CODE_MIN_VALUES = 3
+#: The bound the report uses to read an integer *target* as classes (``report._data._resolve_task``): the same rule
+#: for features.
+CODE_MAX_VALUES = 10
+
+
+def integer_codes(X, decisions=None):
+    """``[(column, values)]``: the numeric features of ``X`` that may be integer codes read as quantities.
+
+    A column qualifies when every value it has is a whole number, it has ``CODE_MIN_VALUES`` to
+    ``CODE_MAX_VALUES`` distinct values, and the smallest is 0 or 1: codes are numbered from 0 or 1 (Auto's
+    origin 1/2/3, OJ's StoreID 1-7 and STORE 0-4, the bike data's season 1-4 and weekday 0-6), while amounts with
+    few values seldom start there (Auto's cylinders 3-8, Carseats' Education 10-18, Auto's year 70-82). Only the
+    columns the preparation used as numbers (``decisions``' kind "numeric"; date parts it made are left out: they
+    are not columns a user can name) and not boolean ones. Ordered by fewest values, then by position.
+    """
+    numeric = None
+    if decisions is not None:
+        numeric = set(decisions.loc[decisions["kind"] == "numeric", "column"].astype(str))
+    found = []
+    for i, c in enumerate(X.columns):
+        col = X[c]
+        if numeric is not None and str(c) not in numeric:
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype) \
+                or not pd.api.types.is_numeric_dtype(col.dtype):
+            continue
+        v = col.dropna().to_numpy(dtype=float)
+        if not len(v) or not np.isfinite(v).all() or not np.all(v == np.round(v)):
+            continue
+        values = np.unique(v)
+        if CODE_MIN_VALUES <= len(values) <= CODE_MAX_VALUES and values[0] in (0.0, 1.0):
+            found.append((len(values), i, str(c), [int(x) for x in values]))
+    return [(c, vals) for _, _, c, vals in sorted(found)]

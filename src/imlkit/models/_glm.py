@@ -389,6 +389,8 @@ class GLM(_FamilyEstimator):
         self._ranges = {c: (float(np.nanmin(frame[c])), float(np.nanmax(frame[c])))
                         for c in spec.features if c not in spec.categorical}
         self.collinearity_ = self._collinearity(D)
+        #: {column j: [(column k, Polynomial p)]}: the columns that are exact polynomials of j (_add_functional)
+        self._polynomials = {}
         self._add_functional(D)
         self._set_dispersion(result, fam, n_trials)
         self._set_coverage()
@@ -964,7 +966,7 @@ class GLM(_FamilyEstimator):
         """'; but INCOMESQ = INCOME² exactly in these data: it cannot change while INCOME stays fixed' (this column
         is an exact polynomial of another, :meth:`_exact_polynomials`)."""
         names = self.design_.names
-        for j, found in getattr(self, "_polynomials", {}).items():
+        for j, found in self._polynomials.items():
             for k, p in found:
                 if k == col:
                     return (f"; but {_polynomial_words(name, names[j], p)} exactly in these data, so {name} cannot "
@@ -1012,7 +1014,7 @@ class GLM(_FamilyEstimator):
         if f in spec.categorical or f in spec.polynomial or f not in spec.blocks:
             return []
         j = spec.blocks[f][0]
-        found = getattr(self, "_polynomials", {}).get(j, [])
+        found = self._polynomials.get(j, [])
         in_terms = {g for t in spec.interactions for g in t}
         if not found or f in in_terms or not self.estimable_.iloc[j]:
             return []

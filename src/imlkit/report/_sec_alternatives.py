@@ -1,8 +1,6 @@
 """Section 6: inherently interpretable models fitted on the same split, against the black box."""
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from .. import models
@@ -622,26 +620,13 @@ def _tree_blocks(ctx, perf):
     return [heading(f"Decision tree ({label})"), *no_skill_note(ctx, perf[f"decision tree ({label})"], "the tree"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
                  f"{crit} are theirs.{stopped}"),
-            pre(_tree_text(ctx, tree))]
+            pre(tree.export_text())]
 
 
 def _model_classes(ctx):
     """The model's ``classes_`` as a list (None without them)."""
     classes = getattr(ctx.model, "classes_", None)
     return None if classes is None or not len(classes) else list(classes)
-
-
-def _tree_text(ctx, tree):
-    """The tree's text with its classes spelled as the report spells them (:func:`~imlkit.report._labels.class_label`
-    of the model's classes): fitted on a float 0.0/1.0 target its leaves read "class: 1.0 (..., counts 0.0: 3, ...)"
-    beside section 1's "1 (71), 0 (59)". A shallow copy carries the labels; the fitted tree is left as it is."""
-    classes = getattr(tree, "classes_", None)
-    if getattr(tree, "task_", None) != "classification" or classes is None:
-        return tree.export_text()
-    model_classes = _model_classes(ctx) or list(classes)
-    shown = copy.copy(tree)
-    shown.classes_ = np.array([class_label(v, model_classes) for v in classes], dtype=object)
-    return shown.export_text()
 
 
 def no_skill_note(ctx, metrics, name):

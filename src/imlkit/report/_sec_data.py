@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._columns import MISSING_LEVEL
+from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, MISSING_LEVEL, integer_codes
 from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
 from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, collapse, table, text, warning
@@ -265,9 +265,8 @@ def _code_values(values):
 
 
 def integer_code_warning(ctx):
-    """Section 1's caveat on integer columns that may be codes read as amounts (:func:`_data.integer_codes`)."""
-    from ._data import CODE_MAX_VALUES, CODE_MIN_VALUES, integer_codes
-
+    """Section 1's caveat on integer columns that may be codes read as amounts
+    (:func:`imlkit._columns.integer_codes`)."""
     ds = ctx.data
     codes = integer_codes(ds.X, ds.decisions)
     if not codes:
@@ -341,6 +340,8 @@ def section_data(ctx):
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
                    f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
+    if ds.task_reason:
+        blocks.insert(1, text(ds.task_reason))
     blocks += time_order_warning(ctx)
     blocks += integer_code_warning(ctx)
     if ds.notes:

@@ -133,7 +133,7 @@ def _full_fit_offer(ctx, method):
     with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
         yield
     if record["used"]:
-        ctx.__dict__.setdefault("_full_fit_used", set()).add(method)
+        ctx.full_fit_used.add(method)
 
 
 def _loco(ctx):
@@ -298,7 +298,7 @@ def compute_importance(ctx, method):
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
-        if method in ctx.__dict__.get("_full_fit_used", ()):
+        if method in ctx.full_fit_used:
             entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
     info = screen_info(ctx) if method in BUDGETED else None
     for key, r in results.items():
