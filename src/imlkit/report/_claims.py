@@ -80,6 +80,8 @@ LIST_MAX = 8
 
 LABELS = METHOD_LABELS
 MARGINAL = ("pfi", "sage_marginal")
+#: The methods of question 1 (does the fitted model use x_j): a feature all of them put at exactly 0 [0, 0] is unused.
+USE_METHODS = ("pfi", "cfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
 REFIT = ("loco", "lofo")
 #: How each method removes a feature: drawn without regard to the others, drawn given them, or refitted without it.
@@ -865,15 +867,29 @@ def _r_dependence(c):
                 f"do{'es' if len(lo) == 1 else ''} not, {REMOVAL_WORDS[k]}")
 
     groups = "; and ".join(group(k) for k in kinds)
-    s = f"{head}, but {groups}, so how a method removes it does not explain this difference"
+    s = f"{head}, but {groups}, so how a method removes {f} itself does not explain this difference"
     coalition = [(h, lo) for h, lo in same if {h, lo} & {"sage_marginal", "sage_conditional"}
                  and not {h, lo} <= {"sage_marginal", "sage_conditional"}]
     if coalition:
         h, lo = coalition[0]
         sage, other = (h, lo) if h.startswith("sage") else (lo, h)
-        s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all the "
-              f"other features together, {label(sage)} averages what it adds over coalitions of the others, which "
-              f"can share its credit with the features it depends on")
+        below = {m: (e, lo_, hi_) for m, e, lo_, hi_ in n.get("below", ())}
+        if sage in below:
+            # ISLP Credit's Income (marginal SAGE -16,800 [-31,300, -2,250], PFI important): sharing credit only
+            # shrinks a positive value toward 0, it cannot make the whole interval negative; the other features'
+            # removal can -- PFI keeps them at their values, marginal SAGE draws them too, without regard to f
+            e, lo_, hi_ = below[sage]
+            partner = f" ({n['partner']} among them)" if n.get("partner") else ""
+            s += (f"; what differs is how they treat the other features: {label(other)} keeps them at their "
+                  f"values, {label(sage)} averages over coalitions in which they are drawn without regard to "
+                  f"{f} as well{partner}, so it adds {f}'s real values to combinations the data may not have. "
+                  f"{label(sage)}'s value, {num(e)} [{num(lo_)}, {num(hi_)}], lies entirely below 0: averaged "
+                  f"over those coalitions, adding {f} raised the loss, which sharing its credit with the features it "
+                  f"depends on cannot do (sharing only shrinks a positive value toward 0)")
+        else:
+            s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all "
+                  f"the other features together, {label(sage)} averages what it adds over coalitions of the "
+                  f"others, which can share its credit with the features it depends on")
     return s + "."
 
 
@@ -1229,6 +1245,8 @@ def _c_disagreement(c):
 def _c_dependence(c):
     n = c.numbers
     bad = [] if n["r2"] >= n["threshold"] == R2_STRONG else [f"R² {n['r2']} below {R2_STRONG}"]
+    bad += [f"{m}'s interval [{lo}, {hi}] called entirely below 0" for m, _, lo, hi in n.get("below", ())
+            if not (hi < 0 and lo <= hi)]
     if n.get("partner") and not 0 <= n["partner_r"] <= 1 + 1e-12:
         bad.append(f"|r| = {n['partner_r']}")
     return bad
@@ -1405,6 +1423,9 @@ class Ranked:
     open_for: tuple = ()
     #: the methods whose interval for it has width 0 (:attr:`Evidence.zero_width`): they decide nothing about it
     undecided: tuple = ()
+    #: those of ``open_for`` whose interval includes 0 (no test puts it above 0): not negligible only because the
+    #: interval reaches high, not because the estimate is large
+    uncertain_for: tuple = ()
 
     @property
     def n_important(self):
@@ -1452,11 +1473,18 @@ def ranked_features(results, k=None, y_of=None, fill=False, y_fit=None):
         xs = [e[f] for e in ev.values() if f in e]
         imp = tuple(x.method for x in xs if x.important())
         open_for = tuple(x.method for x in xs if not (x.negligible() or x.below_null() or x.estimate <= 0))
-        out_of_it = not open_for
+        # a feature the fitted model does not use -- every method of question 1 it has gives exactly 0 [0, 0]
+        # (ISLP Weekly's Year: PFI, CFI and marginal SAGE all 0, the trees never split on it) -- is not filled in
+        # on another method's noise (conditional SAGE 0.0255 [-0.0345, 0.0854]): its effects would be flat lines
+        uses = [x for x in xs if x.method in USE_METHODS]
+        unused = bool(uses) and all(x.estimate == 0 and x.low == 0 and x.high == 0 for x in uses)
+        out_of_it = not open_for or unused
         where = [x.rank for x in xs if x.method in imp]
+        uncertain = tuple(x.method for x in xs if x.method in open_for and x.has_interval and x.low <= 0
+                          and not x.significant())
         rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
                             float(np.median(where)) if where else math.nan, open_for,
-                            tuple(x.method for x in xs if x.zero_width)), out_of_it))
+                            tuple(x.method for x in xs if x.zero_width), uncertain), out_of_it))
     important = [r for r, _ in rows if r.n_important]
     if not important:
         return []
@@ -1493,14 +1521,29 @@ def ranking_words(ranked):
     # all" (which reads as every method); not "above 0", which reads as shown above 0 (ISLP Default's student: every
     # interval included 0)
     items = [f"{r.feature} ({r.n_important} of {r.n_methods}{_undecided_words(r)})" if r.n_important
-             else (f"{r.feature} (important for none of {r.n_methods}; a positive estimate, not negligible, for "
-                   f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'}{_undecided_words(r)})")
+             else f"{r.feature} (important for none of {r.n_methods}; {_open_words(r)}{_undecided_words(r)})"
              for r in ranked]
     if all(r.n_important for r in ranked):
         head = f"the {len(ranked)} most important features" if plural else "the most important feature"
     else:
         head = f"the {len(ranked)} features ranked first" if plural else "the feature ranked first"
     return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
+
+
+def _open_words(r):
+    """Why a feature important for no method was kept (:attr:`Ranked.open_for`), saying when only a wide interval
+    keeps it from negligible: "a positive estimate whose interval includes 0 but reaches too high to call it
+    negligible, for SAGE (conditional)" -- not "not negligible", which reads as shown to matter."""
+    sure = [label(m) for m in r.open_for if m not in r.uncertain_for]
+    wide = [label(m) for m in r.uncertain_for]
+    parts = []
+    if sure:
+        parts.append(f"a positive estimate, not negligible, for {name_list(sure)}")
+    if wide:
+        one = len(wide) == 1
+        parts.append(f"a positive estimate whose interval{'' if one else 's'} include{'s' if one else ''} 0 but "
+                     f"reach{'es' if one else ''} too high to call it negligible, for {name_list(wide)}")
+    return "; ".join(parts) if parts else "a positive estimate, not negligible, for some"
 
 
 def _undecided_words(r):
