@@ -63,3 +63,13 @@ def test_the_caption_says_how_many_rows_have_a_level_with_no_training_row(oner_t
     cap = tab["caption"]
     assert ("8 test rows have levels of g with no training row ('zeta' (6), '(rare levels)' (2)); OneR scores them "
             "as 'a' (the most frequent training level), as if they had that level.") in cap
+
+
+def test_one_sentence_for_every_model_behind_the_guard(oner_table):
+    """What section 6 (or 1) prints once for all of imlkit's models (the wiring is the lead's: see the report)."""
+    from imlkit.report._sec_alternatives import remapped_levels_note
+
+    ctx, _ = oner_table
+    assert remapped_levels_note(ctx) == [
+        "8 test rows have levels of g with no training row ('zeta' (6), '(rare levels)' (2)); imlkit's models score "
+        "them as 'a' (the most frequent training level), as if they had that level."]

@@ -738,6 +738,16 @@ def remapped_levels_words(pipe, X, rows_word="test rows", models="imlkit's model
     return out
 
 
+def remapped_levels_note(ctx):
+    """The sentences on the rows the model is scored on whose level had no training row, for the guard every
+    interpretable model and the GLM baseline put in front of them (fitted here on all training rows); empty when
+    there are none, or when the model is scored on the rows it was fitted on (no level can be missing there)."""
+    if ctx.evaluation == "all_rows":
+        return []
+    guard = guarded_pipeline("passthrough").fit(ctx.X_train, ctx.y_train)
+    return remapped_levels_words(guard, ctx.X_test, ctx.eval_rows)
+
+
 def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
     """Each rule of a decision list (and its ELSE) with the rows it decides and the share of them in its class: on the
     rows it was fitted on and, named apart, on the rows it is scored on. The list alone showed rules that decide a
