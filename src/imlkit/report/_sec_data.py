@@ -420,6 +420,22 @@ def section_data(ctx):
     return Section("data", "1. Data", blocks)
 
 
+def near_copies(X, r2):
+    """The pairs of near copies among the features of ``r2`` (R² from the others): each feature (at most
+    ``MAX_LISTED``, largest R² first) with R² >= ``NEAR_COPY_R2`` and the one column (:func:`dependence_partner`) that
+    explains it with adjusted R² >= ``NEAR_COPY_R2``, each pair once: ``[(feature, partner, adjusted R², r or None,
+    categorical partner)]``."""
+    high = r2[r2 >= NEAR_COPY_R2].sort_values(ascending=False)
+    pairs, seen = [], set()
+    for f in high.index[:MAX_LISTED]:
+        found = dependence_partner(X, f)
+        if found is None or not found[1] >= NEAR_COPY_R2 or frozenset((f, found[0])) in seen:
+            continue
+        seen.add(frozenset((f, found[0])))
+        pairs.append((f, *found))
+    return pairs
+
+
 def _dependence_advice(X, high):
     """What to use instead of the marginal methods for the features in ``high`` (R² from the others, largest first),
     and what those methods then measure. CFI and LOCO of one feature measure only what it adds beyond the others:
@@ -427,15 +443,7 @@ def _dependence_advice(X, high):
     times the largest single LOCO -- "prefer CFI or LOCO for these features" sent the reader to two numbers that
     cannot show the pair matters. The near copies are named with their r, and grouping them is the way to measure
     the pair."""
-    pairs, seen = [], set()
-    for f in high.index[:MAX_LISTED]:
-        if not high[f] >= NEAR_COPY_R2:
-            continue
-        found = dependence_partner(X, f)
-        if found is None or not found[1] >= NEAR_COPY_R2 or frozenset((f, found[0])) in seen:
-            continue
-        seen.add(frozenset((f, found[0])))
-        pairs.append((f, *found))
+    pairs = near_copies(X, high)
     words = ("ALE and the conditional methods (CFI, conditional SAGE) stay within the data, and LOCO refits without "
              "the feature; but CFI and LOCO of a single feature then measure only what it adds beyond the features it "
              "depends on, which can be near 0 for each of two features that replace each other even when together they "
