@@ -98,3 +98,19 @@ def test_an_effect_the_same_for_every_row_is_still_said_so():
     said = regional_words(g, "x1", 2, 0.5, min_node_size=40)
     assert said.endswith("the effect of x1 is about the same for every row.")
     assert f"at every grid point the centred ICE curves stay within {within.max():.3g} of their region's curve" in said
+
+
+def test_where_is_named_by_the_level_for_a_categorical_feature():
+    """A categorical feature's grid is its levels: the largest point is named by the level's text."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(["u", "v", "w"], 300)), "x2": rng.normal(size=300)})
+
+    def f(X):
+        c = np.asarray(X["c"].astype(str))
+        return np.where(c == "w", 1.0, 0.0) * (1 + 0.5 * (X["x2"].to_numpy() > 0))
+
+    g = ik.repid(f, X, "c", grid=3, max_depth=1, min_node_size=40, min_improvement=0.99)
+    between = spread_by_point(g)[1]
+    assert list(g.grid)[int(np.argmax(between))] == "w"
+    said = regional_words(g, "c", 1, 0.99, min_node_size=40)
+    assert f"by up to {between.max():.3g} (root mean square over the rows at c = 'w';" in said

@@ -586,8 +586,9 @@ def _at_most(g, feature, by_point, span):
     shape = np.shape(by_point)
     at = np.unravel_index(k, shape) if len(shape) > 1 else (k,)
     x = np.ravel(g.grid)[at[0]]
-    where = f"{feature} = {x:.4g}" if isinstance(x, (int, float, np.number)) and not isinstance(x, bool) else \
-        f"{feature} = {x!r}"
+    x = x.item() if isinstance(x, np.generic) else x  # a level's text, not np.str_('a')
+    where = (f"{feature} = {x:.4g}" if isinstance(x, (int, float)) and not isinstance(x, bool) else
+             f"{feature} = {str(x)!r}")
     classes = g.extra.get("classes")
     if len(shape) > 1 and classes is not None:
         where += f", class {classes[at[1]]}"
