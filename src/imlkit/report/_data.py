@@ -22,9 +22,9 @@ __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_datas
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
-#: Most levels a categorical feature keeps (rarer ones are lumped into "other").
+#: Most levels a categorical feature keeps (rarer ones are lumped into one level, "(other levels)").
 MAX_LEVELS = 30
-#: Levels with fewer rows than this are lumped into "other".
+#: Levels with fewer rows than this are lumped into one level, "(rare levels)".
 MIN_COUNT = 5
 #: A feature with a larger share of missing values is replaced by a "missing" indicator.
 MAX_MISSING = 0.5
@@ -289,7 +289,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     -----
     The columns go through :func:`imlkit._columns.prepare_columns` on the whole table, before
     any split: dates become their parts, ID-like and constant columns are set aside, rare
-    levels become ``"other"``, mostly-missing columns become a missing indicator -- each
+    levels become one level (``"(rare levels)"``), mostly-missing columns become a missing indicator -- each
     decision is a row of ``Dataset.decisions``. Rows with a missing target are dropped and
     counted; rows with missing feature values are kept.
     """
