@@ -686,9 +686,9 @@ class GLM(_FamilyEstimator):
         test = ""
         if self.heteroscedastic():
             lm, df = self._variance_test
-            test = (f"{self._variance_assumption()}, which a Breusch–Pagan test rejects (Koenker's form, the squared "
-                    f"Pearson residuals on the design's columns: χ² {lm:,.1f} on {df} df, p "
-                    f"{p_is(self.heteroscedasticity_p_)} < {HETEROSCEDASTICITY_LEVEL:g})")
+            test = (f"{self._variance_assumption()}, which a Breusch–Pagan test rejects at the "
+                    f"{HETEROSCEDASTICITY_LEVEL:g} level (Koenker's form, the squared Pearson residuals on the "
+                    f"design's columns: χ² {lm:,.1f} on {df} df, p {p_is(self.heteroscedasticity_p_)})")
         if self.covariance_ == "HC3":
             how = "covariance='HC3'; " if self.covariance == "HC3" else ""
             if not test:
@@ -697,12 +697,13 @@ class GLM(_FamilyEstimator):
             return (f" with HC3 sandwich standard errors ({how}MacKinnon & White 1985), which hold on large samples "
                     f"whatever the variance of each row, not the model-based ones: those assume {test}"
                     + (f"; {ratio}" if ratio else ""))
+        if self._n_full_leverage:  # HC3 was asked for or called for, and is not defined
+            k = self._n_full_leverage
+            return (f"{'; they assume ' + test if test else ''}; HC3 sandwich intervals are not defined here "
+                    f"({k} row{'s have' if k > 1 else ' has'} leverage 1: a weight fitted to that row alone), so these "
+                    f"are the model-based ones{', which the test rejects' if test else ''}")
         if not test:
             return ""
-        if self._n_full_leverage:
-            return (f"; they assume {test}, and HC3 sandwich intervals are not defined here: "
-                    f"{self._n_full_leverage} row{'s have' if self._n_full_leverage > 1 else ' has'} leverage 1 (a "
-                    f"weight fitted to that row alone), so these intervals are too narrow by an unknown factor")
         ratio = self._ratio_words()
         return (f"; they assume {test}" + (f"; {ratio}" if ratio else "")
                 + " (covariance='HC3' or 'auto' gives sandwich intervals)")
