@@ -7,6 +7,7 @@ to the loss of the model's mean prediction minus the model's. Marginal SAGE of s
 background's mean, the one f_∅ under which a feature the model does not use is a null player exactly.
 """
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,8 @@ from sklearn.metrics import log_loss
 import imlkit as ik
 from imlkit.importance._sage import _sage_batch
 from imlkit.importance._sage_value import GameOptions, build_game, players_of_features
+from imlkit.report import _claims as cl
+from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
 
 
 def _engel():
@@ -138,6 +141,9 @@ def test_marginal_of_several_features_keeps_an_unused_feature_at_exactly_0():
     pred = f(X)
     rows_total = np.mean((y - pred.mean()) ** 2) - np.mean((y - pred) ** 2)
     assert_allclose(r.extra["loss_empty_rows"] - r.baseline_loss, rows_total, rtol=1e-10)
+    # the report's yardstick is the rows' total, not the sample's
+    assert_allclose(cl.sage_total(r.extra), rows_total, rtol=1e-10)
+    assert_allclose(cl.explained_loss(r), rows_total, rtol=1e-10)
 
 
 def test_peer_sage_importance_with_every_row_as_background_agrees():
@@ -206,3 +212,54 @@ def test_a_model_constant_on_the_rows_but_not_on_their_coalitions_is_sampled():
     assert not any("constant" in str(w.message) for w in caught)
     assert "constant_prediction" not in r.extra
     assert r.importance[0] > 1 and r.importance[1] < -1
+
+
+# ---------------------------------------------------------------------- the report's sentences
+def _ctx(results, y):
+    return SimpleNamespace(importance=ImportanceOutputs(**results), effects=EffectsOutputs(h_overall=None),
+                           data_outputs=DataOutputs(dependence_r2=None), model_check=ModelCheck(),
+                           X_test=pd.DataFrame({"z": np.zeros(len(y))}), y_test=pd.Series(y))
+
+
+def test_the_one_feature_reading_says_what_its_value_is(checked_reading):
+    # engel: marginal (32 rows) and conditional (16 draws) SAGE of income are one number, the total; the reading
+    # says which, and that no background row enters it
+    model, X, y = _engel()
+    total = _squared_total(model, X, y)
+    results = {f"sage_{m}": ik.sage(model, X, y, loss="squared_error", removal=m, n_background=k,
+                                    max_permutations=64, random_state=0)
+               for m, k in (("marginal", 32), ("conditional", 16))}
+    for r in results.values():
+        assert_allclose(r.importance[0], total, rtol=1e-10)
+    claims = checked_reading(_ctx(results, y))
+    flat = next(c for c in claims if c.kind == "zero_width")
+    text = flat.text()
+    assert cl.num(total) in text  # both values shown are the total
+    assert "exactly the loss of the model's mean prediction over these rows minus the model's" in text
+    assert "no background row enters it" in text
+    assert "exactly what the features explain together" not in text  # the old wording
+    rules = next(c for c in claims if c.kind == "rules").text()
+    assert "SAGE (conditional)'s values sum to it exactly" in rules
+    assert "not that of the background rows or conditional draws" in rules
+
+
+def test_rules_say_marginal_sums_to_its_backgrounds_total_with_the_numbers():
+    c = cl.Claim("rules", methods=("sage_marginal",), numbers=dict(
+        important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE, loss_share=cl.LOSS_SHARE,
+        sage_totals={"sage_marginal": (2.37, 2.24, 32)}))
+    text = c.text()
+    assert "SAGE (marginal)'s values sum to it exactly for a single feature" in text
+    assert "its values sum to the loss of that sample's mean prediction minus the model's" in text
+    assert "(here 2.37 over 32 background rows against 2.24)" in text
+    assert cl.check(c) == []
+
+
+def test_an_explicit_background_one_feature_is_not_called_free_of_sampling():
+    model, X, y = _engel()
+    r = ik.sage(model, X, y, loss="squared_error", background=X.iloc[:8], random_state=0)
+    assert r.extra["empty"] == "background"
+    assert_allclose(r.importance[0], r.extra["loss_empty_background"] - r.baseline_loss, rtol=1e-10)
+    e = cl.evidence(r, y)["income"]
+    c = cl.Claim("zero_width", ("income",), methods=(r.method,), evidence=(e,), numbers=dict(why="one_feature"))
+    assert "other background rows would give another value" in c.text()
+    assert "nothing left to vary" not in c.text()
