@@ -495,11 +495,9 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         game_options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,
                                    background=background, max_rows=max_rows)
         game, players = build_game(model, X, y, players_of, game_options, bg_seed)
-        if removal == "conditional" or (background is None and len(players) == 1):
-            # f_∅ = the model's mean prediction over every row (see Notes "The empty coalition"); marginal
-            # removal of several players keeps the background's mean, the one f_∅ under which a feature
-            # the model does not use is a null player exactly.
-            game.empty_from_rows()
+        # f_∅ = the model's mean prediction over every row where that keeps the null player (Notes, "The empty
+        # coalition"); sage_value's v(S) is the same game only where it makes the same choice
+        game.choose_empty(background is not None)
         game, engine_params = engine_game(model, game, engine)
         params.update(engine_params)
         m = len(players)

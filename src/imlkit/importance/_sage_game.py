@@ -77,6 +77,19 @@ class SageGame:
         #: Where f_∅ comes from: "background" (its B rows) or "rows" (every row of X).
         self.empty_source = "background"
 
+    def choose_empty(self, background_given):
+        """Take f_∅ from every row of X where that keeps the game's properties; returns where it came from.
+
+        Conditional removal, and marginal removal of a single player with a background drawn from
+        X, take the rows' mean prediction (:meth:`empty_from_rows`). Marginal removal of several
+        players keeps the background's: only then is a feature the model does not use a null player
+        exactly (f_{S∪j} = f_S for every S, ∅ included, as the hybrid rows are the same). A
+        background the caller gave is the reference distribution of marginal removal: its mean stays.
+        """
+        if self.removal == "conditional" or (not background_given and len(self.players) == 1):
+            self.empty_from_rows()
+        return self.empty_source
+
     def empty_from_rows(self):
         """Take f_∅, the prediction without any feature, from the model's predictions on every row of X.
 
