@@ -177,7 +177,7 @@ def _stackloss_constant():
 def test_a_constant_model_stops_at_once_with_every_value_0(removal, exact):
     model, X, y = _stackloss_constant()
     assert np.ptp(model.predict(X)) == 0
-    with pytest.warns(UserWarning, match="every value is 0 and no ordering was sampled: the model is constant"):
+    with pytest.warns(UserWarning, match="Every value is 0 and no ordering was sampled: the model is constant"):
         r = ik.sage(model, X, y, loss="squared_error", removal=removal, n_background=32, exact=exact,
                     max_permutations=1024, random_state=0)
     assert_allclose(r.importance, 0, atol=0)

@@ -206,7 +206,7 @@ def _constant_model(game, rng):
     shown = (f"the label {c!r}" if game.vote or np.asarray(c).dtype.kind not in "biufc" else
              f"the class probabilities ({', '.join(f'{v:.3g}' for v in np.ravel(c)[:6])}"
              f"{', ...' if np.size(c) > 6 else ''})" if np.ndim(c) else f"{float(c):.6g}")
-    note = (f"SAGE: every value is 0 and no ordering was sampled: the model is constant on these rows -- it "
+    note = (f"Every value is 0 and no ordering was sampled: the model is constant on these rows -- it "
             f"predicts {shown} for {checked} (to a relative {CONSTANT_RTOL:g}), so no feature changes the loss there.")
     return dict(prediction=c, checked=checked, note=note)
 
