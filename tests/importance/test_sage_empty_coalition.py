@@ -197,6 +197,16 @@ def test_a_constant_classifier_stops_with_every_value_0():
     assert r.extra["n_permutations"] == 0
 
 
+def test_a_label_model_that_always_says_one_class_stops_with_every_value_0():
+    Xf, yf, X, y = _iris()
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    # 60 rows x 14 coalitions = 840 pairs > one batch's 256 x (4 - 1): that many are drawn
+    with pytest.warns(UserWarning, match="predicts the label 'setosa' for each of the 60 rows and 768 of their"):
+        r = ik.sage(lambda A: np.full(len(A), "setosa"), X, names, loss="zero_one", n_background=8, random_state=0)
+    assert_allclose(r.importance, 0, atol=0)
+    assert r.extra["n_permutations"] == 0
+
+
 def test_a_model_constant_on_the_rows_but_not_on_their_coalitions_is_sampled():
     # x0 == x1 on every row: f = x0 - x1 predicts 0 on the rows, but not on the hybrid rows of its coalitions,
     # where marginal SAGE's values are not 0 (y = x0 + noise: v({x0}) ~ +1, v({x1}) ~ -3, so φ ~ (2, -2)) -- no

@@ -203,11 +203,13 @@ def _constant_model(game, rng):
             return None
         checked += (f" and each of their {len(rows):,} coalitions of features between none and all"
                     if pairs <= budget else f" and {len(rows):,} of their coalitions of features, drawn at random")
-    shown = (f"the label {c!r}" if game.vote or np.asarray(c).dtype.kind not in "biufc" else
+    label = game.vote or np.asarray(c).dtype.kind not in "biufc"
+    shown = (f"the label '{c}'" if label else
              f"the class probabilities ({', '.join(f'{v:.3g}' for v in np.ravel(c)[:6])}"
              f"{', ...' if np.size(c) > 6 else ''})" if np.ndim(c) else f"{float(c):.6g}")
+    within = "" if label else f" (to a relative {CONSTANT_RTOL:g})"
     note = (f"Every value is 0 and no ordering was sampled: the model is constant on these rows -- it "
-            f"predicts {shown} for {checked} (to a relative {CONSTANT_RTOL:g}), so no feature changes the loss there.")
+            f"predicts {shown} for {checked}{within}, so no feature changes the loss there.")
     return dict(prediction=c, checked=checked, note=note)
 
 
