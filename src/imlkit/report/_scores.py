@@ -223,7 +223,8 @@ def _macro_auc(W, proba, idx, present, position, codes, by_class, tot):
 def scores(out, y, task, W, labels=None):
     """Every metric of one model under each row of weights ``W`` (B, n): dict metric -> (B,) array.
 
-    Regression: RMSE, MAE, R² (1 - SSE/SST with the resample's own mean). Classification: log
+    Regression: RMSE, MAE, R² (1 - SSE/SST, every square about the mean of all the rows of ``y``, the same
+    centre for every resample). Classification: log
     loss (natural log, probabilities clipped to [float eps, 1], as scikit-learn's)), Brier score (sum over classes of
     (p_k - 1{y = k})², Brier 1950), ROC AUC (binary: of the second label; multiclass: the
     unweighted mean of one-vs-rest AUCs over the classes present), balanced accuracy (mean
@@ -235,9 +236,17 @@ def scores(out, y, task, W, labels=None):
         yv = np.asarray(y, dtype=float)
         err = yv - out["pred"]
         sse = W @ err ** 2
-        sst = W @ yv ** 2 - (W @ yv) ** 2 / n
+        # R² = (SST - SSE) / SST with every squared deviation taken about the mean of all n rows, a centre held fixed
+        # over the resamples: numerator and denominator are then sums over rows, and the resampled ratio is centred
+        # on the estimate. With each resample's own mean (the textbook formula) SST shrank by about SST/n -- that mean
+        # fits the resample better than any fixed prediction -- so every resample of the mean baseline scored on its
+        # own rows had R² <= 0 and the interval excluded its estimate (Boston, a user's forest: "R² 6.66e-16
+        # [-0.00946, -1.52e-06]"). The gain is summed row by row, (y - ȳ)² - (y - ŷ)², so that a prediction equal to
+        # ȳ gives 0 on every resample, not the rounding of 1 - SSE/SST.
+        dev = (yv - yv.mean()) ** 2 if n else yv
+        sst = W @ dev
         with np.errstate(invalid="ignore", divide="ignore"):
-            r2 = np.where(sst > 0, 1 - sse / np.where(sst > 0, sst, 1.0), np.nan)
+            r2 = np.where(sst > 0, (W @ (dev - err ** 2)) / np.where(sst > 0, sst, 1.0), np.nan)
         return {"RMSE": np.sqrt(sse / n), "MAE": W @ np.abs(err) / n, "R²": r2}
     ys = np.asarray(y).astype(str)
     correct = (out["pred"] == ys).astype(float)
