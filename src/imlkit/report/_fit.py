@@ -399,8 +399,15 @@ def performance(model, X, y, task, labels=None):
     return {k: float(v[0]) for k, v in scores(out, y, task, np.ones((1, len(y))), labels).items()}
 
 
+#: The constant classifier's name in the report: it predicts the training class frequencies as its probabilities
+#: (its log loss is the prior's, finite) and the most frequent class as its label -- "majority class" alone read as a
+#: classifier sure of one class, whose log loss would be infinite (rev7 r1 finding 9).
+CLASS_FREQUENCIES = "class frequencies (majority class)"
+
+
 class MeanBaseline:
-    """Predicts the training mean (regression) or the majority class with training frequencies."""
+    """Predicts the training mean (regression), or the training class frequencies as probabilities and the most
+    frequent class as the label (classification)."""
 
     def fit(self, X, y):
         y = pd.Series(y)
@@ -423,14 +430,14 @@ class MeanBaseline:
 
 
 def baseline_models(task, X, y):
-    """Unfitted baselines: the mean / majority class and a GLM.
+    """Unfitted baselines: the mean / the class frequencies (:data:`CLASS_FREQUENCIES`) and a GLM.
 
     Two-class and regression targets get imlkit's GLM (poisson for counts); a multiclass
     target gets scikit-learn's multinomial logistic regression (a GLM with the multinomial
     family), because imlkit's GLM families are univariate. Both impute missing numeric values
     (median plus indicator) in their pipeline instead of dropping rows.
     """
-    out = {("mean" if task == "regression" else "majority class"): MeanBaseline()}
+    out = {("mean" if task == "regression" else CLASS_FREQUENCIES): MeanBaseline()}
     if task == "classification" and pd.Series(y).nunique() > 2:
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler

@@ -187,7 +187,7 @@ def join_words(items, word="and"):
 
 
 def one_difference(res, name, other, m, d):
-    """"ROC AUC 0.971 against 0.5 for the majority class (difference 0.471 [0.44, 0.49])"."""
+    """"ROC AUC 0.971 against 0.5 for the class frequencies (majority class) (difference 0.471 [0.44, 0.49])"."""
     return (f"{m} {fmt(res['scores'][name][m][0])} against {fmt(res['scores'][other][m][0])} for the {other} "
             f"(difference {score_cell(d)})")
 
