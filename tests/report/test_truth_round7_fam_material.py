@@ -8,8 +8,8 @@ constant on that measure."""
 import numpy as np
 from numpy.testing import assert_allclose
 
-from imlkit.report._scores import MATERIAL_SHARE, deciding_metrics, material_floor, score_intervals
 from imlkit.report._blocks import fmt
+from imlkit.report._scores import MATERIAL_SHARE, deciding_metrics, material_floor, score_intervals
 from imlkit.report._shared import compare_models, level_note, score_cell
 
 
