@@ -81,3 +81,19 @@ def test_without_a_constant_s_score_the_rule_is_the_old_one():
     del res["constant"]
     assert material_floor(res, "model", "tree", "Brier score") == 0.0
     assert "The model improves over tree on test Brier score" in _said(res, deciding)
+
+
+def test_an_immaterial_mae_difference_favours_no_one():
+    """A tie on RMSE beside an MAE difference of 1e-6 whose interval excludes 0: "the MAE favours the model ... so the
+    tie is no sign that the simpler model explains the data as well" was said on 1e-6 of an MAE gain of 7.2."""
+    from imlkit.report._fit import mae_split
+
+    res = {"scores": {"model": {"RMSE": (1.0, 0.9, 1.1), "MAE": (0.8, 0.7, 0.9)},
+                      "glm": {"RMSE": (0.999, 0.9, 1.1), "MAE": (0.800001, 0.7, 0.9)}},
+           "differences": {"glm": {"RMSE": (0.001, -0.1, 0.1), "MAE": (-1e-6, -1.1e-6, -0.9e-6)}},
+           "constant": {"RMSE": 10.0, "MAE": 8.0}, "rows": 400, "level": 0.95}
+    assert_allclose(material_floor(res, "model", "glm", "MAE"), 0.01 * 7.2, rtol=1e-6)
+    assert mae_split(res, "glm", ("RMSE",)) == ("", False)
+    del res["constant"]  # the old rule: any difference whose interval excludes 0
+    note, ahead = mae_split(res, "glm", ("RMSE",))
+    assert ahead and note.startswith(" The MAE (shown, not decisive) favours the model")

@@ -22,7 +22,7 @@ def mae_split(res, other, deciding, rows_word="test rows"):
     deciding RMSE's verdict does not say the same -- a tie on RMSE beside an MAE that favours the model is no sign that
     "the simpler model may explain the data as well" (Hitters, a user's random forest against the GLM: RMSE difference
     -50.63 [-111.2, 7.936], MAE -72.86 [-119.6, -26.38]). ("", False) otherwise."""
-    from ._scores import beats, worse
+    from ._scores import beats, material_floor, worse
     from ._shared import decidable
     from ._shared import join_words as _join
     from ._shared import score_cell as _cell
@@ -30,7 +30,10 @@ def mae_split(res, other, deciding, rows_word="test rows"):
     d = res["differences"].get(other, {}).get("MAE")
     if d is None or "MAE" in deciding or not np.isfinite(d[0]):
         return "", False
-    won, lost = beats(d, "MAE"), worse(d, "MAE")
+    # an immaterial MAE difference favours no one (the comparison's floor: _shared._comparison)
+    name = next((k for k in res["scores"] if k != other and k not in res["differences"]), None)
+    floor = material_floor(res, name, other, "MAE") if name is not None else 0.0
+    won, lost = beats(d, "MAE", floor), worse(d, "MAE", floor)
     if not (won or lost) or decidable(res, ["MAE"], rows_word)[1]:
         return "", False
     sim = res.get("simultaneous_differences", res["differences"]).get(other, {})
