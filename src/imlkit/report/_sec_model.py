@@ -20,7 +20,7 @@ import pandas as pd
 from .._dtypes import has_levels
 from ._blocks import Section, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import MeanBaseline, baseline_models, mae_split
+from ._fit import MeanBaseline, baseline_models, family_note, mae_split
 from ._scores import (
     BRIER_NOTE,
     CLASSIFICATION_METRICS,
@@ -73,7 +73,7 @@ def _fit_baseline(ctx, name, est):
 def _fit_baselines(ctx):
     """The baselines fitted on the training rows (each in its own guard): name -> estimator, and boxes."""
     fitted, blocks = {}, []
-    for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train).items():
+    for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train, seed=ctx.seed).items():
         if name.startswith("GLM") and model_is_glm(ctx):
             blocks.append(text(f"The model is imlkit's {name}, the same model as the {name} baseline (same family, "
                                f"same training rows): it is not compared with itself, so the report has no GLM "
@@ -126,6 +126,7 @@ def section_model(ctx):
     others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
                                        deciding)
     blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted))
+    blocks += ctx.guard("the GLM's family", lambda: [text(w) for w in [family_note(ctx, fitted)] if w], kind="part")
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
