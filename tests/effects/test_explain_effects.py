@@ -402,3 +402,19 @@ def test_ale_within_its_band_claims_no_shape():
     assert f"largest half-width {num(half)}" in text
     # the same model without the row-specific term: a band of width 0 and a shape claimed
     assert "Shape: increasing" in ik.ale(lambda Z: 0.001 * np.asarray(Z)[:, 0], X, "x1", bins=10).explain()
+
+
+def test_repid_split_on_a_small_heterogeneity_says_it_is_small():
+    X = uniform(n=800, p=3, seed=14)
+    # a large additive effect of x1 and a tiny x1 x 1[x2 > 0]: REPID splits on x2 (all of a tiny heterogeneity)
+    g = ik.repid(lambda Z: 5 * np.asarray(Z)[:, 0] + 0.01 * np.asarray(Z)[:, 0] * (np.asarray(Z)[:, 1] > 0), X, "x1",
+                 max_depth=1)
+    text = g.explain()
+    assert g.tree[0].feature == "x2" and "depends on x2" in text
+    root = g.tree[0]
+    m = np.size(g.regions[0].centered_average)
+    rms = np.sqrt(root.risk / (root.n * m))
+    span = np.ptp(g.average)
+    assert rms < SMALL_EFFECT_SHARE * span
+    said = f"all of the heterogeneity is small: root mean square {num(rms)}, {pct(rms / span)} of the PD's range"
+    assert said in text

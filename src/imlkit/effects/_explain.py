@@ -535,7 +535,11 @@ def explain_regional(g):
                      + ", ".join(f"{c} (its {_n_splits(g, c)} splits remove {pct(scores[c])} together)"
                                  if _n_splits(g, c) > 1 else f"{c} (its split removes {pct(scores[c])})"
                                  for c in strong)
-                     + f" -- at least the {pct(gamma)} (γ) REPID asks of a first split.")
+                     + f" -- at least the {pct(gamma)} (γ) REPID asks of a first split"
+                     + (f"; but all of the heterogeneity is small: root mean square {num(np.sqrt(root_h))}, "
+                        f"{pct(np.sqrt(root_h) / span)} of the PD's range, below the {pct(SMALL_EFFECT_SHARE)} this "
+                        f"explanation calls small." if span > 0 and np.sqrt(root_h) < SMALL_EFFECT_SHARE * span
+                        else "."))
     if weak:
         lines.append("Splits below the root pass a relative bar (γ × their parent's intImp): "
                      + ", ".join(f"{c} ({pct(scores[c])})" for c in weak)
