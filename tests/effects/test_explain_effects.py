@@ -418,3 +418,24 @@ def test_repid_split_on_a_small_heterogeneity_says_it_is_small():
     assert rms < SMALL_EFFECT_SHARE * span
     said = f"all of the heterogeneity is small: root mean square {num(rms)}, {pct(rms / span)} of the PD's range"
     assert said in text
+
+
+def test_h_two_largest_within_their_standard_errors_are_not_ranked():
+    X = uniform(n=300, p=4, seed=15)
+    # two equal products: x1 × x2 and x3 × x4 have the same H² up to sampling
+    h = ik.h_statistic(lambda Z: product(Z) + np.asarray(Z)[:, 2] * np.asarray(Z)[:, 3], X, n_samples=80,
+                       random_state=0)
+    text = h.explain()
+    order = np.argsort(-h.overall, kind="stable")
+    a, b = order[:2]
+    diff = h.overall[a] - h.overall[b]
+    se = np.hypot(h.overall_se[a], h.overall_se[b])
+    assert diff <= 2 * se
+    assert (f"Which of {h.feature_names[a]} and {h.feature_names[b]} is larger is not settled at 80 rows: they "
+            f"differ by {num(diff)}, within 2 standard errors of the difference ({num(se)}") in text
+    # a clear first pair is ranked without that sentence (x1 × x2 ≈ 1 against x1 × x3 = 0)
+    clear = ik.h_statistic(lambda Z: product(Z) + np.asarray(Z)[:, 2], X, n_samples=80, random_state=0,
+                           pairs=[("x1", "x2"), ("x1", "x3")]).explain()
+    assert "Which of x1 × x2 and" not in clear
+    # and the two factors of one product tie by symmetry: their order is said to be unsettled
+    assert "Which of x1 and x2 is larger is not settled" in clear or "Which of x2 and x1 is larger" in clear

@@ -387,6 +387,9 @@ def explain_hstat(h):
                               + (f", i.e. its interaction part moves the prediction by {num(un[j])} (root mean "
                                  f"square)" if un is not None else "") for j in top)
             lines.append(f"Largest overall H²: {items}.")
+            if len(top) > 1 and se is not None:
+                lines += _unsettled_first(names[top[0]], names[top[1]], H[top[0]], H[top[1]], se[top[0]],
+                                          se[top[1]], n)
             rest = nonzero[3:]
             if rest:
                 lines.append(f"The other {len(rest)} feature{'s' if len(rest) > 1 else ''} with H² above rounding: "
@@ -425,6 +428,10 @@ def explain_hstat(h):
         elif n_zero == len(pw):
             lines.append(f"{head}: every one is 0 up to rounding (|H²| ≤ {ROUNDING:g}): on these rows each pair's "
                          f"joint PD is the sum of its one-way PDs.")
+        if len(top) > 1 and "h2_se" in pw:
+            a, b = pw.iloc[top[0]], pw.iloc[top[1]]
+            lines += _unsettled_first(f"{a['feature_1']} × {a['feature_2']}", f"{b['feature_1']} × {b['feature_2']}",
+                                      a["h2"], b["h2"], a["h2_se"], b["h2_se"], n)
         if h.params.get("pairs") == "top":
             lines.append("Pairs not computed are not in the table: that is not evidence that they do not interact.")
         over = pw[v > 1.0]
@@ -465,6 +472,19 @@ def explain_hstat(h):
                      f"logistic link couples the features' effects -- H² > 0 here does not say the model has "
                      f"interaction terms.")
     return "\n".join(lines)
+
+
+def _unsettled_first(a, b, ha, hb, sa, sb, n):
+    """A sentence when the two largest H² are within ``SETTLED_Z`` standard errors of their difference (the
+    bootstrap SEs combined as if independent): which is the larger is then not settled at these rows."""
+    if not (np.isfinite(sa) and np.isfinite(sb)):
+        return []
+    se = float(np.hypot(sa, sb))
+    diff = float(ha - hb)
+    if se > 0 and diff <= SETTLED_Z * se:
+        return [f"Which of {a} and {b} is larger is not settled at {n:,} rows: they differ by {num(diff)}, within "
+                f"{SETTLED_Z:g} standard errors of the difference ({num(se)}, their bootstrap SEs combined)."]
+    return []
 
 
 # -------------------------------------------------------------------------------------------------- RegionalResult
