@@ -522,11 +522,12 @@ def explain_regional(g):
         else:
             lines.append(f"No split met REPID's stopping rule: a first split must remove at least {pct(gamma)} of "
                          f"the heterogeneity (min_improvement γ = {gamma}), with at least {size:,} rows on each "
-                         f"side. The heterogeneity left, root mean square {num(np.sqrt(root_h))}"
+                         f"side, and no single split on "
+                         + f"{', '.join(g.split_features[:8])}{' and others' if len(g.split_features) > 8 else ''} "
+                         + "removes that much (the result does not record how much the best one removed). The "
+                         + f"heterogeneity stays at root mean square {num(np.sqrt(root_h))}"
                          + (f" ({pct(np.sqrt(root_h) / span)} of the PD's range)" if span > 0 else "")
-                         + ", is not explained by any single split on "
-                         + f"{', '.join(g.split_features[:8])}{' and others' if len(g.split_features) > 8 else ''}; "
-                         + "that is not evidence that the effect is the same for every row.")
+                         + "; that is not evidence that the effect is the same for every row.")
         return "\n".join(lines)
     lines.append("Splits (breadth first):")
     by_id = {nd.id: nd for nd in g.tree}
