@@ -89,6 +89,13 @@ class HeterogeneityResult(HeterogeneitySlicing, ResultDisplay):
                              index=pd.Index(self.feature_names, name="feature"))
         return frame.sort_values("heterogeneity", ascending=False, kind="stable")
 
+    def explain(self):
+        """What the c-ICE heterogeneity measures, the ranking with its numbers, and the features whose curves are
+        equal up to rounding or constant."""
+        from ._explain import explain_heterogeneity
+
+        return explain_heterogeneity(self)
+
     def to_series(self):
         """The heterogeneity as a Series, sorted descending."""
         return self.to_frame()["heterogeneity"]

@@ -74,6 +74,13 @@ class HStatisticResult(PairSlicing, ResultDisplay):
             out["h2_se"] = np.asarray(self.overall_se, dtype=float)
         return out
 
+    def explain(self):
+        """What H² measures, the largest overall and pairwise values with their standard errors, and the caveats
+        that apply to these numbers (rows used, unstable ratios, H² above 1, the probability scale)."""
+        from ._explain import explain_hstat
+
+        return explain_hstat(self)
+
     def plot(self, kind="overall", *, ax=None, **kwargs):
         """Horizontal bars of overall H² (``kind="overall"``) or of the pairs (``"pairwise"``)."""
         from ..plotting import plot_h_statistic

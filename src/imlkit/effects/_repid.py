@@ -227,6 +227,13 @@ class RegionalResult(OneFeatureSlicing, ResultDisplay):
             node[here & ~go_left] = nd.right
         return np.array([leaf_region[k] for k in node], dtype=int)
 
+    def explain(self):
+        """The splits REPID found, the heterogeneity before and after them, the regions' curves, and -- when no
+        split was made -- which rule stopped it, with its numbers."""
+        from ._explain import explain_regional
+
+        return explain_regional(self)
+
     def plot(self, *, ax=None, **kwargs):
         """Global PD beside each region's PD with its c-ICE band, and the tree as text."""
         from ..plotting import plot_regional

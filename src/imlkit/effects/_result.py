@@ -203,6 +203,14 @@ class EffectResult(OneFeatureSlicing, ResultDisplay):
         return pd.DataFrame({"row": np.repeat(rows, m), self.feature_names[0]: np.tile(np.asarray(self.grid), n),
                              "value": M.ravel()})
 
+    def explain(self):
+        """What the effect says, in sentences that carry their numbers: the method and the question it answers,
+        the grid, the size of the effect (max − min of the average curve, in the output's units), its shape only
+        where every step has one sign up to a tolerance, and for ICE how differently the rows' curves run."""
+        from ._explain import explain_effect
+
+        return explain_effect(self)
+
     def plot(self, *, ax=None, **kwargs):
         """ICE lines with the average on top, a rug of observed values; bars for categoricals;
         a heat map for 2-D. Returns the matplotlib Axes."""

@@ -1,0 +1,633 @@
+"""What the effect results say in words: ``explain()`` of EffectResult, HStatisticResult, RegionalResult and
+HeterogeneityResult.
+
+The rule is the project's: every sentence is a claim that carries the numbers behind it, read from the result's
+own arrays; a shape ("increases monotonically") is said only when every step of the curve has that sign up to a
+stated tolerance, and a small effect is called small with its numbers, never "no effect" (a flat average can hide
+opposite effects in different rows, and a grid says nothing between its points).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["num", "pct", "explain_effect", "explain_hstat", "explain_regional", "explain_heterogeneity",
+           "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD"]
+
+#: A step of a curve counts as going the other way only when it is larger than this share of the curve's range.
+MONOTONE_TOLERANCE = 0.01
+#: An effect whose range is below this share of the spread of the predictions (the ICE values) is called small.
+SMALL_EFFECT_SHARE = 0.05
+#: A range within this share of the curve's largest |value| is rounding (the display's ZERO_RTOL).
+ROUNDING = 1e-9
+#: A curve's change within this many standard errors of 0 settles no direction.
+SETTLED_Z = 2.0
+#: Below this many rows the H-statistic is called noisy (its partial dependences average over the same rows).
+FEW_H_ROWS = 100
+#: A pair's joint PD whose root mean square is below this share of the prediction's makes H² an unstable ratio.
+SMALL_JOINT_PD = 0.1
+
+
+def num(v):
+    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands written
+    out (``1,280``), scientific notation from 1e7 or below 1e-3 -- the rule of the report's sentences.
+
+    Examples
+    --------
+    >>> num(1283.4), num(-0.0), num(0.000596), num(2.4e-06), num(0.5)
+    ('1,280', '0', '0.000596', '2.4e-06', '0.5')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return "–" if np.isnan(v) else str(v)
+    s = f"{v:.3g}"
+    if s in ("-0", "0"):
+        return "0"
+    if 1e3 <= abs(float(s)) < 1e7:
+        return f"{float(s):,.0f}"
+    return s
+
+
+def pct(share):
+    """A share as a percentage: ``0.4312`` -> ``43%``, ``0.0123`` -> ``1.2%``."""
+    p = 100 * float(share)
+    if not np.isfinite(p):
+        return "–"
+    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
+
+
+def _value(v, categorical):
+    """A grid value as text: a level as it is, a number by :func:`num`."""
+    if categorical:
+        return repr(v) if isinstance(v, str) else str(v)
+    try:
+        return num(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _of(output):
+    """``"the prediction"`` / ``"P(class=1)"``: what the numbers are in units of."""
+    out = str(output or "prediction")
+    if out == "link":
+        return "the linear predictor (link scale)"
+    return "the prediction" if out == "prediction" else out
+
+
+def _rows(info, params):
+    n = info.get("n_rows") if info else None
+    return f"{int(n):,} rows" if n is not None else "the rows given"
+
+
+# ---------------------------------------------------------------------------------------------------- EffectResult
+
+_EFFECT_TITLES = {
+    "pd": ("Partial dependence (PD; Friedman 2001)",
+           "The average prediction when x_j is set to each grid value for every row, the other features kept as "
+           "they are: a marginal effect, so where x_j depends on other features it averages over combinations "
+           "the data do not hold (extrapolation)."),
+    "ice": ("Individual conditional expectation (ICE; Goldstein et al. 2015) with their mean, the PD",
+            "One curve per row: its prediction as x_j is set to each grid value, the other features kept as they "
+            "are; their mean is the PD (Friedman 2001). Marginal: where x_j depends on other features the curves "
+            "pass through combinations the data do not hold (extrapolation)."),
+    "ale": ("Accumulated local effects (ALE; Apley & Zhu 2020)",
+            "The prediction's differences across each interval of x_j, averaged over the rows whose x_j lies in "
+            "that interval, accumulated over the intervals and centred to mean 0 over the data: the other "
+            "features keep values that occur with x_j there, so it does not extrapolate across the data (it is "
+            "a change relative to the average, not a level)."),
+    "gam": ("A GAM's partial effect", "The fitted term of x_j in the GAM's additive predictor."),
+}
+
+
+def _centre_words(center):
+    if center == "first":
+        return ("c-ICE: each curve is anchored at the first grid point (minus its value there), so the curves show "
+                "the change from that point.")
+    if center == "mean":
+        return "c-ICE: each curve minus its own mean over the grid, so the curves show their shapes, not levels."
+    return None
+
+
+def explain_effect(r):
+    """The words of :meth:`EffectResult.explain`."""
+    title, what = _EFFECT_TITLES.get(r.method, (f"{r.method} effect", ""))
+    names = tuple(r.feature_names)
+    what = what.replace("x_j", names[0]) if len(names) == 1 else (
+        f"The average prediction when {names[0]} and {names[1]} are set together to each combination of grid values "
+        f"for every row, the other features kept as they are: a marginal effect, so where they depend on other "
+        f"features it averages over combinations the data do not hold (extrapolation).")
+    lines = [f"{title} of {' × '.join(names)} on {_of(r.output)}.", what]
+    centre = _centre_words(r.params.get("center")) if r.method == "ice" else None
+    if centre:
+        lines[1] += " " + centre
+    lines.append("")
+    if len(names) == 2 and np.ndim(r.average) == 2:
+        lines += _effect_2d(r)
+        return "\n".join(lines)
+    avg = np.asarray(r.average, dtype=float)
+    grid = np.asarray(r.grid)
+    lines += _grid_lines(r, grid)
+    ind = None if r.individual is None else np.asarray(r.individual, dtype=float)
+    if avg.ndim == 2:   # one curve per class
+        classes = list(r.extra.get("classes", range(avg.shape[1])))
+        for k, c in enumerate(classes):
+            lines.append(f"P(class={c}):")
+            lines += ["  " + s for s in _curve_lines(r, grid, avg[:, k], None if ind is None else ind[:, :, k],
+                                                     f"P(class={c})")]
+    else:
+        lines += _curve_lines(r, grid, avg, ind, _of(r.output))
+    notes = _effect_notes(r)
+    if notes:
+        lines += [""] + notes
+    return "\n".join(lines)
+
+
+def _grid_lines(r, grid):
+    rows = _rows(r.info, r.params)
+    if r.method == "ale" and not r.categorical:
+        cnt = np.asarray(r.extra.get("bin_count", []))
+        line = (f"Intervals: {len(grid) - 1} between {len(grid)} edges at quantiles of {r.feature}, from "
+                f"{num(grid[0])} to {num(grid[-1])}" + (f", holding {int(cnt.min()):,} to {int(cnt.max()):,} of the "
+                                                        f"{rows} each" if cnt.size else f" ({rows})") + ".")
+        capped = r.info.get("bins_capped") if r.info else None
+        return [line] + ([capped] if capped else [])
+    if r.method == "ale":
+        order = r.extra.get("level_order", "")
+        return [f"Levels: {len(grid)} ({', '.join(_value(v, True) for v in grid[:8])}"
+                f"{', ...' if len(grid) > 8 else ''}), in {order or 'the order used'}; {rows}."]
+    if r.categorical:
+        return [f"Grid: the {len(grid)} levels of {r.feature} ({', '.join(_value(v, True) for v in grid[:8])}"
+                f"{', ...' if len(grid) > 8 else ''}); {rows}."]
+    kind = r.params.get("grid_type")
+    return [f"Grid: {len(grid)} points of {r.feature} from {num(grid[0])} to {num(grid[-1])}"
+            + (f" ({kind})" if kind else "") + (f"; averaged over {rows}." if r.method in ("pd", "ice") else
+                                                f"; {rows}.")]
+
+
+def _curve_lines(r, grid, avg, ind, unit):
+    """Size, shape and (for ICE) heterogeneity of one curve."""
+    what = {"ale": "ALE", "gam": "partial effect"}.get(r.method, "PD")
+    if r.method == "ice" and r.params.get("center") in ("mean", "first"):
+        what = {"mean": "centred PD", "first": "anchored PD"}[r.params["center"]]
+    ordered = not r.categorical or (r.method == "ale" and r.extra.get("level_order") == "category order")
+    lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
+    size = float(avg[hi] - avg[lo])
+    scale = float(np.max(np.abs(avg))) if avg.size else 0.0
+    out = []
+    flat = size <= ROUNDING * scale or size == 0.0
+    at = f"{r.feature} = {{}}"
+    if flat:
+        out.append(f"The {what} is flat over the grid up to rounding: its range (max − min) is {num(size)} "
+                   f"in the units of {unit}" + (f" (at the level {num(avg[0])})" if what == "PD" else "") + ". A "
+                   f"flat average says the rows' changes cancel or vanish at these grid values, not that the model "
+                   f"ignores {r.feature}" + (" (the ICE curves below show the rows)." if ind is not None else
+                                            " (ik.ice shows each row's curve)."))
+    else:
+        out.append(f"Size: the {what} ranges from {num(avg[lo])} at {at.format(_value(grid[lo], r.categorical))} "
+                   f"to {num(avg[hi])} at {at.format(_value(grid[hi], r.categorical))}: a range of {num(size)} in "
+                   f"the units of {unit}.")
+        out += _small_lines(r, size, ind, unit, what)
+        if ordered and len(avg) >= 2:
+            unsettled = _unsettled(r, grid, avg, ind, size, what)
+            out += unsettled or _shape_lines(r, grid, avg, size, what)
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
+        out += _ice_spread_lines(r, grid, avg, ind, size, unit, ordered)
+    if r.ci_low is not None and not flat and np.ndim(r.ci_low) == 1:
+        half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
+        k = int(np.argmax(half))
+        level = r.params.get("confidence_level", 0.95)
+        if half[k] == 0:
+            why = ("the term's standard errors are 0" if r.method == "gam" else
+                   "the local differences within each interval are the same for every row")
+            out.append(f"Its pointwise {pct(level)} band has width 0 at every grid point: {why}.")
+            return out
+        source = ("from the term's Bayesian standard errors" if r.method == "gam" else
+                  "from the spread of the local differences within each interval")
+        out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide, at "
+                   f"{at.format(_value(grid[k], r.categorical))}; "
+                   f"the range is {num(size / half[k])} times that half-width.")
+    return out
+
+
+def _small_lines(r, size, ind, unit, what):
+    """Whether the range is small against the spread of the ICE values (the only spread of the predictions an
+    effect result holds: uncentred ICE curves)."""
+    if ind is None or ind.ndim != 2 or r.params.get("center") is not None:
+        return []
+    sd = float(np.std(ind))
+    if sd <= 0:
+        return []
+    share = size / sd
+    if share < SMALL_EFFECT_SHARE:
+        return [f"The effect is small: its range {num(size)} is {pct(share)} of the spread of the ICE values "
+                f"(standard deviation {num(sd)} over rows and grid points), below the {pct(SMALL_EFFECT_SHARE)} "
+                f"this explanation calls small; small is not none."]
+    return [f"Its range is {pct(share)} of the spread of the ICE values (standard deviation {num(sd)} over rows "
+            f"and grid points)."]
+
+
+def _unsettled(r, grid, avg, ind, size, what):
+    """A sentence when the curve's change is within the sampling error the result holds (then no shape is claimed):
+    ICE curves give the standard error of the PD's change from the first to the last grid point (the spread of the
+    rows' changes / sqrt(n)); ALE's band, the accumulated standard error of its local differences."""
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
+        ends = ind[:, -1] - ind[:, 0]
+        se = float(np.std(ends, ddof=1) / np.sqrt(len(ends)))
+        change = float(avg[-1] - avg[0])
+        if abs(change) <= SETTLED_Z * se:
+            return [f"Shape: not settled by these rows -- from the first to the last grid point the PD changes by "
+                    f"{num(change)}, within {SETTLED_Z:g} standard errors of 0 (SE {num(se)}, from the spread of "
+                    f"the {len(ends):,} curves' changes); the direction of the average is sampling noise here, "
+                    f"whatever its steps."]
+    if r.method == "ale" and r.ci_low is not None and np.ndim(r.ci_low) == 1:
+        half = float(np.max((np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2))
+        if size <= half:
+            level = r.params.get("confidence_level", 0.95)
+            return [f"Shape: not settled -- the ALE's range {num(size)} is within its pointwise {pct(level)} band's "
+                    f"largest half-width {num(half)}, so its steps are not told apart from the noise of the local "
+                    f"differences."]
+    return []
+
+
+def _shape_lines(r, grid, avg, size, what):
+    d = np.diff(avg)
+    tol = MONOTONE_TOLERANCE * size
+    m = len(avg)
+    up, down = bool(np.all(d >= -tol)), bool(np.all(d <= tol))
+    tol_words = f"{pct(MONOTONE_TOLERANCE)} of the range, {num(tol)}"
+    if up and not down:
+        worst = float(d.min())
+        return [f"Shape: increasing over its {m} grid points -- no step goes down by more than {tol_words}"
+                + (f" (the largest step down is {num(-worst)})." if worst < 0 else "; every step is ≥ 0.")]
+    if down and not up:
+        worst = float(d.max())
+        return [f"Shape: decreasing over its {m} grid points -- no step goes up by more than {tol_words}"
+                + (f" (the largest step up is {num(worst)})." if worst > 0 else "; every step is ≤ 0.")]
+    big = d[np.abs(d) > tol]
+    changes = int(np.sum(np.sign(big[1:]) != np.sign(big[:-1]))) if big.size > 1 else 0
+    rise, fall = float(d[d > 0].sum()), float(-d[d < 0].sum())
+    lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
+    where = {0: "at the first grid point", m - 1: "at the last grid point"}
+    return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
+            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, ignored); the "
+            f"maximum lies {where.get(hi, f'inside the grid, at {r.feature} = {num(grid[hi])}')}, the minimum "
+            f"{where.get(lo, f'inside the grid, at {r.feature} = {num(grid[lo])}')}."]
+
+
+def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
+    """How differently the rows' curves run: the mean-centred curves' spread around their mean, and (ordered grids)
+    the change from the first to the last grid point of each curve against the PD's."""
+    C = ind - ind.mean(axis=1, keepdims=True)
+    rms = float(np.sqrt(np.mean((C - C.mean(axis=0)) ** 2)))
+    n = ind.shape[0]
+    scale = max(size, float(np.max(np.ptp(ind, axis=1))))
+    if rms <= ROUNDING * max(scale, float(np.max(np.abs(ind)))) or rms == 0.0:
+        return [f"Heterogeneity: the {n:,} ICE curves are parallel up to rounding (mean-centred, they differ from "
+                f"their mean by {num(rms)}, root mean square): on these rows the effect of {r.feature} has the same "
+                f"shape for every row (no interaction with the other features shows here)."]
+    ref = f"{pct(rms / size)} of the PD's range" if size > 0 else "while the PD itself is flat"
+    if size > 0 and rms < SMALL_EFFECT_SHARE * size:
+        ref += f", below the {pct(SMALL_EFFECT_SHARE)} this explanation calls small"
+    out = [f"Heterogeneity: mean-centred, the {n:,} ICE curves differ from their mean by {num(rms)} (root mean "
+           f"square over rows and grid points; {ref}): the effect of {r.feature} differs between rows, i.e. it "
+           f"interacts with other features"
+           + (" -- on the probability scale, where a model additive on the log-odds shows this too (the logistic "
+              "link couples the features)." if str(r.output or "").startswith("P(class") else ".")]
+    if ordered and len(grid) >= 2:
+        ends = ind[:, -1] - ind[:, 0]
+        pd_end = float(avg[-1] - avg[0])
+        sd = float(np.std(ends))
+        line = (f"From {r.feature} = {num(grid[0])} to {num(grid[-1])} the PD changes by {num(pd_end)}; the rows' "
+                f"curves change by {num(np.min(ends))} to {num(np.max(ends))} (standard deviation {num(sd)})")
+        tol = MONOTONE_TOLERANCE * scale
+        if abs(pd_end) > tol:
+            against = float(np.mean((np.sign(ends) == -np.sign(pd_end)) & (np.abs(ends) > tol)))
+            line += (f", and {pct(against)} of them go the other way (by more than {pct(MONOTONE_TOLERANCE)} of the "
+                     f"largest curve's range, {num(tol)}).")
+        else:
+            line += "."
+        out.append(line)
+    return out
+
+
+def _effect_notes(r):
+    notes = []
+    if r.method in ("pd", "ice") and not r.categorical:
+        notes.append("The curve is evaluated at the grid points only; nothing is said between them.")
+    if r.info and r.info.get("engine_note"):
+        notes.append(f"Engine: {r.info['engine_note']}")
+    picked = [s for s in r.params.get("selection", ()) if isinstance(s, dict) and "rows" in s] \
+        if isinstance(r.params.get("selection"), (list, tuple)) else []
+    if picked:
+        notes.append(f"A cohort: {r.info.get('n_rows', '?'):,} of the curves; the average is this cohort's PD.")
+    return notes
+
+
+def _effect_2d(r):
+    a, b = r.feature_names
+    ga, gb = (np.asarray(g) for g in r.grid)
+    P = np.asarray(r.average, dtype=float)
+    cats = r.extra.get("categorical", (False, False))
+    lines = [f"Grid: {len(ga)} values of {a} × {len(gb)} values of {b} ({len(ga) * len(gb)} combinations); "
+             f"averaged over {_rows(r.info, r.params)}."]
+    i, j = np.unravel_index(int(np.argmax(P)), P.shape)
+    k, m = np.unravel_index(int(np.argmin(P)), P.shape)
+    size = float(P[i, j] - P[k, m])
+    scale = float(np.max(np.abs(P)))
+    if size <= ROUNDING * scale or size == 0.0:
+        lines.append(f"The joint PD is flat over the grid up to rounding: its range is {num(size)} in the units of "
+                     f"{_of(r.output)}; a flat average is not evidence that the model ignores {a} and {b}.")
+        return lines
+    lines.append(f"Size: the joint PD ranges from {num(P[k, m])} at ({a} = {_value(ga[k], cats[0])}, {b} = "
+                 f"{_value(gb[m], cats[1])}) to {num(P[i, j])} at ({a} = {_value(ga[i], cats[0])}, {b} = "
+                 f"{_value(gb[j], cats[1])}): a range of {num(size)} in the units of {_of(r.output)}.")
+    D = P - P.mean()
+    resid = D - D.mean(axis=1, keepdims=True) - D.mean(axis=0, keepdims=True)
+    share = float(np.sum(resid ** 2) / np.sum(D ** 2)) if np.sum(D ** 2) > 0 else 0.0
+    lines.append(f"Of the joint PD's variation over the grid, {pct(share)} is not the sum of a function of {a} and "
+                 f"one of {b} (grid points weighted equally -- not the data's distribution, so this is not "
+                 f"Friedman's H², which ik.h_statistic computes on the rows).")
+    return lines
+
+
+# ------------------------------------------------------------------------------------------------ HStatisticResult
+
+def explain_hstat(h):
+    """The words of :meth:`HStatisticResult.explain`."""
+    n = int(h.n_samples)
+    names = list(h.feature_names)
+    H = np.asarray(h.overall, dtype=float)
+    un = None if h.overall_unnormalized is None else np.asarray(h.overall_unnormalized, dtype=float)
+    se = None if h.overall_se is None else np.asarray(h.overall_se, dtype=float)
+    lines = [f"Friedman's H-statistic (Friedman & Popescu 2008) on {_of(h.output)}, computed on {n:,} rows.",
+             "Overall H_j²: the share of the variance of the prediction over these rows that is x_j's interaction "
+             "with all other features, Σ(f − PD_j − PD_-j)² / Σ f² (0: f is a function of x_j plus a function of "
+             "the others at these rows). Pairwise H_jk²: the share of the variance of the joint PD of x_j and x_k "
+             "not explained by the sum of their one-way PDs (all functions centred).", ""]
+    if str(h.output) == "P(class)":
+        lines[1] += " Here f is the vector of class probabilities (squares summed over the classes)."
+
+    def with_se(v, s):
+        return f"{num(v)}" + (f" (SE {num(s)})" if s is not None and np.isfinite(s) else "")
+
+    # Var(f) over the rows: H_j² = h_un_j² / Var(f) for any feature with H_j² > 0
+    var_f = None
+    if un is not None:
+        ok = np.isfinite(H) & (H > 0) & np.isfinite(un)
+        if ok.any():
+            j = int(np.flatnonzero(ok)[np.argmax(H[ok])])
+            var_f = float(un[j] ** 2 / H[j])
+    if len(names):
+        order = [j for j in np.argsort(-np.nan_to_num(H, nan=-np.inf), kind="stable")]
+        finite = [j for j in order if np.isfinite(H[j])]
+        zero = sorted(j for j in finite if abs(H[j]) <= ROUNDING)
+        nonzero = [j for j in finite if abs(H[j]) > ROUNDING]
+        if nonzero:
+            top = nonzero[:3]
+            items = "; ".join(f"{names[j]} {with_se(H[j], None if se is None else se[j])}"
+                              + (f", i.e. its interaction part moves the prediction by {num(un[j])} (root mean "
+                                 f"square)" if un is not None else "") for j in top)
+            lines.append(f"Largest overall H²: {items}.")
+            if len(top) > 1 and se is not None:
+                lines += _unsettled_first(names[top[0]], names[top[1]], H[top[0]], H[top[1]], se[top[0]],
+                                          se[top[1]], n)
+            rest = nonzero[3:]
+            if rest:
+                lines.append(f"The other {len(rest)} feature{'s' if len(rest) > 1 else ''} with H² above rounding: "
+                             f"at most {num(H[rest[0]])}.")
+        if zero:
+            zn = [names[j] for j in zero]
+            lines.append(f"H² is 0 up to rounding (|H²| ≤ {ROUNDING:g}) for {', '.join(zn[:8])}"
+                         f"{f' and {len(zn) - 8} others' if len(zn) > 8 else ''}: on these rows the prediction is "
+                         f"additive in {'that feature' if len(zn) == 1 else 'each of them'} and the rest.")
+        nan = [names[j] for j in order if not np.isfinite(H[j])]
+        if nan:
+            lines.append(f"H² is undefined (0/0: the prediction does not vary over these rows) for {', '.join(nan)}.")
+    pw = h.pairwise
+    if len(pw):
+        v = pw["h2"].to_numpy(dtype=float)
+        top = [i for i in range(len(pw)) if np.isfinite(v[i]) and abs(v[i]) > ROUNDING][:3]
+        n_zero = int(np.sum(np.isfinite(v) & (np.abs(v) <= ROUNDING)))
+        items = []
+        for i in top:
+            row = pw.iloc[i]
+            s = row.get("h2_se", np.nan)
+            items.append(f"{row['feature_1']} × {row['feature_2']} {with_se(row['h2'], s)}"
+                         + (f", interaction part {num(row['h_unnormalized'])} (root mean square)"
+                            if "h_unnormalized" in pw else ""))
+        n_top = min(int(h.params.get("n_top", len(names)) or len(names)), len(names))
+        which = {"top": f"the pairs among the {n_top} features of largest overall H²",
+                 "all": "every pair of the features", "list": "the pairs asked for"}.get(
+            h.params.get("pairs") if isinstance(h.params.get("pairs"), str) else "list", "the pairs asked for")
+        head = f"Pairwise H² ({len(pw)} pair{'s' if len(pw) != 1 else ''}: {which})"
+        if items:
+            lines.append(f"{head}; largest: " + "; ".join(items) + "."
+                         + (f" {n_zero} pair{'s are' if n_zero != 1 else ' is'} at 0 up to rounding."
+                            if n_zero else ""))
+        elif not np.isfinite(v).any():
+            lines.append(f"{head}: every one is undefined (0/0: the joint PDs do not vary over these rows).")
+        elif n_zero == len(pw):
+            lines.append(f"{head}: every one is 0 up to rounding (|H²| ≤ {ROUNDING:g}): on these rows each pair's "
+                         f"joint PD is the sum of its one-way PDs.")
+        if len(top) > 1 and "h2_se" in pw:
+            a, b = pw.iloc[top[0]], pw.iloc[top[1]]
+            lines += _unsettled_first(f"{a['feature_1']} × {a['feature_2']}", f"{b['feature_1']} × {b['feature_2']}",
+                                      a["h2"], b["h2"], a["h2_se"], b["h2_se"], n)
+        if h.params.get("pairs") == "top":
+            lines.append("Pairs not computed are not in the table: that is not evidence that they do not interact.")
+        over = pw[v > 1.0]
+        if len(over):
+            lines.append("A pairwise H² above 1 is not a share: the two features' own effects cancel in their joint "
+                         "PD, whose variation is smaller than the interaction part: "
+                         + "; ".join(f"{a} × {b} ({num(x)})" for a, b, x in
+                                     over[["feature_1", "feature_2", "h2"]].itertuples(index=False)) + ".")
+        if var_f is not None and "h_unnormalized" in pw:
+            unstable = []
+            for a, b, x, u in pw[["feature_1", "feature_2", "h2", "h_unnormalized"]].itertuples(index=False):
+                if np.isfinite(x) and x > ROUNDING and np.isfinite(u):
+                    joint = float(np.sqrt(u ** 2 / x))
+                    if joint < SMALL_JOINT_PD * np.sqrt(var_f):
+                        unstable.append(f"{a} × {b} (H² {num(x)}; joint PD {num(joint)} against "
+                                        f"{num(np.sqrt(var_f))})")
+            if unstable:
+                lines.append(f"Unstable ratios: where the joint PD of a pair varies little, H² divides by a small "
+                             f"number and can be large although the interaction moves the prediction by almost "
+                             f"nothing. The joint PD's root mean square is below {pct(SMALL_JOINT_PD)} of the "
+                             f"prediction's for " + "; ".join(unstable[:5]) + ".")
+    lines.append("")
+    maxse = None
+    if se is not None and np.isfinite(se).any():
+        maxse = float(np.nanmax(se))
+    boot = h.extra.get("n_boot", 0)
+    base = (f"Sampling: the partial dependences average over the same {n:,} rows at which H² is summed"
+            + (f"; the SEs are bootstraps over those rows ({boot} resamples; largest overall SE {num(maxse)}), "
+               f"their sampling error, not the bias of H² at small n." if boot and maxse is not None else "."))
+    if n < FEW_H_ROWS:
+        base += (f" With fewer than {FEW_H_ROWS} rows H² is noisy: read small differences between features as "
+                 f"unsettled.")
+    lines.append(base)
+    out = str(h.output or "")
+    if out.startswith("P(class"):
+        lines.append(f"Scale: H² is computed on the probability {out}; a model additive on the log-odds (a "
+                     f"logistic regression without interaction terms) has H² > 0 on this scale, because the "
+                     f"logistic link couples the features' effects -- H² > 0 here does not say the model has "
+                     f"interaction terms.")
+    return "\n".join(lines)
+
+
+def _unsettled_first(a, b, ha, hb, sa, sb, n):
+    """A sentence when the two largest H² are within ``SETTLED_Z`` standard errors of their difference (the
+    bootstrap SEs combined as if independent): which is the larger is then not settled at these rows."""
+    if not (np.isfinite(sa) and np.isfinite(sb)):
+        return []
+    se = float(np.hypot(sa, sb))
+    diff = float(ha - hb)
+    if se > 0 and diff <= SETTLED_Z * se:
+        return [f"Which of {a} and {b} is larger is not settled at {n:,} rows: they differ by {num(diff)}, within "
+                f"{SETTLED_Z:g} standard errors of the difference ({num(se)}, their bootstrap SEs combined)."]
+    return []
+
+
+# -------------------------------------------------------------------------------------------------- RegionalResult
+
+def explain_regional(g):
+    """The words of :meth:`RegionalResult.explain`."""
+    f = g.feature
+    root = g.tree[0]
+    m = int(np.size(g.regions[0].centered_average)) if g.regions else int(np.size(g.grid))
+    n = int(root.n)
+    gamma = g.params.get("min_improvement", 0.1)
+    depth = g.params.get("max_depth")
+    size = g.params.get("min_node_size")
+    root_h = root.risk / (n * m) if n and m else 0.0
+    span = float(np.ptp(np.ravel(np.asarray(g.average, dtype=float))))
+    lines = [f"REPID regional effects (Herbinger et al. 2022) of {f} on {_of(g.output)}, from {n:,} rows and "
+             f"{np.size(g.grid)} grid points.",
+             f"REPID splits the rows by other features so that the mean-centred ICE curves of {f} within each region "
+             f"are alike; a region's heterogeneity is the mean squared deviation of its centred curves from their "
+             f"mean, and a split's improvement (intImp) is the share of the root's heterogeneity it removes.", ""]
+    lines.append(f"Before any split: heterogeneity {num(root_h)} (root mean square {num(np.sqrt(root_h))}, against "
+                 f"a range of {num(span)} of the global PD).")
+    splits = [nd for nd in g.tree if not nd.is_leaf]
+    if not splits:
+        floor = g.extra.get("rounding_floor")
+        if g.extra.get("equal_up_to_rounding"):
+            lines.append(f"No split: the centred ICE curves coincide up to rounding (root mean square "
+                         f"{num(np.sqrt(root_h))}, at most REPID's rounding floor {num(floor)}), so the effect of "
+                         f"{f} has the same shape for every row of these and there is nothing to split.")
+        elif size is not None and n < 2 * size:
+            lines.append(f"No split could be made: each region needs at least {size:,} rows (min_node_size), so a "
+                         f"split needs {2 * size:,} and there are {n:,}. REPID could look for no region; that is "
+                         f"no evidence that the effect is the same for every row (root mean square "
+                         f"{num(np.sqrt(root_h))} left).")
+        else:
+            lines.append(f"No split met REPID's stopping rule: a first split must remove at least {pct(gamma)} of "
+                         f"the heterogeneity (min_improvement γ = {gamma}), with at least {size:,} rows on each "
+                         f"side, and no single split on "
+                         + f"{', '.join(g.split_features[:8])}{' and others' if len(g.split_features) > 8 else ''} "
+                         + "removes that much (the result does not record how much the best one removed). The "
+                         + f"heterogeneity stays at root mean square {num(np.sqrt(root_h))}"
+                         + (f" ({pct(np.sqrt(root_h) / span)} of the PD's range)" if span > 0 else "")
+                         + "; that is not evidence that the effect is the same for every row.")
+        return "\n".join(lines)
+    lines.append("Splits (breadth first):")
+    by_id = {nd.id: nd for nd in g.tree}
+    for nd in splits:
+        where = " & ".join(nd.rule) or "all rows"
+        thr = (f"{nd.feature} = {nd.level!r} against the rest" if nd.kind == "nominal" else
+               f"{nd.condition('left')} / {nd.condition('right')}")
+        kids = by_id[nd.left].n, by_id[nd.right].n
+        lines.append(f"- in {where} ({nd.n:,} rows): {thr} ({kids[0]:,} and {kids[1]:,} rows), removing "
+                     f"{pct(nd.int_imp)} of the root's heterogeneity.")
+    leaves = sum(r.risk for r in g.regions)
+    kept = leaves / root.risk if root.risk > 0 else 0.0
+    left_h = leaves / (n * m) if n and m else 0.0
+    lines.append(f"After the splits: heterogeneity {num(left_h)} (root mean square {num(np.sqrt(left_h))}), "
+                 f"{pct(kept)} of the root's; the splits removed {pct(1 - kept)}.")
+    lines.append("Regions:")
+    for r in g.regions:
+        avg = np.asarray(r.average, dtype=float)
+        lines.append(f"- {r.rule}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
+                     f"{num(np.min(avg))} to {num(np.max(avg))} (range {num(np.ptp(avg))}; global {num(span)}).")
+    scores = g.interaction_scores[g.interaction_scores > 0]
+    strong = [c for c, v in scores.items() if v >= gamma]
+    weak = [c for c in scores.index if c not in strong]
+    if strong:
+        lines.append("Interaction: the effect of " + f + " depends on "
+                     + ", ".join(f"{c} (its {_n_splits(g, c)} splits remove {pct(scores[c])} together)"
+                                 if _n_splits(g, c) > 1 else f"{c} (its split removes {pct(scores[c])})"
+                                 for c in strong)
+                     + f" -- at least the {pct(gamma)} (γ) REPID asks of a first split"
+                     + (f"; but all of the heterogeneity is small: root mean square {num(np.sqrt(root_h))}, "
+                        f"{pct(np.sqrt(root_h) / span)} of the PD's range, below the {pct(SMALL_EFFECT_SHARE)} this "
+                        f"explanation calls small." if span > 0 and np.sqrt(root_h) < SMALL_EFFECT_SHARE * span
+                        else "."))
+    if weak:
+        lines.append("Splits below the root pass a relative bar (γ × their parent's intImp): "
+                     + ", ".join(f"{c} ({pct(scores[c])})" for c in weak)
+                     + f" shape{'s' if len(weak) == 1 else ''} the regions but remove less than γ = {pct(gamma)} "
+                       f"of the heterogeneity on {'its' if len(weak) == 1 else 'their'} own.")
+    if depth is not None:
+        reached = max(nd.depth for nd in g.tree)
+        if reached >= depth and left_h > 0:
+            lines.append(f"The tree reached max_depth = {depth}; the heterogeneity left may be split further by a "
+                         f"deeper tree.")
+    if str(g.output or "").startswith("P(class"):
+        lines.append("These regions are of a probability: a model additive on the log-odds has regions on this "
+                     "scale too (the logistic link couples the features), so they do not say the model has "
+                     "interaction terms.")
+    return "\n".join(lines)
+
+
+def _n_splits(g, feature):
+    return sum(1 for nd in g.tree if nd.feature == feature)
+
+
+# --------------------------------------------------------------------------------------------- HeterogeneityResult
+
+def explain_heterogeneity(h):
+    """The words of :meth:`HeterogeneityResult.explain`."""
+    names = list(h.feature_names)
+    v = np.asarray(h.heterogeneity, dtype=float)
+    sizes = np.asarray(h.grid_sizes, dtype=int)
+    lines = [f"c-ICE heterogeneity (Goldstein et al. 2015; Herbinger et al. 2022) of {len(names)} feature"
+             f"{'s' if len(names) != 1 else ''} on {_of(h.output)}, from {int(h.n_samples):,} rows.",
+             "For each feature: the mean over its grid of the variance across rows of its mean-centred ICE curves "
+             "(REPID's root risk per row and grid point). 0 when the feature enters additively; it is in squared "
+             "units of the output and grows with the size of the feature's effect, so it ranks features for REPID "
+             "and is not a share like H².", ""]
+    floors = h.extra.get("rounding_floor", {}) or {}
+    at_floor = set(h.extra.get("at_rounding_floor", ()) or ())
+    constant = set(h.extra.get("constant", ()) or ())
+    order = np.argsort(-v, kind="stable")
+    items = []
+    for j in order:
+        f = names[j]
+        if f in constant:
+            continue
+        tail = " (equal up to rounding)" if f in at_floor else ""
+        items.append(f"{f} {num(v[j])} (root mean square {num(np.sqrt(max(v[j], 0)))}; {sizes[j]} grid points)"
+                     f"{tail}")
+    if items:
+        lines.append("Ranking: " + "; ".join(items[:10]) + (f"; and {len(items) - 10} more." if len(items) > 10
+                                                              else "."))
+    if h.extra.get("equal_up_to_rounding"):
+        lines.append("Every feature's centred curves are equal up to rounding (sqrt(H_j) at most its rounding floor, "
+                     f"largest floor {num(max(floors.values()) if floors else 0)}): the model is additive in "
+                     "these features on these rows, and the ranking orders rounding noise.")
+    elif at_floor:
+        af = [f for f in names if f in at_floor and f not in constant]
+        if af:
+            lines.append(f"Equal up to rounding (sqrt(H_j) at most the rounding floor τ_j): {', '.join(af)} -- "
+                         f"additive on these rows; their order among themselves is rounding noise.")
+        top = names[int(order[0])]
+        if top not in at_floor:
+            lines.append(f"Most heterogeneous: {top} ({num(v[order[0]])}); REPID on {top} is where regions are "
+                         f"worth looking for.")
+    else:
+        top = names[int(order[0])]
+        lines.append(f"Most heterogeneous: {top} ({num(v[order[0]])}); REPID on {top} is where regions are worth "
+                     f"looking for.")
+    if constant:
+        lines.append(f"Constant on these rows (one value, heterogeneity 0 by definition): "
+                     f"{', '.join(sorted(constant))}.")
+    return "\n".join(lines)
