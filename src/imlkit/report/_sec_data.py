@@ -33,7 +33,7 @@ EXTRAPOLATION_SHARE = 0.1
 #: see a gap: for a normal pair with correlation r, no cell of a 2 × 2 grid of quantile bins holds under
 #: ``UNSUPPORTED_FRACTION`` of its independent share for any r below 0.98 (at r = 0.9 the emptiest quadrant still holds
 #: 29% of it), nor of a 3 × 3 grid for r = 0.78; a 4 × 4 grid already puts 12.5% of the permuted pairs in such cells at
-#: R² = 0.5 (``EXTRAPOLATION_R2``, r = 0.71). Below it a share under ``EXTRAPOLATION_SHARE`` is not evidence (statsmodels
+#: R² = 0.5 (``EXTRAPOLATION_R2``, r = 0.71). Below it a share under ``EXTRAPOLATION_SHARE`` is no evidence (statsmodels
 #: stackloss, 21 rows, 2 × 2 grid: 0% of the permuted pairs flagged while 41% fall outside the data's convex hull).
 MIN_GRID_BINS = 4
 #: Levels of a categorical partner drawn in the extrapolation figure (the most frequent).
