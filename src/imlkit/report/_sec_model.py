@@ -34,11 +34,18 @@ from ._scores import (
     score_intervals,
     worse,
 )
+from ._shared import (
+    beats_baseline,
+    beyond_training_note,
+    comparison_beyond_note,
+    model_is_glm,
+    not_beating_words,
+    tie_favours_simpler,
+)
 from ._shared import compare_models as _compare
 from ._shared import decidable as _decidable
 from ._shared import join_words as _join
 from ._shared import level_note as _level_note
-from ._shared import model_is_glm, tie_favours_simpler
 from ._shared import one_difference as _one
 from ._shared import score_cell as _cell
 from ._shared import undecided_words as _undecided_words
@@ -125,7 +132,7 @@ def section_model(ctx):
     base = _mean_baseline_name(fitted)
     others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
                                        deciding)
-    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted))
+    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted), outputs=outputs)
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -184,7 +191,7 @@ def _diverged(ctx, fitted):
     return tuple(out)
 
 
-def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
+def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
@@ -196,8 +203,11 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     ``others`` is ``{name: {measure: (value, low, high)}}``: another model's (the GLM's) paired
     difference to that baseline on the same rows (see :func:`_others_against_baseline`); the
     ones that beat it are stored in ``ctx.model_check.others_beating_baseline`` and named.
+    ``outputs`` (:func:`~imlkit.report._scores.model_outputs` per name) lets a verdict say when test rows beyond the
+    training range carry it (:func:`~imlkit.report._shared.beyond_training_note`).
     """
     blocks = []
+    outputs = outputs or {}
     diffs = res.get("simultaneous_differences", res["differences"])
     deciding = [m for m in deciding if any(m in d for d in diffs.values())]
     check = ctx.model_check
@@ -254,6 +264,9 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
                                       for m in deciding))
             check.others_beating_baseline = _others_beating(others or {}, base, others_deciding)
             msg = _no_better_message(ctx, base, detail, check, others or {})
+            if name in outputs and base in outputs:
+                msg += beyond_training_note(ctx, outputs[name]["pred"], "the model", outputs[base]["pred"],
+                                            f"the {base} baseline")
             msg += _others_undecided(others or {}, base, others_deciding, others_short, rows_word)
             check.no_better_than = base
             ctx.alerts.append(msg)
@@ -276,10 +289,16 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
         # nor is a tie with a diverged GLM (the warning below says why), nor a tie on RMSE that the MAE breaks
         mae, model_ahead = mae_split(res, other, asked, rows_word)
+        # nor a tie with a GLM that is not itself shown to beat the constant baseline (statsmodels engel's GAM)
+        beaten = beats_baseline((others or {}).get(other, {}), others_deciding) if other in (others or {}) else True
+        simpler = tie_favours_simpler(ctx) and other not in diverged and not model_ahead
         blk = _compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
-                       simpler=tie_favours_simpler(ctx) and other not in diverged and not model_ahead,
-                       rows_word=rows_word)
-        blocks.append({**blk, "text": blk["text"] + mae} if mae else blk)
+                       simpler=simpler and bool(beaten), rows_word=rows_word)
+        why = ""
+        if simpler and not beaten and not any(beats(d[m], m) or worse(d[m], m) for m in asked if m in d):
+            why = not_beating_words(other, base, others[other], others_deciding)
+        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs)
+        blocks.append({**blk, "text": blk["text"] + extra} if extra else blk)
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "

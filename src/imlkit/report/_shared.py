@@ -19,7 +19,9 @@ __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted
            "effect_output",
            "most_frequent_class", "classes_by_rows", "most_frequent_words",
            "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
-           "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler"]
+           "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler",
+           "beats_baseline", "not_beating_words", "beyond_training_rows", "beyond_training", "beyond_training_note",
+           "comparison_beyond_note"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -134,13 +136,133 @@ def model_is_glm(ctx):
 INTERPRETABLE_KINDS = ("glm", "gam", "rulefit")
 
 
-def tie_favours_simpler(ctx):
+def tie_favours_simpler(ctx, other_beats_baseline=True):
     """Whether a tie between the model and an interpretable one may be read as "the simpler model may explain the
-    data as well": the model is not itself interpretable (:func:`interpretable_model`) and section 2 found it to beat
+    data as well": the model is not itself interpretable (:func:`interpretable_model`), section 2 found it to beat
     the constant baseline on some measure (Weekly, strikes: neither beat a constant, and a tie of two such models
-    says nothing of the simpler one)."""
+    says nothing of the simpler one), and the simpler model beats that baseline too (``other_beats_baseline``, from
+    :func:`beats_baseline`: statsmodels engel, a GAM with test R² -0.44 "may explain the data as well" as a model
+    with R² 0.65, from an interval of their difference that is wide only because the GAM misses by so much)."""
     check = getattr(ctx, "model_check", None)
-    return not interpretable_model(ctx) and bool(getattr(check, "decided_by", ()))
+    return not interpretable_model(ctx) and bool(getattr(check, "decided_by", ())) and bool(other_beats_baseline)
+
+
+def beats_baseline(diff, deciding):
+    """The deciding measures on which a model's paired difference to the constant baseline (``{measure: (value, low,
+    high)}``, the model minus the baseline) lies wholly on the model's side of 0; empty when it beats it on none."""
+    return tuple(m for m in deciding if m in diff and np.isfinite(diff[m][0]) and beats(diff[m], m))
+
+
+def not_beating_words(other, base, diff, deciding):
+    """Why a tie with ``other`` says nothing of the simpler model: it is not shown to beat the ``base`` baseline
+    either, with the numbers."""
+    ms = [m for m in deciding if m in diff and np.isfinite(diff[m][0])]
+    if not ms:
+        return ""
+    nums = "; ".join(f"{m} {score_cell(diff[m])}" for m in ms)
+    return (f" {other} itself is not shown to beat the {base} baseline on these rows ({other} minus the {base}: "
+            f"{nums}), so the tie says nothing of whether it explains the data.")
+
+
+# --------------------------------------------------------------------------- test rows beyond the training range
+#: A model's verdict is said to rest on the test rows beyond the training range when they carry at least this share
+#: of its squared error on the test rows (or the verdict turns without them).
+BEYOND_SHARE = 0.5
+#: Features named (with their rows) in that sentence; the rest are counted.
+BEYOND_LISTED = 3
+
+
+def beyond_training_rows(ctx):
+    """(mask, words): the test rows whose value of some numeric feature lies outside that feature's [min, max] on the
+    training rows, and the features that put them there ("income: 4,958 > its training maximum 2,823"). An empty
+    mask when the model is scored on its own table (no training rows are known) or no feature is numeric."""
+    from .._dtypes import numeric_or_bool_columns
+
+    X_tr, X_te = getattr(ctx, "X_train", None), getattr(ctx, "X_test", None)
+    if X_tr is None or X_te is None or getattr(ctx, "evaluation", "split") == "all_rows":
+        return np.zeros(0 if X_te is None else len(X_te), dtype=bool), []
+    mask = np.zeros(len(X_te), dtype=bool)
+    words = []
+    for c in numeric_or_bool_columns(X_tr):
+        if c not in X_te.columns or str(X_tr[c].dtype) == "bool":
+            continue
+        tr = X_tr[c].to_numpy(dtype=float)
+        te = X_te[c].to_numpy(dtype=float)
+        tr = tr[np.isfinite(tr)]
+        if not len(tr):
+            continue
+        lo, hi = float(tr.min()), float(tr.max())
+        with np.errstate(invalid="ignore"):
+            above, below = te > hi, te < lo
+        if not (above.any() or below.any()):
+            continue
+        mask |= above | below
+        parts = []
+        if above.any():
+            k = int(above.sum())
+            parts.append(f"{'' if k == 1 else f'{k} rows, up to '}{fmt(float(np.nanmax(te[above])))} > its training "
+                         f"maximum {fmt(hi)}")
+        if below.any():
+            k = int(below.sum())
+            parts.append(f"{'' if k == 1 else f'{k} rows, down to '}{fmt(float(np.nanmin(te[below])))} < its training "
+                         f"minimum {fmt(lo)}")
+        words.append(f"{c}: {', '.join(parts)}")
+    return mask, words
+
+
+def beyond_training_note(ctx, pred, name, rival_pred=None, rival=None):
+    """:func:`beyond_training`'s sentence ("" when there is nothing to say)."""
+    return beyond_training(ctx, pred, name, rival_pred, rival)[0]
+
+
+def beyond_training(ctx, pred, name, rival_pred=None, rival=None):
+    """(sentence, turns): a sentence when ``name``'s verdict on the test rows -- no better than a constant
+    (``rival_pred`` None: its R² against the rows' own mean), or losing to ``rival`` (its RMSE against
+    ``rival_pred``'s) -- rests on test rows beyond the training range of a numeric feature: they carry at least
+    ``BEYOND_SHARE`` of its squared error, or the verdict turns without them. It names the rows, their share of the
+    squared error and the verdict without them (statsmodels engel: one test row with income 4,958, beyond the training
+    maximum 2,823, carries 81% of the GAM's squared error; on the other 70 its R² is 0.63), and whether the verdict
+    turns without them. Regression only; ("", False) when there is nothing to say."""
+    if getattr(ctx, "task", None) != "regression" or pred is None:
+        return "", False
+    mask, words = beyond_training_rows(ctx)
+    n = len(mask)
+    k = int(mask.sum())
+    if k == 0 or k == n:
+        return "", False
+    y = np.asarray(ctx.y_test, dtype=float)
+    pred = np.asarray(pred, dtype=float).reshape(-1)
+    se = (y - pred) ** 2
+    total = float(se.sum())
+    if not np.isfinite(total) or total <= 0:
+        return "", False
+    share = float(se[mask].sum()) / total
+    inside = ~mask
+    rmse_in = float(np.sqrt(se[inside].mean()))
+    if rival_pred is None:
+        yi = y[inside]
+        tss = float(((yi - yi.mean()) ** 2).sum())
+        if tss <= 0:
+            return "", False
+        r2_in = 1.0 - float(se[inside].sum()) / tss
+        turns = r2_in > 0
+        without = f"on the other {n - k:,} its R² is {r2_in:.3g} (their own mean's is 0)"
+    else:
+        rival_rmse = float(np.sqrt(((y[inside] - np.asarray(rival_pred, dtype=float).reshape(-1)[inside]) ** 2)
+                                   .mean()))
+        turns = rmse_in < rival_rmse
+        without = f"on the other {n - k:,} its RMSE is {fmt(rmse_in)} against {fmt(rival_rmse)} for {rival}"
+    if share < BEYOND_SHARE and not turns:
+        return "", False
+    listed = "; ".join(words[:BEYOND_LISTED]) + (f"; and {len(words) - BEYOND_LISTED:,} other features"
+                                                 if len(words) > BEYOND_LISTED else "")
+    rows = f"{k:,} of the {n:,} test rows lie" if k > 1 else f"1 of the {n:,} test rows lies"
+    them = "that row" if k == 1 else "those rows"
+    tail = (f"this verdict rests on {them}, where {name} extrapolates, not on its fit where it has data"
+            if turns else f"the verdict holds without {them}, though most of the error is there, where {name} "
+                          f"extrapolates")
+    return (f" {rows} beyond the training range ({listed}) and carr{'ies' if k == 1 else 'y'} "
+            f"{share:.0%} of {name}'s squared error on the test rows; {without}; {tail}."), turns
 
 
 def interpretable_model(ctx):
@@ -172,7 +294,7 @@ def score_cell(v):
 def level_note(res, deciding, short=False):
     """How the verdict's intervals were made, when they differ from the table's."""
     if len(deciding) < 2:
-        return ""
+        return "", False
     level = f"{100 * res['simultaneous_level']:.1f}%"
     if short:
         return f" ({level} simultaneous intervals)"
@@ -288,3 +410,22 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
                     f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
     return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
                 f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
+
+
+def comparison_beyond_note(ctx, d, deciding, name, other, outputs):
+    """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
+    test RMSE (``d``: the model minus the other); "" for a tie, for classification, or when nothing is to say."""
+    if getattr(ctx, "task", None) != "regression" or "RMSE" not in deciding or "RMSE" not in d:
+        return ""
+    if name not in outputs or other not in outputs:
+        return ""
+    diff = d["RMSE"]
+    if worse(diff, "RMSE"):
+        loser, winner = name, other
+    elif beats(diff, "RMSE"):
+        loser, winner = other, name
+    else:
+        return ""
+    words = {name: "the model"}
+    return beyond_training_note(ctx, outputs[loser]["pred"], words.get(loser, f"the {loser}"),
+                                outputs[winner]["pred"], words.get(winner, f"the {winner}"))
