@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import has_levels
-from ._blocks import Section, table, text, warning
+from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models, mae_split
 from ._scores import (
@@ -38,7 +38,9 @@ from ._shared import (
     beats_baseline,
     beyond_training_note,
     comparison_beyond_note,
+    constant_prediction,
     model_is_glm,
+    no_split_reason,
     not_beating_words,
     tie_favours_simpler,
 )
@@ -263,7 +265,8 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None)
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
             check.others_beating_baseline = _others_beating(others or {}, base, others_deciding)
-            msg = _no_better_message(ctx, base, detail, check, others or {})
+            msg = _no_better_message(ctx, base, detail, check, others or {},
+                                     pred=outputs[name]["pred"] if name in outputs else None)
             if name in outputs and base in outputs:
                 msg += beyond_training_note(ctx, outputs[name]["pred"], "the model", outputs[base]["pred"],
                                             f"the {base} baseline")
@@ -368,7 +371,7 @@ def _others_against_baseline(outputs, y, task, seed, labels, model_label, base, 
     return out
 
 
-def _no_better_message(ctx, base, detail, check, others):
+def _no_better_message(ctx, base, detail, check, others, pred=None):
     """The alert when the model beats the baseline on no deciding measure.
 
     It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
@@ -388,7 +391,14 @@ def _no_better_message(ctx, base, detail, check, others):
     # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
     flat = bool(check.decision) and all(tuple(float(v) for v in d["difference"]) == (0.0, 0.0, 0.0)
                                         for d in check.decision.values())
-    if flat:
+    one = constant_prediction(pred) if ctx.task == "regression" else None
+    if flat and one is not None:
+        # say that it does, and why when the model could not split (statecrime: 35 training rows, min_samples_leaf 20)
+        why = no_split_reason(ctx)
+        msg += (f"The model scores exactly as the baseline on every measure, with no spread: it predicts the same "
+                f"value, {fmt(one)}, for every one of {rows}{f' ({why})' if why else ''}, so the importance and "
+                f"effect explanations below have nothing to describe.")
+    elif flat:
         msg += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
                 "for every row): the importance and effect explanations below have nothing to describe.")
     elif noise and all(g < 0 for g in gains.values()):

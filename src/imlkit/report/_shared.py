@@ -21,7 +21,7 @@ __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted
            "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
            "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler",
            "beats_baseline", "not_beating_words", "beyond_training_rows", "beyond_training", "beyond_training_note",
-           "comparison_beyond_note"]
+           "comparison_beyond_note", "constant_prediction", "no_split_reason"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -429,3 +429,45 @@ def comparison_beyond_note(ctx, d, deciding, name, other, outputs):
     words = {name: "the model"}
     return beyond_training_note(ctx, outputs[loser]["pred"], words.get(loser, f"the {loser}"),
                                 outputs[winner]["pred"], words.get(winner, f"the {winner}"))
+
+
+# --------------------------------------------------------------------------- a model that predicts one value
+def constant_prediction(pred):
+    """The one value ``pred`` (n,) holds when every entry is the same (exactly: a constant model, not a near one);
+    None otherwise or when there is no prediction."""
+    if pred is None:
+        return None
+    p = np.asarray(pred)
+    if p.ndim != 1 or not len(p) or p.dtype.kind not in "fiub":
+        return None
+    p = p.astype(float)
+    return float(p[0]) if np.all(p == p[0]) else None
+
+
+def no_split_reason(ctx):
+    """Why a tree model fitted by imlkit cannot split, when that is the reason it predicts one value: its
+    ``min_samples_leaf`` m (an int) is more than half its training rows n, so no split leaves m rows on each side
+    (statsmodels statecrime: HistGradientBoosting's default m = 20 on 35 training rows). "" otherwise -- a model fitted
+    outside imlkit (its training rows are not known), a fractional m, or n >= 2m (then the cause is something else)."""
+    if fitted_outside_safe(ctx) or getattr(ctx, "X_train", None) is None:
+        return ""
+    est = getattr(ctx, "model", None)
+    steps = getattr(est, "steps", None)
+    if steps:
+        est = steps[-1][1]
+    m = getattr(est, "min_samples_leaf", None)
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool):
+        return ""
+    n = len(ctx.X_train)
+    if n >= 2 * m:
+        return ""
+    return (f"{type(est).__name__}'s min_samples_leaf = {m} leaves no split possible on the {n:,} training rows: a "
+            f"split needs at least {m} rows on each side, {2 * m} in all")
+
+
+def fitted_outside_safe(ctx):
+    """:func:`fitted_outside`, False for a context without a config (a test's)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is None:
+        return False
+    return fitted_outside(ctx)
