@@ -110,3 +110,16 @@ def test_a_classifier_and_a_table_without_training_rows_get_nothing():
     assert beyond_training(ctx, y + 100 * (X_te["x"].to_numpy() > 1), "m") == ("", False)
     ctx.task, ctx.evaluation = "regression", "all_rows"
     assert beyond_training(ctx, y + 100 * (X_te["x"].to_numpy() > 1), "m") == ("", False)
+
+
+def test_the_tie_names_the_row_its_baseline_verdict_rests_on(engel):
+    ctx, _, said = engel
+    key, gam = _gam(ctx)
+    (tie,) = [t for t in said if t.startswith(f"The model and {key} are not distinguishable")]
+    y = ctx.y_test.to_numpy(dtype=float)
+    out = ctx.X_test["income"].to_numpy() > ctx.X_train["income"].max()
+    p = gam.predict(ctx.X_test)
+    rmse_in = np.sqrt(np.mean((y[~out] - p[~out]) ** 2))
+    base_in = np.sqrt(np.mean((y[~out] - ctx.y_train.mean()) ** 2))
+    assert rmse_in < base_in                                  # within the training range the GAM beats the mean
+    assert f"on the other {len(y) - 1} its RMSE is {rmse_in:.4g} against {base_in:.4g} for the mean baseline" in tie

@@ -691,7 +691,7 @@ def no_skill_note(ctx, metrics, name, est=None):
             note, turns = beyond_training(ctx, est.predict(ctx.X_test), name)
     if turns:
         return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}).{note} Read what "
-                        f"it shows below within the training range: beyond it, it extrapolates.")]
+                        f"it shows below within the training range.")]
     return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}): what it shows below "
                     f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones."
                     f"{note}")]
@@ -824,7 +824,14 @@ def paired_comparison(ctx):
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._fit import mae_split
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
-    from ._shared import beats_baseline, comparison_beyond_note, model_is_glm, not_beating_words, tie_favours_simpler
+    from ._shared import (
+        beats_baseline,
+        beyond_training_note,
+        comparison_beyond_note,
+        model_is_glm,
+        not_beating_words,
+        tie_favours_simpler,
+    )
     from ._shared import compare_models as _compare
     from ._shared import level_note as _level_note
 
@@ -852,7 +859,7 @@ def paired_comparison(ctx):
     deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
     res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
     diffs = res.get("simultaneous_differences", res["differences"])
-    to_base, base = _against_baseline(ctx, outputs, name, labels, deciding)
+    to_base, base, base_out = _against_baseline(ctx, outputs, name, labels, deciding)
     word = ctx.score_word
     blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
                    f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
@@ -878,6 +885,9 @@ def paired_comparison(ctx):
                            shown="section 6's table shows both scores")
             why = (not_beating_words(other, base, to_base[other], ms)
                    if simpler and not beaten and other in to_base and _is_tie(d, ms) else "")
+            if why:  # that verdict too may rest on rows beyond the training range (engel's GAM)
+                why += beyond_training_note(ctx, outputs[other]["pred"], f"the {other}", base_out["pred"],
+                                            f"the {base} baseline")
             beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs)
             if failed or mae or why or beyond:
                 blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
@@ -893,9 +903,10 @@ def _is_tie(d, deciding):
 
 
 def _against_baseline(ctx, outputs, name, labels, deciding):
-    """({other: {measure: (value, low, high)}}, baseline name): each of section 6's models minus the constant
-    baseline of section 2 (the mean / majority class of the training rows) on the same test rows, with the paired
-    intervals at section 2's simultaneous level (same seed, same resamples). ({}, None) when it cannot be fitted."""
+    """({other: {measure: (value, low, high)}}, baseline name, its outputs): each of section 6's models minus the
+    constant baseline of section 2 (the mean / majority class of the training rows) on the same test rows, with the
+    paired intervals at section 2's simultaneous level (same seed, same resamples). ({}, None, None) when it cannot be
+    fitted."""
     from ._fit import MeanBaseline
     from ._scores import model_outputs, score_intervals
 
@@ -904,7 +915,7 @@ def _against_baseline(ctx, outputs, name, labels, deciding):
         X, y = ctx.rows("baselines", "train")
         base_out = model_outputs(MeanBaseline().fit(X, y), ctx.X_test, ctx.task, labels)
     except Exception:  # noqa: BLE001 -- without the baseline the tie keeps section 2's rule alone
-        return {}, None
+        return {}, None, None
     out = {}
     for other, o in outputs.items():
         if other == name:
@@ -912,7 +923,7 @@ def _against_baseline(ctx, outputs, name, labels, deciding):
         r = score_intervals({other: o, base: base_out}, ctx.y_test, ctx.task, ctx.seed, labels=labels,
                             reference=other, simultaneous=deciding)
         out[other] = r.get("simultaneous_differences", r["differences"]).get(base, {})
-    return out, base
+    return out, base, base_out
 
 
 def _failed_fit(ctx, name, est):

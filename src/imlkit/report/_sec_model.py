@@ -300,6 +300,9 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None)
         why = ""
         if simpler and not beaten and not any(beats(d[m], m) or worse(d[m], m) for m in asked if m in d):
             why = not_beating_words(other, base, others[other], others_deciding)
+            if why and other in outputs and base in outputs:
+                why += beyond_training_note(ctx, outputs[other]["pred"], f"the {other}", outputs[base]["pred"],
+                                            f"the {base} baseline")
         extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs)
         blocks.append({**blk, "text": blk["text"] + extra} if extra else blk)
         if other in diverged:

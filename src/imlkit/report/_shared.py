@@ -258,7 +258,7 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None):
                                                  if len(words) > BEYOND_LISTED else "")
     rows = f"{k:,} of the {n:,} test rows lie" if k > 1 else f"1 of the {n:,} test rows lies"
     them = "that row" if k == 1 else "those rows"
-    tail = (f"this verdict rests on {them}, where {name} extrapolates, not on its fit where it has data"
+    tail = (f"this verdict rests on {them}, where {name} extrapolates"
             if turns else f"the verdict holds without {them}, though most of the error is there, where {name} "
                           f"extrapolates")
     return (f" {rows} beyond the training range ({listed}) and carr{'ies' if k == 1 else 'y'} "
