@@ -110,3 +110,13 @@ def test_choose_rows_keeps_three_rows_when_predictions_differ():
     err = np.array([0.1, 0.2, 3.0, 0.0, 0.5])
     assert choose_rows(pred, err) == [2, 1, 3]
     assert choose_rows(np.full(5, 2.0), err) == [2]
+
+
+def test_the_reading_gets_the_constant_value_and_its_reason(statecrime):
+    from imlkit.report._reading import _no_better_numbers
+
+    ctx, _, _, _ = statecrime
+    nums = _no_better_numbers(ctx)
+    pred = ctx.model.predict(ctx.X_test)
+    assert nums["constant"] == pred[0]
+    assert nums["constant_why"] == no_split_reason(ctx) and "min_samples_leaf = 20" in nums["constant_why"]
