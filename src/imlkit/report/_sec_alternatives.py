@@ -644,21 +644,7 @@ def _tree_text(ctx, tree):
     return shown.export_text()
 
 
-#: The name :func:`no_skill_note` is given for each of section 6's models, and the start of its key in
-#: ``ctx.alternative_models`` (the model it speaks of is the last one fitted under that key).
-_NOTE_KEYS = {"this GLM": "GLM", "this GAM": "GAM", "RuleFit": "RuleFit", "the tree": "decision tree",
-              "RIPPER": "RIPPER", "OneR": "OneR"}
-
-
-def _note_estimator(ctx, name):
-    """The fitted model :func:`no_skill_note` speaks of (the last one of its kind in ``ctx.alternative_models``)."""
-    start = _NOTE_KEYS.get(name)
-    fitted = getattr(ctx, "alternative_models", None) or {}
-    keys = [k for k in fitted if start and k.startswith(start)]
-    return fitted[keys[-1]] if keys else None
-
-
-def no_skill_note(ctx, metrics, name, est=None):
+def no_skill_note(ctx, metrics, name):
     """A line when ``name`` predicts the held-out rows no better than a constant: a test R² at most 0 (worse than the
     test rows' own mean) or a balanced accuracy at most 1/K (chance). Its weights, rules or curves then describe the
     rows it was fitted on only (Publication: RuleFit's 8 rules shown with a test R² of -0.158; Weekly: the GLM's
@@ -686,7 +672,7 @@ def no_skill_note(ctx, metrics, name, est=None):
     if r2 is not None and np.isfinite(r2) and r2 <= 0:
         from ._shared import beyond_training
 
-        est = est if est is not None else _note_estimator(ctx, name)
+        est = _note_estimator(ctx, name)
         if est is not None:
             note, turns = beyond_training(ctx, est.predict(ctx.X_test), name)
     if turns:
@@ -695,6 +681,20 @@ def no_skill_note(ctx, metrics, name, est=None):
     return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}): what it shows below "
                     f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones."
                     f"{note}")]
+
+
+#: The name :func:`no_skill_note` is given for each of section 6's models, and the start of its key in
+#: ``ctx.alternative_models`` (the model it speaks of is the last one fitted under that key).
+_NOTE_KEYS = {"this GLM": "GLM", "this GAM": "GAM", "RuleFit": "RuleFit", "the tree": "decision tree",
+              "RIPPER": "RIPPER", "OneR": "OneR"}
+
+
+def _note_estimator(ctx, name):
+    """The fitted model :func:`no_skill_note` speaks of (the last one of its kind in ``ctx.alternative_models``)."""
+    start = _NOTE_KEYS.get(name)
+    fitted = getattr(ctx, "alternative_models", None) or {}
+    keys = [k for k in fitted if start and k.startswith(start)]
+    return fitted[keys[-1]] if keys else None
 
 
 def _count(n, word):
