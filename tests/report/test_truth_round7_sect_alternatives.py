@@ -123,3 +123,12 @@ def test_the_tie_names_the_row_its_baseline_verdict_rests_on(engel):
     base_in = np.sqrt(np.mean((y[~out] - ctx.y_train.mean()) ** 2))
     assert rmse_in < base_in                                  # within the training range the GAM beats the mean
     assert f"on the other {len(y) - 1} its RMSE is {rmse_in:.4g} against {base_in:.4g} for the mean baseline" in tie
+
+
+def test_a_column_beyond_on_every_test_row_is_the_split_not_a_few_rows():
+    rng = np.random.default_rng(2)
+    X_tr = pd.DataFrame({"year": np.arange(40.0), "x": rng.uniform(0, 1, 40)})
+    X_te = pd.DataFrame({"year": np.arange(40.0, 50.0), "x": np.r_[rng.uniform(0.1, 0.9, 9), 3.0]})
+    mask, words = beyond_training_rows(_ctx(X_tr, X_te, np.zeros(10)))
+    assert mask.tolist() == [False] * 9 + [True]
+    assert len(words) == 1 and words[0].startswith("x: 3 > its training maximum")

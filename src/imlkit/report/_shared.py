@@ -174,8 +174,10 @@ BEYOND_LISTED = 3
 
 def beyond_training_rows(ctx):
     """(mask, words): the test rows whose value of some numeric feature lies outside that feature's [min, max] on the
-    training rows, and the features that put them there ("income: 4,958 > its training maximum 2,823"). An empty
-    mask when the model is scored on its own table (no training rows are known) or no feature is numeric."""
+    training rows, and the features that put them there ("income: 4,958 > its training maximum 2,823"). A feature
+    beyond the range on every test row (a time column under an ordered split) is the split, not a few rows, and is
+    left out. An empty mask when the model is scored on its own table (no training rows are known) or no feature is
+    numeric."""
     from .._dtypes import numeric_or_bool_columns
 
     X_tr, X_te = getattr(ctx, "X_train", None), getattr(ctx, "X_test", None)
@@ -195,6 +197,10 @@ def beyond_training_rows(ctx):
         with np.errstate(invalid="ignore"):
             above, below = te > hi, te < lo
         if not (above.any() or below.any()):
+            continue
+        if np.all((above | below)[np.isfinite(te)]):
+            # every test row beyond: the split's own order (a year under --split ordered; section 1 says so), not a
+            # few rows that a verdict could rest on
             continue
         mask |= above | below
         parts = []
