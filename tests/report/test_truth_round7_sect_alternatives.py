@@ -132,3 +132,34 @@ def test_a_column_beyond_on_every_test_row_is_the_split_not_a_few_rows():
     mask, words = beyond_training_rows(_ctx(X_tr, X_te, np.zeros(10)))
     assert mask.tolist() == [False] * 9 + [True]
     assert len(words) == 1 and words[0].startswith("x: 3 > its training maximum")
+
+
+def test_a_classifier_verdict_on_the_brier_score_names_the_rows_beyond():
+    from imlkit.report._shared import comparison_beyond_note
+
+    rng = np.random.default_rng(3)
+    n = 40
+    X_tr = pd.DataFrame({"x": rng.uniform(0, 1, 100)})
+    X_te = pd.DataFrame({"x": np.r_[rng.uniform(0, 1, n - 2), 4.0, 5.0]})
+    y = np.where(rng.random(n) < 0.5, "a", "b")
+    labels = ["a", "b"]
+    truth = (y == "b").astype(float)
+    good = np.clip(truth * 0.8 + 0.1, 0, 1)                    # both models: 0.9 on the true class inside
+    model_p = good.copy()
+    model_p[-2:] = 1 - truth[-2:]                              # the model: certain and wrong on the two rows beyond
+    other_p = truth * 0.6 + 0.2                                # the GLM: 0.8 on the true class everywhere
+    out = {"model": {"pred": None, "proba": np.c_[1 - model_p, model_p]},
+           "GLM": {"pred": None, "proba": np.c_[1 - other_p, other_p]}}
+    ctx = _ctx(X_tr, X_te, y)
+    ctx.task = "classification"
+    brier = lambda p: ((np.c_[1 - p, p] - np.c_[1 - truth, truth]) ** 2).sum(axis=1)   # noqa: E731
+    b_model, b_other = brier(model_p), brier(other_p)
+    assert b_model.mean() > b_other.mean()                     # the model loses on the Brier score ...
+    assert b_model[:-2].mean() < b_other[:-2].mean()           # ... and wins without the two rows beyond
+    d = {"Brier score": (b_model.mean() - b_other.mean(), 0.01, 0.2)}
+    said = comparison_beyond_note(ctx, d, ("Brier score",), "model", "GLM", out, labels)
+    share = b_model[-2:].sum() / b_model.sum()
+    assert f"2 of the {n} test rows lie beyond the training range (x: 2 rows, up to 5 > its training maximum" in said
+    assert f"carry {share:.0%} of the model's Brier score on the test rows" in said
+    assert (f"on the other {n - 2} its Brier score is {b_model[:-2].mean():.4g} against {b_other[:-2].mean():.4g} "
+            f"for the GLM; this verdict rests on those rows") in said

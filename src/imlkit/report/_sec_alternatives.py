@@ -886,9 +886,9 @@ def paired_comparison(ctx):
             why = (not_beating_words(other, base, to_base[other], ms)
                    if simpler and not beaten and other in to_base and _is_tie(d, ms) else "")
             if why:  # that verdict too may rest on rows beyond the training range (engel's GAM)
-                why += beyond_training_note(ctx, outputs[other]["pred"], f"the {other}", base_out["pred"],
-                                            f"the {base} baseline")
-            beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs)
+                why += beyond_training_note(ctx, outputs[other], f"the {other}", base_out, f"the {base} baseline",
+                                            labels)
+            beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels)
             if failed or mae or why or beyond:
                 blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
             blocks.append(blk)

@@ -134,7 +134,8 @@ def section_model(ctx):
     base = _mean_baseline_name(fitted)
     others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
                                        deciding)
-    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted), outputs=outputs)
+    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted), outputs=outputs,
+                       labels=labels)
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -193,7 +194,7 @@ def _diverged(ctx, fitted):
     return tuple(out)
 
 
-def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None):
+def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None, labels=None):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
@@ -268,8 +269,8 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None)
             msg = _no_better_message(ctx, base, detail, check, others or {},
                                      pred=outputs[name]["pred"] if name in outputs else None)
             if name in outputs and base in outputs:
-                msg += beyond_training_note(ctx, outputs[name]["pred"], "the model", outputs[base]["pred"],
-                                            f"the {base} baseline")
+                msg += beyond_training_note(ctx, outputs[name], "the model", outputs[base], f"the {base} baseline",
+                                            labels)
             msg += _others_undecided(others or {}, base, others_deciding, others_short, rows_word)
             check.no_better_than = base
             ctx.alerts.append(msg)
@@ -301,9 +302,9 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None)
         if simpler and not beaten and not any(beats(d[m], m) or worse(d[m], m) for m in asked if m in d):
             why = not_beating_words(other, base, others[other], others_deciding)
             if why and other in outputs and base in outputs:
-                why += beyond_training_note(ctx, outputs[other]["pred"], f"the {other}", outputs[base]["pred"],
-                                            f"the {base} baseline")
-        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs)
+                why += beyond_training_note(ctx, outputs[other], f"the {other}", outputs[base], f"the {base} baseline",
+                                            labels)
+        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs, labels)
         blocks.append({**blk, "text": blk["text"] + extra} if extra else blk)
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "

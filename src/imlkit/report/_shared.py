@@ -216,48 +216,79 @@ def beyond_training_rows(ctx):
     return mask, words
 
 
-def beyond_training_note(ctx, pred, name, rival_pred=None, rival=None):
+def beyond_training_note(ctx, pred, name, rival_pred=None, rival=None, labels=None):
     """:func:`beyond_training`'s sentence ("" when there is nothing to say)."""
-    return beyond_training(ctx, pred, name, rival_pred, rival)[0]
+    return beyond_training(ctx, pred, name, rival_pred, rival, labels)[0]
 
 
-def beyond_training(ctx, pred, name, rival_pred=None, rival=None):
+def _row_losses(ctx, out, labels=None):
+    """(per-row loss, its name, the score of a mean of it): the squared error and RMSE for regression (``out`` the
+    predictions or :func:`~imlkit.report._scores.model_outputs`), the Brier score's per-row terms Σ_k (p_k − 1{y =
+    k})² and their mean for a classifier with probabilities aligned to ``labels``; None when there are none."""
+    task = getattr(ctx, "task", None)
+    if task == "regression":
+        pred = out["pred"] if isinstance(out, dict) else out
+        if pred is None:
+            return None
+        y = np.asarray(ctx.y_test, dtype=float)
+        return (y - np.asarray(pred, dtype=float).reshape(-1)) ** 2, "squared error", "RMSE", \
+            lambda v: float(np.sqrt(v.mean()))
+    proba = out.get("proba") if isinstance(out, dict) else None
+    if task != "classification" or proba is None or not labels:
+        return None
+    pos = {str(c): j for j, c in enumerate(labels)}
+    idx = np.array([pos.get(str(v), -1) for v in np.asarray(ctx.y_test)])
+    onehot = np.zeros_like(np.asarray(proba, dtype=float))
+    ok = idx >= 0
+    onehot[np.flatnonzero(ok), idx[ok]] = 1.0
+    return ((np.asarray(proba, dtype=float) - onehot) ** 2).sum(axis=1), "Brier score", "Brier score", \
+        lambda v: float(v.mean())
+
+
+def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
     """(sentence, turns): a sentence when ``name``'s verdict on the test rows -- no better than a constant
-    (``rival_pred`` None: its R² against the rows' own mean), or losing to ``rival`` (its RMSE against
-    ``rival_pred``'s) -- rests on test rows beyond the training range of a numeric feature: they carry at least
-    ``BEYOND_SHARE`` of its squared error, or the verdict turns without them. It names the rows, their share of the
-    squared error and the verdict without them (statsmodels engel: one test row with income 4,958, beyond the training
-    maximum 2,823, carries 81% of the GAM's squared error; on the other 70 its R² is 0.63), and whether the verdict
-    turns without them. Regression only; ("", False) when there is nothing to say."""
-    if getattr(ctx, "task", None) != "regression" or pred is None:
+    (``rival_pred`` None, regression: its R² against the rows' own mean), or losing to ``rival`` (its RMSE, or for a
+    classifier its Brier score, against ``rival_pred``'s) -- rests on test rows beyond the training range of a numeric
+    feature: they carry at least ``BEYOND_SHARE`` of its squared error (Brier score), or the verdict turns without
+    them. It names the rows, their share and the verdict without them (statsmodels engel: one test row with income
+    4,958, beyond the training maximum 2,823, carries 81% of the GAM's squared error; on the other 70 its R² is 0.63),
+    and whether the verdict turns without them. ``pred``/``rival_pred``: predictions (regression) or
+    :func:`~imlkit.report._scores.model_outputs` (with ``labels`` for a classifier). ("", False) when there is
+    nothing to say."""
+    if pred is None:
         return "", False
     mask, words = beyond_training_rows(ctx)
     n = len(mask)
     k = int(mask.sum())
     if k == 0 or k == n:
         return "", False
-    y = np.asarray(ctx.y_test, dtype=float)
-    pred = np.asarray(pred, dtype=float).reshape(-1)
-    se = (y - pred) ** 2
-    total = float(se.sum())
+    got = _row_losses(ctx, pred, labels)
+    if got is None:
+        return "", False
+    loss, loss_word, measure, score = got
+    total = float(loss.sum())
     if not np.isfinite(total) or total <= 0:
         return "", False
-    share = float(se[mask].sum()) / total
+    share = float(loss[mask].sum()) / total
     inside = ~mask
-    rmse_in = float(np.sqrt(se[inside].mean()))
     if rival_pred is None:
+        if getattr(ctx, "task", None) != "regression":
+            return "", False
+        y = np.asarray(ctx.y_test, dtype=float)
         yi = y[inside]
         tss = float(((yi - yi.mean()) ** 2).sum())
         if tss <= 0:
             return "", False
-        r2_in = 1.0 - float(se[inside].sum()) / tss
+        r2_in = 1.0 - float(loss[inside].sum()) / tss
         turns = r2_in > 0
         without = f"on the other {n - k:,} its R² is {r2_in:.3g} (their own mean's is 0)"
     else:
-        rival_rmse = float(np.sqrt(((y[inside] - np.asarray(rival_pred, dtype=float).reshape(-1)[inside]) ** 2)
-                                   .mean()))
-        turns = rmse_in < rival_rmse
-        without = f"on the other {n - k:,} its RMSE is {fmt(rmse_in)} against {fmt(rival_rmse)} for {rival}"
+        other = _row_losses(ctx, rival_pred, labels)
+        if other is None:
+            return "", False
+        mine, theirs = score(loss[inside]), score(other[0][inside])
+        turns = mine < theirs
+        without = f"on the other {n - k:,} its {measure} is {fmt(mine)} against {fmt(theirs)} for {rival}"
     if share < BEYOND_SHARE and not turns:
         return "", False
     listed = "; ".join(words[:BEYOND_LISTED]) + (f"; and {len(words) - BEYOND_LISTED:,} other features"
@@ -268,7 +299,7 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None):
             if turns else f"the verdict holds without {them}, though most of the error is there, where {name} "
                           f"extrapolates")
     return (f" {rows} beyond the training range ({listed}) and carr{'ies' if k == 1 else 'y'} "
-            f"{share:.0%} of {name}'s squared error on the test rows; {without}; {tail}."), turns
+            f"{share:.0%} of {name}'s {loss_word} on the test rows; {without}; {tail}."), turns
 
 
 def interpretable_model(ctx):
@@ -418,23 +449,23 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
                 f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
 
 
-def comparison_beyond_note(ctx, d, deciding, name, other, outputs):
+def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None):
     """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
-    test RMSE (``d``: the model minus the other); "" for a tie, for classification, or when nothing is to say."""
-    if getattr(ctx, "task", None) != "regression" or "RMSE" not in deciding or "RMSE" not in d:
+    test RMSE, or a classifier's Brier score (``d``: the model minus the other); "" for a tie on it, or when nothing is
+    to say."""
+    m = "RMSE" if getattr(ctx, "task", None) == "regression" else "Brier score"
+    if m not in deciding or m not in d or name not in outputs or other not in outputs:
         return ""
-    if name not in outputs or other not in outputs:
-        return ""
-    diff = d["RMSE"]
-    if worse(diff, "RMSE"):
+    diff = d[m]
+    if worse(diff, m):
         loser, winner = name, other
-    elif beats(diff, "RMSE"):
+    elif beats(diff, m):
         loser, winner = other, name
     else:
         return ""
     words = {name: "the model"}
-    return beyond_training_note(ctx, outputs[loser]["pred"], words.get(loser, f"the {loser}"),
-                                outputs[winner]["pred"], words.get(winner, f"the {winner}"))
+    return beyond_training_note(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
+                                words.get(winner, f"the {winner}"), labels)
 
 
 # --------------------------------------------------------------------------- a model that predicts one value
