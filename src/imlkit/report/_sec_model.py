@@ -395,7 +395,7 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
     # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
     flat = bool(check.decision) and all(tuple(float(v) for v in d["difference"]) == (0.0, 0.0, 0.0)
                                         for d in check.decision.values())
-    one = constant_prediction(pred) if ctx.task == "regression" else None
+    one = constant_prediction(pred) if getattr(ctx, "task", None) == "regression" else None
     if flat and one is not None:
         # say that it does, and why when the model could not split (statecrime: 35 training rows, min_samples_leaf 20)
         why = no_split_reason(ctx)
