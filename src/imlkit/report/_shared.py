@@ -164,6 +164,22 @@ def not_beating_words(other, base, diff, deciding):
             f"{nums}), so the tie says nothing of whether it explains the data.")
 
 
+def interpretable_model(ctx):
+    """Whether the explained model is itself a GLM-like or interpretable model: imlkit's ``--model glm``/gam/rulefit
+    (or imlkit's GLM, GAM, RuleFit given from Python), or a given model -- a pipeline's last step -- from
+    ``sklearn.linear_model`` (LogisticRegression, Ridge, PoissonRegressor, ...)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is not None and isinstance(cfg.model, str) and not cfg.model_file:
+        return cfg.model in INTERPRETABLE_KINDS
+    est = getattr(ctx, "model", None)
+    steps = getattr(est, "steps", None)
+    if steps:
+        est = steps[-1][1]
+    module = type(est).__module__
+    return module.startswith("sklearn.linear_model") or (
+        module.startswith("imlkit") and type(est).__name__.lower() in INTERPRETABLE_KINDS)
+
+
 # --------------------------------------------------------------------------- test rows beyond the training range
 #: A model's verdict is said to rest on the test rows beyond the training range when they carry at least this share
 #: of its squared error on the test rows (or the verdict turns without them).
@@ -302,22 +318,68 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
             f"{share:.0%} of {name}'s {loss_word} on the test rows; {without}; {tail}."), turns
 
 
-def interpretable_model(ctx):
-    """Whether the explained model is itself a GLM-like or interpretable model: imlkit's ``--model glm``/gam/rulefit
-    (or imlkit's GLM, GAM, RuleFit given from Python), or a given model -- a pipeline's last step -- from
-    ``sklearn.linear_model`` (LogisticRegression, Ridge, PoissonRegressor, ...)."""
-    cfg = getattr(ctx, "config", None)
-    if cfg is not None and isinstance(cfg.model, str) and not cfg.model_file:
-        return cfg.model in INTERPRETABLE_KINDS
+def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None):
+    """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
+    test RMSE, or a classifier's Brier score (``d``: the model minus the other); "" for a tie on it, or when nothing is
+    to say."""
+    m = "RMSE" if getattr(ctx, "task", None) == "regression" else "Brier score"
+    if m not in deciding or m not in d or name not in outputs or other not in outputs:
+        return ""
+    diff = d[m]
+    if worse(diff, m):
+        loser, winner = name, other
+    elif beats(diff, m):
+        loser, winner = other, name
+    else:
+        return ""
+    words = {name: "the model"}
+    return beyond_training_note(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
+                                words.get(winner, f"the {winner}"), labels)
+
+
+# --------------------------------------------------------------------------- a model that predicts one value
+def constant_prediction(pred):
+    """The one value ``pred`` (n,) holds when every entry is the same (exactly: a constant model, not a near one);
+    None otherwise or when there is no prediction."""
+    if pred is None:
+        return None
+    p = np.asarray(pred)
+    if p.ndim != 1 or not len(p) or p.dtype.kind not in "fiub":
+        return None
+    p = p.astype(float)
+    return float(p[0]) if np.all(p == p[0]) else None
+
+
+def no_split_reason(ctx):
+    """Why a tree model fitted by imlkit cannot split, when that is the reason it predicts one value: its
+    ``min_samples_leaf`` m (an int) is more than half its training rows n, so no split leaves m rows on each side
+    (statsmodels statecrime: HistGradientBoosting's default m = 20 on 35 training rows). "" otherwise -- a model fitted
+    outside imlkit (its training rows are not known), a fractional m, or n >= 2m (then the cause is something else)."""
+    if fitted_outside_safe(ctx) or getattr(ctx, "X_train", None) is None:
+        return ""
     est = getattr(ctx, "model", None)
     steps = getattr(est, "steps", None)
     if steps:
         est = steps[-1][1]
-    module = type(est).__module__
-    return module.startswith("sklearn.linear_model") or (
-        module.startswith("imlkit") and type(est).__name__.lower() in INTERPRETABLE_KINDS)
+    m = getattr(est, "min_samples_leaf", None)
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool):
+        return ""
+    n = len(ctx.X_train)
+    if n >= 2 * m:
+        return ""
+    return (f"{type(est).__name__}'s min_samples_leaf = {m} leaves no split possible on the {n:,} training rows: a "
+            f"split needs at least {m} rows on each side, {2 * m} in all")
 
 
+def fitted_outside_safe(ctx):
+    """:func:`fitted_outside`, False for a context without a config (a test's)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is None:
+        return False
+    return fitted_outside(ctx)
+
+
+# --------------------------------------------------------------------------- the model against another model: sentences
 def score_cell(v):
     """A score or a difference ``(value, low, high)`` as "value [low, high]" ("–" when there is none)."""
     value, lo, hi = v
@@ -448,63 +510,3 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
     return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
                 f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
 
-
-def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None):
-    """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
-    test RMSE, or a classifier's Brier score (``d``: the model minus the other); "" for a tie on it, or when nothing is
-    to say."""
-    m = "RMSE" if getattr(ctx, "task", None) == "regression" else "Brier score"
-    if m not in deciding or m not in d or name not in outputs or other not in outputs:
-        return ""
-    diff = d[m]
-    if worse(diff, m):
-        loser, winner = name, other
-    elif beats(diff, m):
-        loser, winner = other, name
-    else:
-        return ""
-    words = {name: "the model"}
-    return beyond_training_note(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
-                                words.get(winner, f"the {winner}"), labels)
-
-
-# --------------------------------------------------------------------------- a model that predicts one value
-def constant_prediction(pred):
-    """The one value ``pred`` (n,) holds when every entry is the same (exactly: a constant model, not a near one);
-    None otherwise or when there is no prediction."""
-    if pred is None:
-        return None
-    p = np.asarray(pred)
-    if p.ndim != 1 or not len(p) or p.dtype.kind not in "fiub":
-        return None
-    p = p.astype(float)
-    return float(p[0]) if np.all(p == p[0]) else None
-
-
-def no_split_reason(ctx):
-    """Why a tree model fitted by imlkit cannot split, when that is the reason it predicts one value: its
-    ``min_samples_leaf`` m (an int) is more than half its training rows n, so no split leaves m rows on each side
-    (statsmodels statecrime: HistGradientBoosting's default m = 20 on 35 training rows). "" otherwise -- a model fitted
-    outside imlkit (its training rows are not known), a fractional m, or n >= 2m (then the cause is something else)."""
-    if fitted_outside_safe(ctx) or getattr(ctx, "X_train", None) is None:
-        return ""
-    est = getattr(ctx, "model", None)
-    steps = getattr(est, "steps", None)
-    if steps:
-        est = steps[-1][1]
-    m = getattr(est, "min_samples_leaf", None)
-    if not isinstance(m, (int, np.integer)) or isinstance(m, bool):
-        return ""
-    n = len(ctx.X_train)
-    if n >= 2 * m:
-        return ""
-    return (f"{type(est).__name__}'s min_samples_leaf = {m} leaves no split possible on the {n:,} training rows: a "
-            f"split needs at least {m} rows on each side, {2 * m} in all")
-
-
-def fitted_outside_safe(ctx):
-    """:func:`fitted_outside`, False for a context without a config (a test's)."""
-    cfg = getattr(ctx, "config", None)
-    if cfg is None:
-        return False
-    return fitted_outside(ctx)
