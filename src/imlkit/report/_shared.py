@@ -509,4 +509,3 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
                     f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
     return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
                 f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
-
