@@ -137,11 +137,12 @@ def test_600_level_text_column_keeps_the_29_most_frequent_levels():
     top = sorted(counts.index, key=lambda lv: (-counts[lv], lv))[:29]
     col = prep.X["city"]
     assert isinstance(col.dtype, pd.CategoricalDtype)
-    assert len(col.cat.categories) == 30 and col.cat.categories[-1] == "other"
+    # frequent levels beyond the 29 are among the lumped ones: "(other levels)", not "(rare levels)"
+    assert len(col.cat.categories) == 30 and col.cat.categories[-1] == "(other levels)"
     assert set(col.cat.categories[:-1]) == set(top)
-    assert_array_equal(col.astype(str), np.where(np.isin(values, top), values, "other"))
-    assert int((col == "other").sum()) == 6000 - int(counts[top].sum())
-    assert "lumped into 'other'" in _decision(prep, "city")[1]
+    assert_array_equal(col.astype(str), np.where(np.isin(values, top), values, "(other levels)"))
+    assert int((col == "(other levels)").sum()) == 6000 - int(counts[top].sum())
+    assert "lumped into '(other levels)'" in _decision(prep, "city")[1]
 
 
 @pytest.mark.parametrize("n_levels, expected", [(30, 30), (31, 30), (5, 5)])
@@ -150,20 +151,23 @@ def test_level_cap_adds_other_only_when_needed(n_levels, expected):
     prep = prepare_columns(pd.DataFrame({"g": values, "y": np.arange(len(values), dtype=float)}), target="y")
     cats = list(prep.X["g"].cat.categories)
     assert len(cats) == expected
-    if n_levels > 30:  # the two rarest (l00, l01) share "other"
-        assert cats[-1] == "other" and "l00" not in cats and "l01" not in cats
-        assert int((prep.X["g"] == "other").sum()) == 5 + 6
+    if n_levels > 30:  # the two rarest (l00, l01: 5 and 6 rows, not rare) share the lumped level beyond the cap
+        assert cats[-1] == "(other levels)" and "l00" not in cats and "l01" not in cats
+        assert int((prep.X["g"] == "(other levels)").sum()) == 5 + 6
     else:
-        assert "other" not in cats
+        assert "(other levels)" not in cats and "(rare levels)" not in cats
 
 
-def test_an_existing_other_level_is_merged_with_the_rare_ones():
+def test_an_existing_other_level_stays_a_level_of_its_own():
+    # The lumped level used to be "other", and a data level "other" was merged into it (rare levels and a real
+    # category under one name); BrainCancer showed "Other" (the data's) beside "other" (its one missing value).
     g = ["a"] * 20 + ["other"] * 10 + ["b"] * 20 + ["rare"] * 2
     prep = prepare_columns(pd.DataFrame({"g": g, "y": np.arange(52.0)}), target="y")
-    assert list(prep.X["g"].cat.categories) == ["a", "b", "other"]
-    assert int((prep.X["g"] == "other").sum()) == 12
-    assert _decision(prep, "g")[1] == ("categorical with 3 levels; 1 level(s) with fewer than 5 rows (2 rows) "
-                                       "lumped into 'other' (with the existing level 'other')")
+    assert list(prep.X["g"].cat.categories) == ["a", "b", "other", "(rare levels)"]
+    assert int((prep.X["g"] == "other").sum()) == 10
+    assert int((prep.X["g"] == "(rare levels)").sum()) == 2
+    assert _decision(prep, "g")[1] == ("categorical with 4 levels; 1 level(s) with fewer than 5 rows (2 rows: "
+                                       "'rare' (2)) lumped into '(rare levels)'")
 
 
 def test_rare_level_becomes_other_and_missing_is_a_level():
@@ -171,13 +175,14 @@ def test_rare_level_becomes_other_and_missing_is_a_level():
     df = pd.DataFrame({"g": g, "y": np.arange(100.0)})
     prep = prepare_columns(df, target="y", min_count=5)
     col = prep.X["g"]
-    assert list(col.cat.categories) == ["a", "b", "(missing)", "other"]
-    assert_array_equal(col.astype(str), ["a"] * 50 + ["b"] * 40 + ["other"] * 3 + ["(missing)"] * 7)
+    assert list(col.cat.categories) == ["a", "b", "(missing)", "(rare levels)"]
+    assert_array_equal(col.astype(str), ["a"] * 50 + ["b"] * 40 + ["(rare levels)"] * 3 + ["(missing)"] * 7)
     kind, action, _ = _decision(prep, "g")
-    assert kind == "categorical" and "1 level(s) with fewer than 5 rows (3 rows) lumped into 'other'" in action
-    # New data: an unseen level becomes "other" too.
+    assert kind == "categorical"
+    assert "1 level(s) with fewer than 5 rows (3 rows: 'c' (3)) lumped into '(rare levels)'" in action
+    # New data: an unseen level joins the lumped level too.
     new = prep.transform(pd.DataFrame({"g": ["b", "zzz", None, "c"]}))
-    assert_array_equal(new["g"].astype(str), ["b", "other", "(missing)", "other"])
+    assert_array_equal(new["g"].astype(str), ["b", "(rare levels)", "(missing)", "(rare levels)"])
 
 
 def test_mostly_missing_column_becomes_an_indicator_and_rows_are_kept():
@@ -365,7 +370,7 @@ def test_load_dataset_without_preparation_and_with_test_rows():
     assert ds.n_train == 45 and len(ds.X) == 60
     assert_array_equal(ds.y.to_numpy(), df["y"].to_numpy())
     # a level only the test rows have is a known category of both parts (decided on both tables)
-    assert "c" in ds.X["town"].cat.categories or "other" in ds.X["town"].cat.categories
+    assert "c" in ds.X["town"].cat.categories or "(rare levels)" in ds.X["town"].cat.categories
     with pytest.raises(ReportInputError, match=r"lacks column\(s\) \['x'\]"):
         load_dataset(df.iloc[:45], target="y", test=df.iloc[45:].drop(columns="x"))
 

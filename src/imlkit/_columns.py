@@ -12,7 +12,10 @@ numeric        used as is; missing values stay missing (the models handle or imp
 boolean        used as 0/1
 categorical    a ``category`` column whose levels are fixed here: missing values become the
                level ``"(missing)"``; levels with fewer than ``min_count`` rows, and beyond the
-               ``max_levels - 1`` most frequent ones, are lumped into ``"other"``
+               ``max_levels - 1`` most frequent ones, are lumped into one level named
+               ``"(rare levels)"`` (``"(other levels)"`` when frequent levels beyond the
+               ``max_levels - 1`` are among them); a data level of that name makes it longer
+               (``"(rare levels)_"``), so the lump never shares a name with a level of the data
 date/time      parsed and replaced by the numeric parts that vary (year, month, weekday when
                the dates are daily or finer, hour), or by days since the first date when none
                of those vary
@@ -26,10 +29,10 @@ mostly missing more than ``max_missing`` of the values missing: replaced by a 0/
 Why the level set is decided on the whole table, before any train/test split: every split
 of the prepared frame then carries the same ``category`` dtype, so a level that happens to
 fall only into the test rows is still a known category (never an error at prediction time),
-and a level too rare to be learned is already ``"other"`` everywhere. The decision uses only
-the feature's own counts, never the target, so it leaks nothing about the outcome.
+and a level too rare to be learned is already in the lumped level everywhere. The decision uses
+only the feature's own counts, never the target, so it leaks nothing about the outcome.
 :meth:`PreparedColumns.transform` applies the same decisions to new data; a level it has
-never seen becomes ``"other"`` (or missing when the column has no ``"other"`` level).
+never seen joins the lumped level (or becomes missing when the column has none).
 
 A model fitted elsewhere must get its columns as it was fitted on them: ``as_given`` columns
 skip every decision above that would change their values (numbers and dates stay as they are,
@@ -48,9 +51,16 @@ from . import _dtypes
 from ._validation import ValidationError, check_float, check_int
 
 __all__ = ["prepare_columns", "PreparedColumns", "complete_rows", "MissingImputer", "KnownLevels",
-           "OTHER", "MISSING_LEVEL", "DECISION_COLUMNS"]
+           "OTHER", "MISSING_LEVEL", "DECISION_COLUMNS", "integer_codes", "CODE_MIN_VALUES", "CODE_MAX_VALUES"]
 
-OTHER = "other"
+#: The lumped level of a categorical whose lumped levels are all rare (fewer than ``min_count`` rows); the data's
+#: own level "other" or "Other" is a level like any other (BrainCancer's diagnosis has "Other", and its one missing
+#: value, lumped as "other", stood beside it as a second rule in OneR's table).
+OTHER = "(rare levels)"
+#: The lumped level when frequent levels beyond the ``max_levels - 1`` most frequent are among the lumped ones.
+OTHER_LEVELS = "(other levels)"
+#: A lumped level: one of the two names, lengthened by "_" when the data have a level of that name.
+_LUMP = re.compile(r"^\((rare|other) levels\)_*$")
 MISSING_LEVEL = "(missing)"
 DECISION_COLUMNS = ["column", "kind", "action", "reason"]
 #: Names that mark an identifier column (``id``, ``customer_id``, ``ID``, ``key``, ``uuid``, ...).
@@ -118,8 +128,8 @@ class PreparedColumns:
     def transform(self, frame):
         """Apply the same decisions to new data with the same input columns.
 
-        Levels never seen by :func:`prepare_columns` become ``"other"`` (missing when the
-        column has no ``"other"`` level); dates outside the seen range keep their parts.
+        Levels never seen by :func:`prepare_columns` join the column's lumped level
+        (``"(rare levels)"``; missing when the column has none); dates outside the seen range keep their parts.
 
         Parameters
         ----------
@@ -160,11 +170,11 @@ def prepare_columns(frame, *, target=None, features=None, max_levels=30, min_cou
     features : sequence of str, optional
         The columns to prepare (default: every column but the target).
     max_levels : int >= 2
-        Most levels a categorical keeps (``"other"`` included). 30 keeps every model usable
+        Most levels a categorical keeps (the lumped level included). 30 keeps every model usable
         (gradient boosting stops at 255) and the dummy-coded GLM/GAM small.
     min_count : int >= 1
-        Levels with fewer rows are lumped into ``"other"``: no model can learn them, and they
-        may land in only one side of a train/test split.
+        Levels with fewer rows are lumped into one level, ``"(rare levels)"``: no model can learn
+        them, and they may land in only one side of a train/test split.
     max_missing : float in [0, 1]
         A column with a larger share of missing values is replaced by a 0/1 indicator "is
         missing": imputation would invent most of its values, and methods that need complete
@@ -422,38 +432,63 @@ def _decide_levels(s, name, n, *, max_levels, min_count):
         return _drop(name, "ID-like", f"named like an identifier, with {distinct:,} distinct values")
     # Frequent first; ties broken by the level's text so the decision does not depend on row order.
     order = sorted(counts.index, key=lambda lv: (-counts[lv], str(lv)))
-    kept = [lv for lv in order if counts[lv] >= min_count and lv != OTHER]
+    kept = [lv for lv in order if counts[lv] >= min_count]
     if not (len(kept) == len(counts) and len(kept) <= max_levels):
-        kept = kept[:max_levels - 1]  # room for "other"
+        kept = kept[:max_levels - 1]  # room for the lumped level
     lumped = [lv for lv in counts.index if lv not in kept]
-    levels = _level_order(s, kept) + ([OTHER] if lumped else [])
+    rare = [lv for lv in lumped if counts[lv] < min_count]
+    beyond = [lv for lv in lumped if counts[lv] >= min_count]
+    lump = lump_name(counts.index, beyond=bool(beyond)) if lumped else None
+    levels = _level_order(s, kept) + ([lump] if lumped else [])
     if len(levels) < 2:
         return _drop(name, "ID-like" if counts.max() < min_count else "constant",
                      f"{len(counts):,} levels, every one but at most one rarer than {min_count} rows: nothing left "
                      f"to learn from once rare levels are lumped")
     action = f"categorical with {len(levels)} levels"
-    rare = [lv for lv in lumped if counts[lv] < min_count and lv != OTHER]
-    beyond = [lv for lv in lumped if counts[lv] >= min_count and lv != OTHER]
-    if rare or beyond:
-        n_lumped = int(counts[rare + beyond].sum())
+    if lumped:
+        n_lumped = int(counts[lumped].sum())
         bits = []
         if rare:
             bits.append(f"{len(rare):,} level(s) with fewer than {min_count} rows")
         if beyond:
             bits.append(f"{len(beyond):,} less frequent level(s) beyond the {max_levels - 1} most frequent")
-        action += ("; " + " and ".join(bits) + f" ({n_lumped:,} row{'s' if n_lumped != 1 else ''}) lumped into "
-                   f"{OTHER!r}")
-        if OTHER in lumped:
-            action += f" (with the existing level {OTHER!r})"
+        which = ""
+        if len(lumped) <= MAX_LUMPED_SHOWN:  # which levels, so the lumped level's rows can be told apart
+            shown = sorted(lumped, key=lambda lv: (-counts[lv], str(lv)))
+            which = ": " + ", ".join(f"{_show(lv)} ({int(counts[lv]):,})" for lv in shown)
+        action += ("; " + " and ".join(bits) + f" ({n_lumped:,} row{'s' if n_lumped != 1 else ''}{which}) lumped "
+                   f"into {lump!r}")
     if MISSING_LEVEL in kept:
         action += f"; missing values are the level {MISSING_LEVEL!r}"
     reason = f"{len(counts):,} distinct values"
     if s.isna().any():
         reason += " (missing counted as a level)"
-    if rare or beyond:
+    if lumped:
         reason += (f"; rare levels cannot be learned and could fall only into the test rows; at most {max_levels} "
                    f"levels fit every model")
-    return _Step(name, "categorical", action, reason, "levels", (name,), {"levels": tuple(levels)})
+    return _Step(name, "categorical", action, reason, "levels", (name,), {"levels": tuple(levels), "lump": lump})
+
+
+#: Lumped levels listed by name (with their rows) in the decisions table; more are counted.
+MAX_LUMPED_SHOWN = 5
+
+
+def lump_name(levels, beyond=False):
+    """The name of the level that lumps a column's rare levels: ``"(rare levels)"``, or ``"(other levels)"`` when
+    ``beyond`` (frequent levels beyond the ``max_levels - 1`` most frequent are lumped too), made longer by ``"_"``
+    than every level of ``levels`` of that form, so it is none of them and :class:`KnownLevels` finds it as the
+    longest such level."""
+    base = OTHER_LEVELS if beyond else OTHER
+    taken = [str(lv) for lv in levels if _LUMP.match(str(lv))]
+    if not taken:
+        return base
+    return base + "_" * max(1, max(len(t) for t in taken) - len(base) + 1)
+
+
+def lumped_level(levels):
+    """The lumped level among ``levels`` (the longest name of the form of :func:`lump_name`), or None."""
+    found = [str(lv) for lv in levels if _LUMP.match(str(lv))]
+    return max(found, key=len) if found else None
 
 
 def _as_text(s):
@@ -513,7 +548,7 @@ def _apply(step, s):
         levels = list(step.info["levels"])
         text = _as_text(s)
         known = set(levels)
-        fallback = OTHER if OTHER in known else None
+        fallback = step.info.get("lump", lumped_level(levels))
         text = text.where(text.isin(known), fallback)
         return {step.column: pd.Series(pd.Categorical(text, categories=levels), index=s.index)}
     raise AssertionError(how)  # pragma: no cover - every step kind is handled above
@@ -596,15 +631,33 @@ class MissingImputer(*_estimator_bases()):
 
 
 class KnownLevels(*_estimator_bases()):
-    """Map categorical levels that had no rows in ``fit`` to the column's most frequent fitted level.
+    """Map categorical levels that had no rows in ``fit`` to a level the model knows, and count them.
 
     A level can exist in a column's categories (fixed by :func:`prepare_columns` on the whole
     table) and still have no training row after a split; models that dummy-code only the
     levels they saw (imlkit's GLM and GAM) would fail on it. Such rows are predicted as the
-    most frequent level -- the ``"other"`` level when it was seen, since that is what rare
-    levels are. Categorical columns with a single level in ``fit`` carry no information for
+    column's lumped level (``"(rare levels)"``, see :func:`lumped_level`) when it was seen, since
+    that is what rare levels are, else as the most frequent training level. That is a choice the
+    model's predictions carry, so it is not silent: :meth:`remapped` counts the rows of any table
+    it maps, per column and level, with the level they are scored as (BrainCancer: one test row's
+    missing diagnosis, seen in no training row, was scored as 'Meningioma' by every
+    interpretable model, and counted under ``diagnosis == 'Meningioma'`` in the rule tables).
+
+    Categorical columns with a single level in ``fit`` carry no information for
     the model and are removed; so are columns passed on as given (a fitted model's input) that
     imlkit's own models cannot use: dates, and text with more than ``max_levels`` levels (an ID).
+
+    Attributes
+    ----------
+    levels_ : dict
+        Per kept categorical column, the set of levels with training rows.
+    fallback_ : dict
+        Per kept categorical column, the level an unseen level is scored as.
+    fallback_reason_ : dict
+        Per kept categorical column, why that level (``"the lumped level"`` or ``"the most frequent training
+        level"``).
+    dropped_ : list
+        The columns removed.
     """
 
     def __init__(self, max_levels=30):
@@ -613,7 +666,7 @@ class KnownLevels(*_estimator_bases()):
     def fit(self, X, y=None):
         X = _as_frame(X)
         self.feature_names_in_ = np.array(X.columns, dtype=object)
-        self.levels_, self.fallback_, self.dropped_ = {}, {}, []
+        self.levels_, self.fallback_, self.fallback_reason_, self.dropped_ = {}, {}, {}, []
         for c in X.columns:
             s = X[c]
             if _dtypes.is_numeric_or_bool(s):
@@ -626,22 +679,65 @@ class KnownLevels(*_estimator_bases()):
                 self.dropped_.append(c)
                 continue
             self.levels_[c] = set(counts.index)
-            self.fallback_[c] = OTHER if OTHER in self.levels_[c] else counts.index[0]
+            lump = lumped_level(counts.index)
+            if lump is not None:
+                self.fallback_[c], self.fallback_reason_[c] = lump, "the lumped level"
+            else:
+                self.fallback_[c], self.fallback_reason_[c] = counts.index[0], "the most frequent training level"
         return self
+
+    def _unseen(self, X):
+        """``{column: boolean mask}`` of the rows of ``X`` whose level had no row in ``fit`` (columns with any)."""
+        out = {}
+        for c, known in self.levels_.items():
+            if c in X.columns:
+                s = X[c]
+                bad = (s.notna() & ~s.astype(object).isin(known)).to_numpy()
+                if bad.any():
+                    out[c] = bad
+        return out
+
+    def remapped(self, X):
+        """The rows of ``X`` that :meth:`transform` maps, per column and level.
+
+        Parameters
+        ----------
+        X : DataFrame, shape (n, p)
+            A table as ``transform`` gets it.
+
+        Returns
+        -------
+        DataFrame
+            One row per column and level with no training row that ``X`` holds: ``column``, ``level``,
+            ``rows`` (how many rows of ``X`` have it), ``scored_as`` (the level they are mapped to) and
+            ``why`` (the reason for that level); empty when nothing is mapped. :meth:`remapped_rows` gives the
+            rows themselves.
+        """
+        X = _as_frame(X)
+        rows = []
+        for c, bad in self._unseen(X).items():
+            counts = X[c].astype(object)[bad].astype(str).value_counts()
+            for level in sorted(counts.index, key=lambda lv: (-counts[lv], lv)):
+                rows.append([c, level, int(counts[level]), self.fallback_[c], self.fallback_reason_[c]])
+        return pd.DataFrame(rows, columns=["column", "level", "rows", "scored_as", "why"])
+
+    def remapped_rows(self, X):
+        """Boolean array (n,): the rows of ``X`` that :meth:`transform` maps in at least one column."""
+        X = _as_frame(X)
+        out = np.zeros(len(X), dtype=bool)
+        for bad in self._unseen(X).values():
+            out |= bad
+        return out
 
     def transform(self, X):
         X = _as_frame(X).drop(columns=[c for c in self.dropped_ if c in X.columns])
-        for c, known in self.levels_.items():
-            if c not in X.columns:
-                continue
+        for c, bad in self._unseen(X).items():
             s = X[c]
-            bad = s.notna() & ~s.astype(object).isin(known)
-            if bad.any():
-                X = X.copy()
-                if isinstance(s.dtype, pd.CategoricalDtype):
-                    X[c] = s.where(~bad, self.fallback_[c])
-                else:
-                    X[c] = s.astype(object).where(~bad, self.fallback_[c])
+            X = X.copy()
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                X[c] = s.where(~bad, self.fallback_[c])
+            else:
+                X[c] = s.astype(object).where(~bad, self.fallback_[c])
         return X
 
 
@@ -661,3 +757,42 @@ def _as_frame(X):
     if isinstance(X, pd.DataFrame):
         return X
     return pd.DataFrame(np.asarray(X), columns=[f"x{j}" for j in range(np.shape(X)[1])])
+
+
+#: Integer columns with at least this many and at most ``CODE_MAX_VALUES`` distinct values, the smallest 0 or 1, may
+#: be codes (a 0/1 column is left out: with two values a slope per unit and a level difference are the same fit, so
+#: reading it as a number or as a category gives the same model).
+CODE_MIN_VALUES = 3
+#: The bound the report uses to read an integer *target* as classes (``report._data._resolve_task``): the same rule
+#: for features.
+CODE_MAX_VALUES = 10
+
+
+def integer_codes(X, decisions=None):
+    """``[(column, values)]``: the numeric features of ``X`` that may be integer codes read as quantities.
+
+    A column qualifies when every value it has is a whole number, it has ``CODE_MIN_VALUES`` to
+    ``CODE_MAX_VALUES`` distinct values, and the smallest is 0 or 1: codes are numbered from 0 or 1 (Auto's
+    origin 1/2/3, OJ's StoreID 1-7 and STORE 0-4, the bike data's season 1-4 and weekday 0-6), while amounts with
+    few values seldom start there (Auto's cylinders 3-8, Carseats' Education 10-18, Auto's year 70-82). Only the
+    columns the preparation used as numbers (``decisions``' kind "numeric"; date parts it made are left out: they
+    are not columns a user can name) and not boolean ones. Ordered by fewest values, then by position.
+    """
+    numeric = None
+    if decisions is not None:
+        numeric = set(decisions.loc[decisions["kind"] == "numeric", "column"].astype(str))
+    found = []
+    for i, c in enumerate(X.columns):
+        col = X[c]
+        if numeric is not None and str(c) not in numeric:
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype) \
+                or not pd.api.types.is_numeric_dtype(col.dtype):
+            continue
+        v = col.dropna().to_numpy(dtype=float)
+        if not len(v) or not np.isfinite(v).all() or not np.all(v == np.round(v)):
+            continue
+        values = np.unique(v)
+        if CODE_MIN_VALUES <= len(values) <= CODE_MAX_VALUES and values[0] in (0.0, 1.0):
+            found.append((len(values), i, str(c), [int(x) for x in values]))
+    return [(c, vals) for _, _, c, vals in sorted(found)]

@@ -23,6 +23,7 @@ from . import _trees
 from ._dtypes import has_levels
 from ._parallel import progress_bar
 from ._validation import ModelError, ValidationError, check_int
+from .samplers import replacement_frame
 
 __all__ = ["Predictor", "stack_frame", "DEFAULT_MAX_ROWS", "check_fitted", "is_classifier_model"]
 
@@ -384,7 +385,7 @@ class Predictor:
         """
         preds = [None] * len(items) if self._trees is None else \
             self._trees.perturbed_many(X, [(cols, replacement) for _name, cols, replacement in items], n_repeats)
-        frames = [stack_frame(X, n_repeats, _frame_of(replacement))
+        frames = [stack_frame(X, n_repeats, replacement_frame(replacement))
                   for (_name, _cols, replacement), p in zip(items, preds) if p is None]
         if frames:
             stacked = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
@@ -580,11 +581,6 @@ class Predictor:
         n = len(X)
         return self.predict_replaced(X, {a: np.repeat(va[:, None], n, axis=1), b: np.repeat(vb[:, None], n, axis=1)},
                                      column=column, context=f"the grid of features {a!r} and {b!r}")
-
-
-def _frame_of(replacement):
-    """A replacement as a DataFrame (a sampler's :class:`~imlkit.samplers.Draws` built into one)."""
-    return replacement.frame() if hasattr(replacement, "frame") else replacement
 
 
 def _replacement(s, values):

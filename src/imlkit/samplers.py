@@ -284,6 +284,13 @@ class Draws:
         return self.source[self.columns].iloc[self.rows.ravel()].reset_index(drop=True)
 
 
+def replacement_frame(replacement):
+    """A replacement as a DataFrame: a sampler's :class:`Draws` built into one (:meth:`Draws.frame`), a frame as it
+    is. The one conversion for the methods' prediction (``imlkit._model``) and the tree engine, which both take
+    either. Told apart by type: a frame with a feature named ``frame`` has a ``.frame`` too (its column)."""
+    return replacement.frame() if isinstance(replacement, Draws) else replacement
+
+
 def _group_layout(codes):
     """Rows sorted by group (stable), each group's first position in that order and its size."""
     order = np.argsort(codes, kind="stable")

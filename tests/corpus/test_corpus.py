@@ -144,14 +144,15 @@ def test_level_only_in_test_rows(corpus_dir, capsys):
     code, doc, err = run("diabetes_test_only_level", corpus_dir, capsys)
     assert code == 0, err
     kind, action, _, _ = decisions(doc)["clinic"]
-    assert kind == "categorical" and "(1 row) lumped into 'other'" in action
-    # The scenario is real: "zeta" and "other" have rows only in the test split the report used.
+    # the lumped level is "(rare levels)", a name no data level has (it was "other"; rev7 r1 finding 4)
+    assert kind == "categorical" and "(1 row: 'omega' (1)) lumped into '(rare levels)'" in action
+    # The scenario is real: "zeta" and "(rare levels)" have rows only in the test split the report used.
     path = BY_NAME["diabetes_test_only_level"].write(corpus_dir)
     ds = load_dataset(data=path, target="target")
     X_tr, X_te, _, _ = split(ds, 0.3, 0)
-    assert list(ds.X["clinic"].cat.categories) == ["east", "north", "south", "zeta", "other"]
-    assert not X_tr["clinic"].isin(["zeta", "other"]).any()
-    assert int(X_te["clinic"].isin(["zeta", "other"]).sum()) == 7 == len(set(split_test_rows(442)[:7]))
+    assert list(ds.X["clinic"].cat.categories) == ["east", "north", "south", "zeta", "(rare levels)"]
+    assert not X_tr["clinic"].isin(["zeta", "(rare levels)"]).any()
+    assert int(X_te["clinic"].isin(["zeta", "(rare levels)"]).sum()) == 7 == len(set(split_test_rows(442)[:7]))
     model = plain(sections(doc)["model"])
     assert "GLM" in model and "could not" not in model
 
@@ -198,7 +199,7 @@ def test_missing_values_with_effects_and_regional_methods(corpus_dir, capsys):
 
 
 def test_level_only_in_test_rows_in_the_interpretable_models(corpus_dir, capsys):
-    # Section 6 fits its own GLM and GAM on the training rows, where "zeta" and "other" have no
+    # Section 6 fits its own GLM and GAM on the training rows, where "zeta" and "(rare levels)" have no
     # row; _fit.guarded_pipeline maps them to a known level.
     code, doc, err = run("diabetes_test_only_level", corpus_dir, capsys, methods="pfi,models")
     assert code == 0, err

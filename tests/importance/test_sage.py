@@ -310,11 +310,13 @@ def test_antithetic_and_trace(five):
 
 
 def test_all_equal_values_converge():
-    # A constant model: every φ is 0 with SE 0 -- the range is 0 and must not block convergence.
+    # A constant model: every φ is 0 with SE 0 -- it stops before sampling any ordering (it used to spend one
+    # batch; tests/importance/test_sage_empty_coalition.py has the constant model's own tests).
     X = np.random.default_rng(0).normal(size=(50, 3))
     y = X[:, 0]
-    r = ik.sage(lambda A: np.zeros(len(A)), X, y, n_background=8, batch_size=16, random_state=0)
-    assert r.extra["converged"] and r.extra["n_permutations"] == 16
+    with pytest.warns(UserWarning, match="constant on these rows"):
+        r = ik.sage(lambda A: np.zeros(len(A)), X, y, n_background=8, batch_size=16, random_state=0)
+    assert r.extra["converged"] and r.extra["n_permutations"] == 0
     assert_allclose(r.importance, 0)
     # One player: the range is always 0; the scale falls back to |φ|.
     one = ik.sage(lambda A: A[:, 0], X[:, :1], y, n_background=8, batch_size=16, random_state=0)

@@ -42,15 +42,17 @@ def test_uncentred_intercept_is_estimable_and_read_at_the_centre_of_the_data():
     assert m.estimable_.all() and (m.not_estimable_ == "").all()
     # exp() of the intercept would be an astronomical factor with a meaningless interval: not shown, and why
     assert np.isnan(s.loc["(Intercept)", ["exp_weight", "exp_ci_low", "exp_ci_high"]].astype(float)).all()
-    assert "Year = 0, outside the data" in s.loc["(Intercept)", "note"]
+    # the intercept is the prediction with EVERY numeric feature at 0 (Lag too), not "at Year = 0" alone (rev7 r2
+    # finding 10: the old wording was false)
+    assert "every numeric feature at 0, outside the data (Year from 1990 to 2010)" in s.loc["(Intercept)", "note"]
     text = m.interpret()
     assert not any("not estimable" in t.lower() for t in text)
     first = text[0]
-    assert first.startswith("The intercept is the odds of Direction = Up at Year = 0, outside the data "
-                            "(Year from 1990 to 2010), so it is not read")
+    assert first.startswith("The intercept is the odds of Direction = Up with every numeric feature at 0, outside "
+                            "the data (Year from 1990 to 2010), so it is not read")
     # the value read instead: the intercept of the centred design (statsmodels on centred columns)
     centred = sm.GLM((y == "Up").astype(float), sm.add_constant(X - X.mean()), family=sm.families.Binomial()).fit()
-    est, lo, hi = numbers_after(first, "the odds of Direction = Up is")
+    est, lo, hi = numbers_after(first, "the odds of Direction = Up are")  # plural (was "is": rev7 r2 finding 10)
     lo_ref, hi_ref = np.exp(centred.conf_int().iloc[0])
     assert_allclose([est, lo, hi], [np.exp(centred.params.iloc[0]), lo_ref, hi_ref], rtol=5e-3)
 

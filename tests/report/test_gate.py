@@ -106,17 +106,19 @@ def test_random_labels_keep_the_alarm(tmp_path, model):
     ctx = _random_label_context(tmp_path, model)
     section_model(ctx)
     check = ctx.model_check
-    assert check.no_better_than == "majority class" and check.decided_by == ()
+    from imlkit.report._fit import CLASS_FREQUENCIES  # the baseline predicts the class frequencies (rev7 r1 finding 9)
+
+    assert check.no_better_than == CLASS_FREQUENCIES and check.decided_by == ()
     assert len(ctx.alerts) == 1
     alert = ctx.alerts[0]
-    assert alert.startswith(f"The model could not be shown to beat the majority class baseline on the "
+    assert alert.startswith(f"The model could not be shown to beat the {CLASS_FREQUENCIES} baseline on the "
                             f"{len(ctx.y_test)} test rows: on none of "
                             "Brier score, ROC AUC and balanced accuracy does the interval")
     for m in check.deciding:  # each deciding measure is named with the model's value, the baseline's, the interval
         v = check.decision[m]
         assert not beats(v["difference"], m)
         assert_allclose(v["model"] - v["baseline"], v["difference"][0], rtol=1e-9, atol=1e-15)
-        assert f"{m} {fmt(v['model'])} against {fmt(v['baseline'])} for the majority class (difference " in alert
+        assert f"{m} {fmt(v['model'])} against {fmt(v['baseline'])} for the {CLASS_FREQUENCIES} (difference " in alert
     # "describe noise" only by the reading's rule: even the favourable end of every interval gains < NOISE_GAIN
     from imlkit.report._claims import NOISE_GAIN
     from imlkit.report._reading import _gain

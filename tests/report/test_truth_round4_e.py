@@ -153,9 +153,15 @@ def _repid_like(n, m, root_risk, leaf_risks, span, scores):
     from types import SimpleNamespace
 
     grid = np.linspace(0, span, m)
-    regions = [SimpleNamespace(risk=r, centered_average=grid - grid.mean(), average=grid) for r in leaf_risks]
-    return SimpleNamespace(tree=[SimpleNamespace(risk=root_risk, n=n)], regions=regions, average=grid,
-                           interaction_scores=pd.Series(scores, dtype=float), extra={})
+    # rows split evenly over the leaves, each spread evenly over the grid points (the sentences read the spread at
+    # each grid point, round 7: spread evenly, its largest value is the root mean square these numbers give)
+    sizes = [n // len(leaf_risks)] * (len(leaf_risks) - 1)
+    sizes.append(n - sum(sizes))
+    regions = [SimpleNamespace(risk=r, n=k, centered_average=grid - grid.mean(), average=grid,
+                               centered_std=np.full(m, np.sqrt(r / (k * m)))) for r, k in zip(leaf_risks, sizes)]
+    return SimpleNamespace(tree=[SimpleNamespace(risk=root_risk, n=n)], regions=regions, average=grid, grid=grid,
+                           interaction_scores=pd.Series(scores, dtype=float),
+                           extra={"centered_std": np.full(m, np.sqrt(root_risk / (n * m)))})
 
 
 def test_regions_and_their_curves_each_below_the_share_but_not_together_are_not_the_same_effect():

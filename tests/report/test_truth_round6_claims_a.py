@@ -72,7 +72,8 @@ def test_the_removal_story_is_not_told_when_a_high_and_a_low_method_remove_the_f
     said = " ".join(c.text() for c in _reasons("years", ["pfi", "cfi"], ["sage_marginal"], r2, None, X))
     assert "decides how much credit it gets" not in said
     assert ("but PFI, which finds it important, and SAGE (marginal), which does not, both remove it by drawing it "
-            "without regard to the others, so how a method removes it does not explain this difference") in said
+            "without regard to the others, so how a method removes years itself does not explain this "
+            "difference") in said
     assert "SAGE (marginal) averages what it adds over coalitions of the others" in said
     # refitting (LOCO) against permuting (PFI): they do remove it differently, and the story is told
     said = " ".join(c.text() for c in _reasons("years", ["pfi"], ["loco"], r2, None, X))

@@ -65,10 +65,13 @@ def test_no_single_split_feature_reaching_gamma_calls_none_an_interaction():
 
     grid = np.linspace(0, 0.8, 15)
     # root risk 100, leaves 85: the splits remove 0.08 + 0.07 = 15% together
-    regions = [SimpleNamespace(risk=r, centered_average=grid - grid.mean(), average=grid) for r in (30.0, 30.0, 25.0)]
+    # 30 rows per leaf, each spread evenly over the 15 grid points (the sentences read the spread per grid point)
+    regions = [SimpleNamespace(risk=r, n=30, centered_average=grid - grid.mean(), average=grid,
+                               centered_std=np.full(15, np.sqrt(r / (30 * 15)))) for r in (30.0, 30.0, 25.0)]
     tree = [SimpleNamespace(id=0, risk=100.0, n=90, feature="a", parent=None, int_imp=0.08),
             SimpleNamespace(id=1, risk=40.0, n=45, feature="b", parent=0, int_imp=0.07)]
-    g = SimpleNamespace(tree=tree, regions=regions, average=grid, extra={},
+    g = SimpleNamespace(tree=tree, regions=regions, average=grid, grid=grid,
+                        extra={"centered_std": np.full(15, np.sqrt(100.0 / (90 * 15)))},
                         interaction_scores=pd.Series({"a": 0.08, "b": 0.07}))
     share, spread, span = regional_difference(g)
     assert abs(share - 0.15) < 1e-12 and spread >= 0.1 * span

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import ModelError, ValidationError, check_choice
+from ..samplers import replacement_frame
 from ._adapters import Forest, Unsupported, adapt
 
 __all__ = ["ENGINES", "TreeEngine", "TreeModel", "Unsupported", "check_engine", "choose", "predict_rows",
@@ -1124,8 +1125,7 @@ def perturbed_many(eng, X, items, n_repeats):
     for k, (cols, replacement) in enumerate(items):
         col = _column(eng, tm, X, cols[0]) if len(cols) == 1 else None
         if col is None:
-            frame = replacement.frame() if hasattr(replacement, "frame") else replacement
-            out[k] = perturbed(eng, X, cols, frame, n_repeats)
+            out[k] = perturbed(eng, X, cols, replacement_frame(replacement), n_repeats)
             continue
         j, enc = col
         singles.append((k, j, _replacement_values(enc, replacement, cols[0], n_repeats, n)))

@@ -107,7 +107,8 @@ _METHODS = {
         "How far, on average, x_j moves each prediction away from the mean prediction (no loss, no y).",
     ),
     "shap_loss_mean": (
-        "Loss SHAP (Shapley values of each row's loss, interventional); their mean is marginal SAGE",
+        "Loss SHAP (Shapley values of each row's loss, interventional); their mean is marginal SAGE (of several "
+        "features on the same background; one feature's SAGE takes the rows' mean prediction as f_∅)",
         {1: ("yes", "As marginal SAGE, which it averages to: non-zero only if the model uses x_j."),
          2: ("no", "Marginal removal: values may be non-zero through extrapolation, or zero through underfitting."),
          3: ("no", "Marginal value functions give no insight into unique contributions.")},
@@ -144,12 +145,16 @@ def explain_method(method, warnings=(), params=None):
                       "the learner refitted on as many features; the permutation is one more source of randomness."]
     if method in ("sage_marginal", "sage_conditional"):
         # a one-feature table's SAGE came out 637 [637, 637]: "above 0 by its interval" was its sign alone
+        # computed exactly over every coalition, no ordering is sampled, but the coalitions between none and all
+        # still average background rows or conditional draws (sage7): only one feature samples nothing at all
+        exact = ("computed exactly over every coalition, as here" if params.get("exact")
+                 else "computed exactly over every coalition")
         lines += ["", "Its interval covers the Monte-Carlo sampling of feature orderings on the rows given, not the "
-                      "sampling of the data. With one feature (a single ordering: the value is exactly v(N) on these "
-                      "rows)" + (" or computed exactly over every coalition, as here" if params.get("exact") else
-                                 " or computed exactly over every coalition")
-                  + ", nothing is sampled and the interval has width 0: it then says nothing about whether the "
-                    "value is above 0 beyond these rows."]
+                      "sampling of the data. With one feature (a single ordering and no coalition between none and "
+                      "all: the value is exactly v(N) on these rows) nothing is sampled; " + exact + ", no ordering "
+                      "is sampled, but the coalitions still average a sample of background rows or conditional "
+                      "draws. Either way the interval has width 0: it then says nothing about whether the value is "
+                      "above 0 beyond these rows."]
     if method == "pimp" and params.get("importance") in _METHODS:
         lines += ["", "Underlying importance:", explain_method(params["importance"], (), {})]
     if warnings:

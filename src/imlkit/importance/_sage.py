@@ -162,6 +162,57 @@ def _converged(phi, se, tolerance, v_all):
     return max_se <= tolerance * scale, max_se / scale
 
 
+#: Relative spread of the rows' predictions below which the model counts as constant (rounding).
+CONSTANT_RTOL = 1e-12
+
+
+def _constant_model(game, rng):
+    """``{"prediction", "checked", "note"}`` when the model predicts one value on every row and coalition
+    checked, else None.
+
+    A model constant on the rows (a boosted model that never split, on 14 rows) makes every
+    credit rounding noise; the permutation estimator then spends its whole budget and reports
+    "not converged" for values of 1e-15. The rows' predictions are free (``full_pred``); with
+    several players the coalitions between none and all average hybrid rows, which need not be
+    rows of the data, so they are predicted too -- every (row, coalition) pair when there are at
+    most one batch's worth (256 orderings' pairs), else that many drawn at random. Only when all
+    of them equal the rows' prediction is every v(S) 0, and with it every φ.
+    """
+    c = game.constant_prediction(CONSTANT_RTOL)
+    if c is None:
+        return None
+    n, m = len(game.X), len(game.players)
+    pairs = n * (2 ** m - 2) if m < 40 else np.inf
+    checked = f"each of the {n:,} rows"
+    if m > 1:
+        budget = 256 * (m - 1)
+        if pairs <= budget:
+            codes = np.arange(1, 2 ** m - 1)
+            masks = ((codes[:, None] >> np.arange(m)[None, :]) & 1).astype(bool)
+            rows = np.repeat(np.arange(n), len(codes))
+            masks = np.tile(masks, (n, 1))
+        else:
+            rows = rng.integers(0, n, size=budget)
+            sizes = rng.integers(1, m, size=budget)
+            order = rng.permuted(np.tile(np.arange(m), (budget, 1)), axis=1)
+            rank = np.empty_like(order)
+            rank[np.arange(budget)[:, None], order] = np.arange(m)[None, :]
+            masks = rank < sizes[:, None]
+        pred = _coalition_predictions(game, rows, masks, rng, np.arange(len(rows)), len(rows))
+        if game.constant_prediction(CONSTANT_RTOL, more=pred) is None:
+            return None
+        checked += (f" and each of their {len(rows):,} coalitions of features between none and all"
+                    if pairs <= budget else f" and {len(rows):,} of their coalitions of features, drawn at random")
+    label = game.vote or np.asarray(c).dtype.kind not in "biufc"
+    shown = (f"the label '{c}'" if label else
+             f"the class probabilities ({', '.join(f'{v:.3g}' for v in np.ravel(c)[:6])}"
+             f"{', ...' if np.size(c) > 6 else ''})" if np.ndim(c) else f"{float(c):.6g}")
+    within = "" if label else f" (to a relative {CONSTANT_RTOL:g})"
+    note = (f"Every value is 0 and no ordering was sampled: the model is constant on these rows -- it "
+            f"predicts {shown} for {checked}{within}, so no feature changes the loss there.")
+    return dict(prediction=c, checked=checked, note=note)
+
+
 def _coalition_predictions(game, rows, masks, rng, keys, n_keys):
     """``game.coalition_predictions`` with common random numbers: pairs with the same key (0..n_keys-1)
     draw with the same noise. Games without draws (marginal, a SHAP row game) take the plain call
@@ -318,7 +369,9 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         mean over X is known exactly, as a control variate (see Notes). The estimate then
         satisfies Σ φ_j = v(N) exactly and usually needs far fewer orderings.
     background : DataFrame or array, shape (B, p), optional
-        Rows to marginalise over instead of ``n_background`` rows sampled from X.
+        Rows to marginalise over instead of ``n_background`` rows sampled from X. For marginal
+        removal they are then the reference distribution of the removed features, and f_∅ is
+        their mean prediction (see Notes).
     engine : {"auto", "trees", "predict"}
         Marginal removal only. ``"auto"``: for a tree ensemble the tree engine supports,
         f_S(x) = 1/B Σ_b f(x_S, b_S̄) comes from its trees (one walk per row, coalition and tree
@@ -337,8 +390,13 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         ``baseline_loss`` R(f) the model's risk on X. ``extra``: ``n_permutations`` (orderings
         used), ``converged``, ``trace`` (k, m) running φ after each batch, ``trace_se`` (k, m),
         ``trace_n`` (k,) orderings after each batch, ``loss_empty`` R(f_∅), ``v_all``
-        v(N) = R(f_∅) − R(f), and for ``exact`` the value of every coalition (``values``,
-        indexed by the bit mask of players).
+        v(N) = R(f_∅) − R(f), ``empty`` where f_∅ came from (``"rows"``: the mean prediction over
+        X; ``"background"``: over the background rows; see Notes), ``loss_empty_rows`` and
+        ``loss_empty_background`` (R of each of the two), and for ``exact`` the value of every
+        coalition (``values``, indexed by the bit mask of players).
+        A model that predicts one value on every row and coalition checked (see Notes) gets
+        φ = 0 with no ordering sampled, ``constant_prediction`` (that value), ``constant_checked``
+        (what was predicted) and a warning saying so.
 
     Notes
     -----
@@ -369,6 +427,39 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     dropped values from rows of the other half of X in i's leaf (cross-fitted, see
     :class:`imlkit.samplers.SubgroupSampler`): row i's own dropped values never reach f_S(x_i),
     which would otherwise credit a pure-noise feature with the leaves' in-sample fit.
+
+    The empty coalition. f_∅ = E[f(X)], the model's mean prediction (Covert et al. 2020). Its
+    mean over the B background rows is an estimate with error variance Var f(X)/B, and a convex
+    loss of it is biased upward (Jensen): by about Var f(X)/B for squared error, far more for the
+    log loss of many classes (digits, 10 classes, B = 16: v(N) 3.31 where the mean over the rows
+    gives 2.23), and v(N) = R(f_∅) − R(f), the total the values sum to, with it. Conditional
+    removal, and marginal removal of a single player with a background drawn from X, therefore
+    take
+
+        f̂_∅ = 1/n Σ_i f(x_i)    (the mean probability vector for probabilities),
+
+    the mean of the predictions on every row, which v(N) needs anyway (no extra model call). The
+    values then sum, in every ordering, exactly to R(f̂_∅) − R(f), the loss of the model's mean
+    prediction minus the model's loss on these rows, and a single player's value is exactly that
+    total (no ordering and no background row enters it). The coalitions between none and all
+    still average B background rows (marginal) or B conditional draws, so how the total is split
+    among several players carries that sampling (the intervals cover the orderings only).
+
+    Marginal removal of several players keeps f̂_∅ = 1/B Σ_b f(b) over the background rows: it is
+    the one f̂_∅ under which a feature the model does not use is a null player of the estimated
+    game exactly (f̂_{S∪j} = f̂_S for every S, ∅ included, as the hybrid rows are the same). With
+    the rows' mean instead, such a feature would be credited (R(f̂_∅) − R(1/B Σ_b f(b)))/m
+    instead of 0, a value of about −Var f(X)/(B m) that enough orderings separate from 0. Its
+    values sum to the loss of the background's mean prediction minus the model's;
+    ``loss_empty_rows`` gives the rows' total beside it. An explicit ``background`` is the
+    reference distribution the caller chose: marginal removal keeps its mean prediction for f̂_∅,
+    and φ is then the mean over rows of loss SHAP on it (:func:`imlkit.shap`, ``output="loss"``).
+
+    A constant model. When the predictions on every row agree to a relative 1e-12 (of the
+    target's sd or the largest |prediction|; of 1 for probabilities) and so do the predictions of
+    the coalitions between none and all on them (all pairs of rows and coalitions when there are
+    at most 256·(m − 1), else as many drawn at random), every v(S) is 0 and so is every φ_j: the
+    estimator stops at once (``n_permutations`` 0) instead of sampling rounding noise.
 
     Marginal SAGE: φ_j ≠ 0 only if the model uses x_j. Conditional SAGE: φ_j can be non-zero
     for a feature the model does not use but that carries information about y (see
@@ -406,6 +497,9 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
         game_options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,
                                    background=background, max_rows=max_rows)
         game, players = build_game(model, X, y, players_of, game_options, bg_seed)
+        # f_∅ = the model's mean prediction over every row where that keeps the null player (Notes, "The empty
+        # coalition"); sage_value's v(S) is the same game only where it makes the same choice
+        game.choose_empty(background is not None)
         game, engine_params = engine_game(model, game, engine)
         params.update(engine_params)
         m = len(players)
@@ -414,9 +508,22 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
                                   f"players; got {m}. Use the permutation estimator (exact=False) or group features.")
         r_empty, r_full = game.risk_empty(), game.risk_full()
         v_all = r_empty - r_full
-        extra = dict(loss_empty=r_empty, v_all=v_all, default_plot="bar")
+        extra = dict(loss_empty=r_empty, v_all=v_all, empty=game.empty_source,
+                     loss_empty_rows=game.risk_empty(game.rows_empty_pred()),
+                     loss_empty_background=game.risk_empty(game.background_empty_pred), default_plot="bar")
         warns = []
-        if exact:
+        constant = _constant_model(game, np.random.default_rng(draw_seed))
+        if constant is not None:
+            # Every f_S is the model's one prediction: v(S) = 0 for every coalition, φ = 0 exactly;
+            # sampling orderings would only measure rounding (stackloss: 1024 orderings, "not converged").
+            phi, se = np.zeros(m), np.zeros(m)
+            extra.update(loss_empty=r_full, v_all=0.0, n_permutations=0, converged=True, ratio=0.0,
+                         constant_prediction=constant["prediction"], constant_checked=constant["checked"])
+            if exact:
+                extra["values"] = np.zeros(2 ** m)
+            warns.append(constant["note"])
+            warnings.warn(warns[-1], stacklevel=2)
+        elif exact:
             phi, values = _exact(game, np.random.default_rng(draw_seed))
             se = np.zeros(m)
             extra.update(values=values, n_permutations=0, converged=True)

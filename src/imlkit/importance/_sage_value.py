@@ -14,8 +14,9 @@ passes it: one noise row per sample, shared by all of its coalitions (common ran
 so that a player that does not change the conditional gets a credit of exactly 0. Columns
 constant in X are kept in every coalition (:meth:`SageGame._fixed_columns`).
 
-f_∅ is the mean prediction over the background rows (the mean probability vector for a
-classifier) and f_N = f itself. Every (row, coalition) pair of a call is expanded into B
+f_∅ is the model's mean prediction (the mean probability vector for a classifier) over every
+evaluation row for conditional removal and for one player, else over the background rows
+(:meth:`SageGame.choose_empty` says why), and f_N = f itself. Every (row, coalition) pair of a call is expanded into B
 hybrid rows and all of them are predicted in as few stacked calls as ``max_rows`` allows.
 
 For a tree ensemble with marginal removal, :func:`engine_game` swaps in the game of
@@ -228,8 +229,10 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
 
     Notes
     -----
-    f_S(x_S) = E[f(X) | X_S = x_S] ≈ 1/B Σ_b f(x_S, x̃_b,-S), f_∅ = mean prediction over the
-    background rows, and v(S) = 1/n Σ_i L(y_i, f_∅) − 1/n Σ_i L(y_i, f_S(x_i,S)).
+    f_S(x_S) = E[f(X) | X_S = x_S] ≈ 1/B Σ_b f(x_S, x̃_b,-S), f_∅ = the mean prediction over
+    the rows of X (conditional removal, or X of one column) or over the background rows
+    (marginal removal of several columns: :meth:`SageGame.choose_empty`), and
+    v(S) = 1/n Σ_i L(y_i, f_∅) − 1/n Σ_i L(y_i, f_S(x_i,S)).
     Marginal v(S) is zero for features the model does not use; conditional v(S) measures
     the information x_S carries about y that the model exploits (for the loss-optimal model
     and squared error, Var(y) − E[Var(y | X_S)]).
@@ -257,6 +260,7 @@ def sage_value(model, X, y, coalition, *, removal="marginal", sampler=None, n_ba
     options = GameOptions(loss=loss, removal=removal, sampler=sampler, n_background=n_background,
                           background=background, max_rows=max_rows)
     game, players = build_game(model, X, y, lambda c: {k: [k] for k in c}, options, bg_seed)
+    game.choose_empty(background is not None)   # the f_∅ sage() uses, so that v(S) is the game it sums
     if not cols:
         return 0.0
     mask = np.array([name in cols for name in players])

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.metaestimators import available_if
 
+from .._class_labels import class_names
 from .._dtypes import is_numeric
 from .._validation import ValidationError, check_choice, check_float, check_int, check_y
 from ._base import ImlkitEstimator, set_task_tags
@@ -575,6 +576,10 @@ class DecisionTree(ImlkitEstimator):
     def export_text(self, decimals=3):
         """The tree as indented text, one line per branch and leaf.
 
+        A classifier's leaves name their class and each count's class by :func:`imlkit._class_labels.class_names`
+        of ``classes_``: fitted on a float 0.0/1.0 target they read ``class: 1 (n=..., counts 0: 3, 1: 40, ...)``,
+        as the report names the classes; 0.5/1.0 stay ``0.5``/``1.0``, text stays text.
+
         Parameters
         ----------
         decimals : int, default 3
@@ -587,14 +592,17 @@ class DecisionTree(ImlkitEstimator):
         decimals = check_int("decimals", decimals, min_value=0)
         fmt = f"{{:.{decimals}f}}"
         lines = []
+        # classes spelled by the one class-label rule: fitted on a float 0.0/1.0 target, "class: 1", not "class: 1.0"
+        names = class_names(self.classes_) if self.task_ == "classification" else {}
+        labels = [names[c] for c in self.classes_] if names else []
 
         def leaf_text(i):
             d = self._nodes[i]
             imp = f"{self.criterion_}={fmt.format(d['impurity'])}"
             if self.task_ == "classification":
-                label = self.classes_[int(np.argmax(d["value"]))]
+                label = labels[int(np.argmax(d["value"]))]
                 # each count named by its class: "counts=[4929, 8]" left the reader to guess the order
-                counts = ", ".join(f"{c}: {int(v)}" for c, v in zip(self.classes_, d["value"]))
+                counts = ", ".join(f"{c}: {int(v)}" for c, v in zip(labels, d["value"]))
                 return f"class: {label} (n={d['n']}, counts {counts}, {imp})"
             return f"value: {fmt.format(d['value'])} (n={d['n']}, {imp})"
 

@@ -25,8 +25,8 @@ The rules (stated in the report, above the claims):
   ``R2_WEAK``; a dependence story (and "the model takes it from correlated features") only when it
   is at least ``R2_STRONG``, with that R² and the correlated features in the sentence;
 - PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
-  sampling of the data; SAGE's cover the sampling of orderings; LOCO/LOFO's are tests over the
-  test rows (given the refitted models);
+  sampling of the data; SAGE's cover the sampling of orderings (not of its background rows); LOCO/LOFO's are tests
+  over the test rows (given the refitted models);
 - every verdict on an interval ("above 0", "below 0", "negligible", a first place) reads it at the
   Bonferroni level over the m entries the method reports, ``1 - (1 - level)/m``, when the method's
   own intervals are marginal (PFI/CFI's t-intervals over repeats, SAGE's normal ones:
@@ -47,7 +47,7 @@ from ._scores import worse
 
 __all__ = ["Claim", "Evidence", "evidence", "render", "check", "consistent", "name_list", "num",
            "IMPORTANT_SHARE", "NEGLIGIBLE_SHARE", "LOSS_SHARE", "R2_STRONG", "R2_WEAK", "H_INTERACTION",
-           "NOISE_GAIN", "best_constant_loss", "explained_loss", "ranked_features", "ranking_words",
+           "NOISE_GAIN", "best_constant_loss", "explained_loss", "sage_total", "ranked_features", "ranking_words",
            "no_important_words"]
 
 #: Important: estimate >= this share of the method's largest (and the interval excludes the null).
@@ -80,6 +80,8 @@ LIST_MAX = 8
 
 LABELS = METHOD_LABELS
 MARGINAL = ("pfi", "sage_marginal")
+#: The methods of question 1 (does the fitted model use x_j): a feature all of them put at exactly 0 [0, 0] is unused.
+USE_METHODS = ("pfi", "cfi", "sage_marginal")
 CONDITIONAL = ("cfi", "sage_conditional", "loco", "lofo")
 REFIT = ("loco", "lofo")
 #: How each method removes a feature: drawn without regard to the others, drawn given them, or refitted without it.
@@ -190,12 +192,31 @@ def best_constant_loss(loss, y, fitted_on=None):
     return float(np.mean(ys != mode))
 
 
+def sage_total(extra):
+    """SAGE's "what the features explain together": the loss of the model's mean prediction over the rows minus the
+    model's, from a result's ``extra``.
+
+    ``extra["loss_empty_rows"] - (extra["loss_empty"] - extra["v_all"])`` when recorded, else ``v_all``. The two
+    agree when the run took f_∅ from the rows (conditional SAGE, one feature: its values then sum to it exactly);
+    marginal SAGE of several features takes f_∅ from its background rows (a feature the model does not use is then
+    exactly 0), and its values sum to ``v_all``, the loss of that sample's mean prediction minus the model's, which
+    misses the rows' total by the background's sampling (digits, log loss, 32 rows: 2.41 for 2.23). The total divided
+    by is the one the sentence names, not the sample's.
+    """
+    v = float(extra["v_all"])
+    rows, empty = extra.get("loss_empty_rows"), extra.get("loss_empty")
+    if rows is None or empty is None:
+        return v
+    total = float(rows) - (float(empty) - v)
+    return total if math.isfinite(total) else v
+
+
 def explained_loss(result, y=None, y_fit=None):
     """The yardstick of every "share of the loss" in the reading: what the features explain together.
 
     ``L(no feature) - L(model)`` in the method's own loss, on the rows the method used: for SAGE
-    ``v(N) = R(f_∅) - R(f)`` (its ``extra["v_all"]``: the loss of the model's mean prediction minus
-    the model's; SAGE values sum to it); for the other methods the loss of the best constant
+    the loss of the model's mean prediction over those rows minus the model's (:func:`sage_total`; the values of
+    conditional SAGE, and of a single feature, sum to it exactly); for the other methods the loss of the best constant
     prediction on the rows ``y`` (:func:`best_constant_loss`) minus the model's loss there
     (``result.baseline_loss``) -- fitted on ``y_fit``, the training rows' target, when given (see
     :func:`best_constant_loss`: a constant in hindsight on ``y`` makes the yardstick too small). NaN when it
@@ -206,12 +227,12 @@ def explained_loss(result, y=None, y_fit=None):
     own loss is no scale for it (a near-perfect model with log loss 0.007 made every SAGE value
     "9343% of the model's loss", and a model no better than the mean made every value a small share
     of a large loss). What the features explain together is the total any removal can cost for
-    SAGE (whose values sum to it exactly) and the natural unit for the others, the same concept for
-    every method; the report states it next to each share.
+    SAGE (whose values sum to it, exactly or up to its background's sampling) and the natural unit for the others,
+    the same concept for every method; the report states it next to each share.
     """
     extra = getattr(result, "extra", None) or {}
     if "v_all" in extra:
-        v = float(extra["v_all"])
+        v = sage_total(extra)
         return v if math.isfinite(v) and v > 0 else math.nan
     base = result.baseline_loss
     if base is None or not np.isfinite(base):
@@ -259,6 +280,9 @@ class Evidence:
     marginal_high: float = math.nan
     family: int = 0
     family_level: float = math.nan
+    #: SAGE: where its prediction without any feature came from ("rows": the mean over the rows it used;
+    #: "background": over its background rows); "" for the other methods.
+    empty: str = ""
 
     @property
     def readable(self):
@@ -303,14 +327,16 @@ class Evidence:
         """An untested interval of width 0 (up to rounding) around a non-zero estimate: it decides no side of 0.
 
         SAGE's interval covers its own Monte-Carlo sampling (of orderings, and of rows within the rows it read), PFI's
-        and CFI's the spread over permutations; none covers the sampling of the data. Where nothing is left to sample
-        -- one feature, whose single ordering and control variate give SAGE exactly what the features explain
-        together on these rows; SAGE computed over every coalition -- the width is 0, and "the interval lies above 0"
-        is only the sign of the estimate, however small and whatever the rows (a one-feature table: SAGE of bmi
-        637 [637, 637], "important" by that rule alone). Such an interval is no evidence for a side: the verdicts
-        "above 0" and "below 0" do not read it (:meth:`above_null`, :meth:`below_null`), so the method does not count
-        the feature important (or below 0), and the reading says why (``zero_width`` claims). An estimate of exactly
-        0 with width 0 (a feature whose every credit is 0: the model does not use it) stays what it is, 0."""
+        and CFI's the spread over permutations; none covers the sampling of the data. Where no ordering is left to
+        sample -- one feature, whose single ordering gives SAGE exactly the loss of the model's mean prediction over
+        these rows minus the model's (no background row enters it); SAGE computed over every coalition, whose
+        coalitions between none and all still average a sample of background rows -- the width is 0, and "the
+        interval lies above 0" is only the sign of the estimate, however small and whatever the rows (a one-feature
+        table: SAGE of bmi 637 [637, 637], "important" by that rule alone). Such an interval is no evidence for a
+        side: the verdicts "above 0" and "below 0" do not read it (:meth:`above_null`, :meth:`below_null`), so the
+        method does not count the feature important (or below 0), and the reading says why (``zero_width`` claims).
+        An estimate of exactly 0 with width 0 (a feature whose every credit is 0: the model does not use it) stays
+        what it is, 0."""
         if self.tested or not self.has_interval or self.estimate == 0:
             return False
         scale = max(abs(self.estimate), self.largest if math.isfinite(self.largest) else 0.0)
@@ -558,7 +584,7 @@ def evidence(result, y=None, y_fit=None):
                         rank=int(rank[j]), explained=explained, largest_feature=top,
                         largest_below=top_below, marginal_low=float(m_low[j]), marginal_high=float(m_high[j]),
                         family=0 if fam is None else fam[0], family_level=math.nan if fam is None else fam[2],
-                        **conv)
+                        empty=str(extra.get("empty", "")), **conv)
             for j, f in enumerate(names)}
 
 
@@ -627,7 +653,9 @@ def _r_rules(c):
         covers.append(f"{' and '.join(perm)} intervals are the spread over permutations: they cover permutation "
                       f"noise only, not the sampling of the data.")
     if present & {"sage_marginal", "sage_conditional"}:
-        covers.append("SAGE's intervals cover the sampling of feature orderings only.")
+        covers.append("SAGE's intervals cover the sampling of feature orderings only, not that of the background "
+                      "rows or conditional draws its coalitions of several features average over, which moves how "
+                      "the total is split among the features.")
     refit = [label(m) for m in REFIT if m in present]
     if refit:
         covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
@@ -664,8 +692,32 @@ def _r_rules(c):
             f"and below {pct(n['loss_share'])} of what the features explain together, and no test puts it above 0. "
             f"What the features explain together is the loss without any feature minus the model's loss, in the "
             f"method's loss on the rows it used: the loss of the best constant fitted on the training rows (what a "
-            f"model without features learns) minus the model's (for SAGE, the "
-            f"loss of the model's mean prediction minus the model's, which SAGE values sum to). " + " ".join(covers))
+            f"model without features learns) minus the model's ({_sage_total_words(present, n)}). "
+            + " ".join(covers))
+
+
+def _sage_total_words(present, n):
+    """What SAGE's yardstick is and what its values sum to (:func:`sage_total`), for the SAGE methods present;
+    ``n["sage_totals"]`` (``{method: (sum of its values, total, background rows)}``), when given, adds the numbers."""
+    out = "for SAGE, the loss of the model's mean prediction over the rows it used minus the model's"
+    sage = [m for m in ("sage_conditional", "sage_marginal") if m in present]
+    if not sage:
+        return out
+    totals = n.get("sage_totals") or {}
+    parts = []
+    if "sage_conditional" in present:
+        parts.append(f"{label('sage_conditional')}'s values sum to it exactly")
+    if "sage_marginal" in present:
+        own = totals.get("sage_marginal")
+        gap = (f" (here {num(own[0])} over {own[2]:,} background rows against {num(own[1])})"
+               if own and not math.isclose(own[0], own[1], rel_tol=1e-9, abs_tol=0.0) else "")
+        head = (f"{label('sage_marginal')}'s for a single feature too" if parts else
+                f"{label('sage_marginal')}'s values sum to it exactly for a single feature")
+        parts.append(f"{head}; with several features it takes the prediction without any feature from its background "
+                     f"rows (so that a feature the model does not use gets exactly 0), and its values sum to the loss "
+                     f"of that sample's mean prediction minus the model's, which differs from this total by the "
+                     f"sampling of those rows{gap}")
+    return out + ": " + "; ".join(parts)
 
 
 def _level(v):
@@ -865,15 +917,29 @@ def _r_dependence(c):
                 f"do{'es' if len(lo) == 1 else ''} not, {REMOVAL_WORDS[k]}")
 
     groups = "; and ".join(group(k) for k in kinds)
-    s = f"{head}, but {groups}, so how a method removes it does not explain this difference"
+    s = f"{head}, but {groups}, so how a method removes {f} itself does not explain this difference"
     coalition = [(h, lo) for h, lo in same if {h, lo} & {"sage_marginal", "sage_conditional"}
                  and not {h, lo} <= {"sage_marginal", "sage_conditional"}]
     if coalition:
         h, lo = coalition[0]
         sage, other = (h, lo) if h.startswith("sage") else (lo, h)
-        s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all the "
-              f"other features together, {label(sage)} averages what it adds over coalitions of the others, which "
-              f"can share its credit with the features it depends on")
+        below = {m: (e, lo_, hi_) for m, e, lo_, hi_ in n.get("below", ())}
+        if sage in below:
+            # ISLP Credit's Income (marginal SAGE -16,800 [-31,300, -2,250], PFI important): sharing credit only
+            # shrinks a positive value toward 0, it cannot make the whole interval negative; the other features'
+            # removal can -- PFI keeps them at their values, marginal SAGE draws them too, without regard to f
+            e, lo_, hi_ = below[sage]
+            partner = f" ({n['partner']} among them)" if n.get("partner") else ""
+            s += (f"; what differs is how they treat the other features: {label(other)} keeps them at their "
+                  f"values, {label(sage)} averages over coalitions in which they are drawn without regard to "
+                  f"{f} as well{partner}, so it adds {f}'s real values to combinations the data may not have. "
+                  f"{label(sage)}'s value, {num(e)} [{num(lo_)}, {num(hi_)}], lies entirely below 0: averaged "
+                  f"over those coalitions, adding {f} raised the loss, which sharing its credit with the features it "
+                  f"depends on cannot do (sharing only shrinks a positive value toward 0)")
+        else:
+            s += (f"; what differs is what they measure it against: {label(other)} measures what it adds to all "
+                  f"the other features together, {label(sage)} averages what it adds over coalitions of the "
+                  f"others, which can share its credit with the features it depends on")
     return s + "."
 
 
@@ -955,9 +1021,17 @@ def _items(c):
 
 #: Why a method's interval has width 0 (the ``why`` of a ``zero_width`` claim).
 ZERO_WIDTH_WHY = {
-    "one_feature": ("with one feature there is a single ordering, and SAGE's value is then exactly what the features "
-                    "explain together on these rows: its sampling has nothing left to vary"),
-    "exact": "it was computed over every coalition, without sampling",
+    "one_feature": ("with one feature there is a single ordering and no coalition between none and all, so SAGE's "
+                    "value is exactly the loss of the model's mean prediction over these rows minus the model's: no "
+                    "ordering and no background row enters it, and its sampling has nothing left to vary (the rows "
+                    "themselves are still a sample of the data)"),
+    # an API result with the caller's background for marginal removal: f_∅ is that background's mean prediction
+    "one_feature_background": ("with one feature there is a single ordering, so SAGE's value is the loss of the mean "
+                               "prediction over its background rows minus the model's: no ordering noise, but "
+                               "other background rows would give another value"),
+    "exact": ("it was computed over every coalition, without sampling orderings (with several features its "
+              "coalitions between none and all still average a sample of background rows or conditional draws, "
+              "which the interval does not cover)"),
     "sampled": "every sample it drew gave the same value",
 }
 
@@ -968,7 +1042,10 @@ def _r_zero_width(c):
     covers = ("SAGE's intervals cover the sampling of feature orderings only (its Monte-Carlo estimate on these rows), "
               "not the sampling of the data" if sage else
               "these intervals are the spread over each method's own repeats, not the sampling of the data")
-    why = ZERO_WIDTH_WHY.get(c.numbers.get("why"), ZERO_WIDTH_WHY["sampled"])
+    why = c.numbers.get("why")
+    if why == "one_feature" and any(e.empty == "background" for e in c.evidence):
+        why = "one_feature_background"
+    why = ZERO_WIDTH_WHY.get(why, ZERO_WIDTH_WHY["sampled"])
     one = len(c.evidence) == 1
     items = "; ".join(f"{label(m)}: " + ", ".join(f"{e.feature} {num(e.estimate + e.null)} {_bracket(e)}"
                                                   for e in c.evidence if e.method == m) for m in methods)
@@ -1229,6 +1306,8 @@ def _c_disagreement(c):
 def _c_dependence(c):
     n = c.numbers
     bad = [] if n["r2"] >= n["threshold"] == R2_STRONG else [f"R² {n['r2']} below {R2_STRONG}"]
+    bad += [f"{m}'s interval [{lo}, {hi}] called entirely below 0" for m, _, lo, hi in n.get("below", ())
+            if not (hi < 0 and lo <= hi)]
     if n.get("partner") and not 0 <= n["partner_r"] <= 1 + 1e-12:
         bad.append(f"|r| = {n['partner_r']}")
     return bad
@@ -1405,6 +1484,9 @@ class Ranked:
     open_for: tuple = ()
     #: the methods whose interval for it has width 0 (:attr:`Evidence.zero_width`): they decide nothing about it
     undecided: tuple = ()
+    #: those of ``open_for`` whose interval includes 0 (no test puts it above 0): not negligible only because the
+    #: interval reaches high, not because the estimate is large
+    uncertain_for: tuple = ()
 
     @property
     def n_important(self):
@@ -1452,11 +1534,18 @@ def ranked_features(results, k=None, y_of=None, fill=False, y_fit=None):
         xs = [e[f] for e in ev.values() if f in e]
         imp = tuple(x.method for x in xs if x.important())
         open_for = tuple(x.method for x in xs if not (x.negligible() or x.below_null() or x.estimate <= 0))
-        out_of_it = not open_for
+        # a feature the fitted model does not use -- every method of question 1 it has gives exactly 0 [0, 0]
+        # (ISLP Weekly's Year: PFI, CFI and marginal SAGE all 0, the trees never split on it) -- is not filled in
+        # on another method's noise (conditional SAGE 0.0255 [-0.0345, 0.0854]): its effects would be flat lines
+        uses = [x for x in xs if x.method in USE_METHODS]
+        unused = bool(uses) and all(x.estimate == 0 and x.low == 0 and x.high == 0 for x in uses)
+        out_of_it = not open_for or unused
         where = [x.rank for x in xs if x.method in imp]
+        uncertain = tuple(x.method for x in xs if x.method in open_for and x.has_interval and x.low <= 0
+                          and not x.significant())
         rows.append((Ranked(f, imp, len(xs), float(np.median([x.rank for x in xs])),
                             float(np.median(where)) if where else math.nan, open_for,
-                            tuple(x.method for x in xs if x.zero_width)), out_of_it))
+                            tuple(x.method for x in xs if x.zero_width), uncertain), out_of_it))
     important = [r for r, _ in rows if r.n_important]
     if not important:
         return []
@@ -1493,14 +1582,29 @@ def ranking_words(ranked):
     # all" (which reads as every method); not "above 0", which reads as shown above 0 (ISLP Default's student: every
     # interval included 0)
     items = [f"{r.feature} ({r.n_important} of {r.n_methods}{_undecided_words(r)})" if r.n_important
-             else (f"{r.feature} (important for none of {r.n_methods}; a positive estimate, not negligible, for "
-                   f"{name_list([label(m) for m in r.open_for]) if r.open_for else 'some'}{_undecided_words(r)})")
+             else f"{r.feature} (important for none of {r.n_methods}; {_open_words(r)}{_undecided_words(r)})"
              for r in ranked]
     if all(r.n_important for r in ranked):
         head = f"the {len(ranked)} most important features" if plural else "the most important feature"
     else:
         head = f"the {len(ranked)} features ranked first" if plural else "the feature ranked first"
     return f"{head} by how many of the {n} methods find each important: {name_list(items)}"
+
+
+def _open_words(r):
+    """Why a feature important for no method was kept (:attr:`Ranked.open_for`), saying when only a wide interval
+    keeps it from negligible: "a positive estimate whose interval includes 0 but reaches too high to call it
+    negligible, for SAGE (conditional)" -- not "not negligible", which reads as shown to matter."""
+    sure = [label(m) for m in r.open_for if m not in r.uncertain_for]
+    wide = [label(m) for m in r.uncertain_for]
+    parts = []
+    if sure:
+        parts.append(f"a positive estimate, not negligible, for {name_list(sure)}")
+    if wide:
+        one = len(wide) == 1
+        parts.append(f"a positive estimate whose interval{'' if one else 's'} include{'s' if one else ''} 0 but "
+                     f"reach{'es' if one else ''} too high to call it negligible, for {name_list(wide)}")
+    return "; ".join(parts) if parts else "a positive estimate, not negligible, for some"
 
 
 def _undecided_words(r):

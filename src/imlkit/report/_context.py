@@ -257,6 +257,9 @@ class ReportContext:
     #: one-class-against-the-rest GLM and GAM of a multi-class target are not here): section 6 compares
     #: each with the model on the same rows, with paired intervals.
     alternative_models: dict = field(default_factory=dict)
+    #: The importance methods (LOCO, LOFO, PIMP) that took the report's model as their full fit instead of a refit
+    #: (section 3 adds it to their step's parameters, which section 7 lists).
+    full_fit_used: set = field(default_factory=set)
     _orders: dict = field(default_factory=dict, repr=False)
 
     @property

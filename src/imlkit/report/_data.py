@@ -12,19 +12,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._columns import complete_rows, prepare_columns
+from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, complete_rows, integer_codes, prepare_columns
 from .._validation import ValidationError
 from ._labels import class_text
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS", "time_order",
            "time_column", "ORDER_MIN_DISTINCT", "SPLITS", "integer_codes", "CODE_MAX_VALUES",
-           "CODE_MIN_VALUES"]
+           "CODE_MIN_VALUES", "task_reason"]
 
 #: Fewer rows than this cannot give a meaningful split, refits or intervals.
 MIN_ROWS = 20
-#: Most levels a categorical feature keeps (rarer ones are lumped into "other").
+#: Most levels a categorical feature keeps (rarer ones are lumped into one level, "(other levels)").
 MAX_LEVELS = 30
-#: Levels with fewer rows than this are lumped into "other".
+#: Levels with fewer rows than this are lumped into one level, "(rare levels)".
 MIN_COUNT = 5
 #: A feature with a larger share of missing values is replaced by a "missing" indicator.
 MAX_MISSING = 0.5
@@ -86,6 +86,8 @@ class Dataset:
     order_values: pd.Series | None = None
     #: The columns read as categories because the caller named them (``categorical=`` / ``--categorical``).
     categorical: tuple = ()
+    #: Why ``--task auto`` read the target as it did (:func:`task_reason`), or "" when the caller gave the task.
+    task_reason: str = ""
 
     @property
     def rows_with_missing(self):
@@ -287,7 +289,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     -----
     The columns go through :func:`imlkit._columns.prepare_columns` on the whole table, before
     any split: dates become their parts, ID-like and constant columns are set aside, rare
-    levels become ``"other"``, mostly-missing columns become a missing indicator -- each
+    levels become one level (``"(rare levels)"``), mostly-missing columns become a missing indicator -- each
     decision is a row of ``Dataset.decisions``. Rows with a missing target are dropped and
     counted; rows with missing feature values are kept.
     """
@@ -332,6 +334,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                                "the fitted model was fitted on it")
     except ValidationError as exc:  # ... in the API's words; the command line names the data and its options
         raise ReportInputError(_input_wording(str(exc))) from None
+    reason = task_reason(table[target], target) if task == "auto" else ""
     task = _resolve_task(table[target], task, target)
     n_target = int(raw[target].notna().sum())
     if n_target < MIN_ROWS:
@@ -384,7 +387,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
                    n_rows=prep.n_rows, missing=prep.missing, prepared=prep,
                    n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare),
                    order=why, order_column=order_column, order_way=way, order_values=values,
-                   categorical=categorical)
+                   categorical=categorical, task_reason=reason)
 
 
 #: Fewest distinct values of a numeric column whose order over the rows is read as the rows' order (a 0/1 column
@@ -479,44 +482,6 @@ def _order_values(raw, column, keep):
 SPLITS = ("random", "ordered")
 
 
-#: Integer columns with at least this many and at most ``CODE_MAX_VALUES`` distinct values, the smallest 0 or 1, may
-#: be codes (a 0/1 column is left out: with two values a slope per unit and a level difference are the same fit, so
-#: reading it as a number or as a category gives the same model).
-CODE_MIN_VALUES = 3
-#: The bound the report uses to read an integer *target* as classes (``_resolve_task``): the same rule for features.
-CODE_MAX_VALUES = 10
-
-
-def integer_codes(X, decisions=None):
-    """``[(column, values)]``: the numeric features of ``X`` that may be integer codes read as quantities.
-
-    A column qualifies when every value it has is a whole number, it has ``CODE_MIN_VALUES`` to
-    ``CODE_MAX_VALUES`` distinct values, and the smallest is 0 or 1: codes are numbered from 0 or 1 (Auto's
-    origin 1/2/3, OJ's StoreID 1-7 and STORE 0-4, the bike data's season 1-4 and weekday 0-6), while amounts with
-    few values seldom start there (Auto's cylinders 3-8, Carseats' Education 10-18, Auto's year 70-82). Only the
-    columns the preparation used as numbers (``decisions``' kind "numeric"; date parts it made are left out: they
-    are not columns a user can name) and not boolean ones. Ordered by fewest values, then by position.
-    """
-    numeric = None
-    if decisions is not None:
-        numeric = set(decisions.loc[decisions["kind"] == "numeric", "column"].astype(str))
-    found = []
-    for i, c in enumerate(X.columns):
-        col = X[c]
-        if numeric is not None and str(c) not in numeric:
-            continue
-        if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype) \
-                or not pd.api.types.is_numeric_dtype(col.dtype):
-            continue
-        v = col.dropna().to_numpy(dtype=float)
-        if not len(v) or not np.isfinite(v).all() or not np.all(v == np.round(v)):
-            continue
-        values = np.unique(v)
-        if CODE_MIN_VALUES <= len(values) <= CODE_MAX_VALUES and values[0] in (0.0, 1.0):
-            found.append((len(values), i, str(c), [int(x) for x in values]))
-    return [(c, vals) for _, _, c, vals in sorted(found)]
-
-
 def _categorical(table, names, target, features, as_given):
     """The columns named in ``categorical=`` (``--categorical``) read as categories, checked: each a column of the
     data, not the target, among ``features`` when those are given, not a column of a fitted model."""
@@ -590,3 +555,30 @@ def _resolve_task(y, task, target):
     if len(values) and np.all(values == np.round(values)) and values.nunique() <= 10:
         return "classification"
     return "regression"
+
+
+def task_reason(y, target):
+    """Why ``--task auto`` read ``y`` as it did (:func:`_resolve_task`'s rule), in one sentence with its numbers.
+
+    Examples
+    --------
+    >>> task_reason(pd.Series([0, 1, 2, 1, 0]), "y")
+    "The task was guessed (--task auto): the target 'y' has 3 distinct integer values (0, 1, 2): read as classes \
+(use --task regression to treat it as a number)."
+    """
+    start = f"The task was guessed (--task auto): the target {target!r}"
+    numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
+    if not numeric:
+        return (f"{start} is not numeric (dtype {y.dtype}, {y.dropna().nunique():,} distinct values): read as "
+                f"classes.")
+    values = y.dropna()
+    k = int(values.nunique())
+    whole = bool(len(values)) and bool(np.all(values == np.round(values)))
+    if whole and k <= 10:
+        shown = ", ".join(f"{v:g}" for v in np.unique(values.to_numpy(dtype=float)))
+        return (f"{start} has {k:,} distinct integer values ({shown}): read as classes (use --task regression to "
+                f"treat it as a number).")
+    if whole:
+        return (f"{start} has {k:,} distinct integer values, more than 10: read as a regression target (use --task "
+                f"classification to read its values as classes).")
+    return f"{start} has {k:,} distinct values, not all whole numbers: read as a regression target."

@@ -124,6 +124,11 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
         if partner:
             nums.update(partner=partner[0], partner_r=partner[1])
+        # the low side's values entirely below 0: the sentence explains a negative value differently from a small one
+        below = tuple((m, float(ev[m][f].estimate), float(ev[m][f].low), float(ev[m][f].high))
+                      for m in nums["low"] if ev is not None and m in ev and f in ev[m] and ev[m][f].below_null())
+        if below:
+            nums["below"] = below
         out.append(cl.Claim("dependence", (f,), numbers=nums))
     elif np.isfinite(dep) and dep >= cl.R2_WEAK:
         out.append(cl.Claim("moderate_dependence", (f,), numbers=dict(r2=dep, weak=cl.R2_WEAK, strong=cl.R2_STRONG)))

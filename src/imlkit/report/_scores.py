@@ -17,7 +17,7 @@ from .._losses import LOG_LOSS_EPS
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
            "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
-           "min_test_rows", "min_class_rows", "too_few_rows"]
+           "min_test_rows", "min_class_rows", "too_few_rows", "MATERIAL_SHARE", "constant_scores", "material_floor"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -223,7 +223,8 @@ def _macro_auc(W, proba, idx, present, position, codes, by_class, tot):
 def scores(out, y, task, W, labels=None):
     """Every metric of one model under each row of weights ``W`` (B, n): dict metric -> (B,) array.
 
-    Regression: RMSE, MAE, R² (1 - SSE/SST with the resample's own mean). Classification: log
+    Regression: RMSE, MAE, R² (1 - SSE/SST, every square about the mean of all the rows of ``y``, the same
+    centre for every resample). Classification: log
     loss (natural log, probabilities clipped to [float eps, 1], as scikit-learn's)), Brier score (sum over classes of
     (p_k - 1{y = k})², Brier 1950), ROC AUC (binary: of the second label; multiclass: the
     unweighted mean of one-vs-rest AUCs over the classes present), balanced accuracy (mean
@@ -235,9 +236,17 @@ def scores(out, y, task, W, labels=None):
         yv = np.asarray(y, dtype=float)
         err = yv - out["pred"]
         sse = W @ err ** 2
-        sst = W @ yv ** 2 - (W @ yv) ** 2 / n
+        # R² = (SST - SSE) / SST with every squared deviation taken about the mean of all n rows, a centre held fixed
+        # over the resamples: numerator and denominator are then sums over rows, and the resampled ratio is centred
+        # on the estimate. With each resample's own mean (the textbook formula) SST shrank by about SST/n -- that mean
+        # fits the resample better than any fixed prediction -- so every resample of the mean baseline scored on its
+        # own rows had R² <= 0 and the interval excluded its estimate (Boston, a user's forest: "R² 6.66e-16
+        # [-0.00946, -1.52e-06]"). The gain is summed row by row, (y - ȳ)² - (y - ŷ)², so that a prediction equal to
+        # ȳ gives 0 on every resample, not the rounding of 1 - SSE/SST.
+        dev = (yv - yv.mean()) ** 2 if n else yv
+        sst = W @ dev
         with np.errstate(invalid="ignore", divide="ignore"):
-            r2 = np.where(sst > 0, 1 - sse / np.where(sst > 0, sst, 1.0), np.nan)
+            r2 = np.where(sst > 0, (W @ (dev - err ** 2)) / np.where(sst > 0, sst, 1.0), np.nan)
         return {"RMSE": np.sqrt(sse / n), "MAE": W @ np.abs(err) / n, "R²": r2}
     ys = np.asarray(y).astype(str)
     correct = (out["pred"] == ys).astype(float)
@@ -298,7 +307,8 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     Returns
     -------
     dict with ``scores`` {name: {metric: (value, low, high)}} and ``differences``
-    {other: {metric: (value, low, high)}}, plus ``n_boot`` and ``level``; with ``simultaneous``
+    {other: {metric: (value, low, high)}}, plus ``n_boot``, ``level`` and ``constant`` (:func:`constant_scores`:
+    the scale on which :func:`material_floor` judges a difference); with ``simultaneous``
     also ``simultaneous_differences`` {other: {metric: (value, low, high)}} and
     ``simultaneous_level``.
     """
@@ -313,7 +323,8 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
                 boot[k].setdefault(m, []).append(v)
     boot = {k: {m: np.concatenate(v) for m, v in d.items()} for k, d in boot.items()}
     table = {k: {m: (float(point[k][m][0]),) + _interval(boot[k][m], level) for m in point[k]} for k in outputs}
-    out = {"scores": table, "differences": {}, "n_boot": n_boot, "level": level, "rows": n}
+    out = {"scores": table, "differences": {}, "n_boot": n_boot, "level": level, "rows": n,
+           "constant": constant_scores(y, task, labels)}
     if task != "regression":
         names, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
         order = np.argsort(counts, kind="stable")
@@ -406,21 +417,67 @@ def too_few_rows(res, metric, rows_word="test rows"):
     return ""
 
 
-def beats(difference, metric):
+def beats(difference, metric, floor=0.0):
     """Whether a (value, low, high) difference (model - other) shows the model better on ``metric``:
-    the whole interval lies on the better side of 0."""
-    _, lo, hi = difference
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    the whole interval lies on the better side of 0, and the difference is at least ``floor`` in size
+    (:func:`material_floor`; 0: any size)."""
+    value, lo, hi = difference
+    if not (np.isfinite(lo) and np.isfinite(hi)) or abs(value) < floor:
         return False
     return hi < 0 if metric in LOWER_IS_BETTER else lo > 0
 
 
-def worse(difference, metric):
-    """Whether the interval of (model - other) lies entirely on the worse side of 0."""
-    _, lo, hi = difference
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+def worse(difference, metric, floor=0.0):
+    """Whether the interval of (model - other) lies entirely on the worse side of 0, and the difference is at least
+    ``floor`` in size."""
+    value, lo, hi = difference
+    if not (np.isfinite(lo) and np.isfinite(hi)) or abs(value) < floor:
         return False
     return lo > 0 if metric in LOWER_IS_BETTER else hi < 0
+
+
+#: A difference between two models counts ("beats", "not the best available") only when it is at least this share of
+#: the larger of their two gains over a constant on the measure (:func:`material_floor`).
+MATERIAL_SHARE = 0.01
+
+
+def constant_scores(y, task, labels=None):
+    """{metric: value}: the scores on the rows ``y`` of the best constant prediction there -- their mean; their class
+    frequencies as probabilities and the most frequent class as the label (ROC AUC 0.5, Brier 1 - Σ p_k²)."""
+    n = len(y)
+    if n == 0:
+        return {}
+    if task == "regression":
+        yv = np.asarray(y, dtype=float)
+        out = {"pred": np.full(n, yv.mean()), "proba": None}
+    else:
+        ys = np.asarray(y).astype(str)
+        names, counts = np.unique(ys, return_counts=True)
+        top = names[np.lexsort((names, -counts))[0]]
+        proba = None
+        if labels is not None:
+            freq = dict(zip(names, counts / n))
+            proba = np.tile([freq.get(str(c), 0.0) for c in labels], (n, 1))
+        out = {"pred": np.full(n, top, dtype=object).astype(str), "proba": proba}
+    return {m: float(v[0]) for m, v in scores(out, y, task, np.ones((1, n)), labels).items()}
+
+
+def material_floor(res, name, other, metric):
+    """The smallest difference between ``name`` and ``other`` on ``metric`` that counts: :data:`MATERIAL_SHARE` of the
+    larger of their gains over the constant of :func:`constant_scores` on the same rows -- the scale of what a model
+    achieves on that measure there. 0 when ``res`` has no constant's score (a difference then counts at any size).
+
+    Weekly with its leak (Direction = Up iff Today > 0): two perfect classifiers differed by a Brier score of 9.46e-10,
+    an interval [9.18e-10, 9.73e-10] that excludes 0 only because both scores are deterministic, 2e-9 of the model's
+    gain over the constant (0.494) -- "the tree beats the model ... not the best available" on rounding.
+    """
+    const = (res.get("constant") or {}).get(metric)
+    scores_ = res.get("scores", {})
+    if const is None or not np.isfinite(const) or name not in scores_ or other not in scores_:
+        return 0.0
+    gains = [abs(scores_[k][metric][0] - const) for k in (name, other)]
+    gains = [g for g in gains if np.isfinite(g)]
+    return MATERIAL_SHARE * max(gains) if gains else 0.0
 
 
 def largest_gain(difference, measure, baseline):

@@ -1,8 +1,6 @@
 """Section 6: inherently interpretable models fitted on the same split, against the black box."""
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from .. import models
@@ -622,26 +620,13 @@ def _tree_blocks(ctx, perf):
     return [heading(f"Decision tree ({label})"), *no_skill_note(ctx, perf[f"decision tree ({label})"], "the tree"),
             text(f"Fitted on {len(X_tree):,} {train_word}: each leaf's n counts those rows, and its value and "
                  f"{crit} are theirs.{stopped}"),
-            pre(_tree_text(ctx, tree))]
+            pre(tree.export_text())]
 
 
 def _model_classes(ctx):
     """The model's ``classes_`` as a list (None without them)."""
     classes = getattr(ctx.model, "classes_", None)
     return None if classes is None or not len(classes) else list(classes)
-
-
-def _tree_text(ctx, tree):
-    """The tree's text with its classes spelled as the report spells them (:func:`~imlkit.report._labels.class_label`
-    of the model's classes): fitted on a float 0.0/1.0 target its leaves read "class: 1.0 (..., counts 0.0: 3, ...)"
-    beside section 1's "1 (71), 0 (59)". A shallow copy carries the labels; the fitted tree is left as it is."""
-    classes = getattr(tree, "classes_", None)
-    if getattr(tree, "task_", None) != "classification" or classes is None:
-        return tree.export_text()
-    model_classes = _model_classes(ctx) or list(classes)
-    shown = copy.copy(tree)
-    shown.classes_ = np.array([class_label(v, model_classes) for v in classes], dtype=object)
-    return shown.export_text()
 
 
 def no_skill_note(ctx, metrics, name):
@@ -724,10 +709,66 @@ def _rule_learner_blocks(ctx, perf):
             decision_list_table(ctx, ctx.alternative_models["OneR"], oner.rules_, X_oner, y_oner, "OneR")]
 
 
+def _level_guard(pipe):
+    """``(steps before it, KnownLevels)`` of a guarded pipeline, or ``(None, None)`` without the guard."""
+    from .._columns import KnownLevels
+
+    for k, step in enumerate(pipe.steps):
+        if isinstance(step[1], KnownLevels):
+            return pipe[:k], step[1]
+    return None, None
+
+
+def remapped_levels(pipe, X):
+    """The rows of ``X`` whose categorical level had no row among those ``pipe`` was fitted on: the known-levels
+    guard's table (column, level, rows, scored_as, why) and their mask; (empty, None) without the guard."""
+    import pandas as pd
+
+    before, guard = _level_guard(pipe)
+    if guard is None:
+        return pd.DataFrame(columns=["column", "level", "rows", "scored_as", "why"]), None
+    Xg = before.transform(X) if len(before) else X
+    return guard.remapped(Xg), guard.remapped_rows(Xg)
+
+
+def remapped_levels_words(pipe, X, rows_word="test rows", models="imlkit's models", plural=True):
+    """One sentence per column with rows of ``X`` whose level had no training row: how many, which levels, and the
+    level the model scores them as (BrainCancer: one test row's missing diagnosis, lumped, had no training row and
+    was scored as 'Meningioma' by every interpretable model without a word). Empty when no row is mapped."""
+    table_, _ = remapped_levels(pipe, X)
+    out = []
+    one = rows_word[:-1] if rows_word.endswith("s") else rows_word
+    for col, part in table_.groupby("column", sort=False):
+        n = int(part["rows"].sum())
+        levels = ", ".join(f"{lv!r}" + (f" ({k:,})" if len(part) > 1 else "") for lv, k in
+                           zip(part["level"], part["rows"]))
+        has = f"{n:,} {rows_word} have levels" if n != 1 else f"1 {one} has a level"
+        it, they = ("them", "they") if n != 1 else ("it", "it")
+        target, why = part["scored_as"].iloc[0], part["why"].iloc[0]
+        out.append(f"{has} of {col} with no training row ({levels}); {models} score{'' if plural else 's'} {it} "
+                   f"as {target!r} ({why}), as if {they} had that level.")
+    return out
+
+
+def remapped_levels_note(ctx):
+    """The sentences on the rows the model is scored on whose level had no training row, for the guard every
+    interpretable model and the GLM baseline put in front of them (fitted here on all training rows); empty when
+    there are none, or when the model is scored on the rows it was fitted on (no level can be missing there)."""
+    if ctx.evaluation == "all_rows":
+        return []
+    guard = guarded_pipeline("passthrough").fit(ctx.X_train, ctx.y_train)
+    return remapped_levels_words(guard, ctx.X_test, ctx.eval_rows)
+
+
 def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
     """Each rule of a decision list (and its ELSE) with the rows it decides and the share of them in its class: on the
     rows it was fitted on and, named apart, on the rows it is scored on. The list alone showed rules that decide a
-    handful of rows (Weekly's OneR: 40 intervals of Lag1) with nothing to tell them from the rules that carry it."""
+    handful of rows (Weekly's OneR: 40 intervals of Lag1) with nothing to tell them from the rules that carry it.
+
+    A row whose categorical level had no training row is scored as another level by the known-levels guard; the rules
+    count only the rows that meet them by their own values, and such rows are counted on a line of their own, with
+    the rule that decides them after the mapping (BrainCancer's OneR counted a test row with a missing diagnosis
+    under ``diagnosis == 'Meningioma'`` and showed the rule of its own level deciding 0 test rows)."""
     head = pipe[:-1]
     n_rules = len(rules.rules)
     classes = [str(r.consequent) for r in rules.rules] + [str(rules.default)]
@@ -737,21 +778,24 @@ def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
     shown = [class_label(r.consequent, model_classes) for r in rules.rules] + [class_label(rules.default,
                                                                                              model_classes)]
 
-    def tally(X, y):
+    def tally(X, y, keep=None):
         fired = np.asarray(rules.fired(head.transform(X)))
         fired = np.where(fired < 0, n_rules, fired)
         yv = np.asarray(y).astype(str)
+        right = (yv == np.asarray(classes, dtype=object)[fired]).astype(float)
+        if keep is not None:
+            fired, right = fired[keep], right[keep]
         counts = np.bincount(fired, minlength=n_rules + 1)
-        hits = np.bincount(fired, weights=(yv == np.asarray(classes, dtype=object)[fired]).astype(float),
-                           minlength=n_rules + 1)
+        hits = np.bincount(fired, weights=right, minlength=n_rules + 1)
         return counts, np.where(counts > 0, hits / np.maximum(counts, 1), np.nan)
 
     lines = str(rules).split("\n")
     n_fit, p_fit = tally(X_fit, y_fit)
     same = ctx.evaluation == "all_rows"
     cols = ["rule", "class", "training rows it decides", "share in its class (training)"]
+    mapped, mask = (None, None) if same else remapped_levels(pipe, ctx.X_test)
     if not same:
-        n_ev, p_ev = tally(ctx.X_test, ctx.y_test)
+        n_ev, p_ev = tally(ctx.X_test, ctx.y_test, None if mask is None else ~mask)
         cols += [f"{ctx.eval_rows} it decides", f"share in its class ({ctx.eval_rows})"]
     rows = []
     for k in range(n_rules + 1):
@@ -759,10 +803,24 @@ def decision_list_table(ctx, pipe, rules, X_fit, y_fit, name):
         if not same:
             row += [int(n_ev[k]), p_ev[k]]
         rows.append(row)
+    note = ""
+    if mask is not None and mask.any():
+        n_map, p_map = tally(ctx.X_test, ctx.y_test, mask)
+        by = [k for k in range(n_rules + 1) if n_map[k]]
+        ruled = ", ".join(f"rule {k + 1}" if k < n_rules else "ELSE" for k in by)
+        levels = "; ".join(f"{c} {lv!r} -> {to!r}" for c, lv, to in zip(mapped["column"], mapped["level"],
+                                                                        mapped["scored_as"]))
+        hits = float(np.nansum(n_map * np.nan_to_num(p_map)))
+        rows.append([f"(rows with a level no training row has: {levels}; decided by {ruled} after that mapping)",
+                     ", ".join(dict.fromkeys(shown[k] for k in by)), 0, np.nan, int(mask.sum()),
+                     hits / max(int(mask.sum()), 1)])
+        note = (f"; the rules count the {ctx.eval_rows} that meet them by their own values, the last line the "
+                f"{int(mask.sum()):,} whose level had no training row. " + " ".join(
+                    remapped_levels_words(pipe, ctx.X_test, ctx.eval_rows, name, plural=False)))
     where = (f"the {len(y_fit):,} rows it was fitted on (the same rows it is scored on)" if same else
              f"the {len(y_fit):,} training rows it was fitted on and the {len(ctx.y_test):,} {ctx.eval_rows}")
     return table(cols, rows, caption=f"{name}: the rows each rule decides (the first rule that covers a row) on "
-                                     f"{where}")
+                                     f"{where}" + note)
 
 
 def section_alternatives(ctx):
@@ -884,22 +942,24 @@ def paired_comparison(ctx):
                            simpler=simpler and bool(beaten), rows_word=ctx.eval_rows,
                            shown="section 6's table shows both scores")
             why = (not_beating_words(other, base, to_base[other], ms)
-                   if simpler and not beaten and other in to_base and _is_tie(d, ms) else "")
+                   if simpler and not beaten and other in to_base and _is_tie(res, name, other, d, ms) else "")
             if why:  # that verdict too may rest on rows beyond the training range (engel's GAM)
                 why += beyond_training_note(ctx, outputs[other], f"the {other}", base_out, f"the {base} baseline",
                                             labels)
-            beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels)
+            beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels, res)
             if failed or mae or why or beyond:
                 blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
             blocks.append(blk)
     return blocks
 
 
-def _is_tie(d, deciding):
-    """Whether no deciding measure's interval of the difference excludes 0 (the comparison is a tie)."""
-    from ._scores import beats, worse
+def _is_tie(res, name, other, d, deciding):
+    """Whether no deciding measure decides the comparison (its interval includes 0, or the difference is below the
+    materiality floor: :func:`~imlkit.report._scores.material_floor`), as :func:`compare_models` reads it."""
+    from ._scores import beats, material_floor, worse
 
-    return not any(beats(d[m], m) or worse(d[m], m) for m in deciding)
+    floors = {m: material_floor(res, name, other, m) for m in deciding}
+    return not any(beats(d[m], m, floors[m]) or worse(d[m], m, floors[m]) for m in deciding)
 
 
 def _against_baseline(ctx, outputs, name, labels, deciding):
@@ -907,10 +967,10 @@ def _against_baseline(ctx, outputs, name, labels, deciding):
     constant baseline of section 2 (the mean / majority class of the training rows) on the same test rows, with the
     paired intervals at section 2's simultaneous level (same seed, same resamples). ({}, None, None) when it cannot be
     fitted."""
-    from ._fit import MeanBaseline
+    from ._fit import CLASS_FREQUENCIES, MeanBaseline
     from ._scores import model_outputs, score_intervals
 
-    base = "mean" if ctx.task == "regression" else "majority class"
+    base = "mean" if ctx.task == "regression" else CLASS_FREQUENCIES
     try:
         X, y = ctx.rows("baselines", "train")
         base_out = model_outputs(MeanBaseline().fit(X, y), ctx.X_test, ctx.task, labels)

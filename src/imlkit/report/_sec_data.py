@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._columns import MISSING_LEVEL
+from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, MISSING_LEVEL, integer_codes
 from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
 from .._dtypes import numeric_or_bool_columns
 from ._blocks import Section, bullets, collapse, table, text, warning
@@ -23,6 +23,10 @@ EXTRAPOLATION_R2 = 0.5
 MAX_DRAWN = 40
 #: Features named in the extrapolation warning; the rest are counted.
 MAX_LISTED = 10
+#: A feature and the one column that explains it with at least this adjusted R² (|r| >= 0.95 for two numeric
+#: columns) are named as near copies in the dependence advice: CFI and LOCO of either measure only what it adds
+#: beyond the other.
+NEAR_COPY_R2 = 0.9
 #: A cell of the extrapolation figure is "where the data have no points" when it holds fewer than
 #: this share of the rows independence would put there (see :func:`unsupported_share`).
 UNSUPPORTED_FRACTION = 0.1
@@ -272,9 +276,8 @@ def _code_values(values):
 
 
 def integer_code_warning(ctx):
-    """Section 1's caveat on integer columns that may be codes read as amounts (:func:`_data.integer_codes`)."""
-    from ._data import CODE_MAX_VALUES, CODE_MIN_VALUES, integer_codes
-
+    """Section 1's caveat on integer columns that may be codes read as amounts
+    (:func:`imlkit._columns.integer_codes`)."""
     ds = ctx.data
     codes = integer_codes(ds.X, ds.decisions)
     if not codes:
@@ -348,6 +351,8 @@ def section_data(ctx):
     blocks = [text(f"Source: {ds.source}. {_rows_text(ds)} {len(X):,} rows with {feats} are used to predict "
                    f"{ds.target!r} ({ds.task})."),
               text(split_sentence(ctx))]
+    if ds.task_reason:
+        blocks.insert(1, text(ds.task_reason))
     blocks += time_order_warning(ctx)
     blocks += integer_code_warning(ctx)
     if ds.notes:
@@ -412,8 +417,8 @@ def section_data(ctx):
         blocks.append(warning(
             f"Marginal methods will extrapolate: {names} can be predicted well from the other features. "
             f"Permuting such a feature (PFI, marginal SAGE) or moving it along a grid (ICE, PD) creates "
-            f"combinations that do not occur in the data, and the model is judged there. Prefer the conditional "
-            f"methods (CFI, conditional SAGE), ALE, or LOCO for these features."))
+            f"combinations that do not occur in the data, and the model is judged there. "
+            + _dependence_advice(X, high)))
         blocks += ctx.guard("figure: extrapolation", lambda: _extrapolation_blocks(X, high.index[0], ctx.seed),
                             kind="figure")
     else:
@@ -421,6 +426,49 @@ def section_data(ctx):
                            f"conditional methods should broadly agree."))
     ctx.data_outputs.dependence_r2 = r2
     return Section("data", "1. Data", blocks)
+
+
+def near_copies(X, r2):
+    """The pairs of near copies among the features of ``r2`` (R² from the others): each feature (at most
+    ``MAX_LISTED``, largest R² first) with R² >= ``NEAR_COPY_R2`` and the one column (:func:`dependence_partner`) that
+    explains it with adjusted R² >= ``NEAR_COPY_R2``, each pair once: ``[(feature, partner, adjusted R², r or None,
+    categorical partner)]``."""
+    high = r2[r2 >= NEAR_COPY_R2].sort_values(ascending=False)
+    pairs, seen = [], set()
+    for f in high.index[:MAX_LISTED]:
+        found = dependence_partner(X, f)
+        if found is None or not found[1] >= NEAR_COPY_R2 or frozenset((f, found[0])) in seen:
+            continue
+        seen.add(frozenset((f, found[0])))
+        pairs.append((f, *found))
+    return pairs
+
+
+def _dependence_advice(X, high):
+    """What to use instead of the marginal methods for the features in ``high`` (R² from the others, largest first),
+    and what those methods then measure. CFI and LOCO of one feature measure only what it adds beyond the others:
+    Credit's Limit and Rating (r = 0.997) each got a LOCO near 0 (4.0 and -3.0) while leaving both out cost 218, six
+    times the largest single LOCO -- "prefer CFI or LOCO for these features" sent the reader to two numbers that
+    cannot show the pair matters. The near copies are named with their r, and grouping them is the way to measure
+    the pair."""
+    pairs = near_copies(X, high)
+    words = ("ALE and the conditional methods (CFI, conditional SAGE) stay within the data, and LOCO refits without "
+             "the feature; but CFI and LOCO of a single feature then measure only what it adds beyond the features it "
+             "depends on, which can be near 0 for each of two features that replace each other even when together they "
+             "carry the model.")
+    if not pairs:
+        return words + (" Score such features as one group (the API's features={'name': [columns]}) to measure them "
+                        "together.")
+
+    def near(f, partner, adj, r, categorical):
+        how = f"adjusted R² {adj:.3f} from its levels" if categorical else f"r = {r:.3f}"
+        return f"{f} and {partner} ({how})"
+    listed = [near(*p) for p in pairs]
+    named = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+    f, partner = pairs[0][0], pairs[0][1]
+    return (words + f" Near copies here: {named}. CFI or LOCO of either of a pair says how much it adds beyond the "
+            f"other, not how much the pair matters; score the pair as one group to measure that (the API's "
+            f"features={{'{f} + {partner}': ['{f}', '{partner}']}} for cfi, loco or sage).")
 
 
 def _too_few_rows(r2):

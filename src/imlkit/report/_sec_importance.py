@@ -133,7 +133,7 @@ def _full_fit_offer(ctx, method):
     with reuse_full_fit(reused_full_fit(ctx, method), ctx.X_train, ctx.y_train) as record:
         yield
     if record["used"]:
-        ctx.__dict__.setdefault("_full_fit_used", set()).add(method)
+        ctx.full_fit_used.add(method)
 
 
 def _loco(ctx):
@@ -298,7 +298,7 @@ def compute_importance(ctx, method):
     with ctx.step(METHOD_LABELS.get(method, method.upper()), loss=loss, random_state=ctx.seed,
                   **params) as entry:
         results = _COMPUTE[method](ctx)
-        if method in ctx.__dict__.get("_full_fit_used", ()):
+        if method in ctx.full_fit_used:
             entry.parameters["full_fit"] = "the report's model (the same learner, rows and random_state: not refitted)"
     info = screen_info(ctx) if method in BUDGETED else None
     for key, r in results.items():
@@ -436,7 +436,9 @@ def _loco_of_one_feature(ctx):
     cols = list(ctx.X_test.columns)
     if len(cols) != 1:
         return None
-    base = "mean" if ctx.task == "regression" else "majority class"
+    from ._fit import CLASS_FREQUENCIES
+
+    base = "mean" if ctx.task == "regression" else CLASS_FREQUENCIES
     return (f"LOCO: not computed, because the model has one feature ({cols[0]}): leaving it out leaves the learner no "
             f"column, so the refit without it would be a constant, and LOCO would measure the model's gain over a "
             f"constant. Section 2 makes that comparison: the model against the {base} baseline on the same test rows, "

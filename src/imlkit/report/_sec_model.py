@@ -20,7 +20,7 @@ import pandas as pd
 from .._dtypes import has_levels
 from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import MeanBaseline, baseline_models, mae_split
+from ._fit import MeanBaseline, baseline_models, family_note, mae_split
 from ._scores import (
     BRIER_NOTE,
     CLASSIFICATION_METRICS,
@@ -30,6 +30,7 @@ from ._scores import (
     class_labels,
     deciding_metrics,
     header,
+    material_floor,
     model_outputs,
     score_intervals,
     worse,
@@ -82,7 +83,7 @@ def _fit_baseline(ctx, name, est):
 def _fit_baselines(ctx):
     """The baselines fitted on the training rows (each in its own guard): name -> estimator, and boxes."""
     fitted, blocks = {}, []
-    for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train).items():
+    for name, est in baseline_models(ctx.task, ctx.X_train, ctx.y_train, seed=ctx.seed).items():
         if name.startswith("GLM") and model_is_glm(ctx):
             blocks.append(text(f"The model is imlkit's {name}, the same model as the {name} baseline (same family, "
                                f"same training rows): it is not compared with itself, so the report has no GLM "
@@ -136,6 +137,7 @@ def section_model(ctx):
                                        deciding)
     blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted), outputs=outputs,
                        labels=labels)
+    blocks += ctx.guard("the GLM's family", lambda: [text(w) for w in [family_note(ctx, fitted)] if w], kind="part")
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
     blocks += ctx.guard("leak check", lambda: _leak_blocks(ctx), kind="part")
@@ -299,12 +301,13 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None,
         blk = _compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
                        simpler=simpler and bool(beaten), rows_word=rows_word)
         why = ""
-        if simpler and not beaten and not any(beats(d[m], m) or worse(d[m], m) for m in asked if m in d):
+        floors = {m: material_floor(res, name, other, m) for m in asked if m in d}
+        if simpler and not beaten and not any(beats(d[m], m, f) or worse(d[m], m, f) for m, f in floors.items()):
             why = not_beating_words(other, base, others[other], others_deciding)
             if why and other in outputs and base in outputs:
                 why += beyond_training_note(ctx, outputs[other], f"the {other}", outputs[base], f"the {base} baseline",
                                             labels)
-        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs, labels)
+        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs, labels, res)
         blocks.append({**blk, "text": blk["text"] + extra} if extra else blk)
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "

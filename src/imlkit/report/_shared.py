@@ -318,17 +318,20 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
             f"{share:.0%} of {name}'s {loss_word} on the test rows; {without}; {tail}."), turns
 
 
-def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None):
+def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None, res=None):
     """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
-    test RMSE, or a classifier's Brier score (``d``: the model minus the other); "" for a tie on it, or when nothing is
-    to say."""
+    test RMSE, or a classifier's Brier score (``d``: the model minus the other; decided as :func:`compare_models`
+    decides, with ``res``'s materiality floor); "" for a tie on it, or when nothing is to say."""
+    from ._scores import material_floor
+
     m = "RMSE" if getattr(ctx, "task", None) == "regression" else "Brier score"
     if m not in deciding or m not in d or name not in outputs or other not in outputs:
         return ""
     diff = d[m]
-    if worse(diff, m):
+    floor = material_floor(res, name, other, m) if res is not None else 0.0
+    if worse(diff, m, floor):
         loser, winner = name, other
-    elif beats(diff, m):
+    elif beats(diff, m, floor):
         loser, winner = other, name
     else:
         return ""
@@ -408,7 +411,7 @@ def join_words(items, word="and"):
 
 
 def one_difference(res, name, other, m, d):
-    """"ROC AUC 0.971 against 0.5 for the majority class (difference 0.471 [0.44, 0.49])"."""
+    """"ROC AUC 0.971 against 0.5 for the class frequencies (majority class) (difference 0.471 [0.44, 0.49])"."""
     return (f"{m} {fmt(res['scores'][name][m][0])} against {fmt(res['scores'][other][m][0])} for the {other} "
             f"(difference {score_cell(d)})")
 
@@ -472,11 +475,34 @@ def _compare_decidable(res, name, other, d, deciding, note, word, simpler, skipp
     return {**blk, "text": blk["text"] + skipped}
 
 
+def _immaterial(res, name, other, ms, d):
+    """"Brier score 9.46e-10 [9.18e-10, 9.73e-10], below 0.00494 (1% of the larger gain over a constant, 0.494)" for
+    each measure whose difference excludes 0 but is smaller than :func:`~imlkit.report._scores.material_floor`."""
+    from ._scores import MATERIAL_SHARE, material_floor
+
+    out = []
+    for m in ms:
+        floor = material_floor(res, name, other, m)
+        out.append(f"{m} {score_cell(d[m])}, below {fmt(floor)} ({100 * MATERIAL_SHARE:g}% of the larger gain over a "
+                   f"constant on it, {fmt(floor / MATERIAL_SHARE)})")
+    return "; ".join(out)
+
+
 def _comparison(res, name, other, d, deciding, note, word, simpler):
+    from ._scores import material_floor
+
     tie = ("the simpler model may explain the data as well" if simpler
            else "neither is shown to fit these rows better")
-    won = [m for m in deciding if beats(d[m], m)]
-    lost = [m for m in deciding if worse(d[m], m)]
+    # a difference counts only when it is also material: at least MATERIAL_SHARE of the larger gain over a constant on
+    # that measure (Weekly with its leak: two perfect classifiers, "the tree beats the model" on a Brier score of
+    # 9.46e-10, an interval that excluded 0 only because both scores are deterministic)
+    floors = {m: material_floor(res, name, other, m) for m in deciding}
+    won = [m for m in deciding if beats(d[m], m, floors[m])]
+    lost = [m for m in deciding if worse(d[m], m, floors[m])]
+    same = [m for m in deciding if m not in won and m not in lost and (beats(d[m], m) or worse(d[m], m))]
+    many = len(same) > 1
+    same_words = (f"the interval{'s' if many else ''} exclude{'' if many else 's'} 0, but the "
+                  f"difference{'s are' if many else ' is'} immaterial: {_immaterial(res, name, other, same, d)}")
     if len(deciding) == 1:
         m = deciding[0]
         if lost:
@@ -486,11 +512,13 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
         if won:
             return text(f"The model improves {word} {m} over {other} from {fmt(res['scores'][other][m][0])} to "
                         f"{fmt(res['scores'][name][m][0])} (difference {score_cell(d[m])}).")
+        if same:
+            return text(f"The model and {other} score the same on {word} {m} on these rows ({same_words}): {tie}.")
         return text(f"The model and {other} are not distinguishable on {word} {m} (difference {score_cell(d[m])} "
                     f"includes 0): {tie}.")
     # each verdict lists the numbers of the measures that decide it; a measure whose interval includes 0 is named
     # apart ("not decided on ..."), never inside the list after "beats the model on X:" as if it were one of them
-    open_ = [m for m in deciding if m not in won and m not in lost]
+    open_ = [m for m in deciding if m not in won and m not in lost and m not in same]
 
     def listed(ms):
         return "; ".join(one_difference(res, name, other, m, d[m]) for m in ms)
@@ -499,13 +527,18 @@ def _comparison(res, name, other, d, deciding, note, word, simpler):
     undecided = ""
     if open_ and (won or lost):
         undecided = f" Not decided on {join_words(open_, 'or')} ({includes}): {listed(open_)}."
+    if same and (won or lost or open_):
+        undecided += f" The same on {join_words(same)} on these rows ({same_words})."
     if lost and not won:
         return warning(f"{other} beats the model on {word} {join_words(lost)}{note}: {listed(lost)}.{undecided} "
-                       f"{not_best(other, word, lost, open_)}")
+                       f"{not_best(other, word, lost, open_ + same)}")
     if won and not lost:
         return text(f"The model improves over {other} on {word} {join_words(won)}{note}: {listed(won)}.{undecided}")
     if won:
         return text(f"The model is better than {other} on {word} {join_words(won)} and worse on "
                     f"{join_words(lost)}{note}: {listed(won + lost)}.{undecided}")
-    return text(f"The model and {other} are not distinguishable on {word} {join_words(deciding)}{note}: "
-                f"{listed(deciding)}. {tie[0].upper() + tie[1:]}.")
+    if not open_:
+        return text(f"The model and {other} score the same on {word} {join_words(same)} on these rows{note} "
+                    f"({same_words}). {tie[0].upper() + tie[1:]}.")
+    return text(f"The model and {other} are not distinguishable on {word} {join_words(open_)}{note}: "
+                f"{listed(open_)}.{undecided} {tie[0].upper() + tie[1:]}.")
