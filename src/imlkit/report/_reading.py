@@ -371,7 +371,29 @@ def _no_better_numbers(ctx):
     # Other models of section 2 (the GLM) that beat the same baseline: {name: (measures,)}, recorded by section 2's
     # verdict (ModelCheck.others_beating_baseline); read with getattr for contexts built without it.
     nums["others"] = dict(getattr(check, "others_beating_baseline", None) or {})
+    nums.update(_constant_numbers(ctx, nums["differences"]))
     return nums
+
+
+def _constant_numbers(ctx, differences):
+    """When the model scores exactly as the baseline and predicts one value on every scored row (regression): that
+    value ("constant") and, when it is the reason, why it cannot split ("constant_why", :func:`no_split_reason`;
+    statsmodels statecrime: min_samples_leaf 20 on 35 training rows) -- for the claim to say so instead of "it may
+    predict the same for every row"."""
+    from ._shared import constant_prediction, no_split_reason
+
+    flat = bool(differences) and all(tuple(d) == (0.0, 0.0, 0.0) for d in differences.values())
+    X, model = getattr(ctx, "X_test", None), getattr(ctx, "model", None)
+    if not flat or X is None or model is None or getattr(ctx, "task", None) != "regression":
+        return {}
+    try:
+        one = constant_prediction(np.asarray(model.predict(X)))
+    except Exception:  # noqa: BLE001 -- a model that cannot say is not called constant
+        return {}
+    if one is None:
+        return {}
+    why = no_split_reason(ctx)
+    return {"constant": one, **({"constant_why": why} if why else {})}
 
 
 def _interactions_claim(ctx, h, h_halves):

@@ -634,7 +634,9 @@ def no_skill_note(ctx, metrics, name):
     test rows' own mean) or a balanced accuracy at most 1/K (chance). Its weights, rules or curves then describe the
     rows it was fitted on only (Publication: RuleFit's 8 rules shown with a test R² of -0.158; Weekly: the GLM's
     'Lag2 multiplies the odds by 1.08 [1.01, 1.15]' with a test balanced accuracy of 0.475). Nothing is said of scores
-    on the model's own training rows (a fitted model with one table), where a low one would mean something else."""
+    on the model's own training rows (a fitted model with one table), where a low one would mean something else.
+    When test rows beyond the training range carry the verdict (:func:`~imlkit.report._shared.beyond_training`), the
+    line names them (statsmodels engel: one row of 71 carries 81% of the GAM's squared error; R² 0.63 without it)."""
     if ctx.evaluation == "all_rows" or not metrics:
         return []
     r2, bal, auc = metrics.get("R²"), metrics.get("balanced accuracy"), metrics.get("ROC AUC")
@@ -651,8 +653,33 @@ def no_skill_note(ctx, metrics, name):
                    else ""))
     else:
         return []
+    note, turns = "", False
+    if r2 is not None and np.isfinite(r2) and r2 <= 0:
+        from ._shared import beyond_training
+
+        est = _note_estimator(ctx, name)
+        if est is not None:
+            note, turns = beyond_training(ctx, est.predict(ctx.X_test), name)
+    if turns:
+        return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}).{note} Read what "
+                        f"it shows below within the training range.")]
     return [warning(f"On the {n:,} test rows {name} predicts no better than a constant ({what}): what it shows below "
-                    f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones.")]
+                    f"describes the rows it was fitted on, and these rows give no evidence that it holds on new ones."
+                    f"{note}")]
+
+
+#: The name :func:`no_skill_note` is given for each of section 6's models, and the start of its key in
+#: ``ctx.alternative_models`` (the model it speaks of is the last one fitted under that key).
+_NOTE_KEYS = {"this GLM": "GLM", "this GAM": "GAM", "RuleFit": "RuleFit", "the tree": "decision tree",
+              "RIPPER": "RIPPER", "OneR": "OneR"}
+
+
+def _note_estimator(ctx, name):
+    """The fitted model :func:`no_skill_note` speaks of (the last one of its kind in ``ctx.alternative_models``)."""
+    start = _NOTE_KEYS.get(name)
+    fitted = getattr(ctx, "alternative_models", None) or {}
+    keys = [k for k in fitted if start and k.startswith(start)]
+    return fitted[keys[-1]] if keys else None
 
 
 def _count(n, word):
@@ -855,9 +882,16 @@ def paired_comparison(ctx):
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._fit import mae_split
     from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._shared import (
+        beats_baseline,
+        beyond_training_note,
+        comparison_beyond_note,
+        model_is_glm,
+        not_beating_words,
+        tie_favours_simpler,
+    )
     from ._shared import compare_models as _compare
     from ._shared import level_note as _level_note
-    from ._shared import model_is_glm, tie_favours_simpler
 
     fitted = getattr(ctx, "alternative_models", None) or {}
     skipped = []
@@ -883,6 +917,7 @@ def paired_comparison(ctx):
     deciding = deciding_metrics(task, outputs[name]["proba"] is not None)
     res = score_intervals(outputs, ctx.y_test, task, ctx.seed, labels=labels, reference=name, simultaneous=deciding)
     diffs = res.get("simultaneous_differences", res["differences"])
+    to_base, base, base_out = _against_baseline(ctx, outputs, name, labels, deciding)
     word = ctx.score_word
     blocks = [text(f"Each interpretable model against the model on the same {len(ctx.y_test):,} {ctx.eval_rows}, "
                    f"on the measures section 2 decides on (paired bootstrap intervals of the difference, the model "
@@ -899,13 +934,56 @@ def paired_comparison(ctx):
             # cancer: a binomial GAM diverged at |eta| = 113 "may explain the data as well")
             failed = _failed_fit(ctx, other, fitted[other])
             mae, model_ahead = mae_split(res, other, ms, ctx.eval_rows)
+            # a tie with a model that is not itself shown to beat the constant says nothing of the simpler model
+            # (statsmodels engel: a GAM with test R² -0.44 "may explain the data as well")
+            beaten = beats_baseline(to_base.get(other, {}), ms) if other in to_base else True
+            simpler = tie_favours_simpler(ctx) and not failed and not model_ahead
             blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
-                           simpler=tie_favours_simpler(ctx) and not failed and not model_ahead, rows_word=ctx.eval_rows,
+                           simpler=simpler and bool(beaten), rows_word=ctx.eval_rows,
                            shown="section 6's table shows both scores")
-            if failed or mae:
-                blk = {**blk, "text": f"{blk['text']}{mae}{' ' + failed if failed else ''}"}
+            why = (not_beating_words(other, base, to_base[other], ms)
+                   if simpler and not beaten and other in to_base and _is_tie(res, name, other, d, ms) else "")
+            if why:  # that verdict too may rest on rows beyond the training range (engel's GAM)
+                why += beyond_training_note(ctx, outputs[other], f"the {other}", base_out, f"the {base} baseline",
+                                            labels)
+            beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels, res)
+            if failed or mae or why or beyond:
+                blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
             blocks.append(blk)
     return blocks
+
+
+def _is_tie(res, name, other, d, deciding):
+    """Whether no deciding measure decides the comparison (its interval includes 0, or the difference is below the
+    materiality floor: :func:`~imlkit.report._scores.material_floor`), as :func:`compare_models` reads it."""
+    from ._scores import beats, material_floor, worse
+
+    floors = {m: material_floor(res, name, other, m) for m in deciding}
+    return not any(beats(d[m], m, floors[m]) or worse(d[m], m, floors[m]) for m in deciding)
+
+
+def _against_baseline(ctx, outputs, name, labels, deciding):
+    """({other: {measure: (value, low, high)}}, baseline name, its outputs): each of section 6's models minus the
+    constant baseline of section 2 (the mean / majority class of the training rows) on the same test rows, with the
+    paired intervals at section 2's simultaneous level (same seed, same resamples). ({}, None, None) when it cannot be
+    fitted."""
+    from ._fit import CLASS_FREQUENCIES, MeanBaseline
+    from ._scores import model_outputs, score_intervals
+
+    base = "mean" if ctx.task == "regression" else CLASS_FREQUENCIES
+    try:
+        X, y = ctx.rows("baselines", "train")
+        base_out = model_outputs(MeanBaseline().fit(X, y), ctx.X_test, ctx.task, labels)
+    except Exception:  # noqa: BLE001 -- without the baseline the tie keeps section 2's rule alone
+        return {}, None, None
+    out = {}
+    for other, o in outputs.items():
+        if other == name:
+            continue
+        r = score_intervals({other: o, base: base_out}, ctx.y_test, ctx.task, ctx.seed, labels=labels,
+                            reference=other, simultaneous=deciding)
+        out[other] = r.get("simultaneous_differences", r["differences"]).get(base, {})
+    return out, base, base_out
 
 
 def _failed_fit(ctx, name, est):

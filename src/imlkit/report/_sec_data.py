@@ -33,6 +33,13 @@ UNSUPPORTED_FRACTION = 0.1
 #: The figure says the permuted pairs fall where the data have no points when at least this share
 #: of them do; below it, that there is little extrapolation against the partner.
 EXTRAPOLATION_SHARE = 0.1
+#: The fewest bins of the feature at which the figure's grid may say "little extrapolation". A coarser grid cannot
+#: see a gap: for a normal pair with correlation r, no cell of a 2 × 2 grid of quantile bins holds under
+#: ``UNSUPPORTED_FRACTION`` of its independent share for any r below 0.98 (at r = 0.9 the emptiest quadrant still holds
+#: 29% of it), nor of a 3 × 3 grid for r = 0.78; a 4 × 4 grid already puts 12.5% of the permuted pairs in such cells at
+#: R² = 0.5 (``EXTRAPOLATION_R2``, r = 0.71). Below it a share under ``EXTRAPOLATION_SHARE`` is no evidence (statsmodels
+#: stackloss, 21 rows, 2 × 2 grid: 0% of the permuted pairs flagged while 41% fall outside the data's convex hull).
+MIN_GRID_BINS = 4
 #: Levels of a categorical partner drawn in the extrapolation figure (the most frequent).
 MAX_LEVELS_DRAWN = 12
 
@@ -612,6 +619,32 @@ def unsupported_share(x, x_permuted, groups, k=None):
     return float(empty[bp, groups].mean())
 
 
+def _numeric_bins(n):
+    """Bins per axis of a numeric pair's grid: about 5 rows per cell under independence, 2 to 10 bins."""
+    return int(np.clip(np.sqrt(n / 5), 2, 10))
+
+
+def _categorical_bins(n, n_levels):
+    """Bins of the feature per level of a categorical partner (as :func:`unsupported_share` chooses them)."""
+    return int(np.clip(n // (5 * n_levels), 2, 10))
+
+
+def _too_coarse(n, k, feature, partner, n_levels=None):
+    """Why a share under ``EXTRAPOLATION_SHARE`` from a grid of fewer than ``MIN_GRID_BINS`` bins says nothing, with
+    the rows a ``MIN_GRID_BINS``-bin grid would need."""
+    m = MIN_GRID_BINS
+    if n_levels is None:
+        grid, need = f"{k} × {k} cells", 5 * m * m
+        finer = f"{m} × {m}"
+    else:
+        grid, need = f"{k} bins of {feature} per level of {partner}", 5 * m * n_levels
+        finer = f"{m} bins per level"
+    return (f"but {n:,} rows give a grid of only {grid} (about 5 rows per cell under independence), too coarse for "
+            f"a cell to be nearly empty unless the two are almost a function of each other, so this share is no "
+            f"evidence either way: too few rows to judge how far the permuted pairs leave the data "
+            f"(a grid of {finer} needs at least {need:,} rows); the R² above is the evidence of dependence")
+
+
 def _bins(z, k):
     edges = np.unique(np.quantile(z, np.linspace(0, 1, k + 1)[1:-1]))
     return np.searchsorted(edges, z, side="right")
@@ -635,19 +668,23 @@ def _extrapolation_blocks(X, feature, seed):
         levels = X[partner].astype(object)[ok].where(X[partner][ok].notna(), MISSING_LEVEL).astype(str)
         codes, names = pd.factorize(levels)
         x_perm = np.random.default_rng(seed).permutation(x)
-        share = unsupported_share(x, x_perm, codes)
+        k = _categorical_bins(len(x), len(names))
+        share = unsupported_share(x, x_perm, codes, k=k)
         strength = f"η² = {adj:.2f}, adjusted, from its {len(names)} level means"
     else:
         d = permutation_extrapolation(X[[feature, partner]], feature, partner=partner, random_state=seed)
         x, x_perm = d.x, d.x_permuted
-        k = int(np.clip(np.sqrt(len(x) / 5), 2, 10))
+        k = _numeric_bins(len(x))
         share = unsupported_share(x, x_perm, _bins(d.partner_values, k), k=k)
         strength = f"Pearson r = {r:.2f}"
     where = (f"{share:.0%} of the permuted pairs fall where the data have almost no points (cells holding under "
              f"{UNSUPPORTED_FRACTION:.0%} of the rows independence would put there)")
-    verdict = (f"{where}, at least {EXTRAPOLATION_SHARE:.0%}: PFI and marginal SAGE judge the model there"
-               if share >= EXTRAPOLATION_SHARE else
-               f"only {where}, below {EXTRAPOLATION_SHARE:.0%}: little extrapolation against {partner}")
+    if share >= EXTRAPOLATION_SHARE:
+        verdict = f"{where}, at least {EXTRAPOLATION_SHARE:.0%}: PFI and marginal SAGE judge the model there"
+    elif k < MIN_GRID_BINS:
+        verdict = f"{where}; {_too_coarse(len(x), k, feature, partner, len(names) if categorical else None)}"
+    else:
+        verdict = f"only {where}, below {EXTRAPOLATION_SHARE:.0%}: little extrapolation against {partner}"
     with report_style():
         fig, ax = new_figure(1, 2, figsize=(10, 4))
         if categorical:

@@ -429,6 +429,22 @@ def _side_by_side_caption(results):
     return text_ + (f"; {P_FLOOR_NOTE}" if tiny else "") + ")"
 
 
+def _loco_of_one_feature(ctx):
+    """Why LOCO is not computed on a table with one feature, or None: leaving the only feature out leaves the learner no
+    column, and the refit it would be compared with is a constant -- section 2's baseline (statsmodels engel: "1
+    part(s) of this report failed ... Leaving out 'income' removes every column of X_train")."""
+    cols = list(ctx.X_test.columns)
+    if len(cols) != 1:
+        return None
+    from ._fit import CLASS_FREQUENCIES
+
+    base = "mean" if ctx.task == "regression" else CLASS_FREQUENCIES
+    return (f"LOCO: not computed, because the model has one feature ({cols[0]}): leaving it out leaves the learner no "
+            f"column, so the refit without it would be a constant, and LOCO would measure the model's gain over a "
+            f"constant. Section 2 makes that comparison: the model against the {base} baseline on the same test rows, "
+            f"with paired bootstrap intervals.")
+
+
 def section_importance(ctx):
     """Importance of every selected method, the question table, PIMP, and each method's caveats.
 
@@ -450,6 +466,12 @@ def section_importance(ctx):
             asked = ctx.params.pimp
             with ctx.step("PIMP (not run: its null refits could reject nothing)", n_null=asked.n_null,
                           p_adjust=asked.p_adjust, entries=pimp_entries(ctx)[0], see="section 3"):
+                pass
+            continue
+        alone = _loco_of_one_feature(ctx) if method == "loco" else None
+        if alone:
+            skipped.append(text(alone))
+            with ctx.step("LOCO (not run: the model has one feature)", see="section 3"):
                 pass
             continue
         over = refits_over_quick_budget(ctx, method) if method in _REFIT else None

@@ -50,7 +50,11 @@ def _errors(ctx, X, y):
 
 
 def choose_rows(pred, err):
-    """Positions of (largest error, most extreme prediction, typical prediction), distinct when possible."""
+    """Positions of (largest error, most extreme prediction, typical prediction), distinct when possible; only the
+    largest error when every prediction is the same (statsmodels statecrime, a constant model: a "most extreme" and a
+    "typical" row picked among 16 predictions of 430.1 each)."""
+    if len(pred) and np.all(np.asarray(pred) == np.asarray(pred)[0]):
+        return [int(np.argsort(-err, kind="stable")[0])]
     chosen = []
     for order in (np.argsort(-err, kind="stable"), np.argsort(-np.abs(pred - np.mean(pred)), kind="stable"),
                   np.argsort(np.abs(pred - np.median(pred)), kind="stable")):
@@ -88,7 +92,7 @@ def section_local(ctx):
     first, link = None, None
     # the step's background is logged once chosen: the model-agnostic path uses N_BACKGROUND_AGNOSTIC rows, not n_bg
     # (iris: "background=45" logged, 32 used)
-    with ctx.step("SHAP of the chosen rows", rows=3) as entry:
+    with ctx.step("SHAP of the chosen rows", rows=len(rows)) as entry:
         for link in links:
             try:
                 first = shap(ctx.model, X.iloc[rows], background=X.iloc[:n_bg], class_=cls, link=link,
@@ -142,10 +146,17 @@ def section_local(ctx):
                    f"is marginal SAGE with the same background (SAGE is the average loss-SHAP value)"
                    + ("; section 3's marginal SAGE estimates it with a background sample and orderings of its own, "
                       "so its values match these only up to that sampling." if sage is not None else "."))]
-    labels = ["largest error", "most extreme prediction", "typical prediction"]
+    labels = ["largest error", "most extreme prediction", "typical prediction"][:len(rows)]
+    if len(rows) == 1:
+        # every prediction equal: no row is more extreme or more typical than another
+        blocks.append(text(f"Every one of the {len(X):,} {ctx.eval_rows} read here has the same prediction "
+                           f"({what}: {pred[rows[0]]:.4g}), so no row's prediction is more extreme or more typical "
+                           f"than another's: one row is explained, the one with the largest {err_name}."))
     blocks.append(table(["row", "why chosen", what, err_name],
                         [[str(X.index[r]), lab, f"{pred[r]:.4g}", f"{err[r]:.4g}"] for r, lab in zip(rows, labels)],
-                        caption=f"The three explained {ctx.eval_rows}"))
+                        caption=(f"The three explained {ctx.eval_rows}" if len(rows) == 3 else
+                                 f"The explained {ctx.eval_rows[:-1] if ctx.eval_rows.endswith('s') else ctx.eval_rows}"
+                                 if len(rows) == 1 else f"The explained {ctx.eval_rows}")))
     blocks += ctx.guard("figure: SHAP waterfalls", lambda: [_waterfalls(first, labels, ctx.eval_rows)], kind="figure")
     if swarm is None:
         # The permutation estimator predicts every class's probability for each of its rows × orderings
@@ -168,7 +179,9 @@ def _waterfalls(result, labels, rows_word):
         for k, lab in enumerate(labels):
             ax = result.plot("waterfall", row=k, ax=axes[k, 0], max_display=8)
             ax.set_title(f"{lab} (row {result.data.index[k]})", fontsize=10)
-        return figure_block(fig, f"SHAP waterfalls of three {rows_word}",
+        alt = (f"SHAP waterfalls of three {rows_word}" if len(labels) == 3 else
+               f"SHAP waterfall of one {rows_word[:-1] if rows_word.endswith('s') else rows_word}")
+        return figure_block(fig, alt,
                             caption="From the mean prediction (dashed) to the row's prediction, feature by feature "
                                     "(the largest contributions first, the rest summed)")
 

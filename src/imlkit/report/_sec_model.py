@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import has_levels
-from ._blocks import Section, table, text, warning
+from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
 from ._fit import MeanBaseline, baseline_models, family_note, mae_split
 from ._scores import (
@@ -30,15 +30,25 @@ from ._scores import (
     class_labels,
     deciding_metrics,
     header,
+    material_floor,
     model_outputs,
     score_intervals,
     worse,
+)
+from ._shared import (
+    beats_baseline,
+    beyond_training_note,
+    comparison_beyond_note,
+    constant_prediction,
+    model_is_glm,
+    no_split_reason,
+    not_beating_words,
+    tie_favours_simpler,
 )
 from ._shared import compare_models as _compare
 from ._shared import decidable as _decidable
 from ._shared import join_words as _join
 from ._shared import level_note as _level_note
-from ._shared import model_is_glm, tie_favours_simpler
 from ._shared import one_difference as _one
 from ._shared import score_cell as _cell
 from ._shared import undecided_words as _undecided_words
@@ -125,7 +135,8 @@ def section_model(ctx):
     base = _mean_baseline_name(fitted)
     others = _others_against_baseline(outputs, ctx.y_test, task, ctx.seed, labels, ctx.model_label, base,
                                        deciding)
-    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted))
+    blocks += _verdict(ctx, res, fitted, deciding, others=others, diverged=_diverged(ctx, fitted), outputs=outputs,
+                       labels=labels)
     blocks += ctx.guard("the GLM's family", lambda: [text(w) for w in [family_note(ctx, fitted)] if w], kind="part")
     check = ctx.model_check
     key = check.decided_by[0] if check.decided_by else deciding[0]
@@ -185,7 +196,7 @@ def _diverged(ctx, fitted):
     return tuple(out)
 
 
-def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
+def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None, labels=None):
     """The "no better than" check against the mean/majority baseline and the comparison with the GLM.
 
     The model beats a baseline on a measure when the (simultaneous) interval of their paired
@@ -197,8 +208,11 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
     ``others`` is ``{name: {measure: (value, low, high)}}``: another model's (the GLM's) paired
     difference to that baseline on the same rows (see :func:`_others_against_baseline`); the
     ones that beat it are stored in ``ctx.model_check.others_beating_baseline`` and named.
+    ``outputs`` (:func:`~imlkit.report._scores.model_outputs` per name) lets a verdict say when test rows beyond the
+    training range carry it (:func:`~imlkit.report._shared.beyond_training_note`).
     """
     blocks = []
+    outputs = outputs or {}
     diffs = res.get("simultaneous_differences", res["differences"])
     deciding = [m for m in deciding if any(m in d for d in diffs.values())]
     check = ctx.model_check
@@ -254,7 +268,11 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
                                       f"{'favours the baseline' if worse(d[m], m) else 'includes 0'}"
                                       for m in deciding))
             check.others_beating_baseline = _others_beating(others or {}, base, others_deciding)
-            msg = _no_better_message(ctx, base, detail, check, others or {})
+            msg = _no_better_message(ctx, base, detail, check, others or {},
+                                     pred=outputs[name]["pred"] if name in outputs else None)
+            if name in outputs and base in outputs:
+                msg += beyond_training_note(ctx, outputs[name], "the model", outputs[base], f"the {base} baseline",
+                                            labels)
             msg += _others_undecided(others or {}, base, others_deciding, others_short, rows_word)
             check.no_better_than = base
             ctx.alerts.append(msg)
@@ -277,10 +295,20 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=()):
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
         # nor is a tie with a diverged GLM (the warning below says why), nor a tie on RMSE that the MAE breaks
         mae, model_ahead = mae_split(res, other, asked, rows_word)
+        # nor a tie with a GLM that is not itself shown to beat the constant baseline (statsmodels engel's GAM)
+        beaten = beats_baseline((others or {}).get(other, {}), others_deciding) if other in (others or {}) else True
+        simpler = tie_favours_simpler(ctx) and other not in diverged and not model_ahead
         blk = _compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
-                       simpler=tie_favours_simpler(ctx) and other not in diverged and not model_ahead,
-                       rows_word=rows_word)
-        blocks.append({**blk, "text": blk["text"] + mae} if mae else blk)
+                       simpler=simpler and bool(beaten), rows_word=rows_word)
+        why = ""
+        floors = {m: material_floor(res, name, other, m) for m in asked if m in d}
+        if simpler and not beaten and not any(beats(d[m], m, f) or worse(d[m], m, f) for m, f in floors.items()):
+            why = not_beating_words(other, base, others[other], others_deciding)
+            if why and other in outputs and base in outputs:
+                why += beyond_training_note(ctx, outputs[other], f"the {other}", outputs[base], f"the {base} baseline",
+                                            labels)
+        extra = why + mae + comparison_beyond_note(ctx, d, asked, name, other, outputs, labels, res)
+        blocks.append({**blk, "text": blk["text"] + extra} if extra else blk)
         if other in diverged:
             blocks.append(warning(f"The {other} baseline is a diverged fit: the classes are (almost) perfectly "
                                   f"separable on its training rows, so its weights grow without bound and the fit "
@@ -350,7 +378,7 @@ def _others_against_baseline(outputs, y, task, seed, labels, model_label, base, 
     return out
 
 
-def _no_better_message(ctx, base, detail, check, others):
+def _no_better_message(ctx, base, detail, check, others, pred=None):
     """The alert when the model beats the baseline on no deciding measure.
 
     It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
@@ -370,7 +398,14 @@ def _no_better_message(ctx, base, detail, check, others):
     # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
     flat = bool(check.decision) and all(tuple(float(v) for v in d["difference"]) == (0.0, 0.0, 0.0)
                                         for d in check.decision.values())
-    if flat:
+    one = constant_prediction(pred) if getattr(ctx, "task", None) == "regression" else None
+    if flat and one is not None:
+        # say that it does, and why when the model could not split (statecrime: 35 training rows, min_samples_leaf 20)
+        why = no_split_reason(ctx)
+        msg += (f"The model scores exactly as the baseline on every measure, with no spread: it predicts the same "
+                f"value, {fmt(one)}, for every one of {rows}{f' ({why})' if why else ''}, so the importance and "
+                f"effect explanations below have nothing to describe.")
+    elif flat:
         msg += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
                 "for every row): the importance and effect explanations below have nothing to describe.")
     elif noise and all(g < 0 for g in gains.values()):

@@ -178,6 +178,19 @@ def evaluation_text(ctx):
             f"{_model_rows(ctx)}.")
 
 
+#: Row uses of these steps are listed only when a step of that name ran (its record starts with the step's label and
+#: is not "(not run: ...)"): a part that reads its rows and then finds nothing to compute -- REPID when no feature is
+#: important, the GAM with more coefficients than rows (statsmodels statecrime: "REPID test rows 16 of 16" beside
+#: section 5's "Not computed") -- used no rows.
+_RAN_AS_STEP = ("pfi", "cfi", "loco", "lofo", "pimp", "sage", "shap", "repid", "glm", "gam", "rulefit", "tree",
+                "ripper", "oner")
+
+
+def _ran(ctx, label):
+    """Whether a step whose name starts with ``label`` ran (finished or failed; not a "(not run" record)."""
+    return any(e.step.startswith(label) and "(not run" not in e.step for e in getattr(ctx, "log", ()))
+
+
 def _rows_blocks(ctx):
     """The rows each step read out of the rows available, with its budget and how to change it."""
     from ._config import REFERENCE_ROWS, ROW_BUDGETS
@@ -188,6 +201,8 @@ def _rows_blocks(ctx):
     rows = []
     for u in ctx.row_use.values():
         label, _, kind = ROW_BUDGETS.get(u.step, (u.step, None, "sample"))
+        if u.step in _RAN_AS_STEP and not _ran(ctx, label):
+            continue
         budget = "every row" if u.budget is None else f"{u.budget:,}"
         where = _SPLITS_ALL_ROWS.get(u.split, _SPLITS[u.split]) if ctx.evaluation == "all_rows" else _SPLITS[u.split]
         rows.append([label, where, f"{u.used:,} of {u.available:,}", budget,

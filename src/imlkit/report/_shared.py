@@ -19,7 +19,9 @@ __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted
            "effect_output",
            "most_frequent_class", "classes_by_rows", "most_frequent_words",
            "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
-           "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler"]
+           "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler",
+           "beats_baseline", "not_beating_words", "beyond_training_rows", "beyond_training", "beyond_training_note",
+           "comparison_beyond_note", "constant_prediction", "no_split_reason"]
 
 
 # --------------------------------------------------------------------------- where the model is scored
@@ -134,13 +136,32 @@ def model_is_glm(ctx):
 INTERPRETABLE_KINDS = ("glm", "gam", "rulefit")
 
 
-def tie_favours_simpler(ctx):
+def tie_favours_simpler(ctx, other_beats_baseline=True):
     """Whether a tie between the model and an interpretable one may be read as "the simpler model may explain the
-    data as well": the model is not itself interpretable (:func:`interpretable_model`) and section 2 found it to beat
+    data as well": the model is not itself interpretable (:func:`interpretable_model`), section 2 found it to beat
     the constant baseline on some measure (Weekly, strikes: neither beat a constant, and a tie of two such models
-    says nothing of the simpler one)."""
+    says nothing of the simpler one), and the simpler model beats that baseline too (``other_beats_baseline``, from
+    :func:`beats_baseline`: statsmodels engel, a GAM with test R² -0.44 "may explain the data as well" as a model
+    with R² 0.65, from an interval of their difference that is wide only because the GAM misses by so much)."""
     check = getattr(ctx, "model_check", None)
-    return not interpretable_model(ctx) and bool(getattr(check, "decided_by", ()))
+    return not interpretable_model(ctx) and bool(getattr(check, "decided_by", ())) and bool(other_beats_baseline)
+
+
+def beats_baseline(diff, deciding):
+    """The deciding measures on which a model's paired difference to the constant baseline (``{measure: (value, low,
+    high)}``, the model minus the baseline) lies wholly on the model's side of 0; empty when it beats it on none."""
+    return tuple(m for m in deciding if m in diff and np.isfinite(diff[m][0]) and beats(diff[m], m))
+
+
+def not_beating_words(other, base, diff, deciding):
+    """Why a tie with ``other`` says nothing of the simpler model: it is not shown to beat the ``base`` baseline
+    either, with the numbers."""
+    ms = [m for m in deciding if m in diff and np.isfinite(diff[m][0])]
+    if not ms:
+        return ""
+    nums = "; ".join(f"{m} {score_cell(diff[m])}" for m in ms)
+    return (f" {other} itself is not shown to beat the {base} baseline on these rows ({other} minus the {base}: "
+            f"{nums}), so the tie says nothing of whether it explains the data.")
 
 
 def interpretable_model(ctx):
@@ -159,6 +180,209 @@ def interpretable_model(ctx):
         module.startswith("imlkit") and type(est).__name__.lower() in INTERPRETABLE_KINDS)
 
 
+# --------------------------------------------------------------------------- test rows beyond the training range
+#: A model's verdict is said to rest on the test rows beyond the training range when they carry at least this share
+#: of its squared error on the test rows (or the verdict turns without them).
+BEYOND_SHARE = 0.5
+#: Features named (with their rows) in that sentence; the rest are counted.
+BEYOND_LISTED = 3
+
+
+def beyond_training_rows(ctx):
+    """(mask, words): the test rows whose value of some numeric feature lies outside that feature's [min, max] on the
+    training rows, and the features that put them there ("income: 4,958 > its training maximum 2,823"). A feature
+    beyond the range on every test row (a time column under an ordered split) is the split, not a few rows, and is
+    left out. An empty mask when the model is scored on its own table (no training rows are known) or no feature is
+    numeric."""
+    from .._dtypes import numeric_or_bool_columns
+
+    X_tr, X_te = getattr(ctx, "X_train", None), getattr(ctx, "X_test", None)
+    if X_tr is None or X_te is None or getattr(ctx, "evaluation", "split") == "all_rows":
+        return np.zeros(0 if X_te is None else len(X_te), dtype=bool), []
+    mask = np.zeros(len(X_te), dtype=bool)
+    words = []
+    for c in numeric_or_bool_columns(X_tr):
+        if c not in X_te.columns or str(X_tr[c].dtype) == "bool":
+            continue
+        tr = X_tr[c].to_numpy(dtype=float)
+        te = X_te[c].to_numpy(dtype=float)
+        tr = tr[np.isfinite(tr)]
+        if not len(tr):
+            continue
+        lo, hi = float(tr.min()), float(tr.max())
+        with np.errstate(invalid="ignore"):
+            above, below = te > hi, te < lo
+        if not (above.any() or below.any()):
+            continue
+        if np.all((above | below)[np.isfinite(te)]):
+            # every test row beyond: the split's own order (a year under --split ordered; section 1 says so), not a
+            # few rows that a verdict could rest on
+            continue
+        mask |= above | below
+        parts = []
+        if above.any():
+            k = int(above.sum())
+            parts.append(f"{'' if k == 1 else f'{k} rows, up to '}{fmt(float(np.nanmax(te[above])))} > its training "
+                         f"maximum {fmt(hi)}")
+        if below.any():
+            k = int(below.sum())
+            parts.append(f"{'' if k == 1 else f'{k} rows, down to '}{fmt(float(np.nanmin(te[below])))} < its training "
+                         f"minimum {fmt(lo)}")
+        words.append(f"{c}: {', '.join(parts)}")
+    return mask, words
+
+
+def beyond_training_note(ctx, pred, name, rival_pred=None, rival=None, labels=None):
+    """:func:`beyond_training`'s sentence ("" when there is nothing to say)."""
+    return beyond_training(ctx, pred, name, rival_pred, rival, labels)[0]
+
+
+def _row_losses(ctx, out, labels=None):
+    """(per-row loss, its name, the score of a mean of it): the squared error and RMSE for regression (``out`` the
+    predictions or :func:`~imlkit.report._scores.model_outputs`), the Brier score's per-row terms Σ_k (p_k − 1{y =
+    k})² and their mean for a classifier with probabilities aligned to ``labels``; None when there are none."""
+    task = getattr(ctx, "task", None)
+    if task == "regression":
+        pred = out["pred"] if isinstance(out, dict) else out
+        if pred is None:
+            return None
+        y = np.asarray(ctx.y_test, dtype=float)
+        return (y - np.asarray(pred, dtype=float).reshape(-1)) ** 2, "squared error", "RMSE", \
+            lambda v: float(np.sqrt(v.mean()))
+    proba = out.get("proba") if isinstance(out, dict) else None
+    if task != "classification" or proba is None or not labels:
+        return None
+    pos = {str(c): j for j, c in enumerate(labels)}
+    idx = np.array([pos.get(str(v), -1) for v in np.asarray(ctx.y_test)])
+    onehot = np.zeros_like(np.asarray(proba, dtype=float))
+    ok = idx >= 0
+    onehot[np.flatnonzero(ok), idx[ok]] = 1.0
+    return ((np.asarray(proba, dtype=float) - onehot) ** 2).sum(axis=1), "Brier score", "Brier score", \
+        lambda v: float(v.mean())
+
+
+def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
+    """(sentence, turns): a sentence when ``name``'s verdict on the test rows -- no better than a constant
+    (``rival_pred`` None, regression: its R² against the rows' own mean), or losing to ``rival`` (its RMSE, or for a
+    classifier its Brier score, against ``rival_pred``'s) -- rests on test rows beyond the training range of a numeric
+    feature: they carry at least ``BEYOND_SHARE`` of its squared error (Brier score), or the verdict turns without
+    them. It names the rows, their share and the verdict without them (statsmodels engel: one test row with income
+    4,958, beyond the training maximum 2,823, carries 81% of the GAM's squared error; on the other 70 its R² is 0.63),
+    and whether the verdict turns without them. ``pred``/``rival_pred``: predictions (regression) or
+    :func:`~imlkit.report._scores.model_outputs` (with ``labels`` for a classifier). ("", False) when there is
+    nothing to say."""
+    if pred is None:
+        return "", False
+    mask, words = beyond_training_rows(ctx)
+    n = len(mask)
+    k = int(mask.sum())
+    if k == 0 or k == n:
+        return "", False
+    got = _row_losses(ctx, pred, labels)
+    if got is None:
+        return "", False
+    loss, loss_word, measure, score = got
+    total = float(loss.sum())
+    if not np.isfinite(total) or total <= 0:
+        return "", False
+    share = float(loss[mask].sum()) / total
+    inside = ~mask
+    if rival_pred is None:
+        if getattr(ctx, "task", None) != "regression":
+            return "", False
+        y = np.asarray(ctx.y_test, dtype=float)
+        yi = y[inside]
+        tss = float(((yi - yi.mean()) ** 2).sum())
+        if tss <= 0:
+            return "", False
+        r2_in = 1.0 - float(loss[inside].sum()) / tss
+        turns = r2_in > 0
+        without = f"on the other {n - k:,} its R² is {r2_in:.3g} (their own mean's is 0)"
+    else:
+        other = _row_losses(ctx, rival_pred, labels)
+        if other is None:
+            return "", False
+        mine, theirs = score(loss[inside]), score(other[0][inside])
+        turns = mine < theirs
+        without = f"on the other {n - k:,} its {measure} is {fmt(mine)} against {fmt(theirs)} for {rival}"
+    if share < BEYOND_SHARE and not turns:
+        return "", False
+    listed = "; ".join(words[:BEYOND_LISTED]) + (f"; and {len(words) - BEYOND_LISTED:,} other features"
+                                                 if len(words) > BEYOND_LISTED else "")
+    rows = f"{k:,} of the {n:,} test rows lie" if k > 1 else f"1 of the {n:,} test rows lies"
+    them = "that row" if k == 1 else "those rows"
+    tail = (f"this verdict rests on {them}, where {name} extrapolates"
+            if turns else f"the verdict holds without {them}, though most of the error is there, where {name} "
+                          f"extrapolates")
+    return (f" {rows} beyond the training range ({listed}) and carr{'ies' if k == 1 else 'y'} "
+            f"{share:.0%} of {name}'s {loss_word} on the test rows; {without}; {tail}."), turns
+
+
+def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None, res=None):
+    """:func:`beyond_training_note` for the loser of a decided comparison of the model (``name``) with ``other`` on
+    test RMSE, or a classifier's Brier score (``d``: the model minus the other; decided as :func:`compare_models`
+    decides, with ``res``'s materiality floor); "" for a tie on it, or when nothing is to say."""
+    from ._scores import material_floor
+
+    m = "RMSE" if getattr(ctx, "task", None) == "regression" else "Brier score"
+    if m not in deciding or m not in d or name not in outputs or other not in outputs:
+        return ""
+    diff = d[m]
+    floor = material_floor(res, name, other, m) if res is not None else 0.0
+    if worse(diff, m, floor):
+        loser, winner = name, other
+    elif beats(diff, m, floor):
+        loser, winner = other, name
+    else:
+        return ""
+    words = {name: "the model"}
+    return beyond_training_note(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
+                                words.get(winner, f"the {winner}"), labels)
+
+
+# --------------------------------------------------------------------------- a model that predicts one value
+def constant_prediction(pred):
+    """The one value ``pred`` (n,) holds when every entry is the same (exactly: a constant model, not a near one);
+    None otherwise or when there is no prediction."""
+    if pred is None:
+        return None
+    p = np.asarray(pred)
+    if p.ndim != 1 or not len(p) or p.dtype.kind not in "fiub":
+        return None
+    p = p.astype(float)
+    return float(p[0]) if np.all(p == p[0]) else None
+
+
+def no_split_reason(ctx):
+    """Why a tree model fitted by imlkit cannot split, when that is the reason it predicts one value: its
+    ``min_samples_leaf`` m (an int) is more than half its training rows n, so no split leaves m rows on each side
+    (statsmodels statecrime: HistGradientBoosting's default m = 20 on 35 training rows). "" otherwise -- a model fitted
+    outside imlkit (its training rows are not known), a fractional m, or n >= 2m (then the cause is something else)."""
+    if fitted_outside_safe(ctx) or getattr(ctx, "X_train", None) is None:
+        return ""
+    est = getattr(ctx, "model", None)
+    steps = getattr(est, "steps", None)
+    if steps:
+        est = steps[-1][1]
+    m = getattr(est, "min_samples_leaf", None)
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool):
+        return ""
+    n = len(ctx.X_train)
+    if n >= 2 * m:
+        return ""
+    return (f"{type(est).__name__}'s min_samples_leaf = {m} leaves no split possible on the {n:,} training rows: a "
+            f"split needs at least {m} rows on each side, {2 * m} in all")
+
+
+def fitted_outside_safe(ctx):
+    """:func:`fitted_outside`, False for a context without a config (a test's)."""
+    cfg = getattr(ctx, "config", None)
+    if cfg is None:
+        return False
+    return fitted_outside(ctx)
+
+
+# --------------------------------------------------------------------------- the model against another model: sentences
 def score_cell(v):
     """A score or a difference ``(value, low, high)`` as "value [low, high]" ("–" when there is none)."""
     value, lo, hi = v
@@ -172,7 +396,7 @@ def score_cell(v):
 def level_note(res, deciding, short=False):
     """How the verdict's intervals were made, when they differ from the table's."""
     if len(deciding) < 2:
-        return ""
+        return "", False
     level = f"{100 * res['simultaneous_level']:.1f}%"
     if short:
         return f" ({level} simultaneous intervals)"
