@@ -746,8 +746,16 @@ def _r_no_better(c):
               f"{n['baseline']} baseline. ")
     flat = n.get("differences") and all(v == lo == hi == 0 for v, lo, hi in n["differences"].values())
     if flat:
-        s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the same "
-              "for every row): the importances below have nothing to describe.")
+        # the value and, when it is the reason, why the model cannot split (statecrime: HGB's min_samples_leaf = 20
+        # on 35 training rows) -- passed by the reading as "constant" / "constant_why" (sect7)
+        one, why = n.get("constant"), n.get("constant_why")
+        if one is not None:
+            s += (f"The model scores exactly as the baseline on every measure, with no spread: it predicts the same "
+                  f"value, {num(one)}, for every one of these rows{f' ({why})' if why else ''}, so the importances "
+                  f"below have nothing to describe.")
+        else:
+            s += ("The model scores exactly as the baseline on every measure, with no spread (it may predict the "
+                  "same for every row): the importances below have nothing to describe.")
     elif n.get("noise"):
         # every interval wholly on the baseline's side (star98's proportion, a user's MLPRegressor: RMSE difference
         # 0.0873 [0.0312, 0.147]) is no gain "by less than 2%": the model is worse at every end of every interval

@@ -275,8 +275,10 @@ def guarded_pipeline(estimator):
     baseline, section 6's GLM and GAM); the fitted model itself is ``pipeline[-1]``.
 
     :class:`imlkit._columns.KnownLevels` maps a level that had no training row (possible
-    when a rare-but-kept level falls only into the test split) to the most frequent training
-    level, and drops categoricals with one training level; imlkit's GLM/GAM would fail on both.
+    when a rare-but-kept level falls only into the test split) to the lumped level when it has
+    training rows, else to the most frequent training level (``KnownLevels.remapped`` counts
+    such rows, and section 6 says so), and drops categoricals with one training level;
+    imlkit's GLM/GAM would fail on both.
     """
     from sklearn.pipeline import make_pipeline
 

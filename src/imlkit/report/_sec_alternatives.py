@@ -60,7 +60,8 @@ class _Target:
             self.cls, self.y_train, self.y_test = None, ctx.y_train, ctx.y_test
         else:
             self.cls, self.y_train, self.y_test = bt
-        self.family = "binomial" if ctx.task == "classification" else glm_family("regression", ctx.y_train)
+        self.family = ("binomial" if ctx.task == "classification"   # the rows, not the latest choice for y
+                       else glm_family("regression", ctx.y_train, ctx.X_train, ctx.seed))
 
     def train(self, ctx, step):
         """The training rows of ``step`` (its row budget) and the target the model is fitted to."""
@@ -231,7 +232,8 @@ def _glm_blocks(ctx, tg, perf):
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
                else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
                                                                if over else "")
-               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else ""))
+               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else "")
+               + (_hc3_caption(glm) if not alpha else ""))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if not tg.one_vs_rest:
         blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
@@ -265,10 +267,25 @@ def _glm_blocks(ctx, tg, perf):
     return blocks
 
 
+def _hc3_caption(glm):
+    """"; from HC3 sandwich standard errors ..." when the GLM's table uses them (its variance check rejected a
+    constant variance, glm7): the table's intervals are not the family's model-based ones, said where no reading
+    is printed too (statecrime: murder [18.4, 66.0] model-based, [-15.1, 99.5] HC3)."""
+    from .._display import p_is
+
+    if getattr(glm, "covariance_", "model") != "HC3":
+        return ""
+    why = (f", as a Breusch–Pagan test rejects one variance for every row (p {p_is(glm.heteroscedasticity_p_)})"
+           if glm.heteroscedastic() else "")
+    return (f"; the intervals use HC3 sandwich standard errors (std_error; model_std_error is the {glm.family} "
+            f"family's model-based one){why}")
+
+
 def _code_notes(ctx, features):
-    """A line for each feature read that may be an integer code (section 1's rule, :func:`_data.integer_codes`): its
-    weight is a slope per unit, which means something only if its numbers are amounts."""
-    from ._data import integer_codes
+    """A line for each feature read that may be an integer code (section 1's rule,
+    :func:`imlkit._columns.integer_codes`): its weight is a slope per unit, which means something only if its
+    numbers are amounts."""
+    from .._columns import integer_codes
     from ._shared import fitted_outside
 
     codes = dict(integer_codes(ctx.data.X, ctx.data.decisions))
@@ -312,10 +329,14 @@ def _feature_sentences(glm, f, k=READ_PER_FEATURE):
     (grunfeld's firm: Atlantic Refining, Chrysler and Diamond Match, two "not distinguishable from 0", leaving out
     General Electric -226 [-290, -162] and US Steel +93 [31, 156]) -- and a sentence saying which and how many."""
     said = list(glm.interpret(f))
+    # the notes on every weight (the intervals' level and covariance, a ridge fit's shrinkage) are kept whatever k
+    # cuts: a categorical with exactly k levels read lost "Intervals in brackets are ... HC3 ..." (glm7)
+    closing = [x for x in said if x.startswith(("Intervals in brackets", "The weights are from"))]
+    said = [x for x in said if x not in closing]
     spec = getattr(glm, "design_", None)
     levels = list(getattr(spec, "categorical", {}).get(f, ()))
     if len(levels) - 1 <= k:
-        return said[:k]
+        return said[:k] + closing
     ref, cols = levels[0], spec.blocks[f]
     by_level = {}
     for lv, j in zip(levels[1:], cols):
@@ -323,13 +344,13 @@ def _feature_sentences(glm, f, k=READ_PER_FEATURE):
         if hit:
             by_level[lv] = (hit[0], abs(float(glm.coef_.iloc[j])))
     if len(by_level) <= k:
-        return said[:k]
+        return said[:k] + closing
     chosen = sorted(by_level, key=lambda lv: -by_level[lv][1])[:k]
     n = len(levels) - 1
     note = (f"These are {k} of the {n} levels of {f} other than {ref}, those with the largest weights "
             f"(|weight| from {_fmt_weight(by_level[chosen[0]][1])} down to {_fmt_weight(by_level[chosen[-1]][1])}); "
             f"every level's weight is in the table above.")
-    return [by_level[lv][0] for lv in chosen] + [note]
+    return [by_level[lv][0] for lv in chosen] + [note] + closing
 
 
 def _fmt_weight(v):
@@ -844,7 +865,8 @@ def section_alternatives(ctx):
     if ctx.task == "classification":
         body += _guarded(ctx, "Rule learners", lambda: _rule_learner_blocks(ctx, perf_all))
 
-    head = []
+    # rows whose level had no training row are scored as another level by every interpretable model (lvl7)
+    head = [text(w) for w in remapped_levels_note(ctx)]
     if tg.one_vs_rest:
         head.append(text(f"The target has {ctx.y_train.nunique()} classes; the GLM and the GAM model one class at a "
                          f"time, so they are fitted for class {tg.cls} against the rest and compared with the black "

@@ -511,7 +511,9 @@ def section_importance(ctx):
     caveats = []
     for key in ("sage_marginal", "sage_conditional"):
         r = getattr(ctx.importance, key)
-        if r is not None and "n_permutations" in r.extra:
+        # a constant model's SAGE sampled nothing: its own note (among the result's warnings) says so, not
+        # "converged after 0 orderings ... 0 x its largest |value|" (sage7)
+        if r is not None and "n_permutations" in r.extra and "constant_prediction" not in r.extra:
             caveats.append(_sage_caveat(ctx, key, r))
     by_text = {}
     for key, r in computed.items():
