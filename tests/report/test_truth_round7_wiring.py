@@ -112,3 +112,30 @@ def test_the_family_cross_validation_is_its_own_step():
     assert "baseline: GLM family (5-fold CV on the training rows)" in steps
     assert steps.index("baseline: GLM family (5-fold CV on the training rows)") < steps.index(
         next(s for s in steps if s.startswith("baseline: GLM (")))
+
+
+def test_the_rules_sentence_gives_marginal_sages_background_total_beside_the_rows():
+    """Marginal SAGE of several features sums to its background sample's total (so that an unused feature is exactly
+    0): the rules sentence gives that sum, the background's size and the rows' total (sage7's numbers, wired)."""
+    from types import SimpleNamespace
+
+    from sklearn.linear_model import LinearRegression
+
+    import imlkit as ik
+    from imlkit.report._claims import num, sage_total
+    from imlkit.report._context import DataOutputs, EffectsOutputs, ImportanceOutputs, ModelCheck
+    from imlkit.report._reading import reading_claims
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    y = 3 * X["a"] + X["b"] + rng.normal(size=300)
+    model = LinearRegression().fit(X, y)
+    pfi = ik.pfi(model, X, y, n_repeats=5, random_state=0)
+    sage = ik.sage(model, X, y, removal="marginal", n_background=8, random_state=0)
+    assert sage.extra["empty"] == "background"
+    ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi, sage_marginal=sage),
+                          effects=EffectsOutputs(h_overall=None), data_outputs=DataOutputs(dependence_r2=None),
+                          model_check=ModelCheck(), X_test=X, y_test=y)
+    text = " ".join(c.text() for para in reading_claims(ctx) for item in para.items for c in item)
+    assert (f"(here {num(sage.extra['v_all'])} over {sage.info['background_rows']:,} background rows against "
+            f"{num(sage_total(sage.extra))})") in text

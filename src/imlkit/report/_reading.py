@@ -458,9 +458,9 @@ def reading_claims(ctx):
             rules["families"] = families
         # marginal SAGE of several features sums to its background sample's total, not the rows': the rules
         # sentence gives both numbers (sage7)
-        totals = {m: (float(r.extra["v_all"]), cl.sage_total(r.extra), r.params.get("background_rows"))
+        totals = {m: (float(r.extra["v_all"]), cl.sage_total(r.extra), int(r.info["background_rows"]))
                   for m, r in results.items() if m in ev and r.extra.get("empty") == "background"
-                  and "loss_empty_rows" in r.extra and r.params.get("background_rows")}
+                  and "loss_empty_rows" in r.extra and r.info.get("background_rows")}
         if totals:
             rules["sage_totals"] = totals
         unknown = _no_yardstick(results, ev, y_of, y_fit)
