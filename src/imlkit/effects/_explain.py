@@ -55,12 +55,55 @@ def pct(share):
     return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
-def _value(v, categorical):
-    """A grid value as text: a level as it is, a number by :func:`num`."""
+def _positional(v, digits):
+    """``v`` rounded to ``digits`` significant digits, written out without an exponent (thousands with commas)."""
+    s = np.format_float_positional(float(v), precision=digits, unique=False, fractional=False, trim="-")
+    if s in ("-0", "0", "-0."):
+        return "0"
+    sign, body = ("-", s[1:]) if s.startswith("-") else ("", s)
+    whole, _, frac = body.partition(".")
+    if len(whole) > 4:
+        whole = f"{int(whole):,}"
+    return sign + whole + (f".{frac}" if frac else "")
+
+
+def _loc(v, grid=None):
+    """A position on the x-axis (a grid value, an interval edge, a split threshold) as text.
+
+    :func:`num`'s 3 significant digits are for magnitudes; a position must name its value. Integer-valued numbers
+    are written exactly (``2003``, ``35,620``); others with the fewest significant digits (at least 3)
+    for which the values of ``grid`` stay distinct and its first
+    and last values do not round outside the grid's range.
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return num(v)
+    if v == np.round(v) and abs(v) < 1e15:
+        return _positional(v, 17)
+    g = np.asarray([] if grid is None else grid, dtype=float).ravel()
+    g = g[np.isfinite(g)]
+    lo, hi = (float(g.min()), float(g.max())) if g.size else (v, v)
+    for digits in range(3, 18):
+        if not g.size:
+            if digits >= 4 or float(_positional(v, digits).replace(",", "")) == v:
+                return _positional(v, digits)
+            continue
+        texts = [_positional(x, digits) for x in g]
+        vals = [float(t.replace(",", "")) for t in texts]
+        distinct = len(set(texts)) == len(set(g.tolist()))
+        slack = ROUNDING * max(abs(lo), abs(hi))
+        inside = lo - slack <= min(vals) and max(vals) <= hi + slack
+        if distinct and inside:
+            return _positional(v, digits)
+    return repr(v)
+
+
+def _value(v, categorical, grid=None):
+    """A grid value as text: a level as it is, a number as a position (:func:`_loc`, with the grid it is on)."""
     if categorical:
         return repr(v) if isinstance(v, str) else str(v)
     try:
-        return num(v)
+        return _loc(v, grid)
     except (TypeError, ValueError):
         return str(v)
 
@@ -145,9 +188,15 @@ def _grid_lines(r, grid):
     rows = _rows(r.info, r.params)
     if r.method == "ale" and not r.categorical:
         cnt = np.asarray(r.extra.get("bin_count", []))
-        line = (f"Intervals: {len(grid) - 1} between {len(grid)} edges at quantiles of {r.feature}, from "
-                f"{num(grid[0])} to {num(grid[-1])}" + (f", holding {int(cnt.min()):,} to {int(cnt.max()):,} of the "
-                                                        f"{rows} each" if cnt.size else f" ({rows})") + ".")
+        a, b = _loc(grid[0], grid), _loc(grid[-1], grid)
+        if len(grid) == 2:   # one interval: "between 2 edges ... holding n to n each" says nothing (r3 F10)
+            line = (f"Interval: one, from {r.feature} = {a} to {b}"
+                    + (f", holding {int(cnt.sum()):,} of the {rows}" if cnt.size else f" ({rows})")
+                    + " -- the ALE is the average local difference across it, a straight line between the 2 edges.")
+        else:
+            line = (f"Intervals: {len(grid) - 1} between {len(grid)} edges at quantiles of {r.feature}, from {a} "
+                    f"to {b}" + (f", holding {int(cnt.min()):,} to {int(cnt.max()):,} of the {rows} each"
+                                 if cnt.size else f" ({rows})") + ".")
         capped = r.info.get("bins_capped") if r.info else None
         return [line] + ([capped] if capped else [])
     if r.method == "ale":
@@ -158,7 +207,7 @@ def _grid_lines(r, grid):
         return [f"Grid: the {len(grid)} levels of {r.feature} ({', '.join(_value(v, True) for v in grid[:8])}"
                 f"{', ...' if len(grid) > 8 else ''}); {rows}."]
     kind = r.params.get("grid_type")
-    return [f"Grid: {len(grid)} points of {r.feature} from {num(grid[0])} to {num(grid[-1])}"
+    return [f"Grid: {len(grid)} points of {r.feature} from {_loc(grid[0], grid)} to {_loc(grid[-1], grid)}"
             + (f" ({kind})" if kind else "") + (f"; averaged over {rows}." if r.method in ("pd", "ice") else
                                                 f"; {rows}.")]
 
@@ -182,29 +231,38 @@ def _curve_lines(r, grid, avg, ind, unit):
                    f"ignores {r.feature}" + (" (the ICE curves below show the rows)." if ind is not None else
                                             " (ik.ice shows each row's curve)."))
     else:
-        out.append(f"Size: the {what} ranges from {num(avg[lo])} at {at.format(_value(grid[lo], r.categorical))} "
-                   f"to {num(avg[hi])} at {at.format(_value(grid[hi], r.categorical))}: a range of {num(size)} in "
-                   f"the units of {unit}.")
+        x_lo, x_hi = (at.format(_value(grid[x], r.categorical, grid)) for x in (lo, hi))
+        out.append(f"Size: the {what} ranges from {num(avg[lo])} at {x_lo} to {num(avg[hi])} at {x_hi}: a range of "
+                   f"{num(size)} in the units of {unit}.")
         out += _small_lines(r, size, ind, unit, what)
         if ordered and len(avg) >= 2:
             unsettled = _unsettled(r, grid, avg, ind, size, what)
             out += unsettled or _shape_lines(r, grid, avg, size, what)
+        elif len(avg) >= 2:
+            out += _unsettled_levels(r, grid, avg, ind, lo, hi, what)
     if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
         out += _ice_spread_lines(r, grid, avg, ind, size, unit, ordered)
     if r.ci_low is not None and not flat and np.ndim(r.ci_low) == 1:
         half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
         k = int(np.argmax(half))
         level = r.params.get("confidence_level", 0.95)
-        if half[k] == 0:
+        covers = ("" if r.method == "gam" else
+                  " It covers how the rows' local differences spread for this fitted model only: not how the "
+                  "model would change if refitted on other data, nor the uncertainty of the relationship in the "
+                  "data.")
+        if half[k] <= ROUNDING * max(scale, size):
             why = ("the term's standard errors are 0" if r.method == "gam" else
                    "the local differences within each interval are the same for every row")
-            out.append(f"Its pointwise {pct(level)} band has width 0 at every grid point: {why}.")
+            tail = "" if half[k] == 0 else f" (at most ±{num(half[k])}, floating-point rounding)"
+            out.append(f"Its pointwise {pct(level)} band has width 0{' up to rounding' if tail else ''} at every "
+                       f"grid point{tail}: "
+                       f"{why}.{covers}")
             return out
         source = ("from the term's Bayesian standard errors" if r.method == "gam" else
                   "from the spread of the local differences within each interval")
         out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide, at "
-                   f"{at.format(_value(grid[k], r.categorical))}; "
-                   f"the range is {num(size / half[k])} times that half-width.")
+                   f"{at.format(_value(grid[k], r.categorical, grid))}; "
+                   f"the range is {num(size / half[k])} times that half-width.{covers}")
     return out
 
 
@@ -248,6 +306,36 @@ def _unsettled(r, grid, avg, ind, size, what):
     return []
 
 
+def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
+    """Unordered levels: whether the order of the lowest and the highest level is told apart from the sampling
+    error the result holds -- ICE: the rows' differences between the two levels (SE = their sd / sqrt(n)); ALE: its
+    band at the two levels; a PD alone holds no sampling error, which is then said."""
+    a, b = _value(grid[hi], True), _value(grid[lo], True)
+    diff = float(avg[hi] - avg[lo])
+    head = f"Which of {a} and {b} gives the larger {what} is not settled by these rows: they differ by {num(diff)}"
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
+        d = ind[:, hi] - ind[:, lo]
+        se = float(np.std(d, ddof=1) / np.sqrt(len(d)))
+        if diff <= SETTLED_Z * se:
+            return [f"{head}, within {SETTLED_Z:g} standard errors (SE {num(se)}, from the spread of the "
+                    f"{len(d):,} rows' differences between the two levels); the order of the levels is sampling "
+                    f"noise here."]
+        return []
+    if r.method == "ale" and r.ci_low is not None and np.ndim(r.ci_low) == 1:
+        half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
+        width = float(max(half[hi], half[lo]))
+        if diff <= width:
+            level = r.params.get("confidence_level", 0.95)
+            return [f"{head}, within the pointwise {pct(level)} band's half-width at these levels ({num(width)}): "
+                    f"one level's value lies inside the other's band, so their order is not told apart from the "
+                    f"noise of the local differences."]
+        return []
+    if r.method == "pd":
+        return ["Which level gives the larger PD is not tested here: a PD holds no sampling error (ik.ice on the "
+                "same rows gives it, from the rows' differences between the levels)."]
+    return []
+
+
 def _shape_lines(r, grid, avg, size, what):
     d = np.diff(avg)
     tol = MONOTONE_TOLERANCE * size
@@ -269,8 +357,8 @@ def _shape_lines(r, grid, avg, size, what):
     where = {0: "at the first grid point", m - 1: "at the last grid point"}
     return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
             f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, ignored); the "
-            f"maximum lies {where.get(hi, f'inside the grid, at {r.feature} = {num(grid[hi])}')}, the minimum "
-            f"{where.get(lo, f'inside the grid, at {r.feature} = {num(grid[lo])}')}."]
+            f"maximum lies {where.get(hi, f'inside the grid, at {r.feature} = {_loc(grid[hi], grid)}')}, the minimum "
+            f"{where.get(lo, f'inside the grid, at {r.feature} = {_loc(grid[lo], grid)}')}."]
 
 
 def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
@@ -296,8 +384,9 @@ def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
         ends = ind[:, -1] - ind[:, 0]
         pd_end = float(avg[-1] - avg[0])
         sd = float(np.std(ends))
-        line = (f"From {r.feature} = {num(grid[0])} to {num(grid[-1])} the PD changes by {num(pd_end)}; the rows' "
-                f"curves change by {num(np.min(ends))} to {num(np.max(ends))} (standard deviation {num(sd)})")
+        line = (f"From {r.feature} = {_loc(grid[0], grid)} to {_loc(grid[-1], grid)} the PD changes by "
+                f"{num(pd_end)}; the rows' curves change by {num(np.min(ends))} to {num(np.max(ends))} (standard "
+                f"deviation {num(sd)})")
         tol = MONOTONE_TOLERANCE * scale
         if abs(pd_end) > tol:
             against = float(np.mean((np.sign(ends) == -np.sign(pd_end)) & (np.abs(ends) > tol)))
@@ -337,9 +426,11 @@ def _effect_2d(r):
         lines.append(f"The joint PD is flat over the grid up to rounding: its range is {num(size)} in the units of "
                      f"{_of(r.output)}; a flat average is not evidence that the model ignores {a} and {b}.")
         return lines
-    lines.append(f"Size: the joint PD ranges from {num(P[k, m])} at ({a} = {_value(ga[k], cats[0])}, {b} = "
-                 f"{_value(gb[m], cats[1])}) to {num(P[i, j])} at ({a} = {_value(ga[i], cats[0])}, {b} = "
-                 f"{_value(gb[j], cats[1])}): a range of {num(size)} in the units of {_of(r.output)}.")
+    va = [_value(ga[x], cats[0], None if cats[0] else ga) for x in (k, i)]
+    vb = [_value(gb[x], cats[1], None if cats[1] else gb) for x in (m, j)]
+    lines.append(f"Size: the joint PD ranges from {num(P[k, m])} at ({a} = {va[0]}, {b} = {vb[0]}) to "
+                 f"{num(P[i, j])} at ({a} = {va[1]}, {b} = {vb[1]}): a range of {num(size)} in the units of "
+                 f"{_of(r.output)}.")
     D = P - P.mean()
     resid = D - D.mean(axis=1, keepdims=True) - D.mean(axis=0, keepdims=True)
     share = float(np.sum(resid ** 2) / np.sum(D ** 2)) if np.sum(D ** 2) > 0 else 0.0
@@ -549,23 +640,35 @@ def explain_regional(g):
         lines.append(f"- {r.rule}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
                      f"{num(np.min(avg))} to {num(np.max(avg))} (range {num(np.ptp(avg))}; global {num(span)}).")
     scores = g.interaction_scores[g.interaction_scores > 0]
-    strong = [c for c, v in scores.items() if v >= gamma]
+    best = {c: max(nd.int_imp for nd in splits if nd.feature == c) for c in scores.index}
+
+    def split_words(c):
+        k = _n_splits(g, c)
+        if k == 1:
+            return f"{c} (its split removes {pct(best[c])})"
+        return (f"{c} (its largest single split removes {pct(best[c])}; its {k} splits, in different regions, "
+                f"remove {pct(scores[c])} together)")
+
+    # γ is REPID's bar for one split: a feature meets it only through a single split, never through a sum
+    strong = [c for c in scores.index if best[c] >= gamma]
     weak = [c for c in scores.index if c not in strong]
     if strong:
         lines.append("Interaction: the effect of " + f + " depends on "
-                     + ", ".join(f"{c} (its {_n_splits(g, c)} splits remove {pct(scores[c])} together)"
-                                 if _n_splits(g, c) > 1 else f"{c} (its split removes {pct(scores[c])})"
-                                 for c in strong)
-                     + f" -- at least the {pct(gamma)} (γ) REPID asks of a first split"
+                     + ", ".join(split_words(c) for c in strong)
+                     + f" -- {'a single split' if len(strong) == 1 else 'each has a single split'} removing at "
+                       f"least the {pct(gamma)} (γ) REPID asks of a first split"
                      + (f"; but all of the heterogeneity is small: root mean square {num(np.sqrt(root_h))}, "
                         f"{pct(np.sqrt(root_h) / span)} of the PD's range, below the {pct(SMALL_EFFECT_SHARE)} this "
                         f"explanation calls small." if span > 0 and np.sqrt(root_h) < SMALL_EFFECT_SHARE * span
                         else "."))
     if weak:
+        one = len(weak) == 1
         lines.append("Splits below the root pass a relative bar (γ × their parent's intImp): "
-                     + ", ".join(f"{c} ({pct(scores[c])})" for c in weak)
-                     + f" shape{'s' if len(weak) == 1 else ''} the regions but remove less than γ = {pct(gamma)} "
-                       f"of the heterogeneity on {'its' if len(weak) == 1 else 'their'} own.")
+                     + ", ".join(split_words(c) for c in weak)
+                     + f" shape{'s' if one else ''} the regions, but no single split on "
+                       f"{'it' if one else 'them'} removes γ = {pct(gamma)} of the heterogeneity"
+                     + (" (a sum over splits in different regions is not a split meeting γ)."
+                        if any(scores[c] >= gamma for c in weak) else "."))
     if depth is not None:
         reached = max(nd.depth for nd in g.tree)
         if reached >= depth and left_h > 0:
