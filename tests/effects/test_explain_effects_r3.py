@@ -188,3 +188,78 @@ def test_ale_of_a_two_valued_numeric_names_its_one_interval():
     assert n[2] == len(X)
     lo, hi = n[:2]
     assert grid[0] <= lo < hi <= grid[-1]
+
+
+# ----------------------------------------------------------------- F5: direction changes counted on settled steps only
+
+def test_ale_direction_changes_count_only_steps_outside_their_noise():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x1": rng.uniform(-1, 1, 600), "x2": rng.normal(size=600)})
+    r = ik.ale(lambda Z: 0.5 * np.sin(3 * np.pi * np.asarray(Z)[:, 0]) + 3 * np.asarray(Z)[:, 0] * np.asarray(Z)[:, 1],
+               X, "x1")
+    text = r.explain()
+    d = np.diff(np.asarray(r.average, dtype=float))
+    assert_allclose(d, r.extra["bin_effect"], atol=1e-12)
+    se = r.extra["bin_std"] / np.sqrt(r.extra["bin_count"])
+    tol = 0.01 * np.ptp(r.average)
+    big = np.abs(d) > tol
+    settled = big & (np.abs(d) > SETTLED_Z * se)
+    s = np.sign(d[settled])
+    expected = int(np.sum(s[1:] != s[:-1]))
+    changes, noisy, larger = parse(r"change direction " + NUM + r" times? \(.*?ignored; " + NUM + " of the " + NUM
+                                   + r" larger steps are within 2 standard errors", text)
+    assert (changes, noisy, larger) == (expected, int(np.sum(big & ~settled)), int(big.sum()))
+    assert noisy > 0
+
+
+# ------------------------------------------------------------------ F6: no share of a range smaller than the spread
+
+def test_ice_spread_larger_than_the_pd_range_is_not_a_percentage_of_it():
+    X, _ = levels(0.0)
+    r = ik.ice(level_model(0.0), X, "g")
+    text = r.explain()
+    line = next(s for s in text.splitlines() if s.startswith("Heterogeneity:"))
+    assert "% of the PD's range" not in line
+    assert_allclose(parse(r"larger than the PD's range \(" + NUM, line), np.ptp(r.average), rtol=5e-3)
+    ind = np.asarray(r.individual, dtype=float)
+    C = ind - ind.mean(axis=1, keepdims=True)
+    rms = np.sqrt(np.mean((C - C.mean(axis=0)) ** 2))
+    assert_allclose(parse(r"differ from their mean by " + NUM, line), rms, rtol=5e-3)
+    assert rms > np.ptp(r.average)
+
+
+# ------------------------------------------------------------ F7, F8: H² pairs chosen by rounding; unstable ratios
+
+def test_pairs_chosen_among_rounding_level_overall_h2_are_called_arbitrary():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(-1, 1, (200, 4)), columns=["a", "b", "c", "d"])
+    h = ik.h_statistic(lambda Z: np.asarray(Z) @ np.array([1.0, 2, 3, 4]), X, n_top=2, n_samples=200,
+                       random_state=0)
+    text = h.explain()
+    H = np.asarray(h.overall, dtype=float)
+    assert np.all(np.abs(H) <= ROUNDING)
+    got = parse(r"every overall H² is 0 up to rounding \(at most " + NUM + r"\), so which 2 features these are was "
+                r"decided by rounding noise: the pairs are arbitrary", text)
+    assert_allclose(got, np.abs(H).max(), rtol=5e-3)
+
+
+def test_unstable_ratio_caveat_only_for_a_large_h2():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(-1, 1, (300, 3)), columns=["x1", "x2", "x3"])
+    tiny = ik.h_statistic(lambda Z: 10 * np.asarray(Z)[:, 0] + 0.3 * np.asarray(Z)[:, 1] + 0.3 * np.asarray(Z)[:, 2]
+                          + 0.01 * np.asarray(Z)[:, 1] * np.asarray(Z)[:, 2], X, pairs="all", n_samples=300,
+                          random_state=0)
+    pw = tiny.pairwise
+    assert 0 < pw["h2"].max() < 1e-3
+    # the pair's joint PD is small against the prediction (the old caveat's condition), but its H² is tiny
+    row = pw.iloc[int(np.argmax(pw["h2"]))]
+    pred_rms = np.sqrt(tiny.overall_unnormalized[1] ** 2 / tiny.overall[1])
+    assert np.sqrt(row["h_unnormalized"] ** 2 / row["h2"]) < 0.1 * pred_rms
+    assert "Unstable ratios" not in tiny.explain()
+    large = ik.h_statistic(lambda Z: 10 * np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 2], X,
+                           pairs="all", n_samples=300, random_state=0)
+    text = large.explain()
+    row = large.pairwise.iloc[int(np.argmax(large.pairwise["h2"]))]
+    h2, joint = parse(r"x2 × x3 \(H² " + NUM + "; joint PD " + NUM, text)
+    assert_allclose(h2, row["h2"], rtol=5e-3)
+    assert_allclose(joint, np.sqrt(row["h_unnormalized"] ** 2 / row["h2"]), rtol=5e-3)

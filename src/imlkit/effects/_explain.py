@@ -237,7 +237,7 @@ def _curve_lines(r, grid, avg, ind, unit):
         out += _small_lines(r, size, ind, unit, what)
         if ordered and len(avg) >= 2:
             unsettled = _unsettled(r, grid, avg, ind, size, what)
-            out += unsettled or _shape_lines(r, grid, avg, size, what)
+            out += unsettled or _shape_lines(r, grid, avg, size, what, _step_se(r, avg, ind))
         elif len(avg) >= 2:
             out += _unsettled_levels(r, grid, avg, ind, lo, hi, what)
     if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
@@ -336,7 +336,23 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
     return []
 
 
-def _shape_lines(r, grid, avg, size, what):
+def _step_se(r, avg, ind):
+    """The standard error of each step of the curve where the result holds it (else None): ICE, the spread of the
+    rows' steps / sqrt(n); ALE, the spread of the local differences within each interval / sqrt(their count)."""
+    m = len(avg)
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1 and ind.shape[1] == m:
+        d = np.diff(ind, axis=1)
+        return np.std(d, axis=0, ddof=1) / np.sqrt(d.shape[0])
+    if r.method == "ale" and not r.categorical:
+        sd = np.asarray(r.extra.get("bin_std", []), dtype=float)
+        cnt = np.asarray(r.extra.get("bin_count", []), dtype=float)
+        if sd.shape == cnt.shape == (m - 1,):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(cnt > 0, sd / np.sqrt(cnt), np.nan)
+    return None
+
+
+def _shape_lines(r, grid, avg, size, what, step_se=None):
     d = np.diff(avg)
     tol = MONOTONE_TOLERANCE * size
     m = len(avg)
@@ -350,15 +366,24 @@ def _shape_lines(r, grid, avg, size, what):
         worst = float(d.max())
         return [f"Shape: decreasing over its {m} grid points -- no step goes up by more than {tol_words}"
                 + (f" (the largest step up is {num(worst)})." if worst > 0 else "; every step is ≤ 0.")]
-    big = d[np.abs(d) > tol]
+    keep = np.abs(d) > tol
+    noise_words = ""
+    if step_se is not None:
+        # a step within SETTLED_Z standard errors of 0 settles no direction: it is not counted (r3 F5)
+        noisy = keep & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
+        keep &= ~noisy
+        noise_words = (f"; {int(noisy.sum())} of the {int((np.abs(d) > tol).sum())} larger steps are within "
+                       f"{SETTLED_Z:g} standard errors of 0 and not counted either" if noisy.any() else
+                       f"; every counted step is outside {SETTLED_Z:g} standard errors of 0")
+    big = d[keep]
     changes = int(np.sum(np.sign(big[1:]) != np.sign(big[:-1]))) if big.size > 1 else 0
     rise, fall = float(d[d > 0].sum()), float(-d[d < 0].sum())
     lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
     where = {0: "at the first grid point", m - 1: "at the last grid point"}
+    at_hi, at_lo = (where.get(x, f"inside the grid, at {r.feature} = {_loc(grid[x], grid)}") for x in (hi, lo))
     return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
-            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, ignored); the "
-            f"maximum lies {where.get(hi, f'inside the grid, at {r.feature} = {_loc(grid[hi], grid)}')}, the minimum "
-            f"{where.get(lo, f'inside the grid, at {r.feature} = {_loc(grid[lo], grid)}')}."]
+            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, "
+            f"ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
 
 
 def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
@@ -372,7 +397,13 @@ def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
         return [f"Heterogeneity: the {n:,} ICE curves are parallel up to rounding (mean-centred, they differ from "
                 f"their mean by {num(rms)}, root mean square): on these rows the effect of {r.feature} has the same "
                 f"shape for every row (no interaction with the other features shows here)."]
-    ref = f"{pct(rms / size)} of the PD's range" if size > 0 else "while the PD itself is flat"
+    if size <= 0:
+        ref = "while the PD itself is flat"
+    elif rms > size:   # a share of a smaller (possibly noise-level) range is no reading aid (r3 F6)
+        ref = (f"larger than the PD's range ({num(size)}): the rows' effects go different ways and largely cancel "
+               f"in the average")
+    else:
+        ref = f"{pct(rms / size)} of the PD's range"
     if size > 0 and rms < SMALL_EFFECT_SHARE * size:
         ref += f", below the {pct(SMALL_EFFECT_SHARE)} this explanation calls small"
     out = [f"Heterogeneity: mean-centred, the {n:,} ICE curves differ from their mean by {num(rms)} (root mean "
@@ -509,6 +540,10 @@ def explain_hstat(h):
         which = {"top": f"the pairs among the {n_top} features of largest overall H²",
                  "all": "every pair of the features", "list": "the pairs asked for"}.get(
             h.params.get("pairs") if isinstance(h.params.get("pairs"), str) else "list", "the pairs asked for")
+        fin = H[np.isfinite(H)]
+        if h.params.get("pairs") == "top" and fin.size and np.all(np.abs(fin) <= ROUNDING) and n_top < len(names):
+            which += (f"; every overall H² is 0 up to rounding (at most {num(np.max(np.abs(fin)))}), so which "
+                      f"{n_top} features these are was decided by rounding noise: the pairs are arbitrary")
         head = f"Pairwise H² ({len(pw)} pair{'s' if len(pw) != 1 else ''}: {which})"
         if items:
             lines.append(f"{head}; largest: " + "; ".join(items) + "."
@@ -534,7 +569,8 @@ def explain_hstat(h):
         if var_f is not None and "h_unnormalized" in pw:
             unstable = []
             for a, b, x, u in pw[["feature_1", "feature_2", "h2", "h_unnormalized"]].itertuples(index=False):
-                if np.isfinite(x) and x > ROUNDING and np.isfinite(u):
+                # only a large H² can be an artefact of a small denominator (r3 F8)
+                if np.isfinite(x) and x >= SMALL_EFFECT_SHARE and np.isfinite(u):
                     joint = float(np.sqrt(u ** 2 / x))
                     if joint < SMALL_JOINT_PD * np.sqrt(var_f):
                         unstable.append(f"{a} × {b} (H² {num(x)}; joint PD {num(joint)} against "
@@ -542,8 +578,9 @@ def explain_hstat(h):
             if unstable:
                 lines.append(f"Unstable ratios: where the joint PD of a pair varies little, H² divides by a small "
                              f"number and can be large although the interaction moves the prediction by almost "
-                             f"nothing. The joint PD's root mean square is below {pct(SMALL_JOINT_PD)} of the "
-                             f"prediction's for " + "; ".join(unstable[:5]) + ".")
+                             f"nothing. H² is at least {pct(SMALL_EFFECT_SHARE)} while the joint PD's root mean "
+                             f"square is below {pct(SMALL_JOINT_PD)} of the prediction's for "
+                             + "; ".join(unstable[:5]) + ".")
     lines.append("")
     maxse = None
     if se is not None and np.isfinite(se).any():
