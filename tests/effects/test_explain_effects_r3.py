@@ -263,3 +263,42 @@ def test_unstable_ratio_caveat_only_for_a_large_h2():
     h2, joint = parse(r"x2 × x3 \(H² " + NUM + "; joint PD " + NUM, text)
     assert_allclose(h2, row["h2"], rtol=5e-3)
     assert_allclose(joint, np.sqrt(row["h_unnormalized"] ** 2 / row["h2"]), rtol=5e-3)
+
+
+# ------------------------------------------------------------------------- F9: REPID rules, one interval per feature
+
+def test_repid_rules_merge_repeated_splits_on_a_feature_into_one_interval():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.uniform(-1, 1, (800, 3)) * [1, 40000, 1], columns=["x1", "inc", "x3"])
+    X["inc"] += 50000
+
+    def f(Z):
+        Z = np.asarray(Z, dtype=float)
+        return Z[:, 0] * ((Z[:, 1] > 50000) + 0.6 * (Z[:, 1] > 70000) + 0.3 * (Z[:, 1] > 30000))
+
+    g = ik.repid(f, X, "x1", max_depth=3, min_improvement=0.01, random_state=0)
+    text = g.explain()
+    assert any(r.rule.count("inc") > 1 for r in g.regions)          # the raw rules repeat the feature
+    regions = [s for s in text.splitlines() if s.startswith("- ") and ": " in s and "rows, heterogeneity" in s]
+    assert len(regions) == len(g.regions)
+    thresholds = sorted(nd.threshold for nd in g.tree if not nd.is_leaf)
+    for line, r in zip(regions, g.regions):
+        rule = line[2:line.index(":")]
+        assert rule.count("inc") == 1 and "e+" not in rule
+        lo, hi = -np.inf, np.inf
+        m = re.fullmatch(NUM + r" < inc <= " + NUM, rule)
+        if m:
+            lo, hi = (float(v.replace(",", "")) for v in m.groups())
+        elif rule.startswith("inc <= "):
+            hi = parse(r"inc <= " + NUM, rule)
+        else:
+            lo = parse(r"inc > " + NUM, rule)
+        # each printed bound is one of the tree's thresholds (to the printed digits), and the region's rows lie
+        # within the bounds of the exact thresholds they stand for
+        exact = [min(thresholds, key=lambda t: abs(t - b)) for b in (lo, hi) if np.isfinite(b)]
+        for b, t in zip([b for b in (lo, hi) if np.isfinite(b)], exact):
+            assert_allclose(b, t, rtol=1e-3)
+        inc = X["inc"].to_numpy()
+        lo_t = exact[0] if np.isfinite(lo) else -np.inf
+        hi_t = exact[-1] if np.isfinite(hi) else np.inf
+        assert int(np.sum((inc > lo_t) & (inc <= hi_t))) == r.n

@@ -660,9 +660,9 @@ def explain_regional(g):
     lines.append("Splits (breadth first):")
     by_id = {nd.id: nd for nd in g.tree}
     for nd in splits:
-        where = " & ".join(nd.rule) or "all rows"
+        where = _rule_text(g, nd.id)
         thr = (f"{nd.feature} = {nd.level!r} against the rest" if nd.kind == "nominal" else
-               f"{nd.condition('left')} / {nd.condition('right')}")
+               f"{_split_text(nd, 'left')} / {_split_text(nd, 'right')}")
         kids = by_id[nd.left].n, by_id[nd.right].n
         lines.append(f"- in {where} ({nd.n:,} rows): {thr} ({kids[0]:,} and {kids[1]:,} rows), removing "
                      f"{pct(nd.int_imp)} of the root's heterogeneity.")
@@ -674,7 +674,7 @@ def explain_regional(g):
     lines.append("Regions:")
     for r in g.regions:
         avg = np.asarray(r.average, dtype=float)
-        lines.append(f"- {r.rule}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
+        lines.append(f"- {_rule_text(g, r.node)}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
                      f"{num(np.min(avg))} to {num(np.max(avg))} (range {num(np.ptp(avg))}; global {num(span)}).")
     scores = g.interaction_scores[g.interaction_scores > 0]
     best = {c: max(nd.int_imp for nd in splits if nd.feature == c) for c in scores.index}
@@ -716,6 +716,47 @@ def explain_regional(g):
                      "scale too (the logistic link couples the features), so they do not say the model has "
                      "interaction terms.")
     return "\n".join(lines)
+
+
+def _rule_text(g, node_id):
+    """The path to a node as one condition per feature: the thresholds of repeated numeric splits on a feature
+    merged into one interval (``123.5 < CompPrice <= 144.5``), numbers as positions (:func:`_loc`)."""
+    by_id = {nd.id: nd for nd in g.tree}
+    path = []
+    nd = by_id[node_id]
+    while nd.parent is not None:
+        parent = by_id[nd.parent]
+        path.append((parent, "left" if parent.left == nd.id else "right"))
+        nd = parent
+    bounds, order, other = {}, [], []
+    for parent, side in reversed(path):
+        f = parent.feature
+        if parent.kind == "numeric":
+            lo, hi = bounds.get(f, (-np.inf, np.inf))
+            t = float(parent.threshold)
+            bounds[f] = (lo, min(hi, t)) if side == "left" else (max(lo, t), hi)
+            if f not in order:
+                order.append(f)
+        else:
+            c = parent.condition(side)
+            if c not in other:
+                other.append(c)
+    parts = []
+    for f in order:
+        lo, hi = bounds[f]
+        if np.isfinite(lo) and np.isfinite(hi):
+            parts.append(f"{_loc(lo)} < {f} <= {_loc(hi)}")
+        elif np.isfinite(hi):
+            parts.append(f"{f} <= {_loc(hi)}")
+        else:
+            parts.append(f"{f} > {_loc(lo)}")
+    return " & ".join(parts + other) or "all rows"
+
+
+def _split_text(nd, side):
+    if nd.kind == "numeric":
+        return f"{nd.feature} <= {_loc(nd.threshold)}" if side == "left" else f"{nd.feature} > {_loc(nd.threshold)}"
+    return nd.condition(side)
 
 
 def _n_splits(g, feature):
