@@ -55,12 +55,55 @@ def pct(share):
     return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
-def _value(v, categorical):
-    """A grid value as text: a level as it is, a number by :func:`num`."""
+def _positional(v, digits):
+    """``v`` rounded to ``digits`` significant digits, written out without an exponent (thousands with commas)."""
+    s = np.format_float_positional(float(v), precision=digits, unique=False, fractional=False, trim="-")
+    if s in ("-0", "0", "-0."):
+        return "0"
+    sign, body = ("-", s[1:]) if s.startswith("-") else ("", s)
+    whole, _, frac = body.partition(".")
+    if len(whole) > 4:
+        whole = f"{int(whole):,}"
+    return sign + whole + (f".{frac}" if frac else "")
+
+
+def _loc(v, grid=None):
+    """A position on the x-axis (a grid value, an interval edge, a split threshold) as text.
+
+    :func:`num`'s 3 significant digits are for magnitudes; a position must name its value. Integer-valued numbers
+    are written exactly (``2003``, ``35,620``); others with the fewest significant digits (at least 3)
+    for which the values of ``grid`` stay distinct and its first
+    and last values do not round outside the grid's range.
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return num(v)
+    if v == np.round(v) and abs(v) < 1e15:
+        return _positional(v, 17)
+    g = np.asarray([] if grid is None else grid, dtype=float).ravel()
+    g = g[np.isfinite(g)]
+    lo, hi = (float(g.min()), float(g.max())) if g.size else (v, v)
+    for digits in range(3, 18):
+        if not g.size:
+            if digits >= 4 or float(_positional(v, digits).replace(",", "")) == v:
+                return _positional(v, digits)
+            continue
+        texts = [_positional(x, digits) for x in g]
+        vals = [float(t.replace(",", "")) for t in texts]
+        distinct = len(set(texts)) == len(set(g.tolist()))
+        slack = ROUNDING * max(abs(lo), abs(hi))
+        inside = lo - slack <= min(vals) and max(vals) <= hi + slack
+        if distinct and inside:
+            return _positional(v, digits)
+    return repr(v)
+
+
+def _value(v, categorical, grid=None):
+    """A grid value as text: a level as it is, a number as a position (:func:`_loc`, with the grid it is on)."""
     if categorical:
         return repr(v) if isinstance(v, str) else str(v)
     try:
-        return num(v)
+        return _loc(v, grid)
     except (TypeError, ValueError):
         return str(v)
 
@@ -145,9 +188,15 @@ def _grid_lines(r, grid):
     rows = _rows(r.info, r.params)
     if r.method == "ale" and not r.categorical:
         cnt = np.asarray(r.extra.get("bin_count", []))
-        line = (f"Intervals: {len(grid) - 1} between {len(grid)} edges at quantiles of {r.feature}, from "
-                f"{num(grid[0])} to {num(grid[-1])}" + (f", holding {int(cnt.min()):,} to {int(cnt.max()):,} of the "
-                                                        f"{rows} each" if cnt.size else f" ({rows})") + ".")
+        a, b = _loc(grid[0], grid), _loc(grid[-1], grid)
+        if len(grid) == 2:   # one interval: "between 2 edges ... holding n to n each" says nothing (r3 F10)
+            line = (f"Interval: one, from {r.feature} = {a} to {b}"
+                    + (f", holding {int(cnt.sum()):,} of the {rows}" if cnt.size else f" ({rows})")
+                    + " -- the ALE is the average local difference across it, a straight line between the 2 edges.")
+        else:
+            line = (f"Intervals: {len(grid) - 1} between {len(grid)} edges at quantiles of {r.feature}, from {a} "
+                    f"to {b}" + (f", holding {int(cnt.min()):,} to {int(cnt.max()):,} of the {rows} each"
+                                 if cnt.size else f" ({rows})") + ".")
         capped = r.info.get("bins_capped") if r.info else None
         return [line] + ([capped] if capped else [])
     if r.method == "ale":
@@ -158,7 +207,7 @@ def _grid_lines(r, grid):
         return [f"Grid: the {len(grid)} levels of {r.feature} ({', '.join(_value(v, True) for v in grid[:8])}"
                 f"{', ...' if len(grid) > 8 else ''}); {rows}."]
     kind = r.params.get("grid_type")
-    return [f"Grid: {len(grid)} points of {r.feature} from {num(grid[0])} to {num(grid[-1])}"
+    return [f"Grid: {len(grid)} points of {r.feature} from {_loc(grid[0], grid)} to {_loc(grid[-1], grid)}"
             + (f" ({kind})" if kind else "") + (f"; averaged over {rows}." if r.method in ("pd", "ice") else
                                                 f"; {rows}.")]
 
@@ -182,29 +231,38 @@ def _curve_lines(r, grid, avg, ind, unit):
                    f"ignores {r.feature}" + (" (the ICE curves below show the rows)." if ind is not None else
                                             " (ik.ice shows each row's curve)."))
     else:
-        out.append(f"Size: the {what} ranges from {num(avg[lo])} at {at.format(_value(grid[lo], r.categorical))} "
-                   f"to {num(avg[hi])} at {at.format(_value(grid[hi], r.categorical))}: a range of {num(size)} in "
-                   f"the units of {unit}.")
+        x_lo, x_hi = (at.format(_value(grid[x], r.categorical, grid)) for x in (lo, hi))
+        out.append(f"Size: the {what} ranges from {num(avg[lo])} at {x_lo} to {num(avg[hi])} at {x_hi}: a range of "
+                   f"{num(size)} in the units of {unit}.")
         out += _small_lines(r, size, ind, unit, what)
         if ordered and len(avg) >= 2:
             unsettled = _unsettled(r, grid, avg, ind, size, what)
-            out += unsettled or _shape_lines(r, grid, avg, size, what)
+            out += unsettled or _shape_lines(r, grid, avg, size, what, _step_se(r, avg, ind))
+        elif len(avg) >= 2:
+            out += _unsettled_levels(r, grid, avg, ind, lo, hi, what)
     if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
         out += _ice_spread_lines(r, grid, avg, ind, size, unit, ordered)
     if r.ci_low is not None and not flat and np.ndim(r.ci_low) == 1:
         half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
         k = int(np.argmax(half))
         level = r.params.get("confidence_level", 0.95)
-        if half[k] == 0:
+        covers = ("" if r.method == "gam" else
+                  " It covers how the rows' local differences spread for this fitted model only: not how the "
+                  "model would change if refitted on other data, nor the uncertainty of the relationship in the "
+                  "data.")
+        if half[k] <= ROUNDING * max(scale, size):
             why = ("the term's standard errors are 0" if r.method == "gam" else
                    "the local differences within each interval are the same for every row")
-            out.append(f"Its pointwise {pct(level)} band has width 0 at every grid point: {why}.")
+            tail = "" if half[k] == 0 else f" (at most ±{num(half[k])}, floating-point rounding)"
+            out.append(f"Its pointwise {pct(level)} band has width 0{' up to rounding' if tail else ''} at every "
+                       f"grid point{tail}: "
+                       f"{why}.{covers}")
             return out
         source = ("from the term's Bayesian standard errors" if r.method == "gam" else
                   "from the spread of the local differences within each interval")
         out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide, at "
-                   f"{at.format(_value(grid[k], r.categorical))}; "
-                   f"the range is {num(size / half[k])} times that half-width.")
+                   f"{at.format(_value(grid[k], r.categorical, grid))}; "
+                   f"the range is {num(size / half[k])} times that half-width.{covers}")
     return out
 
 
@@ -248,7 +306,53 @@ def _unsettled(r, grid, avg, ind, size, what):
     return []
 
 
-def _shape_lines(r, grid, avg, size, what):
+def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
+    """Unordered levels: whether the order of the lowest and the highest level is told apart from the sampling
+    error the result holds -- ICE: the rows' differences between the two levels (SE = their sd / sqrt(n)); ALE: its
+    band at the two levels; a PD alone holds no sampling error, which is then said."""
+    a, b = _value(grid[hi], True), _value(grid[lo], True)
+    diff = float(avg[hi] - avg[lo])
+    head = f"Which of {a} and {b} gives the larger {what} is not settled by these rows: they differ by {num(diff)}"
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1:
+        d = ind[:, hi] - ind[:, lo]
+        se = float(np.std(d, ddof=1) / np.sqrt(len(d)))
+        if diff <= SETTLED_Z * se:
+            return [f"{head}, within {SETTLED_Z:g} standard errors (SE {num(se)}, from the spread of the "
+                    f"{len(d):,} rows' differences between the two levels); the order of the levels is sampling "
+                    f"noise here."]
+        return []
+    if r.method == "ale" and r.ci_low is not None and np.ndim(r.ci_low) == 1:
+        half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
+        width = float(max(half[hi], half[lo]))
+        if diff <= width:
+            level = r.params.get("confidence_level", 0.95)
+            return [f"{head}, within the pointwise {pct(level)} band's half-width at these levels ({num(width)}): "
+                    f"one level's value lies inside the other's band, so their order is not told apart from the "
+                    f"noise of the local differences."]
+        return []
+    if r.method == "pd":
+        return ["Which level gives the larger PD is not tested here: a PD holds no sampling error (ik.ice on the "
+                "same rows gives it, from the rows' differences between the levels)."]
+    return []
+
+
+def _step_se(r, avg, ind):
+    """The standard error of each step of the curve where the result holds it (else None): ICE, the spread of the
+    rows' steps / sqrt(n); ALE, the spread of the local differences within each interval / sqrt(their count)."""
+    m = len(avg)
+    if ind is not None and ind.ndim == 2 and ind.shape[0] > 1 and ind.shape[1] == m:
+        d = np.diff(ind, axis=1)
+        return np.std(d, axis=0, ddof=1) / np.sqrt(d.shape[0])
+    if r.method == "ale" and not r.categorical:
+        sd = np.asarray(r.extra.get("bin_std", []), dtype=float)
+        cnt = np.asarray(r.extra.get("bin_count", []), dtype=float)
+        if sd.shape == cnt.shape == (m - 1,):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(cnt > 0, sd / np.sqrt(cnt), np.nan)
+    return None
+
+
+def _shape_lines(r, grid, avg, size, what, step_se=None):
     d = np.diff(avg)
     tol = MONOTONE_TOLERANCE * size
     m = len(avg)
@@ -262,15 +366,24 @@ def _shape_lines(r, grid, avg, size, what):
         worst = float(d.max())
         return [f"Shape: decreasing over its {m} grid points -- no step goes up by more than {tol_words}"
                 + (f" (the largest step up is {num(worst)})." if worst > 0 else "; every step is ≤ 0.")]
-    big = d[np.abs(d) > tol]
+    keep = np.abs(d) > tol
+    noise_words = ""
+    if step_se is not None:
+        # a step within SETTLED_Z standard errors of 0 settles no direction: it is not counted (r3 F5)
+        noisy = keep & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
+        keep &= ~noisy
+        noise_words = (f"; {int(noisy.sum())} of the {int((np.abs(d) > tol).sum())} larger steps are within "
+                       f"{SETTLED_Z:g} standard errors of 0 and not counted either" if noisy.any() else
+                       f"; every counted step is outside {SETTLED_Z:g} standard errors of 0")
+    big = d[keep]
     changes = int(np.sum(np.sign(big[1:]) != np.sign(big[:-1]))) if big.size > 1 else 0
     rise, fall = float(d[d > 0].sum()), float(-d[d < 0].sum())
     lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
     where = {0: "at the first grid point", m - 1: "at the last grid point"}
+    at_hi, at_lo = (where.get(x, f"inside the grid, at {r.feature} = {_loc(grid[x], grid)}") for x in (hi, lo))
     return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
-            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, ignored); the "
-            f"maximum lies {where.get(hi, f'inside the grid, at {r.feature} = {num(grid[hi])}')}, the minimum "
-            f"{where.get(lo, f'inside the grid, at {r.feature} = {num(grid[lo])}')}."]
+            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, "
+            f"ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
 
 
 def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
@@ -284,7 +397,13 @@ def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
         return [f"Heterogeneity: the {n:,} ICE curves are parallel up to rounding (mean-centred, they differ from "
                 f"their mean by {num(rms)}, root mean square): on these rows the effect of {r.feature} has the same "
                 f"shape for every row (no interaction with the other features shows here)."]
-    ref = f"{pct(rms / size)} of the PD's range" if size > 0 else "while the PD itself is flat"
+    if size <= 0:
+        ref = "while the PD itself is flat"
+    elif rms > size:   # a share of a smaller (possibly noise-level) range is no reading aid (r3 F6)
+        ref = (f"larger than the PD's range ({num(size)}): the rows' effects go different ways and largely cancel "
+               f"in the average")
+    else:
+        ref = f"{pct(rms / size)} of the PD's range"
     if size > 0 and rms < SMALL_EFFECT_SHARE * size:
         ref += f", below the {pct(SMALL_EFFECT_SHARE)} this explanation calls small"
     out = [f"Heterogeneity: mean-centred, the {n:,} ICE curves differ from their mean by {num(rms)} (root mean "
@@ -296,8 +415,9 @@ def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
         ends = ind[:, -1] - ind[:, 0]
         pd_end = float(avg[-1] - avg[0])
         sd = float(np.std(ends))
-        line = (f"From {r.feature} = {num(grid[0])} to {num(grid[-1])} the PD changes by {num(pd_end)}; the rows' "
-                f"curves change by {num(np.min(ends))} to {num(np.max(ends))} (standard deviation {num(sd)})")
+        line = (f"From {r.feature} = {_loc(grid[0], grid)} to {_loc(grid[-1], grid)} the PD changes by "
+                f"{num(pd_end)}; the rows' curves change by {num(np.min(ends))} to {num(np.max(ends))} (standard "
+                f"deviation {num(sd)})")
         tol = MONOTONE_TOLERANCE * scale
         if abs(pd_end) > tol:
             against = float(np.mean((np.sign(ends) == -np.sign(pd_end)) & (np.abs(ends) > tol)))
@@ -337,9 +457,11 @@ def _effect_2d(r):
         lines.append(f"The joint PD is flat over the grid up to rounding: its range is {num(size)} in the units of "
                      f"{_of(r.output)}; a flat average is not evidence that the model ignores {a} and {b}.")
         return lines
-    lines.append(f"Size: the joint PD ranges from {num(P[k, m])} at ({a} = {_value(ga[k], cats[0])}, {b} = "
-                 f"{_value(gb[m], cats[1])}) to {num(P[i, j])} at ({a} = {_value(ga[i], cats[0])}, {b} = "
-                 f"{_value(gb[j], cats[1])}): a range of {num(size)} in the units of {_of(r.output)}.")
+    va = [_value(ga[x], cats[0], None if cats[0] else ga) for x in (k, i)]
+    vb = [_value(gb[x], cats[1], None if cats[1] else gb) for x in (m, j)]
+    lines.append(f"Size: the joint PD ranges from {num(P[k, m])} at ({a} = {va[0]}, {b} = {vb[0]}) to "
+                 f"{num(P[i, j])} at ({a} = {va[1]}, {b} = {vb[1]}): a range of {num(size)} in the units of "
+                 f"{_of(r.output)}.")
     D = P - P.mean()
     resid = D - D.mean(axis=1, keepdims=True) - D.mean(axis=0, keepdims=True)
     share = float(np.sum(resid ** 2) / np.sum(D ** 2)) if np.sum(D ** 2) > 0 else 0.0
@@ -418,6 +540,10 @@ def explain_hstat(h):
         which = {"top": f"the pairs among the {n_top} features of largest overall H²",
                  "all": "every pair of the features", "list": "the pairs asked for"}.get(
             h.params.get("pairs") if isinstance(h.params.get("pairs"), str) else "list", "the pairs asked for")
+        fin = H[np.isfinite(H)]
+        if h.params.get("pairs") == "top" and fin.size and np.all(np.abs(fin) <= ROUNDING) and n_top < len(names):
+            which += (f"; every overall H² is 0 up to rounding (at most {num(np.max(np.abs(fin)))}), so which "
+                      f"{n_top} features these are was decided by rounding noise: the pairs are arbitrary")
         head = f"Pairwise H² ({len(pw)} pair{'s' if len(pw) != 1 else ''}: {which})"
         if items:
             lines.append(f"{head}; largest: " + "; ".join(items) + "."
@@ -443,7 +569,8 @@ def explain_hstat(h):
         if var_f is not None and "h_unnormalized" in pw:
             unstable = []
             for a, b, x, u in pw[["feature_1", "feature_2", "h2", "h_unnormalized"]].itertuples(index=False):
-                if np.isfinite(x) and x > ROUNDING and np.isfinite(u):
+                # only a large H² can be an artefact of a small denominator (r3 F8)
+                if np.isfinite(x) and x >= SMALL_EFFECT_SHARE and np.isfinite(u):
                     joint = float(np.sqrt(u ** 2 / x))
                     if joint < SMALL_JOINT_PD * np.sqrt(var_f):
                         unstable.append(f"{a} × {b} (H² {num(x)}; joint PD {num(joint)} against "
@@ -451,8 +578,9 @@ def explain_hstat(h):
             if unstable:
                 lines.append(f"Unstable ratios: where the joint PD of a pair varies little, H² divides by a small "
                              f"number and can be large although the interaction moves the prediction by almost "
-                             f"nothing. The joint PD's root mean square is below {pct(SMALL_JOINT_PD)} of the "
-                             f"prediction's for " + "; ".join(unstable[:5]) + ".")
+                             f"nothing. H² is at least {pct(SMALL_EFFECT_SHARE)} while the joint PD's root mean "
+                             f"square is below {pct(SMALL_JOINT_PD)} of the prediction's for "
+                             + "; ".join(unstable[:5]) + ".")
     lines.append("")
     maxse = None
     if se is not None and np.isfinite(se).any():
@@ -532,9 +660,9 @@ def explain_regional(g):
     lines.append("Splits (breadth first):")
     by_id = {nd.id: nd for nd in g.tree}
     for nd in splits:
-        where = " & ".join(nd.rule) or "all rows"
+        where = _rule_text(g, nd.id)
         thr = (f"{nd.feature} = {nd.level!r} against the rest" if nd.kind == "nominal" else
-               f"{nd.condition('left')} / {nd.condition('right')}")
+               f"{_split_text(nd, 'left')} / {_split_text(nd, 'right')}")
         kids = by_id[nd.left].n, by_id[nd.right].n
         lines.append(f"- in {where} ({nd.n:,} rows): {thr} ({kids[0]:,} and {kids[1]:,} rows), removing "
                      f"{pct(nd.int_imp)} of the root's heterogeneity.")
@@ -546,26 +674,38 @@ def explain_regional(g):
     lines.append("Regions:")
     for r in g.regions:
         avg = np.asarray(r.average, dtype=float)
-        lines.append(f"- {r.rule}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
+        lines.append(f"- {_rule_text(g, r.node)}: {r.n:,} rows, heterogeneity {num(r.heterogeneity)}, regional PD from "
                      f"{num(np.min(avg))} to {num(np.max(avg))} (range {num(np.ptp(avg))}; global {num(span)}).")
     scores = g.interaction_scores[g.interaction_scores > 0]
-    strong = [c for c, v in scores.items() if v >= gamma]
+    best = {c: max(nd.int_imp for nd in splits if nd.feature == c) for c in scores.index}
+
+    def split_words(c):
+        k = _n_splits(g, c)
+        if k == 1:
+            return f"{c} (its split removes {pct(best[c])})"
+        return (f"{c} (its largest single split removes {pct(best[c])}; its {k} splits, in different regions, "
+                f"remove {pct(scores[c])} together)")
+
+    # γ is REPID's bar for one split: a feature meets it only through a single split, never through a sum
+    strong = [c for c in scores.index if best[c] >= gamma]
     weak = [c for c in scores.index if c not in strong]
     if strong:
         lines.append("Interaction: the effect of " + f + " depends on "
-                     + ", ".join(f"{c} (its {_n_splits(g, c)} splits remove {pct(scores[c])} together)"
-                                 if _n_splits(g, c) > 1 else f"{c} (its split removes {pct(scores[c])})"
-                                 for c in strong)
-                     + f" -- at least the {pct(gamma)} (γ) REPID asks of a first split"
+                     + ", ".join(split_words(c) for c in strong)
+                     + f" -- {'a single split' if len(strong) == 1 else 'each has a single split'} removing at "
+                       f"least the {pct(gamma)} (γ) REPID asks of a first split"
                      + (f"; but all of the heterogeneity is small: root mean square {num(np.sqrt(root_h))}, "
                         f"{pct(np.sqrt(root_h) / span)} of the PD's range, below the {pct(SMALL_EFFECT_SHARE)} this "
                         f"explanation calls small." if span > 0 and np.sqrt(root_h) < SMALL_EFFECT_SHARE * span
                         else "."))
     if weak:
+        one = len(weak) == 1
         lines.append("Splits below the root pass a relative bar (γ × their parent's intImp): "
-                     + ", ".join(f"{c} ({pct(scores[c])})" for c in weak)
-                     + f" shape{'s' if len(weak) == 1 else ''} the regions but remove less than γ = {pct(gamma)} "
-                       f"of the heterogeneity on {'its' if len(weak) == 1 else 'their'} own.")
+                     + ", ".join(split_words(c) for c in weak)
+                     + f" shape{'s' if one else ''} the regions, but no single split on "
+                       f"{'it' if one else 'them'} removes γ = {pct(gamma)} of the heterogeneity"
+                     + (" (a sum over splits in different regions is not a split meeting γ)."
+                        if any(scores[c] >= gamma for c in weak) else "."))
     if depth is not None:
         reached = max(nd.depth for nd in g.tree)
         if reached >= depth and left_h > 0:
@@ -576,6 +716,47 @@ def explain_regional(g):
                      "scale too (the logistic link couples the features), so they do not say the model has "
                      "interaction terms.")
     return "\n".join(lines)
+
+
+def _rule_text(g, node_id):
+    """The path to a node as one condition per feature: the thresholds of repeated numeric splits on a feature
+    merged into one interval (``123.5 < CompPrice <= 144.5``), numbers as positions (:func:`_loc`)."""
+    by_id = {nd.id: nd for nd in g.tree}
+    path = []
+    nd = by_id[node_id]
+    while nd.parent is not None:
+        parent = by_id[nd.parent]
+        path.append((parent, "left" if parent.left == nd.id else "right"))
+        nd = parent
+    bounds, order, other = {}, [], []
+    for parent, side in reversed(path):
+        f = parent.feature
+        if parent.kind == "numeric":
+            lo, hi = bounds.get(f, (-np.inf, np.inf))
+            t = float(parent.threshold)
+            bounds[f] = (lo, min(hi, t)) if side == "left" else (max(lo, t), hi)
+            if f not in order:
+                order.append(f)
+        else:
+            c = parent.condition(side)
+            if c not in other:
+                other.append(c)
+    parts = []
+    for f in order:
+        lo, hi = bounds[f]
+        if np.isfinite(lo) and np.isfinite(hi):
+            parts.append(f"{_loc(lo)} < {f} <= {_loc(hi)}")
+        elif np.isfinite(hi):
+            parts.append(f"{f} <= {_loc(hi)}")
+        else:
+            parts.append(f"{f} > {_loc(lo)}")
+    return " & ".join(parts + other) or "all rows"
+
+
+def _split_text(nd, side):
+    if nd.kind == "numeric":
+        return f"{nd.feature} <= {_loc(nd.threshold)}" if side == "left" else f"{nd.feature} > {_loc(nd.threshold)}"
+    return nd.condition(side)
 
 
 def _n_splits(g, feature):
