@@ -20,7 +20,8 @@ import numpy as np
 
 from ._record import RunRecord
 
-__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame", "p_text", "P_SHOWN_FLOOR"]
+__all__ = ["ResultDisplay", "method_name", "summary_parts", "snap_zero", "tidy_frame", "p_text", "P_SHOWN_FLOOR",
+           "num", "pct"]
 
 #: Rows of ``to_frame()`` shown in a notebook.
 MAX_HTML_ROWS = 20
@@ -206,3 +207,38 @@ class ResultDisplay(RunRecord):
                 out.append(f"<p>… {len(frame) - MAX_HTML_ROWS} more rows: <code>to_frame()</code></p>")
         out.append("</div>")
         return "\n".join(out)
+
+# The numbers of every sentence imlkit prints (the report's reading, the results' explain()): one rule.
+def num(v):
+    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands as people
+    write them (``1,280`` and ``26,000``, not ``1.28e+03``; as section 1's summaries), scientific notation only from
+    1e7 or below 1e-3.
+
+    Examples
+    --------
+    >>> num(1283.4), num(-25973.0), num(0.000596), num(-0.0), num(2.4e-06), num(3.3e8)
+    ('1,280', '-26,000', '0.000596', '0', '2.4e-06', '3.3e+08')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return "–" if np.isnan(v) else str(v)
+    s = f"{v:.3g}"
+    if s in ("-0", "0"):
+        return "0"
+    if 1e3 <= abs(float(s)) < 1e7:
+        return f"{float(s):,.0f}"
+    return s
+
+
+def pct(share):
+    """A share as a percentage (``0.4312`` -> ``43%``; small ones keep two significant digits; ``–`` when unknown).
+
+    Examples
+    --------
+    >>> pct(0.4312), pct(0.0123), pct(float("nan"))
+    ('43%', '1.2%', '–')
+    """
+    p = 100 * float(share)
+    if not np.isfinite(p):
+        return "–"
+    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"

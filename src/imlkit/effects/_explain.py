@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._display import num, pct
+
 __all__ = ["num", "pct", "explain_effect", "explain_hstat", "explain_regional", "explain_heterogeneity",
            "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD"]
 
@@ -27,32 +29,8 @@ FEW_H_ROWS = 100
 SMALL_JOINT_PD = 0.1
 
 
-def num(v):
-    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands written
-    out (``1,280``), scientific notation from 1e7 or below 1e-3 -- the rule of the report's sentences.
-
-    Examples
-    --------
-    >>> num(1283.4), num(-0.0), num(0.000596), num(2.4e-06), num(0.5)
-    ('1,280', '0', '0.000596', '2.4e-06', '0.5')
-    """
-    v = float(v)
-    if not np.isfinite(v):
-        return "–" if np.isnan(v) else str(v)
-    s = f"{v:.3g}"
-    if s in ("-0", "0"):
-        return "0"
-    if 1e3 <= abs(float(s)) < 1e7:
-        return f"{float(s):,.0f}"
-    return s
 
 
-def pct(share):
-    """A share as a percentage: ``0.4312`` -> ``43%``, ``0.0123`` -> ``1.2%``."""
-    p = 100 * float(share)
-    if not np.isfinite(p):
-        return "–"
-    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
 def _positional(v, digits):

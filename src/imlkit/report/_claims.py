@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._display import p_is, snap_zero
+from .._display import num, p_is, pct, snap_zero
 from .._losses import LOG_LOSS_EPS
 from ._labels import METHOD_LABELS, OTHERS
 from ._scores import worse
@@ -99,31 +99,8 @@ def label(method):
     return LABELS.get(method, str(method))
 
 
-def num(v):
-    """A number as the sentences show it: 3 significant digits, ``0`` for zero (never ``-0``), thousands as people
-    write them (``1,280`` and ``26,000``, not ``1.28e+03``; as section 1's summaries), scientific notation only from
-    1e7 or below 1e-3.
-
-    Examples
-    --------
-    >>> num(1283.4), num(-25973.0), num(0.000596), num(-0.0), num(2.4e-06), num(3.3e8)
-    ('1,280', '-26,000', '0.000596', '0', '2.4e-06', '3.3e+08')
-    """
-    v = float(v)
-    if not np.isfinite(v):
-        return "–" if np.isnan(v) else str(v)
-    s = f"{v:.3g}"
-    if s in ("-0", "0"):
-        return "0"
-    if 1e3 <= abs(float(s)) < 1e7:
-        return f"{float(s):,.0f}"
-    return s
 
 
-def pct(share):
-    """A share as a percentage (``0.4312`` -> ``43%``; small ones keep two significant digits)."""
-    p = 100 * float(share)
-    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
 def n_others(n):
