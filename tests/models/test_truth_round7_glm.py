@@ -38,14 +38,20 @@ def numbers(text):
 
 
 # --------------------------------------------------------------------------- finding 2: heteroscedasticity
-def test_engel_intervals_are_hc3_and_equal_statsmodels_ols_hc3():
+def _engel_fits():
+    """imlkit's GLM on the engel split, statsmodels' OLS with model-based and HC3 covariances, and Koenker's
+    studentised Breusch–Pagan statistic and p-value on the design as statsmodels computes them."""
     X, y = engel_split()
     m = GLM().fit(X, y)
     exog = sm.add_constant(X)
     ols = sm.OLS(y, exog).fit()
     hc3 = sm.OLS(y, exog).fit(cov_type="HC3")
-    # the test: Koenker's studentised Breusch–Pagan on the design, as statsmodels computes it
     lm, p, _, _ = het_breuschpagan(ols.resid, exog)
+    return X, y, m, ols, hc3, lm, p
+
+
+def test_engel_intervals_are_hc3_and_equal_statsmodels_ols_hc3():
+    X, y, m, ols, hc3, lm, p = _engel_fits()
     assert_allclose(m.heteroscedasticity_p_, p, rtol=1e-6)
     assert p < 1e-13 and m.heteroscedastic()
     assert m.covariance_ == "HC3"
@@ -65,12 +71,7 @@ def test_engel_intervals_are_hc3_and_equal_statsmodels_ols_hc3():
 
 
 def test_engel_reading_says_why_with_the_test_and_the_ratio():
-    X, y = engel_split()
-    m = GLM().fit(X, y)
-    exog = sm.add_constant(X)
-    ols = sm.OLS(y, exog).fit()
-    hc3 = sm.OLS(y, exog).fit(cov_type="HC3")
-    lm, p, _, _ = het_breuschpagan(ols.resid, exog)
+    X, y, m, ols, hc3, lm, p = _engel_fits()
     text = m.interpret()
     lo, hi = hc3.conf_int().loc["income"]
     assert f"changes the expected foodexp by {hc3.params['income']:.3g} [{lo:.3g}, {hi:.3g}]" in text[1]
