@@ -71,5 +71,6 @@ def test_one_sentence_for_every_model_behind_the_guard(oner_table):
 
     ctx, _ = oner_table
     assert remapped_levels_note(ctx) == [
-        "8 test rows have levels of g with no training row ('zeta' (6), '(rare levels)' (2)); imlkit's models score "
-        "them as 'a' (the most frequent training level), as if they had that level."]
+        "8 test rows have levels of g with no training row ('zeta' (6), '(rare levels)' (2)); the GLM baseline and "
+        "this section's interpretable models score them as 'a' (the most frequent training level), as if they had "
+        "that level."]

@@ -456,7 +456,7 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     and φ is then the mean over rows of loss SHAP on it (:func:`imlkit.shap`, ``output="loss"``).
 
     A constant model. When the predictions on every row agree to a relative 1e-12 (of the
-    target's sd or the largest |prediction|; of 1 for probabilities) and so do the predictions of
+    target's sd or the largest absolute prediction; of 1 for probabilities) and so do the predictions of
     the coalitions between none and all on them (all pairs of rows and coalitions when there are
     at most 256·(m − 1), else as many drawn at random), every v(S) is 0 and so is every φ_j: the
     estimator stops at once (``n_permutations`` 0) instead of sampling rounding noise.

@@ -17,11 +17,13 @@ __all__ = ["make_model", "load_model_file", "split", "split_rows", "ordered_spli
            "guarded_inputs"]
 
 
-def mae_split(res, other, deciding, rows_word="test rows"):
+def mae_split(res, other, deciding, rows_word="test rows", simpler_possible=True):
     """(note, model_favoured): the MAE (shown, never decisive for regression) when its 95% interval excludes 0 and the
     deciding RMSE's verdict does not say the same -- a tie on RMSE beside an MAE that favours the model is no sign that
     "the simpler model may explain the data as well" (Hitters, a user's random forest against the GLM: RMSE difference
-    -50.63 [-111.2, 7.936], MAE -72.86 [-119.6, -26.38]). ("", False) otherwise."""
+    -50.63 [-111.2, 7.936], MAE -72.86 [-119.6, -26.38]). ("", False) otherwise. ``simpler_possible``: whether
+    the tie could otherwise have been read so (:func:`~imlkit.report._shared.tie_favours_simpler`); when not (the
+    model is itself a GLM), the note does not argue against a reading the report never gives."""
     from ._scores import beats, material_floor, worse
     from ._shared import decidable
     from ._shared import join_words as _join
@@ -44,7 +46,7 @@ def mae_split(res, other, deciding, rows_word="test rows"):
     level = f"{int(100 * res['level'])}% interval"
     tie = not any(beats(sim[m], m) or worse(sim[m], m) for m in deciding if m in sim)
     tail = ("; so the tie on the deciding measure is no sign that the simpler model explains the data as well"
-            if won and tie else "")
+            if won and tie and simpler_possible else "")
     return (f" The MAE (shown, not decisive) favours {side}: difference {_cell(d)} ({level}, the model minus the "
             f"{other}): {side}'s typical error is smaller, which the deciding {_join(list(deciding))}, weighing large "
             f"misses more, does not show{tail}."), won and tie

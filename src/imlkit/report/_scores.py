@@ -465,7 +465,9 @@ def constant_scores(y, task, labels=None):
 def material_floor(res, name, other, metric):
     """The smallest difference between ``name`` and ``other`` on ``metric`` that counts: :data:`MATERIAL_SHARE` of the
     larger of their gains over the constant of :func:`constant_scores` on the same rows -- the scale of what a model
-    achieves on that measure there. 0 when ``res`` has no constant's score (a difference then counts at any size).
+    achieves on that measure there --, capped at :data:`REMAINING_SHARE` of what the worse of the two still misses
+    of a perfect score (unless both are within :data:`NEAR_PERFECT` of it). 0 when ``res`` has no constant's score (a
+    difference then counts at any size).
 
     Weekly with its leak (Direction = Up iff Today > 0): two perfect classifiers differed by a Brier score of 9.46e-10,
     an interval [9.18e-10, 9.73e-10] that excludes 0 only because both scores are deterministic, 2e-9 of the model's
@@ -477,7 +479,31 @@ def material_floor(res, name, other, metric):
         return 0.0
     gains = [abs(scores_[k][metric][0] - const) for k in (name, other)]
     gains = [g for g in gains if np.isfinite(g)]
-    return MATERIAL_SHARE * max(gains) if gains else 0.0
+    if not gains:
+        return 0.0
+    floor = MATERIAL_SHARE * max(gains)
+    # ... but never more than REMAINING_SHARE of what the worse of the two still misses (its distance from a perfect
+    # score): near-perfect models differ by little against the constant's gain, yet a GLM with RMSE 0.098 against the
+    # model's 0.241 (y = 10 x1 + 0.5 x2 + noise of sd 0.1; 1% of the gain was 0.29) is no tie (review r4). Two models
+    # that both miss nothing (Weekly's, 9.46e-10 apart on Brier score) keep the gain's floor.
+    short = [_shortfall(scores_[k][metric][0], metric) for k in (name, other)]
+    short = [v for v in short if np.isfinite(v)]
+    worst = max(short) if short else np.nan
+    if np.isfinite(worst) and worst > NEAR_PERFECT * abs(_shortfall(const, metric)):
+        floor = min(floor, REMAINING_SHARE * worst)
+    return floor
+
+
+#: A difference below this share of the worse model's shortfall (from a perfect score) is not immaterial.
+REMAINING_SHARE = 0.1
+#: Both models within this share of the constant's shortfall of a perfect score: both are (numerically) perfect.
+NEAR_PERFECT = 1e-6
+
+
+def _shortfall(v, metric):
+    """How far a score is from a perfect one: the loss itself (RMSE, MAE, Brier score, log loss: 0 is perfect), or
+    1 minus a score whose best is 1 (R², ROC AUC, accuracy, balanced accuracy)."""
+    return float(v) if metric in LOWER_IS_BETTER else 1.0 - float(v)
 
 
 def largest_gain(difference, measure, baseline):

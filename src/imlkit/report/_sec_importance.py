@@ -221,8 +221,10 @@ def pimp_cannot_reject(ctx):
     if floor.min() <= alpha:
         return None
     need = int(np.nanmax(needed))
-    c = 1 if adj is None else m
-    over = (f"the {adj} correction over {m} entries (the feature budget)" if budgeted and adj else
+    c = 1 if adj is None or m == 1 else m
+    # one feature: no correction to speak of (engel: "the holm correction over 1 features", review r4)
+    over = ("one feature (no correction for multiple tests)" if m == 1 else
+            f"the {adj} correction over {m} entries (the feature budget)" if budgeted and adj else
             f"the {adj} correction over {m} features" if adj else "no correction")
     rerun = (f"Rerun with --n-null {need} (at least) to run it." if empirical_only or need <= MIN_PARAMETRIC_NULL
              else f"Rerun with --n-null {MIN_PARAMETRIC_NULL} or more to run it: from {MIN_PARAMETRIC_NULL} "

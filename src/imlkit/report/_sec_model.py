@@ -299,9 +299,10 @@ def _verdict(ctx, res, fitted, deciding, others=None, diverged=(), outputs=None,
         # a user's LogisticRegression tying with the GLM is no sign that "the simpler model may explain the data as
         # well" (ISLP Default, a logistic pipeline fitted on the user's own split: Brier difference -5.88e-05)
         # nor is a tie with a diverged GLM (the warning below says why), nor a tie on RMSE that the MAE breaks
-        mae, model_ahead = mae_split(res, other, asked, rows_word)
         # nor a tie with a GLM that is not itself shown to beat the constant baseline (statsmodels engel's GAM)
         beaten = beats_baseline((others or {}).get(other, {}), others_deciding) if other in (others or {}) else True
+        mae, model_ahead = mae_split(res, other, asked, rows_word,
+                                     tie_favours_simpler(ctx) and other not in diverged and bool(beaten))
         simpler = tie_favours_simpler(ctx) and other not in diverged and not model_ahead
         blk = _compare(res, name, other, d, asked, _level_note(res, asked, short=True), word,
                        simpler=simpler and bool(beaten), rows_word=rows_word)
