@@ -274,14 +274,22 @@ def _unsettled(r, grid, avg, ind, size, what):
                     f"{num(change)}, within {SETTLED_Z:g} standard errors of 0 (SE {num(se)}, from the spread of "
                     f"the {len(ends):,} curves' changes); the direction of the average is sampling noise here, "
                     f"whatever its steps."]
-    if r.method == "ale" and r.ci_low is not None and np.ndim(r.ci_low) == 1:
-        half = float(np.max((np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2))
+    halves = _ale_half_widths(r)
+    if halves is not None:
+        half = float(np.max(halves))
         if size <= half:
             level = r.params.get("confidence_level", 0.95)
             return [f"Shape: not settled -- the ALE's range {num(size)} is within its pointwise {pct(level)} band's "
                     f"largest half-width {num(half)}, so its steps are not told apart from the noise of the local "
                     f"differences."]
     return []
+
+
+def _ale_half_widths(r):
+    """The half-widths of a one-curve ALE's pointwise band at each grid point, or None (no band, or not an ALE)."""
+    if r.method != "ale" or r.ci_low is None or np.ndim(r.ci_low) != 1:
+        return None
+    return (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
 
 
 def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
@@ -299,8 +307,8 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
                     f"{len(d):,} rows' differences between the two levels); the order of the levels is sampling "
                     f"noise here."]
         return []
-    if r.method == "ale" and r.ci_low is not None and np.ndim(r.ci_low) == 1:
-        half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
+    half = _ale_half_widths(r)
+    if half is not None:
         width = float(max(half[hi], half[lo]))
         if diff <= width:
             level = r.params.get("confidence_level", 0.95)
