@@ -5,8 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, MISSING_LEVEL, integer_codes
-from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_r2
-from .._dtypes import numeric_or_bool_columns
+from .._dependence import MIN_ROWS_PER_REGRESSOR, dependence_partner, dependence_r2
 from ._blocks import Section, bullets, collapse, table, text, warning
 from ._figures import draw_dependence, figure_block, new_figure, report_style
 from ._labels import class_names
@@ -551,48 +550,6 @@ def _nearest(i, j, r, top):
     return i, j, r
 
 
-def dependence_partner(X, feature):
-    """The column that carries most of ``feature``'s dependence, categoricals included.
-
-    Each other column's single-column R² of ``feature``, adjusted for its degrees of freedom
-    (1 − (1 − R²)(n − 1)/(n − k − 1), k = 1 for a numeric column, L − 1 for one with L levels):
-    a numeric column's squared Pearson r, a categorical's correlation ratio η² (the share of
-    ``feature``'s variance between its level means; a missing value is a level). The adjustment
-    keeps a many-level categorical (an identifier: η² = 1) from winning by its levels alone.
-
-    Returns (partner, adjusted R², r or None, categorical) or None when no column qualifies.
-    """
-    x = X[feature].to_numpy(dtype=float)
-    numeric = set(numeric_or_bool_columns(X))
-    best = None
-    for c in X.columns:
-        if c == feature:
-            continue
-        if c in numeric:
-            z = X[c].to_numpy(dtype=float)
-            ok = np.isfinite(x) & np.isfinite(z)
-            a, b = x[ok] - x[ok].mean(), z[ok] - z[ok].mean()
-            den = np.sqrt((a @ a) * (b @ b))
-            if ok.sum() < 3 or den <= 0:
-                continue
-            r = float(a @ b / den)
-            r2, k, n = r * r, 1, int(ok.sum())
-        else:
-            ok = np.isfinite(x)
-            codes, _ = pd.factorize(X[c].astype(object)[ok], use_na_sentinel=False)
-            n, k, r = int(ok.sum()), int(codes.max()) if len(codes) else 0, None
-            u = x[ok] - x[ok].mean()
-            tss = u @ u
-            if n < 3 or k < 1 or tss <= 0:
-                continue
-            counts = np.bincount(codes).astype(float)
-            r2 = float((np.bincount(codes, weights=u) ** 2 / counts).sum() / tss)
-        if n - k - 1 <= 0:
-            continue
-        adj = 1.0 - (1.0 - r2) * (n - 1) / (n - k - 1)
-        if best is None or adj > best[1]:
-            best = (c, adj, r, c not in numeric)
-    return best
 
 
 def unsupported_share(x, x_permuted, groups, k=None):
