@@ -877,7 +877,9 @@ def _r_disagreement(c):
 
 def _r_dependence(c):
     f, n = c.features[0], c.numbers
-    with_ = f", most with {n['partner']} (|r| = {num(n['partner_r'])})" if n.get("partner") else ""
+    with_ = ("" if not n.get("partner") else
+             f", most with {n['partner']} (η² = {num(n['partner_eta2'])}, adjusted, from its levels)"
+             if "partner_eta2" in n else f", most with {n['partner']} (|r| = {num(n['partner_r'])})")
     head = (f"{f} is strongly dependent on the other features (R² = {num(n['r2'])} >= {n['threshold']}{with_})")
     marginal = [label(m) for m in n.get("high", ()) if m in MARGINAL]
     conditional = [label(m) for m in n.get("low", ()) if m in CONDITIONAL]
@@ -1293,8 +1295,10 @@ def _c_dependence(c):
     bad = [] if n["r2"] >= n["threshold"] == R2_STRONG else [f"R² {n['r2']} below {R2_STRONG}"]
     bad += [f"{m}'s interval [{lo}, {hi}] called entirely below 0" for m, _, lo, hi in n.get("below", ())
             if not (hi < 0 and lo <= hi)]
-    if n.get("partner") and not 0 <= n["partner_r"] <= 1 + 1e-12:
+    if n.get("partner") and "partner_r" in n and not 0 <= n["partner_r"] <= 1 + 1e-12:
         bad.append(f"|r| = {n['partner_r']}")
+    if n.get("partner") and "partner_eta2" in n and not n["partner_eta2"] <= 1 + 1e-12:
+        bad.append(f"η² = {n['partner_eta2']}")
     return bad
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._dependence import dependence_partner
 from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
@@ -122,7 +123,12 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
         if unique or marginal_too:  # how each removal credits a dependent feature, not shared information/extrapolation
             sides = {"high": tuple(high), "low": tuple(m for m in low if m not in cl.CONDITIONAL)}
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
-        if partner:
+        # section 1's rule names the column that carries most of the dependence, categoricals included (bike: day,
+        # near copy of mnth, η² 0.99 -- the reading had named season, |r| 0.825, the best numeric one; review r4)
+        best = dependence_partner(X, f) if X is not None and f in X.columns else None
+        if best is not None and best[3]:
+            nums.update(partner=best[0], partner_eta2=float(min(1.0, best[1])))
+        elif partner:
             nums.update(partner=partner[0], partner_r=partner[1])
         # the low side's values entirely below 0: the sentence explains a negative value differently from a small one
         below = tuple((m, float(ev[m][f].estimate), float(ev[m][f].low), float(ev[m][f].high))
