@@ -119,7 +119,6 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
     # important, PFI -- which extrapolates at least as much -- negligible) it explains nothing
     marginal_too = any(m in cl.MARGINAL for m in low)
     if np.isfinite(dep) and dep >= cl.R2_STRONG:
-        partner = _partner(X, f)
         if unique or marginal_too:  # how each removal credits a dependent feature, not shared information/extrapolation
             sides = {"high": tuple(high), "low": tuple(m for m in low if m not in cl.CONDITIONAL)}
         nums = dict(sides, r2=dep, threshold=cl.R2_STRONG)
@@ -128,7 +127,7 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
         best = dependence_partner(X, f) if X is not None and f in X.columns else None
         if best is not None and best[3]:
             nums.update(partner=best[0], partner_eta2=float(min(1.0, best[1])))
-        elif partner:
+        elif partner := _partner(X, f):   # a numeric partner: its |r|, as before (computed only when needed)
             nums.update(partner=partner[0], partner_r=partner[1])
         # the low side's values entirely below 0: the sentence explains a negative value differently from a small one
         below = tuple((m, float(ev[m][f].estimate), float(ev[m][f].low), float(ev[m][f].high))
