@@ -44,7 +44,8 @@ def test_a_point_score_a_hair_worse_inside_is_not_called_still_worse():
     assert value > 0 and lo < 0 < hi            # worse by a hair as two points, not distinguishable as a pair
     said, turns = beyond_training(ctx, model, "the GAM", rival, "the GLM")
     assert turns
-    assert "not distinguishable); this verdict rests on those rows, where the GAM extrapolates." in said
+    assert ("the GAM not distinguishable from the GLM); this verdict rests on those rows, where the GAM "
+            "extrapolates.") in said
     assert "holds without" not in said
 
 
@@ -86,3 +87,20 @@ def test_no_skill_turns_only_when_the_r2_interval_inside_lies_above_zero():
     assert r2[1] <= 0
     said, turns = beyond_training(ctx, pred, "the GAM")
     assert not turns and "the interval is not above 0); the verdict holds without that row" in said
+
+
+def test_the_difference_keeps_the_model_minus_the_other_when_the_other_loses():
+    """Section 2 gives every difference as the model minus the other; the sentence about the rows beyond keeps that
+    order when the other model is the one that loses (review rev8 r1-9: College, "difference -154.2 ..." then
+    "difference 440.6 ... still worse" in one sentence)."""
+    from imlkit.report._shared import comparison_beyond_note
+
+    ctx, y, other, model = _case(inside_gap=0.5)     # the other model: far off beyond the range, worse inside too
+    outputs = {"gbm": {"pred": model, "proba": None}, "tree": {"pred": other, "proba": None}}
+    rmse = lambda p: np.sqrt(np.mean((y - p) ** 2))   # noqa: E731
+    d = {"RMSE": (rmse(model) - rmse(other), -9.0, -1.0)}   # the model better on every row (model minus tree < 0)
+    said = comparison_beyond_note(ctx, d, ("RMSE",), "gbm", "tree", outputs)
+    value, lo, hi = _inside_difference(ctx, y, other, model)   # the tree minus the model, inside
+    assert value > 0 and lo > 0
+    assert "(difference, the model minus the tree, -" in said
+    assert "the tree still worse); the verdict holds without those rows" in said

@@ -162,5 +162,5 @@ def test_a_classifier_verdict_on_the_brier_score_names_the_rows_beyond():
     assert f"2 of the {n} test rows lie beyond the training range (x: 2 rows, up to 5 > its training maximum" in said
     assert f"carry {share:.0%} of the model's Brier score on the test rows" in said
     assert (f"on the other {n - 2} its Brier score is {b_model[:-2].mean():.4g} against {b_other[:-2].mean():.4g} "
-            f"for the GLM (difference ") in said
+            f"for the GLM (difference, the model minus the GLM, ") in said
     assert "better); this verdict rests on those rows" in said

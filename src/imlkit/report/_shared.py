@@ -263,7 +263,7 @@ def _row_losses(ctx, out, labels=None):
         lambda v: float(v.mean())
 
 
-def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
+def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None, first=None):
     """(sentence, turns): a sentence when ``name``'s verdict on the test rows -- no better than a constant
     (``rival_pred`` None, regression: its R² against the rows' own mean), or losing to ``rival`` (its RMSE, or for a
     classifier its Brier score, against ``rival_pred``'s) -- rests on test rows beyond the training range of a numeric
@@ -271,8 +271,10 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
     them. It names the rows, their share and the verdict without them (statsmodels engel: one test row with income
     4,958, beyond the training maximum 2,823, carries 81% of the GAM's squared error; on the other 70 its R² is 0.63),
     and whether the verdict turns without them. ``pred``/``rival_pred``: predictions (regression) or
-    :func:`~imlkit.report._scores.model_outputs` (with ``labels`` for a classifier). ("", False) when there is
-    nothing to say."""
+    :func:`~imlkit.report._scores.model_outputs` (with ``labels`` for a classifier). ``first``: the side whose score
+    comes first in the printed difference (``name`` or ``rival``; default ``name``), so that a sentence that has
+    given "the model minus the other" keeps that order when the other one loses. ("", False) when there is nothing
+    to say."""
     if pred is None:
         return "", False
     mask, words = beyond_training_rows(ctx)
@@ -297,7 +299,7 @@ def beyond_training(ctx, pred, name, rival_pred=None, rival=None, labels=None):
     # on 1.4% of the rows is
     if share < BEYOND_RATIO * k / n:
         return "", False
-    turns, without = _verdict_inside(ctx, pred, name, rival_pred, rival, labels, ~mask, measure)
+    turns, without = _verdict_inside(ctx, pred, name, rival_pred, rival, labels, ~mask, measure, first)
     if turns is None or (share < BEYOND_SHARE and not turns):
         return "", False
     listed = "; ".join(words[:BEYOND_LISTED]) + (f"; and {len(words) - BEYOND_LISTED:,} other features"
@@ -318,13 +320,14 @@ def _rows_of(out, keep):
     return {"pred": np.asarray(out, dtype=float).reshape(-1)[keep], "proba": None}
 
 
-def _verdict_inside(ctx, pred, name, rival_pred, rival, labels, inside, measure):
+def _verdict_inside(ctx, pred, name, rival_pred, rival, labels, inside, measure, first=None):
     """(turns, words): whether the verdict on every test row -- ``name`` no better than a constant (``rival_pred``
     None: its R² against the rows' own mean) or worse than ``rival`` on ``measure`` -- still holds on the rows
     ``inside`` the training range, decided as section 2 decides, by a paired percentile-bootstrap interval (not by
     two point scores: a GAM 0.4% behind a GLM on the other rows is not "still worse"). It holds when the interval
     still lies on the losing side; it turns when the interval no longer does (better, or not distinguishable: the
-    verdict then rests on the rows beyond). (None, "") when no interval can be had."""
+    verdict then rests on the rows beyond). The difference is printed as ``first`` minus the other, named so
+    (default ``name`` minus ``rival``). (None, "") when no interval can be had."""
     from ._scores import score_intervals
 
     task = getattr(ctx, "task", None)
@@ -351,9 +354,11 @@ def _verdict_inside(ctx, pred, name, rival_pred, rival, labels, inside, measure)
     elif beats(d, measure):
         how, turns = "better", True
     else:
-        how, turns = "not distinguishable", True
+        how, turns = f"not distinguishable from {rival}", True
+    a, b = (rival, name) if first == rival else (name, rival)
+    shown = (-d[0], -d[2], -d[1]) if first == rival else d
     return turns, (f"on the other {k:,} its {measure} is {fmt(mine[0])} against {fmt(theirs[0])} for {rival} "
-                   f"(difference {score_cell(d)}, {how})")
+                   f"(difference, {a} minus {b}, {score_cell(shown)}: {name} {how})")
 
 
 def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None, res=None):
@@ -374,8 +379,8 @@ def comparison_beyond_note(ctx, d, deciding, name, other, outputs, labels=None, 
     else:
         return ""
     words = {name: "the model"}
-    return beyond_training_note(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
-                                words.get(winner, f"the {winner}"), labels)
+    return beyond_training(ctx, outputs[loser], words.get(loser, f"the {loser}"), outputs[winner],
+                           words.get(winner, f"the {winner}"), labels, first="the model")[0]
 
 
 # --------------------------------------------------------------------------- a model that predicts one value
