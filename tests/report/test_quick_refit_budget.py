@@ -20,7 +20,7 @@ def test_loco_over_the_quick_budget_is_not_run_and_says_why():
     # NCI60-like: a 9.7 s fit, 16 entries (15 + the group) + the full fit = 17 fits, about 165 s
     said = S.refits_over_quick_budget(_ctx(9.7), "loco")
     assert said.startswith("LOCO was not run: --quick keeps the refits under about 120 s, and its 17 fits")
-    assert "about 165 s (the model's own fit took 9.7 s; 16 entries)" in said
+    assert "about 165 s (the model's own fit took 9.7 s, the smaller of its wall and CPU seconds; 16 entries)" in said
     assert "without --quick" in said
     assert S.refits_over_quick_budget(_ctx(9.7), "lofo").startswith("LOFO was not run")
     assert "its 11 fits" in S.refits_over_quick_budget(_ctx(20.0), "pimp")
@@ -35,3 +35,31 @@ def test_within_the_budget_or_without_quick_or_a_given_model_it_runs():
     # the estimate just at the budget runs; just above it does not (17 fits)
     assert S.refits_over_quick_budget(_ctx(S.QUICK_REFIT_SECONDS / 17), "loco") is None
     assert S.refits_over_quick_budget(_ctx(S.QUICK_REFIT_SECONDS / 17 * 1.01), "loco") is not None
+
+
+def test_the_fit_time_is_the_smaller_of_wall_and_cpu_so_load_does_not_decide():
+    """Review rev8 r3-1: under load Khan's 3.4 s CPU fit took 13.5 s wall and --quick left LOCO out; a fit that uses
+    several threads has more CPU than wall seconds. The smaller of the two is what the fit costs on an idle machine."""
+    loaded = _ctx(13.5)
+    loaded.log[0].cpu_seconds = 3.4                  # waiting for a core: wall 13.5 s, CPU 3.4 s
+    assert S._model_fit_seconds(loaded) == 3.4
+    assert S.refits_over_quick_budget(loaded, "loco") is None       # 17 fits x 3.4 s = 58 s: within the budget
+    assert S.refits_over_quick_budget(_ctx(13.5), "loco") is not None  # a record without CPU seconds: its wall ones
+    threads = _ctx(2.0)
+    threads.log[0].cpu_seconds = 7.5                 # two threads busy: CPU above wall
+    assert S._model_fit_seconds(threads) == 2.0
+
+
+def test_a_step_records_its_cpu_seconds():
+    import time
+
+    from imlkit.report._context import ReportContext
+
+    ctx = ReportContext.__new__(ReportContext)
+    ctx.log, ctx.progress_hook = [], None
+    with ctx.step("busy"):
+        t = time.process_time()
+        while time.process_time() - t < 0.05:
+            pass
+    (entry,) = ctx.log
+    assert entry.cpu_seconds >= 0.05 and entry.seconds >= 0.05

@@ -20,14 +20,16 @@ __all__ = ["ReportContext", "StepRecord", "RowUse", "Failure", "DataOutputs", "M
 class StepRecord:
     """One timed step of the run: a row of section 7's "every step" table.
 
-    ``seconds`` is set when the step ends; ``parts`` holds the seconds of a step's parts
-    (SAGE's two removals), ``step`` gains " (failed)" when it raised.
+    ``seconds`` (wall) and ``cpu_seconds`` (this process's CPU, every thread) are set when the step
+    ends; ``parts`` holds the seconds of a step's parts (SAGE's two removals), ``step`` gains
+    " (failed)" when it raised.
     """
 
     step: str
     parameters: dict
     seconds: float | None = None
     parts: dict = field(default_factory=dict)
+    cpu_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -413,7 +415,7 @@ class ReportContext:
         live = hasattr(hook, "units") and getattr(hook, "mode", "off") != "off"  # a Progress that prints
         if hook is not None:
             hook.start(name)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         entry = StepRecord(step=name, parameters=dict(parameters))
         self.log.append(entry)
         failed = True
@@ -423,6 +425,7 @@ class ReportContext:
             failed = False
         finally:
             entry.seconds = time.perf_counter() - start
+            entry.cpu_seconds = time.process_time() - start_cpu
             if failed:
                 entry.step = f"{name} (failed)"
             if hook is not None:

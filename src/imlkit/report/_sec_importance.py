@@ -238,15 +238,23 @@ def pimp_cannot_reject(ctx):
 #: ``--quick``: a refit method (LOCO, LOFO, PIMP) whose fits would take longer than this many seconds in all, judged
 #: from the model's own fit, is not run, and the report says so with the numbers. ISLP NCI60 (14 classes x 6,830
 #: genes): each gradient-boosting fit 9.7 s, LOCO's 17 fits about 165 s, a report that did not finish in 20 minutes.
-#: Wall seconds: on a loaded machine a method near the budget may be left out (the sentence gives the fit time).
+#: The fit's time is the smaller of its wall and CPU seconds (:func:`_model_fit_seconds`), so that the load of a shared
+#: machine does not decide which methods the same command runs (review rev8 r3-1: Khan's 3.4 s CPU fit took 13.5 s
+#: wall under load, and LOCO was left out).
 QUICK_REFIT_SECONDS = 120.0
 
 
 def _model_fit_seconds(ctx):
-    """Seconds the report's own fit of the model took (its step in ``ctx.log``), or None (a model given fitted)."""
+    """Seconds the report's own fit of the model took (its step in ``ctx.log``), or None (a model given fitted).
+
+    The smaller of its wall and CPU seconds: wall seconds grow with the machine's load (the process waits for a core)
+    and CPU seconds with the threads a fit uses (HistGradientBoosting's OpenMP) -- the smaller is what the fit costs on
+    an idle machine, nearly the same from run to run.
+    """
     for e in getattr(ctx, "log", ()):
         if e.step.startswith("fit the model") and e.seconds is not None and not e.step.endswith("(failed)"):
-            return float(e.seconds)
+            cpu = getattr(e, "cpu_seconds", None)
+            return float(e.seconds if cpu is None else min(e.seconds, cpu))
     return None
 
 
@@ -275,8 +283,8 @@ def refits_over_quick_budget(ctx, method):
         return None
     label = METHOD_LABELS.get(method, method.upper())
     return (f"{label} was not run: --quick keeps the refits under about {QUICK_REFIT_SECONDS:.0f} s, and its {n} fits "
-            f"of the learner would take about {cost:,.0f} s (the model's own fit took {fit:.1f} s; {entries:,} "
-            f"entries). Run the report without --quick to include it.")
+            f"of the learner would take about {cost:,.0f} s (the model's own fit took {fit:.1f} s, the smaller of its "
+            f"wall and CPU seconds; {entries:,} entries). Run the report without --quick to include it.")
 
 
 _COMPUTE = {"pfi": _pfi, "cfi": _cfi, "loco": _loco, "lofo": _lofo, "sage": _sage, "pimp": _pimp}
