@@ -9,7 +9,7 @@ from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
 from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
-from ._shared import classes_by_rows, effect_output, most_frequent_words
+from ._shared import classes_by_rows, effect_output, most_frequent_words, tied_at_cutoff_words
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
@@ -140,7 +140,8 @@ def section_effects(ctx):
     n_classes = len(getattr(ctx.model, "classes_", []))
     if len(outputs) > 1 and outputs[-1] is OTHER_CLASSES:
         what = (f"the predicted probability of each of the {len(outputs) - 1} most frequent of the {n_classes:,} "
-                f"classes ({', '.join(model_class(ctx, c) for c in outputs[:-1])}) and of any of the other "
+                f"classes ({', '.join(model_class(ctx, c) for c in outputs[:-1])}"
+                f"{tied_at_cutoff_words(ctx, outputs[:-1])}) and of any of the other "
                 f"{n_classes - len(outputs) + 1:,} classes ('{OTHER_CLASSES}' is one minus the shown classes' "
                 f"probabilities; one column each; choose one class with --class)")
     elif len(outputs) > 1:

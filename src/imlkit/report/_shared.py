@@ -20,7 +20,8 @@ __all__ = ["HOW_TO_HOLD_OUT", "all_rows_warning", "evaluation_sentence", "fitted
            "most_frequent_class", "classes_by_rows", "most_frequent_words",
            "model_is_glm", "score_cell", "join_words", "one_difference", "level_note",
            "compare_models", "decidable", "undecided_words", "interpretable_model", "tie_favours_simpler",
-           "beats_baseline", "not_beating_words", "beyond_training_rows", "beyond_training", "beyond_training_note",
+           "beats_baseline", "not_beating_words", "beyond_training_rows", "tied_at_cutoff_words", "beyond_training",
+           "beyond_training_note",
            "comparison_beyond_note", "constant_prediction", "no_split_reason"]
 
 
@@ -122,6 +123,25 @@ def most_frequent_words(ctx, output, n_classes):
                 f"the model's order)")
     return (f"one of {len(tied)} of the {n_classes} classes tied for the most training rows ({top:,} each; the first "
             f"in the model's order)")
+
+
+def tied_at_cutoff_words(ctx, shown):
+    """'' or ' (the last 3 of them chosen by the model's order among 498 classes tied at 4 training rows each)': when
+    the classes ``shown`` as "the k most frequent" end inside a tie on training rows, the classes past the cutoff
+    have as many rows as those shown last, so "most frequent" does not pick them (review rev8 r3-7: 1,000 classes,
+    "the 5 most frequent (1, 10, 102, 103, 105)" were 5 of 501 tied at 4 rows)."""
+    ranked = classes_by_rows(ctx)
+    k = len(shown)
+    if not ranked or k >= len(ranked):
+        return ""
+    cut = ranked[k - 1][1]
+    if ranked[k][1] != cut:
+        return ""
+    tied = sum(1 for _, n in ranked if n == cut)
+    inside = sum(1 for _, n in ranked[:k] if n == cut)
+    which = "all of them" if inside == k else (f"the last {inside:,} of them" if inside > 1 else "the last of them")
+    return (f" ({which} chosen by the model's order among {tied:,} classes tied at {cut:,} training "
+            f"row{'' if cut == 1 else 's'} each)")
 
 
 # --------------------------------------------------------------------------- the model against another model
