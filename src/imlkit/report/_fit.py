@@ -409,10 +409,8 @@ def family_note(ctx, fitted):
     return words + dispersion_words(glm)
 
 
-#: Recent :func:`family_choice` results: (X digest, y digest, seed) -> FamilyChoice, and y digest -> the latest
-#: choice for that target, for the callers that pass only the target (:func:`glm_family` without ``X``).
+#: Recent :func:`family_choice` results: (X digest, y digest, seed) -> FamilyChoice.
 _CHOICES = {}
-_CHOICES_BY_Y = {}
 _MAX_CHOICES = 16
 
 
@@ -447,7 +445,6 @@ def family_choice(X, y, seed=0):
     target = f"the target {y.name}" if isinstance(y.name, str) else "the target"
     key = (_digest(X), _digest(y), int(seed) if isinstance(seed, (int, np.integer)) else 0)
     if key in _CHOICES:
-        _CHOICES_BY_Y[key[1]] = _CHOICES[key]
         return _CHOICES[key]
     if not is_count(y):
         choice = FamilyChoice("gaussian", False, target)
@@ -457,11 +454,10 @@ def family_choice(X, y, seed=0):
         except Exception as exc:  # noqa: BLE001 -- the baselines must not fail for the choice: the count rule, said
             choice = FamilyChoice("poisson", True, target, skipped=f"the cross-validation that compares them failed "
                                                                    f"({type(exc).__name__}: {exc})")
-    for memo, k in ((_CHOICES, key), (_CHOICES_BY_Y, key[1])):
-        memo.pop(k, None)
-        memo[k] = choice
-        while len(memo) > _MAX_CHOICES:
-            memo.pop(next(iter(memo)))
+    _CHOICES.pop(key, None)
+    _CHOICES[key] = choice
+    while len(_CHOICES) > _MAX_CHOICES:
+        _CHOICES.pop(next(iter(_CHOICES)))
     return choice
 
 
@@ -536,18 +532,15 @@ def _held_out_squared_errors(D, y, family, folds):
 def glm_family(task, y, X=None, seed=None):
     """The GLM family of the report's GLM baseline, section 6's GLM and GAM, and ``--model glm``/``gam``.
 
-    Binomial for classification. For regression the family of :func:`family_choice` on the training rows ``(X, y)``;
-    without ``X``, the latest choice made for this target ``y`` (section 2 makes it before section 6 asks), else the
-    count rule (:func:`is_count`: poisson for whole numbers >= 0).
+    Binomial for classification. For regression the family of :func:`family_choice` on the training rows ``(X, y)``
+    with ``seed``'s folds, which needs ``X``: a family guessed from the target alone (its storage type) is the rule
+    the cross-validation replaced.
     """
     if task == "classification":
         return "binomial"
-    if X is not None:
-        return family_choice(X, y, seed).family
-    made = _CHOICES_BY_Y.get(_digest(pd.Series(np.asarray(y, dtype=float))))
-    if made is not None:
-        return made.family
-    return "poisson" if is_count(y) else "gaussian"
+    if X is None:
+        raise ValueError("glm_family: a regression target's family is chosen on the training rows; pass them as X.")
+    return family_choice(X, y, seed).family
 
 
 #: Above this many classes the report's gradient boosting is regularised and shortened (:func:`many_class_gbm`).
