@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._dependence import MIN_ROWS_PER_REGRESSOR
+from ..models._target import MAX_CLASSES
 from ._blocks import fmt
 from ._config import MODEL_NAMES
 from ._data import ReportInputError
@@ -210,8 +211,8 @@ def _numeric_classes_hint(y):
     y = values
     kind = "whole-number values" if whole else "values"
     return (f" The target{name} is numeric, with {y.nunique():,} distinct {kind}, and is read as classes (imlkit "
-            f"reads a numeric target with at most 10 distinct whole numbers as classes unless told): give '--task "
-            f"regression' to read it as numbers, which sets no rows aside.")
+            f"reads a numeric target with at most {MAX_CLASSES} distinct whole numbers as classes unless told): give "
+            f"'--task regression' to read it as numbers, which sets no rows aside.")
 
 
 def split(ds, test_size, seed):
