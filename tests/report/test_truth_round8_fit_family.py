@@ -142,3 +142,21 @@ def test_section_2_on_committee_does_not_say_predicts_it_better():
     ctx = prepare_context(ReportConfig(data=d, target="BILLS104", quick=True, test_size=0.5))
     said = " ".join(b.get("text", "") for b in section_model(ctx)["blocks"])
     assert "predicts it better" not in said and "too few training rows to compare" in said
+
+
+def test_glms_that_beat_the_constant_are_said_to_with_its_number():
+    rng = np.random.default_rng(1)
+    n = 400  # poisson counts with a log-linear mean: both GLMs beat the constant in every fold
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    y = pd.Series(rng.poisson(np.exp(1.0 + 0.8 * X["a"] - 0.5 * X["b"])).astype(float), name="visits")
+    per_fold, pooled = _fold_errors(X, y)
+    assert _better(pooled, per_fold, "poisson", "constant") and _better(pooled, per_fold, "gaussian", "constant")
+    choice = family_choice(X, y, 0)
+    assert choice.family == "poisson"
+    wins = {f: int((per_fold[f] < per_fold["constant"]).sum()) for f in ("poisson", "gaussian")}
+    tail = re.search(r"A constant \(the mean of each fit's rows\) has cross-validated RMSE ([\d.]+) on the same "
+                     r"folds; both GLMs beat it \(the poisson GLM is lower in (\d), the gaussian in (\d) of the 5 "
+                     r"folds\)\.$", choice.words())
+    assert tail is not None
+    assert_allclose(float(tail.group(1)), pooled["constant"], rtol=1e-3)
+    assert (int(tail.group(2)), int(tail.group(3))) == (wins["poisson"], wins["gaussian"])

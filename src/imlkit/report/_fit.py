@@ -378,6 +378,11 @@ class FamilyChoice:
         c = self.constant_rmse
         if not np.isfinite(c):
             return ""
+        head = f" A constant (the mean of each fit's rows) has cross-validated RMSE {fmt(c)} on the same folds; "
+        if len(self.cv_rmse) == 2 and all(self._beats_constant(f) for f in self.cv_rmse):
+            w = self.constant_wins
+            return (f"{head}both GLMs beat it (the poisson GLM is lower in {w.get('poisson', 0)}, the gaussian in "
+                    f"{w.get('gaussian', 0)} of the {self.folds} folds).")
         said = []
         for fam in ("gaussian", "poisson") if self.family == "gaussian" else ("poisson", "gaussian"):
             if fam not in self.cv_rmse:
@@ -386,8 +391,7 @@ class FamilyChoice:
             how = f"{100 * (1 - r / c):.0f}% lower" if r < c else "higher"
             how += f" over all the held-out rows, lower in {w} of the {self.folds} folds"
             said.append(f"the {fam} GLM {'beats it' if self._beats_constant(fam) else 'does not beat it'} ({how})")
-        return (f" A constant (the mean of each fit's rows) has cross-validated RMSE {fmt(c)} on the same folds; "
-                f"{', '.join(said)}.")
+        return f"{head}{', '.join(said)}."
 
     def words(self):
         """Why the GLM has this family, with the cross-validation's numbers."""
