@@ -160,3 +160,23 @@ def test_glms_that_beat_the_constant_are_said_to_with_its_number():
     assert tail is not None
     assert_allclose(float(tail.group(1)), pooled["constant"], rtol=1e-3)
     assert (int(tail.group(2)), int(tail.group(3))) == (wins["poisson"], wins["gaussian"])
+
+
+def test_one_fold_cannot_make_the_poisson_glm_at_least_as_good():
+    """The mirror case: a linear mean, where the gaussian GLM is lower in most folds, and one row far out in a noise
+    column whose held-out fold the identity link extrapolates further than the log link."""
+    rng = np.random.default_rng(0)
+    n = 60
+    x, z = rng.uniform(0, 10, n), rng.normal(0, 0.05, n)
+    z[0] = float(rng.choice([2.0, 4.0]))
+    y = pd.Series(np.round(np.clip(5 + 3 * x + rng.normal(0, 3, n), 0, None)), name="n")
+    X = pd.DataFrame({"x": x, "z": z})
+    per_fold, pooled = _fold_errors(X, y)
+    g_wins = int((per_fold["gaussian"] < per_fold["poisson"]).sum())
+    assert pooled["gaussian"] > pooled["poisson"] and 2 * g_wins > FAMILY_FOLDS  # the premise
+    choice = family_choice(X, y, 0)
+    assert choice.family == "poisson"
+    words = choice.words()
+    assert "predicts it at least as well" not in words  # said so from the pooled RMSE alone (fails before)
+    assert f"the gaussian GLM is lower in {g_wins} of the 5 folds but not over all the held-out rows" in words
+    assert "neither predicts it better" in words

@@ -443,6 +443,11 @@ class FamilyChoice:
                     f"the gaussian GLM's cross-validated RMSE, {fmt(g)}, is {100 * share:.0f}% lower than the poisson "
                     f"GLM's, {fmt(p)} ({folds}), but the gaussian GLM does not predict it better than a constant "
                     f"({rule}), so the count family is kept.{const}")
+        if share <= 0 and 2 * w > self.folds:  # the folds and the pooled RMSE disagree: neither is better
+            return (f"The GLM uses the poisson family (log link): {t} is a whole number ≥ 0 (a count), and on {how} "
+                    f"the gaussian GLM is lower in {w} of the {self.folds} folds but not over all the held-out rows, "
+                    f"cross-validated RMSE {fmt(g)} against {fmt(p)} for the poisson GLM: neither predicts it better "
+                    f"({rule}), so the count family, whose predictions stay > 0 as a count's do, is kept.{const}")
         if share <= 0:
             return (f"The GLM uses the poisson family (log link): {t} is a whole number ≥ 0 (a count), and on {how} "
                     f"the poisson GLM predicts it at least as well as the gaussian GLM: cross-validated RMSE {fmt(p)} "
