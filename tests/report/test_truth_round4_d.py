@@ -55,14 +55,14 @@ def test_multinomial_baseline_fits_labels_held_as_python_numbers():
 
     import pandas as pd
 
-    from imlkit.report._fit import baseline_models
+    from imlkit.report._fit import MULTINOMIAL_BASELINE, baseline_models
     from imlkit.report._scores import class_labels, model_outputs
 
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
     codes = np.digitize(X["a"] + 0.3 * rng.normal(size=150), [-0.7, 0.0, 0.7])
     y = pd.Series([float(c) for c in codes], dtype=object)   # 0.0, 1.0, 2.0, 3.0 as Python floats
-    glm = baseline_models("classification", X, y)["GLM (multinomial logit)"].fit(X, y)
+    glm = baseline_models("classification", X, y)[MULTINOMIAL_BASELINE].fit(X, y)
     model = SimpleNamespace(classes_=np.array([0.0, 1.0, 2.0, 3.0], dtype=object))
     labels = class_labels(model, y)
     out = model_outputs(glm, X, "classification", labels)

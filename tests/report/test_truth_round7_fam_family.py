@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
@@ -79,12 +80,15 @@ def test_a_target_that_is_not_a_count_is_gaussian_without_cross_validation():
     assert "has values that are negative or not whole numbers" in choice.words()
 
 
-def test_section_6_asks_with_the_target_only_and_gets_the_same_family():
-    """Section 6 (``_sec_alternatives._Target``) calls ``glm_family("regression", ctx.y_train)`` without the rows:
-    it must get the family section 2 chose, not the storage rule's."""
+def test_glm_family_is_the_choice_on_the_rows_and_needs_them():
+    """Section 6 (``_sec_alternatives._Target``) asks ``glm_family`` with the training rows and the seed: it gets
+    the family section 2 chose on the same rows and folds. Without the rows there is no choice to read (the target's
+    storage type alone is the rule the cross-validation replaced), so a regression target without ``X`` is refused."""
     X, y = _money(seed=5)
-    family_choice(X, y, 3)
-    assert glm_family("regression", y.copy()) == "gaussian"
+    assert glm_family("regression", y.copy(), X, 3) == family_choice(X, y, 3).family == "gaussian"
+    with pytest.raises(ValueError, match="pass them as X"):
+        glm_family("regression", y)
+    assert glm_family("classification", y) == "binomial"
 
 
 def _section_2(frame, target, model="gbm"):
