@@ -13,7 +13,8 @@ import numpy as np
 from .._display import num, pct
 
 __all__ = ["num", "pct", "explain_effect", "explain_hstat", "explain_regional", "explain_heterogeneity",
-           "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD"]
+           "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD",
+           "MATERIAL_EFFECT_SHARE", "RowEffects", "row_effects", "row_effect_words", "pct_beside"]
 
 #: A step of a curve counts as going the other way only when it is larger than this share of the curve's range.
 MONOTONE_TOLERANCE = 0.01
@@ -27,6 +28,10 @@ SETTLED_Z = 2.0
 FEW_H_ROWS = 100
 #: A pair's joint PD whose root mean square is below this share of the prediction's makes H² an unstable ratio.
 SMALL_JOINT_PD = 0.1
+#: The rows' own effects of a feature differ materially from their region's (REPID) when the root mean square over
+#: the rows of how far each is from it (:func:`row_effect_spread`) is at least this share of the effect's range;
+#: the report's ``MATERIAL_REGIONAL_SHARE`` is this number.
+MATERIAL_EFFECT_SHARE = 0.1
 
 
 
@@ -603,6 +608,128 @@ def _unsettled_first(a, b, ha, hb, sa, sb, n):
 
 # -------------------------------------------------------------------------------------------------- RegionalResult
 
+def pct_beside(v, threshold, digits=1):
+    """``v`` as a percentage with ``digits`` decimals, or more where fewer would print it on the other side of
+    ``threshold`` than it lies (College's Outstate: 0.09996 of the range printed "10.0%, below the 10% needed").
+
+    Examples
+    --------
+    >>> pct_beside(0.09996, 0.1), pct_beside(0.123, 0.1), pct_beside(0.1, 0.1, 0)
+    ('9.996%', '12.3%', '10%')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return f"{v:.{digits}%}"
+    below = v < threshold
+    for d in range(digits, digits + 8):
+        said = round(100 * v, d)
+        if (said / 100 < threshold) == below:
+            return f"{said:.{d}f}%"
+    return f"{100 * v:.12g}%"
+
+
+class RowEffects:
+    """How far the rows' own effects of a REPID feature are from their region's and from the overall one.
+
+    Attributes
+    ----------
+    within, within_max : float
+        Root mean square over the rows, and largest, of the range over the grid of each row's centred ICE curve
+        minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`); for several classes, the class
+        where it is largest.
+    total, total_max : float
+        The same around the overall centred curve.
+    span : float
+        The effect's range: the largest range (max − min over the grid) of the global and the regional PDs (so a
+        pure interaction, whose global PD is flat, still has a scale).
+    """
+
+    def __init__(self, within, within_max, total, total_max, span):
+        self.within, self.within_max, self.total, self.total_max, self.span = (
+            float(within), float(within_max), float(total), float(total_max), float(span))
+
+    def share(self, v):
+        """``v`` as a share of the effect's range (inf where the range is 0 and ``v`` is not)."""
+        return v / self.span if self.span > 0 else (0.0 if v == 0 else np.inf)
+
+
+def row_effects(g):
+    """The :class:`RowEffects` of a REPID result, or None when it does not hold them (a result from before they
+    were recorded): the per-point spreads it holds then bound them only from below, which cannot show that the
+    rows' effects are alike."""
+    ex = getattr(g, "extra", None) or {}
+    keys = ("row_effect_within", "row_effect_within_max", "row_effect_total", "row_effect_total_max")
+    if any(ex.get(k) is None for k in keys):
+        return None
+    span = max(float(np.ptp(np.ravel(np.asarray(c, dtype=float))))
+               for c in [g.average, *(r.average for r in g.regions)])
+    return RowEffects(*(float(np.max(ex[k])) for k in keys), span)
+
+
+def row_effect_words(g, feature=None, min_node_size=None):
+    """The one rule, for the report and :meth:`RegionalResult.explain`, on whether the effect of a REPID feature is
+    about the same for every row: ``(kind, words)``.
+
+    ``kind``: ``"unsearched"`` when no split was made because the rows are fewer than 2 · ``min_node_size`` (REPID
+    could look for no region: no evidence either way, so "about the same for every row" is never said, only how
+    far the rows' own effects are from the overall one); ``"same"`` when the rows' own effects are within
+    :data:`MATERIAL_EFFECT_SHARE` of the effect's range of their region's, in root mean square over the rows,
+    *and* around the overall curve (each part small is not both together); ``"differs"`` otherwise;
+    ``"unknown"`` when the result does not hold the rows' effects. ``words``: a clause, lower case, to follow a
+    semicolon or start a sentence.
+
+    Each row's own effect is measured on the scale of the effect: the range over the grid of its centred ICE curve
+    minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`), which for a linear ICE curve is the
+    difference of the row's slope from the region's times the grid's width, and for a binary feature the
+    difference of the row's effect Δ_i from the region's mean. The spread of the centred curves at one grid
+    point is about half of that at the ends of a symmetric grid, so a rule reading it had let the effect vary by
+    twice the share (spector's PSI: per-row effects 0.32 to 0.53 were "about the same for every row").
+    """
+    f = feature or g.feature
+    share = MATERIAL_EFFECT_SHARE
+    n = int(g.tree[0].n)
+    split = any(not getattr(nd, "is_leaf", True) for nd in g.tree)
+    unsearched = not split and min_node_size is not None and n < 2 * min_node_size
+    e = row_effects(g)
+    if e is None:
+        if unsearched:
+            return "unsearched", (f"REPID could look for no region, which is no evidence either way about whether "
+                                  f"the effect of {f} is the same for every row")
+        return "unknown", (f"this result does not hold how far the rows' own effects of {f} are from their "
+                           f"region's, so whether the effect is about the same for every row is not judged")
+    what = (f"each row's own effect of {f} (the range over the grid of its centred ICE curve minus "
+            + ("its region's" if split else "the overall one") + ")")
+    if unsearched:
+        above = e.share(e.total) >= share
+        return "unsearched", (
+            f"REPID could look for no region, which is no evidence either way about whether the effect of {f} "
+            f"differs between groups of rows; {what} differs from the overall effect by {num(e.total)} in root mean "
+            f"square over the {n:,} rows, {pct_beside(e.share(e.total), share)} of the effect's range "
+            f"{num(e.span)} (the furthest row {num(e.total_max)}, {pct(e.share(e.total_max))}), "
+            + (f"above the {pct(share)} that would matter: on these rows the effect of {f} is not the same for "
+               f"every row." if above else
+               f"below the {pct(share)} that would matter on these rows."))
+    numbers = (f"{what} differs from " + ("its region's" if split else "the overall effect")
+               + f" by {num(e.within)} in root mean square over the {n:,} rows, "
+               f"{pct_beside(e.share(e.within), share)} of the effect's range {num(e.span)} (the furthest row "
+               f"{num(e.within_max)}, {pct(e.share(e.within_max))})")
+    if e.share(e.within) >= share:
+        return "differs", (f"{numbers}, above the {pct(share)} that would matter: the effect of {f} is not the "
+                           f"same for every row.")
+    if e.share(e.total) >= share:
+        # each part below the share, not together (star98's MLPRegressor: regions 8.5% apart, curves within them 7%)
+        return "differs", (f"{numbers}, below the {pct(share)} that would matter, yet around the overall curve "
+                           f"they differ by {num(e.total)} in root mean square "
+                           f"({pct_beside(e.share(e.total), share)}), above it: the effect of {f} is not the same "
+                           f"for every row; the regions' curves and the rows within a region each stay below "
+                           f"the share, not together.")
+    if e.share(e.within_max) < share:
+        return "same", (f"{numbers}, below the {pct(share)} that would matter: the effect of {f} is about the same "
+                        f"for every row.")
+    return "same", (f"{numbers}, below the {pct(share)} that would matter in root mean square: the effect of {f} is "
+                    f"about the same for the typical row, though the furthest row's differs by more.")
+
+
 def explain_regional(g):
     """The words of :meth:`RegionalResult.explain`."""
     f = g.feature
@@ -629,10 +756,10 @@ def explain_regional(g):
                          f"{num(np.sqrt(root_h))}, at most REPID's rounding floor {num(floor)}), so the effect of "
                          f"{f} has the same shape for every row of these and there is nothing to split.")
         elif size is not None and n < 2 * size:
+            words = row_effect_words(g, f, size)[1]
             lines.append(f"No split could be made: each region needs at least {size:,} rows (min_node_size), so a "
-                         f"split needs {2 * size:,} and there are {n:,}. REPID could look for no region; that is "
-                         f"no evidence that the effect is the same for every row (root mean square "
-                         f"{num(np.sqrt(root_h))} left).")
+                         f"split needs {2 * size:,} and there are {n:,}. {words[0].upper()}{words[1:]}"
+                         + ("" if words.endswith(".") else "."))
         else:
             lines.append(f"No split met REPID's stopping rule: a first split must remove at least {pct(gamma)} of "
                          f"the heterogeneity (min_improvement γ = {gamma}), with at least {size:,} rows on each "
@@ -641,7 +768,8 @@ def explain_regional(g):
                          + "removes that much (the result does not record how much the best one removed). The "
                          + f"heterogeneity stays at root mean square {num(np.sqrt(root_h))}"
                          + (f" ({pct(np.sqrt(root_h) / span)} of the PD's range)" if span > 0 else "")
-                         + "; that is not evidence that the effect is the same for every row.")
+                         + "; that no split met the rule is not evidence that the effect is the same for every row.")
+            lines.append(_row_effect_line(g, f, size))
         return "\n".join(lines)
     lines.append("Splits (breadth first):")
     by_id = {nd.id: nd for nd in g.tree}
@@ -692,6 +820,7 @@ def explain_regional(g):
                        f"{'it' if one else 'them'} removes γ = {pct(gamma)} of the heterogeneity"
                      + (" (a sum over splits in different regions is not a split meeting γ)."
                         if any(scores[c] >= gamma for c in weak) else "."))
+    lines.append(_row_effect_line(g, f, size))
     if depth is not None:
         reached = max(nd.depth for nd in g.tree)
         if reached >= depth and left_h > 0:
@@ -702,6 +831,12 @@ def explain_regional(g):
                      "scale too (the logistic link couples the features), so they do not say the model has "
                      "interaction terms.")
     return "\n".join(lines)
+
+
+def _row_effect_line(g, f, size):
+    """:func:`row_effect_words` as a sentence of its own."""
+    words = row_effect_words(g, f, size)[1]
+    return "Rows: " + words + ("" if words.endswith(".") else ".")
 
 
 def _rule_text(g, node_id):
