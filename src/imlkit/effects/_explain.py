@@ -227,8 +227,12 @@ def _curve_lines(r, grid, avg, ind, unit):
         out += _ice_spread_lines(r, grid, avg, ind, size, unit, ordered)
     if r.ci_low is not None and not flat and np.ndim(r.ci_low) == 1:
         half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
-        k = int(np.argmax(half))
         level = r.params.get("confidence_level", 0.95)
+        gap = _band_gap_words(r, grid, half)
+        if gap is not None and not np.isfinite(half[1:]).any():
+            out.append(gap)
+            return out
+        k = int(np.nanargmax(half))
         covers = ("" if r.method == "gam" else
                   " It covers how the rows' local differences spread for this fitted model only: not how the "
                   "model would change if refitted on other data, nor the uncertainty of the relationship in the "
@@ -238,15 +242,42 @@ def _curve_lines(r, grid, avg, ind, unit):
                    "the local differences within each interval are the same for every row")
             tail = "" if half[k] == 0 else f" (at most ±{num(half[k])}, floating-point rounding)"
             out.append(f"Its pointwise {pct(level)} band has width 0{' up to rounding' if tail else ''} at every "
-                       f"grid point{tail}: "
-                       f"{why}.{covers}")
+                       f"grid point{' where it is given' if gap else ''}{tail}: "
+                       f"{why}.{covers}" + (f" {gap}" if gap else ""))
             return out
         source = ("from the term's Bayesian standard errors" if r.method == "gam" else
-                  "from the spread of the local differences within each interval")
-        out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide, at "
-                   f"{at.format(_value(grid[k], r.categorical, grid))}; "
-                   f"the range is {num(size / half[k])} times that half-width.{covers}")
+                  "from the spread of the local differences within each interval, with Student's t quantile on "
+                  "the Welch-Satterthwaite degrees of freedom of their sum")
+        out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide"
+                   + (" where it is given" if gap else "") + f", at {at.format(_value(grid[k], r.categorical, grid))}; "
+                   f"the range is {num(size / half[k])} times that half-width.{covers}" + (f" {gap}" if gap else ""))
     return out
+
+
+def _band_gap_words(r, grid, half):
+    """Where an ALE's band is not given (NaN: at and beyond an interval of fewer than ``MIN_BAND_ROWS`` rows), as a
+    sentence; None where it is given at every grid point."""
+    if r.method != "ale" or np.isfinite(half).all():
+        return None
+    from ._ale import MIN_BAND_ROWS
+
+    cnt = np.asarray(r.extra.get("bin_count", []), dtype=int)
+    first = int(np.flatnonzero(~np.isfinite(half))[0])
+    what = "intervals" if not r.categorical else "pairs of neighbouring levels"
+    unit = "local differences" if r.categorical else "rows"
+    lo_hi = (f"{int(cnt.min()):,} {unit} each" if cnt.size and cnt.min() == cnt.max() else
+             f"{int(cnt.min()):,} to {int(cnt.max()):,} {unit}" if cnt.size else "")
+    held = f" (the {what} hold {lo_hi})" if cnt.size else ""
+    small = int(np.sum(cnt < MIN_BAND_ROWS)) if cnt.size else 0
+    level = r.params.get("confidence_level", 0.95)
+    lead = (f"No band from {r.feature} = {_value(grid[first], r.categorical, grid)} on" if first > 1 else
+            f"No pointwise {pct(level)} band (beyond the first {'edge' if not r.categorical else 'level'}, where the "
+            f"accumulation starts)")
+    return (f"{lead}: the band at a grid point accumulates every interval before it, and {small} of the "
+            f"{max(cnt.size, len(grid) - 1)} {what} hold{'s' if small == 1 else ''} fewer than {MIN_BAND_ROWS} "
+            f"{unit}{held} -- one row has no "
+            f"spread to estimate, and two to four leave the spread (1 to 3 degrees of freedom) and the normality a "
+            f"t band assumes unjudged, so no band is given there.")
 
 
 def _small_lines(r, size, ind, unit, what):
@@ -280,8 +311,8 @@ def _unsettled(r, grid, avg, ind, size, what):
                     f"the {len(ends):,} curves' changes); the direction of the average is sampling noise here, "
                     f"whatever its steps."]
     halves = _ale_half_widths(r)
-    if halves is not None:
-        half = float(np.max(halves))
+    if halves is not None and np.isfinite(halves).any():
+        half = float(np.nanmax(halves))   # where the band is given (NaN beyond an interval of too few rows)
         if size <= half:
             level = r.params.get("confidence_level", 0.95)
             return [f"Shape: not settled -- the ALE's range {num(size)} is within its pointwise {pct(level)} band's "
@@ -315,6 +346,11 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
     half = _ale_half_widths(r)
     if half is not None:
         width = float(max(half[hi], half[lo]))
+        if not np.isfinite(width):
+            from ._ale import MIN_BAND_ROWS
+
+            return [f"Which of {a} and {b} gives the larger {what} is not tested: the band is not given at these "
+                    f"levels (a pair of neighbouring levels before them holds fewer than {MIN_BAND_ROWS} rows)."]
         if diff <= width:
             level = r.params.get("confidence_level", 0.95)
             return [f"{head}, within the pointwise {pct(level)} band's half-width at these levels ({num(width)}): "
@@ -335,11 +371,14 @@ def _step_se(r, avg, ind):
         d = np.diff(ind, axis=1)
         return np.std(d, axis=0, ddof=1) / np.sqrt(d.shape[0])
     if r.method == "ale" and not r.categorical:
+        from ._ale import MIN_BAND_ROWS
+
         sd = np.asarray(r.extra.get("bin_std", []), dtype=float)
         cnt = np.asarray(r.extra.get("bin_count", []), dtype=float)
         if sd.shape == cnt.shape == (m - 1,):
+            # an interval of fewer rows has no standard error worth the name (the band's rule): NaN, not 0
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(cnt > 0, sd / np.sqrt(cnt), np.nan)
+                return np.where(cnt >= MIN_BAND_ROWS, sd / np.sqrt(cnt), np.nan)
     return None
 
 
@@ -361,10 +400,18 @@ def _shape_lines(r, grid, avg, size, what, step_se=None):
     noise_words = ""
     if step_se is not None:
         # a step within SETTLED_Z standard errors of 0 settles no direction: it is not counted (r3 F5)
-        noisy = keep & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
-        keep &= ~noisy
-        noise_words = (f"; {int(noisy.sum())} of the {int((np.abs(d) > tol).sum())} larger steps are within "
-                       f"{SETTLED_Z:g} standard errors of 0 and not counted either" if noisy.any() else
+        unknown = keep & ~np.isfinite(step_se)
+        noisy = keep & ~unknown & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
+        keep &= ~(noisy | unknown)
+        larger = int((np.abs(d) > tol).sum())
+        parts = ([f"{int(noisy.sum())} of the {larger} larger steps are within {SETTLED_Z:g} standard errors of 0"]
+                 if noisy.any() else [])
+        if unknown.any():
+            from ._ale import MIN_BAND_ROWS
+
+            parts.append(f"{int(unknown.sum())} {'' if parts else f'of the {larger} larger steps '}have no "
+                         f"standard error (an ALE interval of fewer than {MIN_BAND_ROWS} rows)")
+        noise_words = (f"; {' and '.join(parts)} and are not counted either" if parts else
                        f"; every counted step is outside {SETTLED_Z:g} standard errors of 0")
     big = d[keep]
     changes = int(np.sum(np.sign(big[1:]) != np.sign(big[:-1]))) if big.size > 1 else 0
@@ -372,9 +419,10 @@ def _shape_lines(r, grid, avg, size, what, step_se=None):
     lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
     where = {0: "at the first grid point", m - 1: "at the last grid point"}
     at_hi, at_lo = (where.get(x, f"inside the grid, at {r.feature} = {_loc(grid[x], grid)}") for x in (hi, lo))
-    return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
-            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, "
-            f"ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
+    turns = (f"change direction {changes} time{'s' if changes != 1 else ''}" if big.size else
+             "no step is counted for a direction")
+    return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and {turns} "
+            f"(steps within {tol_words}, ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
 
 
 def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
