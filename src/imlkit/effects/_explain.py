@@ -683,14 +683,19 @@ class RowEffects:
     ----------
     within, within_max : float
         Root mean square over the rows, and largest, of the range over the grid of each row's centred ICE curve
-        minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`); for several classes, the class
-        where it is largest.
+        minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`); for several classes, those of the
+        class ``label`` names.
     total, total_max : float
         The same around the overall centred curve.
     span : float
         The effect's range: the largest range (max − min over the grid) of the global and the regional PDs (so a
-        pure interaction, whose global PD is flat, still has a scale).
+        pure interaction, whose global PD is flat, still has a scale); for several classes, that class's.
+    label : str
+        ", for class c" when the result explains several classes (the class whose rows' effects are furthest
+        apart relative to its range), else "".
     """
+
+    label = ""   # ", for class c" where the result explains several classes
 
     def __init__(self, within, within_max, total, total_max, span):
         self.within, self.within_max, self.total, self.total_max, self.span = (
@@ -709,9 +714,20 @@ def row_effects(g):
     keys = ("row_effect_within", "row_effect_within_max", "row_effect_total", "row_effect_total_max")
     if any(ex.get(k) is None for k in keys):
         return None
-    span = max(float(np.ptp(np.ravel(np.asarray(c, dtype=float))))
-               for c in [g.average, *(r.average for r in g.regions)])
-    return RowEffects(*(float(np.max(ex[k])) for k in keys), span)
+    vals = [np.atleast_1d(np.asarray(ex[k], dtype=float)) for k in keys]
+    # the effect's range per class (max − min over the grid, the largest of the global and the regional PDs)
+    spans = np.max([np.atleast_1d(np.ptp(np.asarray(c, dtype=float), axis=0))
+                    for c in [g.average, *(r.average for r in g.regions)]], axis=0)
+    e = RowEffects(*(v[0] for v in vals), spans[0])
+    if len(spans) > 1:
+        # several classes: the class whose rows' effects are furthest apart, on its own effect's range
+        with np.errstate(divide="ignore", invalid="ignore"):
+            worst = np.nan_to_num(np.maximum(vals[0], vals[2]) / spans, nan=0.0, posinf=np.inf)
+        c = int(np.argmax(worst))
+        e = RowEffects(*(v[c] for v in vals), spans[c])
+        classes = ex.get("classes")
+        e.label = f", for class {classes[c] if classes is not None else c}"
+    return e
 
 
 def row_effect_words(g, feature=None, min_node_size=None):
@@ -745,7 +761,7 @@ def row_effect_words(g, feature=None, min_node_size=None):
                                   f"the effect of {f} is the same for every row")
         return "unknown", (f"this result does not hold how far the rows' own effects of {f} are from their "
                            f"region's, so whether the effect is about the same for every row is not judged")
-    what = (f"each row's own effect of {f} (the range over the grid of its centred ICE curve minus "
+    what = (f"each row's own effect of {f}{e.label} (the range over the grid of its centred ICE curve minus "
             + ("its region's" if split else "the overall one") + ")")
     if unsearched:
         above = e.share(e.total) >= share
