@@ -70,7 +70,12 @@ def test_band_from_spread_of_local_effects(correlated_X):
     half = (e.ci_high - e.ci_low) / 2
     assert (np.diff(half) > 0).all()
     se = e.extra["bin_std"] / np.sqrt(e.extra["bin_count"])
-    assert_allclose(half[1:], 1.959964 * np.sqrt(np.cumsum(se ** 2)), rtol=1e-6)
+    # rev8 r2 F8: Student's t on the Welch-Satterthwaite df of the accumulated sum (the normal quantile was too narrow)
+    from scipy import stats
+
+    v = se ** 2
+    df = np.cumsum(v) ** 2 / np.cumsum(v ** 2 / (e.extra["bin_count"] - 1))
+    assert_allclose(half[1:], stats.t.ppf(0.975, df) * np.sqrt(np.cumsum(v)), rtol=1e-6)
 
 
 def test_ordered_categorical_keeps_its_order():

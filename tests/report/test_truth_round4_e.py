@@ -147,9 +147,11 @@ def test_shap_table_caption_names_only_the_importances_beside_it_and_its_rows():
     assert "beside how much it lowers the loss (PFI; section 3)" in t["caption"]
 
 
-def _repid_like(n, m, root_risk, leaf_risks, span, scores):
+def _repid_like(n, m, root_risk, leaf_risks, span, scores, row=None):
     """A REPID result with the given risks (the sums of squared deviations of the centred ICE curves), n rows, m grid
-    points, an effect of range ``span`` and the splits' interaction scores."""
+    points, an effect of range ``span`` and the splits' interaction scores; ``row``: the rows' own effects' spread
+    (within, total), each also its largest (rev8 r2 F3: "about the same for every row" is judged on them; a result
+    without them is not judged)."""
     from types import SimpleNamespace
 
     grid = np.linspace(0, span, m)
@@ -161,7 +163,10 @@ def _repid_like(n, m, root_risk, leaf_risks, span, scores):
                                centered_std=np.full(m, np.sqrt(r / (k * m)))) for r, k in zip(leaf_risks, sizes)]
     return SimpleNamespace(tree=[SimpleNamespace(risk=root_risk, n=n)], regions=regions, average=grid, grid=grid,
                            interaction_scores=pd.Series(scores, dtype=float),
-                           extra={"centered_std": np.full(m, np.sqrt(root_risk / (n * m)))})
+                           extra={"centered_std": np.full(m, np.sqrt(root_risk / (n * m))),
+                                  **({} if row is None else
+                                     {"row_effect_within": row[0], "row_effect_within_max": row[0],
+                                      "row_effect_total": row[1], "row_effect_total_max": row[1]})})
 
 
 def test_regions_and_their_curves_each_below_the_share_but_not_together_are_not_the_same_effect():
@@ -171,18 +176,23 @@ def test_regions_and_their_curves_each_below_the_share_but_not_together_are_not_
     range, above the report's own 10%. Same numbers here."""
     from imlkit.report._sec_effects import MATERIAL_REGIONAL_SHARE, regional_difference, regional_words
 
-    g = _repid_like(91, 15, 50.21, [8.937, 11.25], 1.74, {"x2": 0.598})
-    share, spread, span = regional_difference(g)
     total = np.sqrt(50.21 / (91 * 15))
     left = np.sqrt((8.937 + 11.25) / (91 * 15))
+    g = _repid_like(91, 15, 50.21, [8.937, 11.25], 1.74, {"x2": 0.598}, row=(left, total))
+    share, spread, span = regional_difference(g)
     assert spread < MATERIAL_REGIONAL_SHARE * span and left < MATERIAL_REGIONAL_SHARE * span
     assert total > MATERIAL_REGIONAL_SHARE * span
     said = regional_words(g, "x1", 2, 0.1)
     assert "about the same for every row." not in said
-    assert "not about the same for every row" in said and f"{total:.3g}" in said
-    # all parts small together: still "about the same"
-    small = _repid_like(91, 15, 10.0, [4.0, 4.0], 1.74, {"x2": 0.2})
+    assert "is not the same for every row" in said and f"{total:.3g}" in said
+    # all parts small together: still "about the same" (the rows' own effects: twice the spread at a grid point, a
+    # linear curve's on a symmetric grid)
+    small = _repid_like(91, 15, 10.0, [4.0, 4.0], 1.74, {"x2": 0.2},
+                        row=(2 * np.sqrt(8.0 / (91 * 15)), 2 * np.sqrt(10.0 / (91 * 15))))
     assert "about the same for every row." in regional_words(small, "x1", 2, 0.1)
+    # without the rows' own effects (an old result), the per-point spreads cannot show them alike: not said
+    assert "about the same for every row." not in regional_words(_repid_like(91, 15, 10.0, [4.0, 4.0], 1.74,
+                                                                             {"x2": 0.2}), "x1", 2, 0.1)
 
 
 def test_repid_on_fewer_rows_than_two_regions_need_says_it_could_not_split():
@@ -233,7 +243,9 @@ def test_repid_that_could_not_search_does_not_say_no_split_explains():
 
     g = _repid_like(79, 15, 9.71e6, [9.71e6], 341.0, {})
     said = regional_words(g, "x1", 2, 0.1, min_node_size=40)
-    assert "could not split the 79 rows" in said and "could look for none" in said
+    # rev8 r2 F3: the API's words, one rule ("could look for none" was the report's own)
+    assert "could not split the 79 rows" in said and "could look for no region" in said
+    assert "no evidence either way" in said
     assert "no split of depth" not in said
     assert "might or might not explain" in said
     # with enough rows to search, an unexplained heterogeneity is still "no split ... explains"

@@ -78,7 +78,8 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     EffectResult
         ``method="ale"``; ``grid`` holds the K+1 bin edges (the levels, in ALE order, for a
         categorical feature), ``average`` the centred ALE at them; ``ci_low``/``ci_high`` a band
-        from the per-bin spread of the local effects; ``extra`` holds ``bin_count``,
+        from the per-bin spread of the local effects (NaN at and beyond a bin of fewer than
+        5 rows; see Notes); ``extra`` holds ``bin_count``,
         ``bin_effect`` (mean local difference) and ``bin_std`` per bin.
 
     Notes
@@ -89,9 +90,13 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
 
     and ALE = g − c with c the mean of g over the data (each bin contributing the average of
     its two edges, as Apley & Zhu's ALEPlot does), so the ALE has mean zero. The band is
-    ALE(z_k) ± q·sqrt(Σ_{l ≤ k} s_l² / |N_l|), with s_l the standard deviation of the local
+    ALE(z_k) ± t·sqrt(Σ_{l ≤ k} s_l² / |N_l|), with s_l the standard deviation of the local
     differences in bin l (bins are disjoint sets of rows, so their mean errors add in
-    quadrature). Both edges of every row are predicted in one stacked call of 2n rows, or, for
+    quadrature) and t the quantile of Student's t on the Welch-Satterthwaite degrees of
+    freedom of that sum, (Σ v_l)² / Σ v_l² / (|N_l| − 1) with v_l = s_l² / |N_l|. The band is
+    NaN at z_k when a bin l ≤ k holds fewer than ``MIN_BAND_ROWS`` = 5 rows (one row has no
+    spread to estimate; two to four leave the spread and the normality a t band assumes
+    unjudged). Both edges of every row are predicted in one stacked call of 2n rows, or, for
     a tree ensemble, from the trees with a node on the feature between the bin's edges: any
     other tree gives both edges the same leaf value, which cancels from the difference.
 
@@ -124,16 +129,15 @@ def ale(model, X, feature, *, bins=20, min_bin_size=1, sample_weight=None, outpu
     w = np.ones(len(X)) if w is None else w
     kind, column, label, classes = resolve_output(model, output)
     predictor = make_predictor(model, kind, was_frame, max_rows)
-    q = stats.norm.ppf(0.5 + level / 2)
     params = SPEC.record(call)
 
     def use_engine():  # called by the _ale_* functions once the feature's values passed their checks
         params.update(predictor.use_engine(X, engine, [name]))
     with Timer() as timer:
         if has_levels(X[name]):
-            out = _ale_categorical(predictor, X, name, w, column, q, progress, use_engine)
+            out = _ale_categorical(predictor, X, name, w, column, level, progress, use_engine)
         else:
-            out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress, use_engine)
+            out = _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, level, progress, use_engine)
     params["seconds"] = timer.seconds
     params["n_rows"] = len(X)   # ALE costs 2n (categorical: 3n) predictions: every row is used
     grid, average, low, high, extra, categorical = out
@@ -203,19 +207,47 @@ def _by_class(fn, d, *args):
     return tuple(np.stack(p, axis=-1) for p in zip(*parts))
 
 
-def _numeric_curve(d, k, w, K):
+#: Fewest rows an interval needs for the ALE band through it: the band is NaN at and beyond (in the order of the
+#: accumulation) an interval with fewer. A one-row interval has no spread to estimate (it added a variance of 0, a
+#: band as if its local difference were exact); at 2 to 4 rows the standard deviation rests on 1 to 3 degrees of
+#: freedom, uncertain by about 1/sqrt(2·df) = 71% to 41% of itself, the t quantile that would hold the level under
+#: normality is 12.7 to 3.18 (95%), and whether the local differences are near normal -- what a t band assumes --
+#: cannot be seen in so few. From 5 rows (4 df, relative error 35%, t 2.78) the band is given.
+MIN_BAND_ROWS = 5
+
+
+def _band_half_widths(std, cnt, level):
+    """Half-widths of the pointwise band of the accumulated local effect at the K+1 edges (index 0: the first edge,
+    where the accumulation starts, half-width 0).
+
+    The accumulated effect at edge k sums the mean local differences of intervals 1..k, each with variance
+    v_l = s_l² / n_l (disjoint rows, so they add); the quantile is Student's t on the Welch-Satterthwaite degrees of
+    freedom of that sum, (Σ v_l)² / Σ v_l² / (n_l − 1) (where every v_l is 0 the half-width is 0 whatever the
+    quantile). NaN at and beyond an interval with fewer than :data:`MIN_BAND_ROWS` rows.
+    """
+    cnt = np.asarray(cnt, dtype=float)
+    v = np.where(cnt > 1, std ** 2 / np.maximum(cnt, 1), 0.0)
+    var = np.concatenate([[0.0], np.cumsum(v)])
+    denom = np.concatenate([[0.0], np.cumsum(np.where(cnt > 1, v ** 2 / np.maximum(cnt - 1, 1), 0.0))])
+    pooled = np.concatenate([[1.0], np.cumsum(np.maximum(cnt - 1, 0))])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(denom > 0, var ** 2 / denom, np.maximum(pooled, 1.0))
+    half = stats.t.ppf(0.5 + level / 2, df) * np.sqrt(var)
+    small = np.concatenate([[False], np.cumsum(cnt < MIN_BAND_ROWS) > 0])
+    return np.where(small, np.nan, half)
+
+
+def _numeric_curve(d, k, w, K, level):
     mean, std, cnt, W = _weighted_stats(d, k, w, K)
     acc = np.concatenate([[0.0], np.cumsum(mean)])
     center = np.sum(W * (acc[:-1] + acc[1:]) / 2) / W.sum()
-    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
-    return acc - center, se, mean, std
+    return acc - center, _band_half_widths(std, cnt, level), mean, std
 
 
-def _categorical_curve(d, k, ww, L, W_level):
+def _categorical_curve(d, k, ww, L, W_level, level):
     mean, std, cnt, _ = _weighted_stats(d, k, ww, L - 1)
     acc = np.concatenate([[0.0], np.cumsum(mean)])
-    se = np.sqrt(np.concatenate([[0.0], np.cumsum(std ** 2 / np.maximum(cnt, 1))]))
-    return acc - np.sum(W_level * acc) / W_level.sum(), se, mean, std
+    return acc - np.sum(W_level * acc) / W_level.sum(), _band_half_widths(std, cnt, level), mean, std
 
 
 def _missing_error(name, n_bad, what):
@@ -224,7 +256,7 @@ def _missing_error(name, n_bad, what):
                            f"or impute it.")
 
 
-def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress, use_engine):
+def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, level, progress, use_engine):
     x = X[name].to_numpy(dtype=float)
     if not np.isfinite(x).all():
         raise _missing_error(name, int((~np.isfinite(x)).sum()), "finite values")
@@ -237,13 +269,13 @@ def _ale_numeric(predictor, X, name, bins, min_bin_size, w, column, q, progress,
     pred = predictor.local_predictions(X, name, np.stack([edges[k - 1], edges[k]]), column=column,
                                        context=f"the bin edges of feature {name!r}", progress=progress)
     d = pred[1] - pred[0]                       # (n,) or (n, C); a row's constant cancels
-    average, se, mean, std = _by_class(_numeric_curve, d, k - 1, w, K)
+    average, half, mean, std = _by_class(_numeric_curve, d, k - 1, w, K, level)
     cnt = np.bincount(k - 1, minlength=K)
     extra = dict(bin_count=cnt, bin_effect=mean, bin_std=std, edges=edges)
-    return edges, average, average - q * se, average + q * se, extra, False
+    return edges, average, average - half, average + half, extra, False
 
 
-def _ale_categorical(predictor, X, name, w, column, q, progress, use_engine):
+def _ale_categorical(predictor, X, name, w, column, level, progress, use_engine):
     s = X[name]
     if s.isna().any():
         raise _missing_error(name, int(s.isna().sum()), "complete values")
@@ -267,11 +299,11 @@ def _ale_categorical(predictor, X, name, w, column, q, progress, use_engine):
     k = np.concatenate([pos[has_up], pos[has_down] - 1])
     ww = np.concatenate([w[has_up], w[has_down]])
     W_level = np.bincount(pos, weights=w, minlength=L)
-    average, se, mean, std = _by_class(_categorical_curve, d, k, ww, L, W_level)
+    average, half, mean, std = _by_class(_categorical_curve, d, k, ww, L, W_level, level)
     cnt = np.bincount(k, minlength=L - 1)
     extra = dict(bin_count=cnt, bin_effect=mean, bin_std=std, level_count=np.bincount(pos, minlength=L),
                  level_order="category order" if ordered else "similarity (MDS)")
-    return levels, average, average - q * se, average + q * se, extra, True
+    return levels, average, average - half, average + half, extra, True
 
 
 def order_levels(X, name, levels):

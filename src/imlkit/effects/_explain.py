@@ -13,7 +13,8 @@ import numpy as np
 from .._display import num, pct
 
 __all__ = ["num", "pct", "explain_effect", "explain_hstat", "explain_regional", "explain_heterogeneity",
-           "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD"]
+           "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD",
+           "MATERIAL_EFFECT_SHARE", "RowEffects", "row_effects", "row_effect_words", "pct_beside"]
 
 #: A step of a curve counts as going the other way only when it is larger than this share of the curve's range.
 MONOTONE_TOLERANCE = 0.01
@@ -27,6 +28,10 @@ SETTLED_Z = 2.0
 FEW_H_ROWS = 100
 #: A pair's joint PD whose root mean square is below this share of the prediction's makes H² an unstable ratio.
 SMALL_JOINT_PD = 0.1
+#: The rows' own effects of a feature differ materially from their region's (REPID) when the root mean square over
+#: the rows of how far each is from it (:func:`row_effect_spread`) is at least this share of the effect's range;
+#: the report's ``MATERIAL_REGIONAL_SHARE`` is this number.
+MATERIAL_EFFECT_SHARE = 0.1
 
 
 
@@ -222,8 +227,12 @@ def _curve_lines(r, grid, avg, ind, unit):
         out += _ice_spread_lines(r, grid, avg, ind, size, unit, ordered)
     if r.ci_low is not None and not flat and np.ndim(r.ci_low) == 1:
         half = (np.asarray(r.ci_high, dtype=float) - np.asarray(r.ci_low, dtype=float)) / 2
-        k = int(np.argmax(half))
         level = r.params.get("confidence_level", 0.95)
+        gap = _band_gap_words(r, grid, half)
+        if gap is not None and not np.isfinite(half[1:]).any():
+            out.append(gap)
+            return out
+        k = int(np.nanargmax(half))
         covers = ("" if r.method == "gam" else
                   " It covers how the rows' local differences spread for this fitted model only: not how the "
                   "model would change if refitted on other data, nor the uncertainty of the relationship in the "
@@ -233,15 +242,42 @@ def _curve_lines(r, grid, avg, ind, unit):
                    "the local differences within each interval are the same for every row")
             tail = "" if half[k] == 0 else f" (at most ±{num(half[k])}, floating-point rounding)"
             out.append(f"Its pointwise {pct(level)} band has width 0{' up to rounding' if tail else ''} at every "
-                       f"grid point{tail}: "
-                       f"{why}.{covers}")
+                       f"grid point{' where it is given' if gap else ''}{tail}: "
+                       f"{why}.{covers}" + (f" {gap}" if gap else ""))
             return out
         source = ("from the term's Bayesian standard errors" if r.method == "gam" else
-                  "from the spread of the local differences within each interval")
-        out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide, at "
-                   f"{at.format(_value(grid[k], r.categorical, grid))}; "
-                   f"the range is {num(size / half[k])} times that half-width.{covers}")
+                  "from the spread of the local differences within each interval, with Student's t quantile on "
+                  "the Welch-Satterthwaite degrees of freedom of their sum")
+        out.append(f"Its pointwise {pct(level)} band ({source}) is at most ±{num(half[k])} wide"
+                   + (" where it is given" if gap else "") + f", at {at.format(_value(grid[k], r.categorical, grid))}; "
+                   f"the range is {num(size / half[k])} times that half-width.{covers}" + (f" {gap}" if gap else ""))
     return out
+
+
+def _band_gap_words(r, grid, half):
+    """Where an ALE's band is not given (NaN: at and beyond an interval of fewer than ``MIN_BAND_ROWS`` rows), as a
+    sentence; None where it is given at every grid point."""
+    if r.method != "ale" or np.isfinite(half).all():
+        return None
+    from ._ale import MIN_BAND_ROWS
+
+    cnt = np.asarray(r.extra.get("bin_count", []), dtype=int)
+    first = int(np.flatnonzero(~np.isfinite(half))[0])
+    what = "intervals" if not r.categorical else "pairs of neighbouring levels"
+    unit = "local differences" if r.categorical else "rows"
+    lo_hi = (f"{int(cnt.min()):,} {unit} each" if cnt.size and cnt.min() == cnt.max() else
+             f"{int(cnt.min()):,} to {int(cnt.max()):,} {unit}" if cnt.size else "")
+    held = f" (the {what} hold {lo_hi})" if cnt.size else ""
+    small = int(np.sum(cnt < MIN_BAND_ROWS)) if cnt.size else 0
+    level = r.params.get("confidence_level", 0.95)
+    lead = (f"No band from {r.feature} = {_value(grid[first], r.categorical, grid)} on" if first > 1 else
+            f"No pointwise {pct(level)} band (beyond the first {'edge' if not r.categorical else 'level'}, where the "
+            f"accumulation starts)")
+    return (f"{lead}: the band at a grid point accumulates every interval before it, and {small} of the "
+            f"{max(cnt.size, len(grid) - 1)} {what} hold{'s' if small == 1 else ''} fewer than {MIN_BAND_ROWS} "
+            f"{unit}{held} -- one row has no "
+            f"spread to estimate, and two to four leave the spread (1 to 3 degrees of freedom) and the normality a "
+            f"t band assumes unjudged, so no band is given there.")
 
 
 def _small_lines(r, size, ind, unit, what):
@@ -275,8 +311,8 @@ def _unsettled(r, grid, avg, ind, size, what):
                     f"the {len(ends):,} curves' changes); the direction of the average is sampling noise here, "
                     f"whatever its steps."]
     halves = _ale_half_widths(r)
-    if halves is not None:
-        half = float(np.max(halves))
+    if halves is not None and np.isfinite(halves).any():
+        half = float(np.nanmax(halves))   # where the band is given (NaN beyond an interval of too few rows)
         if size <= half:
             level = r.params.get("confidence_level", 0.95)
             return [f"Shape: not settled -- the ALE's range {num(size)} is within its pointwise {pct(level)} band's "
@@ -310,6 +346,11 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
     half = _ale_half_widths(r)
     if half is not None:
         width = float(max(half[hi], half[lo]))
+        if not np.isfinite(width):
+            from ._ale import MIN_BAND_ROWS
+
+            return [f"Which of {a} and {b} gives the larger {what} is not tested: the band is not given at these "
+                    f"levels (a pair of neighbouring levels before them holds fewer than {MIN_BAND_ROWS} rows)."]
         if diff <= width:
             level = r.params.get("confidence_level", 0.95)
             return [f"{head}, within the pointwise {pct(level)} band's half-width at these levels ({num(width)}): "
@@ -330,11 +371,14 @@ def _step_se(r, avg, ind):
         d = np.diff(ind, axis=1)
         return np.std(d, axis=0, ddof=1) / np.sqrt(d.shape[0])
     if r.method == "ale" and not r.categorical:
+        from ._ale import MIN_BAND_ROWS
+
         sd = np.asarray(r.extra.get("bin_std", []), dtype=float)
         cnt = np.asarray(r.extra.get("bin_count", []), dtype=float)
         if sd.shape == cnt.shape == (m - 1,):
+            # an interval of fewer rows has no standard error worth the name (the band's rule): NaN, not 0
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(cnt > 0, sd / np.sqrt(cnt), np.nan)
+                return np.where(cnt >= MIN_BAND_ROWS, sd / np.sqrt(cnt), np.nan)
     return None
 
 
@@ -356,10 +400,18 @@ def _shape_lines(r, grid, avg, size, what, step_se=None):
     noise_words = ""
     if step_se is not None:
         # a step within SETTLED_Z standard errors of 0 settles no direction: it is not counted (r3 F5)
-        noisy = keep & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
-        keep &= ~noisy
-        noise_words = (f"; {int(noisy.sum())} of the {int((np.abs(d) > tol).sum())} larger steps are within "
-                       f"{SETTLED_Z:g} standard errors of 0 and not counted either" if noisy.any() else
+        unknown = keep & ~np.isfinite(step_se)
+        noisy = keep & ~unknown & ~(np.abs(d) > SETTLED_Z * np.nan_to_num(step_se, nan=np.inf))
+        keep &= ~(noisy | unknown)
+        larger = int((np.abs(d) > tol).sum())
+        parts = ([f"{int(noisy.sum())} of the {larger} larger steps are within {SETTLED_Z:g} standard errors of 0"]
+                 if noisy.any() else [])
+        if unknown.any():
+            from ._ale import MIN_BAND_ROWS
+
+            parts.append(f"{int(unknown.sum())} {'' if parts else f'of the {larger} larger steps '}have no "
+                         f"standard error (an ALE interval of fewer than {MIN_BAND_ROWS} rows)")
+        noise_words = (f"; {' and '.join(parts)} and are not counted either" if parts else
                        f"; every counted step is outside {SETTLED_Z:g} standard errors of 0")
     big = d[keep]
     changes = int(np.sum(np.sign(big[1:]) != np.sign(big[:-1]))) if big.size > 1 else 0
@@ -367,9 +419,10 @@ def _shape_lines(r, grid, avg, size, what, step_se=None):
     lo, hi = int(np.argmin(avg)), int(np.argmax(avg))
     where = {0: "at the first grid point", m - 1: "at the last grid point"}
     at_hi, at_lo = (where.get(x, f"inside the grid, at {r.feature} = {_loc(grid[x], grid)}") for x in (hi, lo))
-    return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and change "
-            f"direction {changes} time{'s' if changes != 1 else ''} (steps within {tol_words}, "
-            f"ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
+    turns = (f"change direction {changes} time{'s' if changes != 1 else ''}" if big.size else
+             "no step is counted for a direction")
+    return [f"Shape: not monotone -- its steps rise by {num(rise)} and fall by {num(fall)} in total, and {turns} "
+            f"(steps within {tol_words}, ignored{noise_words}); the maximum lies {at_hi}, the minimum {at_lo}."]
 
 
 def _ice_spread_lines(r, grid, avg, ind, size, unit, ordered):
@@ -603,6 +656,144 @@ def _unsettled_first(a, b, ha, hb, sa, sb, n):
 
 # -------------------------------------------------------------------------------------------------- RegionalResult
 
+def pct_beside(v, threshold, digits=1):
+    """``v`` as a percentage with ``digits`` decimals, or more where fewer would print it on the other side of
+    ``threshold`` than it lies (College's Outstate: 0.09996 of the range printed "10.0%, below the 10% needed").
+
+    Examples
+    --------
+    >>> pct_beside(0.09996, 0.1), pct_beside(0.123, 0.1), pct_beside(0.1, 0.1, 0)
+    ('9.996%', '12.3%', '10%')
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return f"{v:.{digits}%}"
+    below = v < threshold
+    for d in range(digits, digits + 8):
+        said = round(100 * v, d)
+        if (said / 100 < threshold) == below:
+            return f"{said:.{d}f}%"
+    return f"{100 * v:.12g}%"
+
+
+class RowEffects:
+    """How far the rows' own effects of a REPID feature are from their region's and from the overall one.
+
+    Attributes
+    ----------
+    within, within_max : float
+        Root mean square over the rows, and largest, of the range over the grid of each row's centred ICE curve
+        minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`); for several classes, those of the
+        class ``label`` names.
+    total, total_max : float
+        The same around the overall centred curve.
+    span : float
+        The effect's range: the largest range (max − min over the grid) of the global and the regional PDs (so a
+        pure interaction, whose global PD is flat, still has a scale); for several classes, that class's.
+    label : str
+        ", for class c" when the result explains several classes (the class whose rows' effects are furthest
+        apart relative to its range), else "".
+    """
+
+    label = ""   # ", for class c" where the result explains several classes
+
+    def __init__(self, within, within_max, total, total_max, span):
+        self.within, self.within_max, self.total, self.total_max, self.span = (
+            float(within), float(within_max), float(total), float(total_max), float(span))
+
+    def share(self, v):
+        """``v`` as a share of the effect's range (inf where the range is 0 and ``v`` is not)."""
+        return v / self.span if self.span > 0 else (0.0 if v == 0 else np.inf)
+
+
+def row_effects(g):
+    """The :class:`RowEffects` of a REPID result, or None when it does not hold them (a result from before they
+    were recorded): the per-point spreads it holds then bound them only from below, which cannot show that the
+    rows' effects are alike."""
+    ex = getattr(g, "extra", None) or {}
+    keys = ("row_effect_within", "row_effect_within_max", "row_effect_total", "row_effect_total_max")
+    if any(ex.get(k) is None for k in keys):
+        return None
+    vals = [np.atleast_1d(np.asarray(ex[k], dtype=float)) for k in keys]
+    # the effect's range per class (max − min over the grid, the largest of the global and the regional PDs)
+    spans = np.max([np.atleast_1d(np.ptp(np.asarray(c, dtype=float), axis=0))
+                    for c in [g.average, *(r.average for r in g.regions)]], axis=0)
+    e = RowEffects(*(v[0] for v in vals), spans[0])
+    if len(spans) > 1:
+        # several classes: the class whose rows' effects are furthest apart, on its own effect's range
+        with np.errstate(divide="ignore", invalid="ignore"):
+            worst = np.nan_to_num(np.maximum(vals[0], vals[2]) / spans, nan=0.0, posinf=np.inf)
+        c = int(np.argmax(worst))
+        e = RowEffects(*(v[c] for v in vals), spans[c])
+        classes = ex.get("classes")
+        e.label = f", for class {classes[c] if classes is not None else c}"
+    return e
+
+
+def row_effect_words(g, feature=None, min_node_size=None):
+    """The one rule, for the report and :meth:`RegionalResult.explain`, on whether the effect of a REPID feature is
+    about the same for every row: ``(kind, words)``.
+
+    ``kind``: ``"unsearched"`` when no split was made because the rows are fewer than 2 · ``min_node_size`` (REPID
+    could look for no region: no evidence either way, so "about the same for every row" is never said, only how
+    far the rows' own effects are from the overall one); ``"same"`` when the rows' own effects are within
+    :data:`MATERIAL_EFFECT_SHARE` of the effect's range of their region's, in root mean square over the rows,
+    *and* around the overall curve (each part small is not both together); ``"differs"`` otherwise;
+    ``"unknown"`` when the result does not hold the rows' effects. ``words``: a clause, lower case, to follow a
+    semicolon or start a sentence.
+
+    Each row's own effect is measured on the scale of the effect: the range over the grid of its centred ICE curve
+    minus its region's (:func:`~imlkit.effects._repid.row_effect_spread`), which for a linear ICE curve is the
+    difference of the row's slope from the region's times the grid's width, and for a binary feature the
+    difference of the row's effect Δ_i from the region's mean. The spread of the centred curves at one grid
+    point is about half of that at the ends of a symmetric grid, so a rule reading it had let the effect vary by
+    twice the share (spector's PSI: per-row effects 0.32 to 0.53 were "about the same for every row").
+    """
+    f = feature or g.feature
+    share = MATERIAL_EFFECT_SHARE
+    n = int(g.tree[0].n)
+    split = any(not getattr(nd, "is_leaf", True) for nd in g.tree)
+    unsearched = not split and min_node_size is not None and n < 2 * min_node_size
+    e = row_effects(g)
+    if e is None:
+        if unsearched:
+            return "unsearched", (f"REPID could look for no region, which is no evidence either way about whether "
+                                  f"the effect of {f} is the same for every row")
+        return "unknown", (f"this result does not hold how far the rows' own effects of {f} are from their "
+                           f"region's, so whether the effect is about the same for every row is not judged")
+    what = (f"each row's own effect of {f}{e.label} (the range over the grid of its centred ICE curve minus "
+            + ("its region's" if split else "the overall one") + ")")
+    if unsearched:
+        above = e.share(e.total) >= share
+        return "unsearched", (
+            f"REPID could look for no region, which is no evidence either way about whether the effect of {f} "
+            f"differs between groups of rows; {what} differs from the overall effect by {num(e.total)} in root mean "
+            f"square over the {n:,} rows, {pct_beside(e.share(e.total), share)} of the effect's range "
+            f"{num(e.span)} (the furthest row {num(e.total_max)}, {pct(e.share(e.total_max))}), "
+            + (f"above the {pct(share)} that would matter: on these rows the effect of {f} is not the same for "
+               f"every row." if above else
+               f"below the {pct(share)} that would matter on these rows."))
+    numbers = (f"{what} differs from " + ("its region's" if split else "the overall effect")
+               + f" by {num(e.within)} in root mean square over the {n:,} rows, "
+               f"{pct_beside(e.share(e.within), share)} of the effect's range {num(e.span)} (the furthest row "
+               f"{num(e.within_max)}, {pct(e.share(e.within_max))})")
+    if e.share(e.within) >= share:
+        return "differs", (f"{numbers}, above the {pct(share)} that would matter: the effect of {f} is not the "
+                           f"same for every row.")
+    if e.share(e.total) >= share:
+        # each part below the share, not together (star98's MLPRegressor: regions 8.5% apart, curves within them 7%)
+        return "differs", (f"{numbers}, below the {pct(share)} that would matter, yet around the overall curve "
+                           f"they differ by {num(e.total)} in root mean square "
+                           f"({pct_beside(e.share(e.total), share)}), above it: the effect of {f} is not the same "
+                           f"for every row; the regions' curves and the rows within a region each stay below "
+                           f"the share, not together.")
+    if e.share(e.within_max) < share:
+        return "same", (f"{numbers}, below the {pct(share)} that would matter: the effect of {f} is about the same "
+                        f"for every row.")
+    return "same", (f"{numbers}, below the {pct(share)} that would matter in root mean square: the effect of {f} is "
+                    f"about the same for the typical row, though the furthest row's differs by more.")
+
+
 def explain_regional(g):
     """The words of :meth:`RegionalResult.explain`."""
     f = g.feature
@@ -629,10 +820,10 @@ def explain_regional(g):
                          f"{num(np.sqrt(root_h))}, at most REPID's rounding floor {num(floor)}), so the effect of "
                          f"{f} has the same shape for every row of these and there is nothing to split.")
         elif size is not None and n < 2 * size:
+            words = row_effect_words(g, f, size)[1]
             lines.append(f"No split could be made: each region needs at least {size:,} rows (min_node_size), so a "
-                         f"split needs {2 * size:,} and there are {n:,}. REPID could look for no region; that is "
-                         f"no evidence that the effect is the same for every row (root mean square "
-                         f"{num(np.sqrt(root_h))} left).")
+                         f"split needs {2 * size:,} and there are {n:,}. {words[0].upper()}{words[1:]}"
+                         + ("" if words.endswith(".") else "."))
         else:
             lines.append(f"No split met REPID's stopping rule: a first split must remove at least {pct(gamma)} of "
                          f"the heterogeneity (min_improvement γ = {gamma}), with at least {size:,} rows on each "
@@ -641,7 +832,8 @@ def explain_regional(g):
                          + "removes that much (the result does not record how much the best one removed). The "
                          + f"heterogeneity stays at root mean square {num(np.sqrt(root_h))}"
                          + (f" ({pct(np.sqrt(root_h) / span)} of the PD's range)" if span > 0 else "")
-                         + "; that is not evidence that the effect is the same for every row.")
+                         + "; that no split met the rule is not evidence that the effect is the same for every row.")
+            lines.append(_row_effect_line(g, f, size))
         return "\n".join(lines)
     lines.append("Splits (breadth first):")
     by_id = {nd.id: nd for nd in g.tree}
@@ -692,6 +884,7 @@ def explain_regional(g):
                        f"{'it' if one else 'them'} removes γ = {pct(gamma)} of the heterogeneity"
                      + (" (a sum over splits in different regions is not a split meeting γ)."
                         if any(scores[c] >= gamma for c in weak) else "."))
+    lines.append(_row_effect_line(g, f, size))
     if depth is not None:
         reached = max(nd.depth for nd in g.tree)
         if reached >= depth and left_h > 0:
@@ -702,6 +895,12 @@ def explain_regional(g):
                      "scale too (the logistic link couples the features), so they do not say the model has "
                      "interaction terms.")
     return "\n".join(lines)
+
+
+def _row_effect_line(g, f, size):
+    """:func:`row_effect_words` as a sentence of its own."""
+    words = row_effect_words(g, f, size)[1]
+    return "Rows: " + words + ("" if words.endswith(".") else ".")
 
 
 def _rule_text(g, node_id):

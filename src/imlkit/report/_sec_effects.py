@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import effects as eff
 from .._display import ZERO_RTOL
+from ..effects._explain import MATERIAL_EFFECT_SHARE, pct_beside, row_effect_words, row_effects
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
@@ -14,7 +15,7 @@ from ._shared import classes_by_rows, effect_output, most_frequent_words, tied_a
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
 #: the overall curve is at least this share of the effect's range (and the splits remove at least
 #: ``min_improvement`` of the heterogeneity, REPID's own rule).
-MATERIAL_REGIONAL_SHARE = 0.1
+MATERIAL_REGIONAL_SHARE = MATERIAL_EFFECT_SHARE
 
 __all__ = ["section_effects", "section_regional", "top_features", "effect_output", "choose_repid_feature",
            "effect_classes", "TopClassesAndOther", "OTHER_CLASSES", "interacting_features", "interaction_words",
@@ -622,6 +623,14 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h
     REPID's own floor (``extra["rounding_floor"]``) follows the dtype the model predicts in, so a float32
     model's rounding is "equal up to rounding" there, not split.
 
+    Whether the effect is "about the same for every row" is decided by the rule :meth:`RegionalResult.explain`
+    uses too, :func:`~imlkit.effects._explain.row_effect_words`, on the rows' own effects (each row's range over
+    the grid of its centred curve minus its region's): the spread at a grid point is about half of that at the
+    ends of a symmetric grid (exactly half for a binary feature), so reading it against the share had let the
+    effect itself vary by twice the share (spector's PSI, review rev8 r2 F3). The per-point spreads stay as the
+    numbers of where the curves differ. With fewer rows than 2 · ``min_node_size`` REPID could look for no region,
+    which is no evidence either way: "about the same for every row" is then never said.
+
     Which split features it "interacts with": :func:`interaction_words` (at least ``min_improvement`` of the
     heterogeneity per feature; ``h_pairs``, section 4's pairwise H², beside them).
     """
@@ -641,35 +650,45 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h
     within, between, around = spread_by_point(g)
     left_max, _, left_at = _at_most(g, feature, within, span)
     total_max, _, total_at = _at_most(g, feature, around, span)
-    same = left_max <= MATERIAL_REGIONAL_SHARE * span
+    material = MATERIAL_REGIONAL_SHARE * span
     mean_of = f"; {left:.3g} in root mean square over the grid" if m > 1 else ""
     scores = g.interaction_scores[g.interaction_scores > 0]
-    if same and total_max > MATERIAL_REGIONAL_SHARE * span:
+    # One rule with RegionalResult.explain() (review r2 F3): whether the effect is about the same for every row is
+    # judged on the rows' own effects (each row's range over the grid of its centred curve minus its region's), not
+    # on the spread at one grid point, which is about half of it (spector's PSI: 8.3% at a point, 17% per row)
+    kind, words = row_effect_words(g, feature, min_node_size)
+    if not len(scores) and kind == "unsearched":
+        # heart (censors), 21 test rows, --quick (min_node_size 40): "No split improved the homogeneity ... enough" --
+        # no split was possible, each region needs 40 rows; and no search is no evidence either way (spector, 10 rows:
+        # "the effect of PSI is about the same for every row" was said)
+        said = (f"REPID could not split the {root.n:,} rows: each region needs at least {min_node_size:,} rows "
+                f"(min_node_size), so a split needs {2 * min_node_size:,}; {words}")
+        if row_effects(g) is None:
+            said += (f"; the centred ICE curves differ from the overall curve by up to {total_max:.3g} (root mean "
+                     f"square over the rows {total_at}), a heterogeneity that splits on more rows might or might not "
+                     f"explain")
+        return said + ("" if said.endswith(".") else ".")
+    stay = (f"at every grid point the centred ICE curves stay within {left_max:.3g} of their region's curve (root "
+            f"mean square over the rows, largest {left_at}{mean_of})")
+    still = (f"the centred ICE curves still differ from their region's curve by up to {left_max:.3g} (root mean "
+             f"square over the rows {left_at}{mean_of}), a heterogeneity no split of depth ≤ {max_depth} by another "
+             f"feature explains.")
+    if kind == "same":
+        tail = f"{stay}; {words}"
+    elif left_max > material:
+        # the rows differ from their region's curve at some grid point: a lower bound of the rows' own effects
+        tail = (f"that is not evidence that the effect of {feature} is the same for every row: "
+                + (f"{words} At the grid points, " if kind == "differs" else "") + still)
+    elif total_max > material or kind == "differs":
         # each part below the share, not their sum: star98, a user's MLPRegressor -- regions 8.5% apart, curves within
         # them 7.0%, around the overall curve 11% (0.19 of 1.74): "about the same for every row" was said
-        tail = (f"yet the effect of {feature} is not about the same for every row: the centred ICE curves differ from "
+        tail = (words if kind == "differs" else
+                f"yet the effect of {feature} is not about the same for every row: the centred ICE curves differ from "
                 f"the overall curve by up to {total_max:.3g} (root mean square over the rows {total_at}), above the "
                 f"{MATERIAL_REGIONAL_SHARE:.0%} that would matter; the regions' curves and the curves within a region "
                 f"(at most {left_max:.3g} from their region's curve, {left_at}) each stay below it, not together.")
-    elif same:
-        tail = (f"at every grid point the centred ICE curves stay within {left_max:.3g} of their region's curve (root "
-                f"mean square over the rows, largest {left_at}{mean_of}), below the {MATERIAL_REGIONAL_SHARE:.0%} that "
-                f"would matter: the effect of {feature} is about the same for every row.")
     else:
-        # "no split ... explains" only where splits were searched: with fewer than 2 x min_node_size rows none was
-        # (Hitters, 79 rows, min_node_size 40)
-        searched = not (min_node_size is not None and root.n < 2 * min_node_size)
-        tail = (f"that is not evidence that the effect of {feature} is the same for every row: the centred ICE curves "
-                f"still differ from their region's curve by up to {left_max:.3g} (root mean square over the rows "
-                f"{left_at}{mean_of})"
-                + (f", a heterogeneity no split of depth ≤ {max_depth} by another feature explains." if searched else
-                   ", a heterogeneity that splits on more rows might or might not explain."))
-    if not len(scores) and min_node_size is not None and root.n < 2 * min_node_size:
-        # heart (censors), 21 test rows, --quick (min_node_size 40): "No split improved the homogeneity ... enough" --
-        # no split was possible, each region needs 40 rows
-        return (f"REPID could not split the {root.n:,} rows: each region needs at least {min_node_size:,} rows "
-                f"(min_node_size), so a split needs {2 * min_node_size:,}; it found no region where the effect of "
-                f"{feature} differs because it could look for none; {tail}")
+        tail = f"{stay}; {words}."
     if not len(scores):
         return (f"No split improved the homogeneity of the {feature} curves enough (min_improvement = "
                 f"{min_improvement}): REPID found no region where the effect of {feature} differs; {tail}")
@@ -694,26 +713,6 @@ def regional_words(g, feature, max_depth, min_improvement, min_node_size=None, h
                 f"interaction); {tail}")
     return (f"The regions do not differ materially: {numbers}, below the {MATERIAL_REGIONAL_SHARE:.0%} needed to "
             f"call it an interaction); {tail}")
-
-
-def pct_beside(v, threshold, digits=1):
-    """``v`` as a percentage with ``digits`` decimals, or more where fewer would print it on the other side of
-    ``threshold`` than it lies (College's Outstate: 0.09996 of the range printed "10.0%, below the 10% needed").
-
-    Examples
-    --------
-    >>> pct_beside(0.09996, 0.1), pct_beside(0.123, 0.1), pct_beside(0.1, 0.1, 0)
-    ('9.996%', '12.3%', '10%')
-    """
-    v = float(v)
-    if not np.isfinite(v):
-        return f"{v:.{digits}%}"
-    below = v < threshold
-    for d in range(digits, digits + 8):
-        said = round(100 * v, d)
-        if (said / 100 < threshold) == below:
-            return f"{said:.{d}f}%"
-    return f"{100 * v:.12g}%"
 
 
 def _share(v):
