@@ -126,8 +126,10 @@ def section_model(ctx):
                           simultaneous=deciding)
     metrics = [m for m in (REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS)
                if any(np.isfinite(res["scores"][k][m][0]) for k in res["scores"])]
+    strat = (", each drawing every class's rows from that class only (stratified: the class counts of the "
+             f"{ctx.eval_rows} in every resample)" if task == "classification" else "")
     how = (f"{int(100 * res['level'])}% percentile intervals from {res['n_boot']} paired bootstrap resamples of the "
-           f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model)")
+           f"{len(ctx.y_test):,} {ctx.eval_rows} (seed {ctx.seed}; the same resamples for every model{strat})")
     brier = f"; {BRIER_NOTE}" if "Brier score" in metrics else ""
     heads = [header(m) for m in metrics]
     blocks.append(table(["model"] + heads, [[k] + [_cell(v[m]) for m in metrics] for k, v in res["scores"].items()],

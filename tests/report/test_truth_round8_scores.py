@@ -1,0 +1,120 @@
+"""Round 8 (review r2, findings 6, 10, 7): the stratified bootstrap of classification scores, a resolved log loss
+beside a tie on the deciding measures, and the partner column of section 1's extrapolation picture."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy import stats
+
+from imlkit.report import _scores
+from imlkit.report._scores import (
+    bootstrap_weights,
+    class_interval_miss,
+    deciding_metrics,
+    min_test_rows,
+    score_intervals,
+    scores,
+)
+
+# --- finding 6: the stratified bootstrap -------------------------------------------------------------------------
+
+
+def _majority(y, labels):
+    freq = np.array([np.mean(y == c) for c in labels])
+    return {"pred": np.full(len(y), labels[int(freq.argmax())]), "proba": np.tile(freq, (len(y), 1))}
+
+
+def test_the_majority_baseline_has_balanced_accuracy_one_half_on_every_resample():
+    """spector: 10 test rows, 3 positives; the majority class scored "balanced accuracy 0.5 [0.5, 1]" because one
+    unstratified resample in 36 (0.7^10) lacked the positives and its "mean recall over the classes present" was 1."""
+    labels = ["0", "1"]
+    y = np.array(["0"] * 7 + ["1"] * 3)
+    res = score_intervals({"majority": _majority(y, labels)}, y, "classification", 0, labels=labels)
+    assert_allclose(res["scores"]["majority"]["balanced accuracy"], (0.5, 0.5, 0.5), atol=1e-12)
+    assert_allclose(res["scores"]["majority"]["ROC AUC"], (0.5, 0.5, 0.5), atol=1e-12)
+    # any model minus the baseline: its balanced accuracy is a mean of both classes' recalls on every resample
+    rng = np.random.default_rng(0)
+    p = np.clip(0.5 + 0.3 * (y == "1") + rng.normal(0, 0.2, 10), 0.01, 0.99)
+    model = {"pred": np.where(p > 0.5, "1", "0"), "proba": np.c_[1 - p, p]}
+    res = score_intervals({"model": model, "majority": _majority(y, labels)}, y, "classification", 0, labels=labels,
+                          reference="model")
+    W = bootstrap_weights(10, 0, res["n_boot"], strata=y)
+    ba = scores(model, y, "classification", W, labels)["balanced accuracy"]
+    lo, hi = np.percentile(ba - 0.5, [2.5, 97.5])
+    assert_allclose(res["differences"]["majority"]["balanced accuracy"][1:], (lo, hi), atol=1e-12)
+
+
+def test_stratified_weights_keep_every_class_count_and_the_seed_decides_them(monkeypatch):
+    y = np.array(list("aabbbbbbbbcccccccccccccccccccc"))  # 2, 8 and 20 rows
+    W = bootstrap_weights(len(y), 7, 500, strata=y)
+    for c in "abc":
+        assert_array_equal(W[:, y == c].sum(axis=1), np.full(500, (y == c).sum()))
+    assert (W[:, y == "a"] > 0).any(axis=0).all()  # both rows of the small class are drawn, in some resamples
+    assert_array_equal(W, bootstrap_weights(len(y), 7, 500, strata=y))
+    # the memory blocks (MAX_WEIGHTS) draw the same numbers
+    monkeypatch.setattr(_scores, "MAX_WEIGHTS", 90)
+    assert_array_equal(W, bootstrap_weights(len(y), 7, 500, strata=y))
+
+
+def test_regression_weights_are_the_unstratified_draw_as_before():
+    """No strata: multinomial counts from one integers() draw per block, the numbers of every earlier round."""
+    n, seed, b = 25, 3, 300
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 20111]))
+    idx = rng.integers(0, n, size=(b, n))
+    expected = np.stack([np.bincount(r, minlength=n) for r in idx]).astype(float)
+    assert_array_equal(bootstrap_weights(n, seed, b), expected)
+
+
+def test_stratified_balanced_accuracy_resamples_are_the_mean_of_two_binomial_recalls():
+    """Known answer: with 5 of 7 negatives and 2 of 3 positives right, a stratified resample's balanced accuracy is
+    (Bin(7, 5/7)/7 + Bin(3, 2/3)/3) / 2: mean 0.6905, variance (5/7 2/7 / 7 + 2/3 1/3 / 3) / 4."""
+    labels = ["0", "1"]
+    y = np.array(["0"] * 7 + ["1"] * 3)
+    pred = np.array(["0"] * 5 + ["1"] * 2 + ["1"] * 2 + ["0"])
+    W = bootstrap_weights(10, 1, 40_000, strata=y)
+    ba = scores({"pred": pred, "proba": None}, y, "classification", W, labels)["balanced accuracy"]
+    p0, p1 = 5 / 7, 2 / 3
+    assert_allclose(ba.mean(), (p0 + p1) / 2, atol=0.003)
+    assert_allclose(ba.var(), (p0 * (1 - p0) / 7 + p1 * (1 - p1) / 3) / 4, rtol=0.03)
+
+
+def test_class_interval_miss_is_min_test_rows_for_one_class_and_matches_a_simulation():
+    for level in (0.95, 1 - 0.05 / 3):
+        n = min_test_rows(level)
+        z = stats.norm.ppf(1 - (1 - level) / 2)
+        assert_allclose(class_interval_miss([n], level)[0], 2 * stats.t.sf(z * np.sqrt((n - 1) / n), n - 1),
+                        rtol=1e-12)
+    assert class_interval_miss([1, 50], 0.95)[0] == 1.0
+    # the mean of two class means, normal scores with one spread, classes of 4 and 60 rows: the stratified
+    # percentile interval's miss rate against the formula (Welch-Satterthwaite)
+    rng = np.random.default_rng(5)
+    reps, B, counts = 2000, 400, (4, 60)
+    missed = 0
+    for _ in range(reps):
+        parts = [rng.normal(size=c) for c in counts]
+        boot = sum(np.take(x, rng.integers(0, len(x), size=(B, len(x)))).mean(axis=1) for x in parts) / 2
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        missed += (lo > 0) or (hi < 0)
+    assert_allclose(missed / reps, class_interval_miss(counts, 0.95)[0], atol=0.025)
+    assert missed / reps > 1.5 * 0.05
+
+
+def test_a_class_of_three_test_rows_is_too_few_for_the_per_class_measures_and_says_why():
+    labels = ["a", "b", "rare"]
+    y = np.array(["a"] * 150 + ["b"] * 147 + ["rare"] * 3)
+    out = {"pred": np.full(300, "a"), "proba": np.tile([0.5, 0.49, 0.01], (300, 1))}
+    res = score_intervals({"m": out}, y, "classification", 0, labels=labels,
+                          simultaneous=deciding_metrics("classification"))
+    why = _scores.too_few_rows(res, "balanced accuracy")
+    miss = class_interval_miss([3, 147, 150], res["simultaneous_level"])[0]
+    assert f"misses {100 * miss:.3g}% of the time" in why and "rare (3)" in why
+    assert _scores.too_few_rows(res, "Brier score") == ""
+    # three balanced classes of 40: decided
+    y = np.repeat(labels, 40)
+    res = score_intervals({"m": {**out, "pred": np.full(120, "a"), "proba": np.tile([0.5, 0.49, 0.01], (120, 1))}},
+                          y, "classification", 0, labels=labels, simultaneous=deciding_metrics("classification"))
+    assert _scores.too_few_rows(res, "balanced accuracy") == ""
