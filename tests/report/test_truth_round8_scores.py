@@ -2,6 +2,8 @@
 beside a tie on the deciding measures, and the partner column of section 1's extrapolation picture."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,6 +13,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from imlkit.report import _scores
+from imlkit.report._context import ModelCheck
+from imlkit.report._fit import MeanBaseline
 from imlkit.report._scores import (
     bootstrap_weights,
     class_interval_miss,
@@ -18,7 +22,9 @@ from imlkit.report._scores import (
     min_test_rows,
     score_intervals,
     scores,
+    shown_split,
 )
+from imlkit.report._sec_model import _verdict
 
 # --- finding 6: the stratified bootstrap -------------------------------------------------------------------------
 
@@ -118,3 +124,58 @@ def test_a_class_of_three_test_rows_is_too_few_for_the_per_class_measures_and_sa
     res = score_intervals({"m": {**out, "pred": np.full(120, "a"), "proba": np.tile([0.5, 0.49, 0.01], (120, 1))}},
                           y, "classification", 0, labels=labels, simultaneous=deciding_metrics("classification"))
     assert _scores.too_few_rows(res, "balanced accuracy") == ""
+
+
+# --- finding 10: a resolved log loss beside a tie on the deciding measures ----------------------------------------
+
+
+def _anes_like():
+    """A GLM with calibrated probabilities and a model with the same ranking made overconfident: Brier score, ROC AUC
+    and balanced accuracy tie on 200 rows, the log loss does not."""
+    rng = np.random.default_rng(11)
+    n = 200
+    eta = rng.normal(0, 2.0, n)
+    p = 1 / (1 + np.exp(-eta))
+    y = np.where(rng.uniform(size=n) < p, "1", "0")
+    q = 1 / (1 + np.exp(-2.5 * eta - rng.normal(0, 0.5, n)))  # about the same ranking, pushed to 0 and 1
+    glm = {"pred": np.where(p > 0.5, "1", "0"), "proba": np.c_[1 - p, p]}
+    model = {"pred": np.where(q > 0.5, "1", "0"), "proba": np.c_[1 - q, q]}
+    freq = np.mean(y == "1")
+    base = {"pred": np.full(n, "0" if freq < 0.5 else "1"), "proba": np.tile([1 - freq, freq], (n, 1))}
+    return y, {"model": model, "majority class": base, "GLM (binomial)": glm}
+
+
+def test_a_log_loss_that_resolves_a_tie_on_the_deciding_measures_is_said_with_its_numbers():
+    """statsmodels anes96: "not distinguishable on test Brier score, ROC AUC and balanced accuracy ... The simpler
+    model may explain the data as well", above a table with the GLM's log loss better by 0.136 [0.058, 0.221]."""
+    y, outputs = _anes_like()
+    labels = ["0", "1"]
+    deciding = deciding_metrics("classification")
+    res = score_intervals(outputs, y, "classification", 0, labels=labels, reference="model", simultaneous=deciding)
+    sim = res["simultaneous_differences"]["GLM (binomial)"]
+    assert all(sim[m][1] < 0 < sim[m][2] for m in deciding)  # the tie of the finding
+    d = res["differences"]["GLM (binomial)"]["log loss"]
+    assert d[1] > 0  # the GLM's log loss is better, its 95% interval excludes 0
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y,
+                          task="classification", evaluation="split",
+                          config=SimpleNamespace(model="gbm", model_file=None))
+    fitted = {"majority class": MeanBaseline(), "GLM (binomial)": None}
+    said = " ".join(b["text"] for b in _verdict(ctx, res, fitted, deciding, others=None))
+    assert "may explain the data as well" not in said
+    ours, theirs = res["scores"]["model"]["log loss"][0], res["scores"]["GLM (binomial)"]["log loss"][0]
+    from imlkit.report._blocks import fmt
+
+    assert (f"on log loss (shown, not deciding; unbounded, it weighs most the rows where a model is confidently "
+            f"wrong) the GLM (binomial) is better: {fmt(theirs)} against {fmt(ours)} for the model (difference "
+            f"{fmt(d[0])} [{fmt(d[1])}, {fmt(d[2])}], 95% interval") in said
+    assert "so the tie is no sign that the model and the GLM (binomial) explain the data equally well" in said
+    # the rule itself: nothing to say when the log loss does not resolve them, or when a deciding measure says it
+    note, split = shown_split(res, "GLM (binomial)", deciding)
+    assert split and note
+    calm = {**res, "differences": {**res["differences"],
+                                   "GLM (binomial)": {**res["differences"]["GLM (binomial)"],
+                                                      "log loss": (d[0], -0.01, d[2])}}}
+    assert shown_split(calm, "GLM (binomial)", deciding) == ("", False)
+    said_too = {**res, "simultaneous_differences": {**res["simultaneous_differences"],
+                                                    "GLM (binomial)": {**sim, "Brier score": (0.05, 0.01, 0.09)}}}
+    assert shown_split(said_too, "GLM (binomial)", deciding) == ("", False)

@@ -20,7 +20,7 @@ __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "m
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
            "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
            "min_test_rows", "min_class_rows", "class_interval_miss", "too_few_rows", "MATERIAL_SHARE",
-           "constant_scores", "material_floor"]
+           "constant_scores", "material_floor", "shown_split", "SHOWN_WORDS"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -590,3 +590,52 @@ def largest_gain(difference, measure, baseline):
         return np.nan
     return float(best / abs(baseline))
 
+
+#: What each shown, never deciding measure weighs, for the sentence that says it resolves a comparison.
+SHOWN_WORDS = {"log loss": "unbounded, it weighs most the rows where a model is confidently wrong",
+               "accuracy": "the share of rows classified right, which favours the larger classes"}
+
+
+def shown_split(res, other, deciding, rows_word="test rows"):
+    """(note, split): the shown measures that do not decide (classification: log loss, and accuracy beside balanced
+    accuracy) whose 95% interval of the difference (the model minus ``other``) excludes 0 by a material amount
+    (:func:`material_floor`) where no deciding measure already says the same -- a tie on the deciding measures beside
+    such a difference is no sign that "the simpler model may explain the data as well" (statsmodels anes96: Brier
+    score, ROC AUC and balanced accuracy tie with the GLM, and log loss 0.434 against 0.298, difference 0.136
+    [0.058, 0.221]). ("", False) when there is none, or when the rows are too few to decide on the measure
+    (:func:`too_few_rows`). ``split`` is True when a note is given: the comparison's tie must not be read as
+    "explains the data as well". Regression's MAE has its own rule (``_fit.mae_split``); R² is RMSE's ordering.
+    """
+    from ._blocks import fmt
+
+    diffs = res.get("differences", {}).get(other, {})
+    sim = res.get("simultaneous_differences", res.get("differences", {})).get(other, {})
+    name = next((k for k in res.get("scores", {}) if k != other and k not in res.get("differences", {})), None)
+    if name is None or other not in res.get("scores", {}):
+        return "", False
+    floors = {k: material_floor(res, name, other, k) for k in deciding if k in sim}
+    parts = []
+    for m in CLASSIFICATION_METRICS:
+        d = diffs.get(m)
+        if m in deciding or d is None or not np.isfinite(d[0]) or too_few_rows(res, m, rows_word):
+            continue
+        floor = material_floor(res, name, other, m)
+        won, lost = beats(d, m, floor), worse(d, m, floor)
+        if not (won or lost):
+            continue
+        if any(beats(sim[k], k, f) if won else worse(sim[k], k, f) for k, f in floors.items()):
+            continue  # the verdict already says so
+        side = "the model" if won else f"the {other}"
+        ours, theirs = res["scores"][name][m][0], res["scores"][other][m][0]
+        a, b = (ours, theirs) if won else (theirs, ours)
+        against = f"the {other}" if won else "the model"
+        parts.append(f"on {m} (shown, not deciding; {SHOWN_WORDS.get(m, '')}) {side} is better: {fmt(a)} against "
+                     f"{fmt(b)} for {against} (difference {fmt(d[0])} [{fmt(d[1])}, {fmt(d[2])}], "
+                     f"{int(round(100 * res['level']))}% interval, the model minus the {other})")
+    if not parts:
+        return "", False
+    tie = not any(beats(sim[k], k, f) or worse(sim[k], k, f) for k, f in floors.items())
+    if tie:
+        return (f" That holds on the deciding measures only: {'; and '.join(parts)}; so the tie is no sign that the "
+                f"model and the {other} explain the data equally well.", True)
+    return f" Besides, {'; and '.join(parts)}.", True
