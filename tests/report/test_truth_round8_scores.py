@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np
+import pandas as pd
+import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
@@ -179,3 +181,50 @@ def test_a_log_loss_that_resolves_a_tie_on_the_deciding_measures_is_said_with_it
     said_too = {**res, "simultaneous_differences": {**res["simultaneous_differences"],
                                                     "GLM (binomial)": {**sim, "Brier score": (0.05, 0.01, 0.09)}}}
     assert shown_split(said_too, "GLM (binomial)", deciding) == ("", False)
+
+
+# --- finding 7: the single column most associated with a feature ----------------------------------------------------
+
+
+def _product_table(n=400, seed=0):
+    """scotland's COUTAX_FEMALEUNEMP = COUTAX x UNEMPF: the product and the other factor explain a factor jointly."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(2, 3, n)
+    b = rng.uniform(1, 3, n)
+    return pd.DataFrame({"a": a, "ab": a * b, "b": b, "noise": rng.normal(size=n)})
+
+
+def test_the_extrapolation_picture_says_when_the_partner_carries_less_than_half_of_the_dependence():
+    from imlkit._dependence import dependence_partner, dependence_r2
+    from imlkit.report._sec_data import _extrapolation_blocks
+
+    X = _product_table()
+    r2 = dependence_r2(X)
+    partner, _, r, _ = dependence_partner(X, "a")
+    assert partner == "ab"
+    alone = np.corrcoef(X["a"], X["ab"])[0, 1] ** 2
+    assert alone < r2["a"] / 2 and r2["a"] > 0.9  # the case of the finding
+    cap = _extrapolation_blocks(X, "a", 0, r2_all=float(r2["a"]))[0]["caption"]
+    assert cap.startswith(f"a against ab, the single column most associated with it (Pearson r = {r:.2f}, "
+                          f"r² = {alone:.2f}, of the R² = {r2['a']:.2f} from all the other features)")
+    assert (f"The dependence is joint: ab alone explains {alone:.2f} of a's variance, less than half of the "
+            f"{r2['a']:.2f} all the other features explain together") in cap
+    assert "carries most" not in cap
+    # a near copy carries it alone: no such sentence
+    rng = np.random.default_rng(1)
+    Y = pd.DataFrame({"x1": X["a"], "x2": X["a"] + rng.normal(0, 0.05, len(X)), "x3": rng.normal(size=len(X))})
+    cap = _extrapolation_blocks(Y, "x1", 0, r2_all=float(dependence_r2(Y)["x1"]))[0]["caption"]
+    assert "the single column most associated with it" in cap and "joint" not in cap
+
+
+@pytest.mark.parametrize("feature", ["a", "b"])
+def test_dependence_partner_is_the_single_column_with_the_largest_adjusted_r2(feature):
+    from imlkit._dependence import dependence_partner
+
+    X = _product_table()
+    partner, adj, r, categorical = dependence_partner(X, feature)
+    n = len(X)
+    best = max((c for c in X.columns if c != feature), key=lambda c: np.corrcoef(X[feature], X[c])[0, 1] ** 2)
+    assert partner == best and not categorical
+    r2 = np.corrcoef(X[feature], X[best])[0, 1] ** 2
+    assert_allclose(adj, 1 - (1 - r2) * (n - 1) / (n - 2), rtol=1e-10)
