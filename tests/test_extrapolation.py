@@ -141,9 +141,9 @@ def test_report_data_section_shows_the_diagnostic_for_the_most_dependent_feature
     r2 = dependence_r2(ctx.data.X)
     top = r2.idxmax()
     partner = {"x1": "x2", "x2": "x1"}[top]
-    images = [b for b in s["blocks"] if b["kind"] == "image" and "carries most of" in (b["caption"] or "")]
+    images = [b for b in s["blocks"] if b["kind"] == "image" and "most associated with it" in (b["caption"] or "")]
     assert len(images) == 1 and not ctx.failures
-    assert images[0]["caption"].startswith(f"{top} against {partner}, the column that carries most of its dependence")
+    assert images[0]["caption"].startswith(f"{top} against {partner}, the single column most associated with it")
     # a near copy on 200 rows: most permuted pairs fall off the diagonal, and the caption says so
     assert "PFI and marginal SAGE judge the model there" in images[0]["caption"]
     assert images[0]["src"].startswith("data:image/png;base64,")
@@ -152,4 +152,4 @@ def test_report_data_section_shows_the_diagnostic_for_the_most_dependent_feature
     frame2 = frame.assign(x2=rng.uniform(-1, 1, n))
     ctx2 = _report_ctx(tmp_path, frame2)
     s2 = section_data(ctx2)
-    assert not [b for b in s2["blocks"] if b["kind"] == "image" and "carries most of" in (b["caption"] or "")]
+    assert not [b for b in s2["blocks"] if b["kind"] == "image" and "most associated with it" in (b["caption"] or "")]

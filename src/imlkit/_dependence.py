@@ -330,7 +330,12 @@ def _lump(rest, n, lumped):
     return out
 
 def dependence_partner(X, feature):
-    """The column that carries most of ``feature``'s dependence, categoricals included.
+    """The single column most associated with ``feature``, categoricals included.
+
+    It need not carry most of ``feature``'s dependence on the other columns: when that dependence is joint
+    (statsmodels scotland: COUTAX_FEMALEUNEMP = COUTAX x UNEMPF explains r² = 0.44 of COUTAX alone, with UNEMPF
+    R² = 0.99), the partner's own R² is far below the R² from all the others; compare the two before calling it
+    the carrier.
 
     Each other column's single-column R² of ``feature``, adjusted for its degrees of freedom
     (1 − (1 − R²)(n − 1)/(n − k − 1), k = 1 for a numeric column, L − 1 for one with L levels):

@@ -65,11 +65,17 @@ def test_min_test_rows_is_where_the_percentile_interval_misses_at_most_half_agai
     assert missed > 1.5 * 0.05
 
 
-def test_min_class_rows_keeps_a_class_in_all_but_the_intervals_tail_of_resamples():
-    for n in (30, 200, 5000):
+def test_min_class_rows_is_where_the_stratified_interval_misses_at_most_half_again_its_level():
+    """The bootstrap is stratified by class (round 8): no resample lacks a class, so the rule is how often the
+    interval of a mean over classes misses when each class is resampled within its own rows (it was: how often a
+    class is missing from an unstratified resample)."""
+    from imlkit.report._scores import class_interval_miss
+
+    for n in (60, 200, 5000):
         for level in (0.95, 1 - 0.05 / 3):
             c = min_class_rows(n, level)
-            assert (1 - c / n) ** n < (1 - level) / 2 <= (1 - (c - 1) / n) ** n
+            assert class_interval_miss((c, n - c), level)[0] <= 1.5 * (1 - level)
+            assert class_interval_miss((c - 1, n - c + 1), level)[0] > 1.5 * (1 - level)
 
 
 def test_eighteen_test_rows_of_nine_classes_give_no_verdict():
@@ -95,8 +101,8 @@ def test_eighteen_test_rows_of_nine_classes_give_no_verdict():
 
 
 def test_a_class_with_few_test_rows_leaves_the_per_class_measures_undecided():
-    """300 test rows, one class of 3: balanced accuracy and ROC AUC average that class's recall / AUC, which one
-    resample in twenty lacks; the Brier score (a mean over rows) still decides."""
+    """300 test rows, one class of 3: balanced accuracy and ROC AUC average that class's recall / AUC, resampled
+    within its 3 rows; the Brier score (a mean over rows) still decides."""
     labels = ["a", "b", "rare"]
     y = np.array(["a"] * 150 + ["b"] * 147 + ["rare"] * 3)
     ctx, res, said = _classify(y, labels, np.random.default_rng(2), skill=2.0)
@@ -104,7 +110,7 @@ def test_a_class_with_few_test_rows_leaves_the_per_class_measures_undecided():
     assert "rare (3)" in too_few_rows(res, "balanced accuracy")
     assert ctx.model_check.deciding == ("Brier score",)
     assert "Not judged on ROC AUC and balanced accuracy: too few test rows" in said
-    assert "1 of the 3 classes have fewer than 5 of the n = 300 test rows (rare (3))" in said
+    assert "the classes' test rows (smallest first: rare (3), b (147), a (150)) are too few" in said
 
 
 def test_compare_models_gives_no_verdict_on_too_few_rows():

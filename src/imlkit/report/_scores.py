@@ -4,7 +4,9 @@ Every score is a weighted average over test rows (or a ratio of such averages), 
 matrix of bootstrap weights ``W`` (B, n) -- row b counts how often each test row is drawn in
 resample b -- gives all resampled scores of all models at once. The same ``W`` is used for
 every model, so differences between models are *paired*: their interval reflects how
-consistently one model beats the other on the same rows, not the spread of each alone.
+consistently one model beats the other on the same rows, not the spread of each alone. For classification the
+resamples are stratified by class (:func:`bootstrap_weights`): every resample holds each class's test-row count, so
+balanced accuracy and ROC AUC are always over all the classes.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from .._losses import LOG_LOSS_EPS
 __all__ = ["REGRESSION_METRICS", "CLASSIFICATION_METRICS", "LOWER_IS_BETTER", "model_outputs", "scores", "class_labels",
            "bootstrap_weights", "score_intervals", "main_metric", "deciding_metrics", "simultaneous_level",
            "header", "BRIER_WORDS", "BRIER_NOTE", "largest_gain", "MAX_MISS_RATIO", "PER_CLASS_METRICS",
-           "min_test_rows", "min_class_rows", "too_few_rows", "MATERIAL_SHARE", "constant_scores", "material_floor"]
+           "min_test_rows", "min_class_rows", "class_interval_miss", "too_few_rows", "MATERIAL_SHARE",
+           "constant_scores", "material_floor", "shown_split", "SHOWN_WORDS"]
 
 REGRESSION_METRICS = ("RMSE", "MAE", "R²")
 CLASSIFICATION_METRICS = ("log loss", "Brier score", "ROC AUC", "balanced accuracy", "accuracy")
@@ -101,19 +104,51 @@ def model_outputs(model, X, task, labels=None):
 MAX_WEIGHTS = 4_000_000
 
 
-def bootstrap_weights(n, seed, n_boot=N_BOOT):
-    """(n_boot, n) counts of each test row in each resample (multinomial, rows sum to n)."""
-    return np.vstack(list(_weight_blocks(n, seed, n_boot)))
+def bootstrap_weights(n, seed, n_boot=N_BOOT, strata=None):
+    """(n_boot, n) counts of each test row in each resample (rows sum to n).
+
+    Parameters
+    ----------
+    n : int
+        Test rows.
+    seed : int
+        Seed of the draws: the same seed gives the same weights.
+    n_boot : int, optional
+        Resamples.
+    strata : (n,) array-like, optional
+        The class of each row (classification). When given, the bootstrap is *stratified*: each resample draws,
+        with replacement, as many rows of every class as the test rows hold, from that class's rows only (Efron &
+        Tibshirani 1993, sec. 8.4, and Davison & Hinkley 1997, sec. 3.2: the bootstrap of a design whose group sizes
+        are fixed keeps them fixed). The class-conditional measures -- balanced accuracy, the mean recall, and ROC
+        AUC, a comparison of the rows of one class with those of another -- are then defined in every resample; an
+        unstratified draw lacks a class of ``c`` rows with probability ``(1 - c/n)^n`` and its "mean over the
+        classes present" is another quantity (the majority baseline with 3 positives in 10 rows had balanced
+        accuracy 0.5 [0.5, 1]). Without ``strata``, plain multinomial counts of ``n`` rows.
+    """
+    return np.vstack(list(_weight_blocks(n, seed, n_boot, strata)))
 
 
-def _weight_blocks(n, seed, n_boot):
+def _weight_blocks(n, seed, n_boot, strata=None):
     """The rows of :func:`bootstrap_weights` in blocks of at most ``MAX_WEIGHTS`` entries (same numbers)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 20111]))
     step = max(1, MAX_WEIGHTS // max(n, 1))
+    if strata is not None:
+        # Within-class draws: position j of the rows sorted by class draws a row of its own class, uniformly among
+        # that class's c rows (start of the class + floor(u c)); a class keeps its c draws in every resample.
+        _, codes, counts = np.unique(np.asarray(strata).astype(str), return_inverse=True, return_counts=True)
+        order = np.argsort(codes, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        size = counts[codes[order]]
+        first = starts[codes[order]]
     for start in range(0, n_boot, step):
         b = min(step, n_boot - start)
+        if strata is None:
+            idx = rng.integers(0, n, size=(b, n))
+        else:
+            pos = first + np.minimum(np.floor(rng.random((b, n)) * size).astype(np.int64), size - 1)
+            idx = order[pos]
         # Row draws with replacement, counted per resample (one bincount over offset indices).
-        idx = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
+        idx = idx + (np.arange(b) * n)[:, None]
         yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
 
 
@@ -299,7 +334,8 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     y : (n,) test targets
     reference : str, optional -- the model whose differences to the others are computed
         (the black box): difference = score(reference) - score(other), per resample.
-    n_boot : int, optional -- resamples (default :func:`n_resamples`: 1000 up to 10,000 rows)
+    n_boot : int, optional -- resamples (default :func:`n_resamples`: 1000 up to 10,000 rows); for
+        classification stratified by the class of ``y`` (:func:`bootstrap_weights` with ``strata=y``)
     simultaneous : sequence of metric names, optional -- their differences are also given at
         the Bonferroni level :func:`simultaneous_level` (``level``, k = len(simultaneous)), from
         the same resamples: intervals for deciding on any of the k measures.
@@ -317,7 +353,8 @@ def score_intervals(outputs, y, task, seed, labels=None, reference=None, n_boot=
     ones = np.ones((1, n))
     point = {k: scores(o, y, task, ones, labels) for k, o in outputs.items()}
     boot = {k: {} for k in outputs}
-    for W in _weight_blocks(n, seed, n_boot):
+    strata = None if task == "regression" else np.asarray(y).astype(str)
+    for W in _weight_blocks(n, seed, n_boot, strata):
         for k, o in outputs.items():
             for m, v in scores(o, y, task, W, labels).items():
                 boot[k].setdefault(m, []).append(v)
@@ -372,28 +409,63 @@ def min_test_rows(level):
     return n
 
 
-def min_class_rows(n, level):
-    """Fewest test rows of one class for a per-class measure (balanced accuracy, ROC AUC) at ``level`` on ``n`` rows.
+def class_interval_miss(counts, level):
+    """How often a percentile interval at ``level`` of a per-class measure misses, for classes of ``counts`` test rows.
 
-    A class with ``c`` of the ``n`` test rows is missing from a bootstrap resample with probability
-    ``(1 - c/n)^n`` (about ``e^-c``); the measure of such a resample is an average over other classes, a
-    different quantity. This is the smallest ``c`` for which that happens less often than the interval's tail,
-    ``(1 - level)/2``, so that no end of the interval is set by resamples without the class: 4 rows at 95%, 5 at
-    98.3% (on 30 rows or more).
+    The bootstrap of :func:`score_intervals` is stratified by class (:func:`bootstrap_weights`), so balanced accuracy
+    -- the mean over the classes of each class's recall, a mean over its ``c`` rows -- is resampled class by class:
+    each class's part has the plug-in variance, ``(c - 1)/c`` times the unbiased one, and the resampled measure
+    spreads like a sum of class means. On the most favourable data -- normal scores with the same spread in every
+    class, as :func:`min_test_rows` assumes for a mean over rows -- class ``k`` adds a variance proportional to
+    ``1/c_k``; the bootstrap variance is the true one times ``s = sum((c_k - 1)/c_k^2) / sum(1/c_k)``, and the
+    studentised measure has Welch-Satterthwaite degrees of freedom ``nu = (sum 1/c_k)^2 / sum(1/(c_k^2 (c_k - 1)))``
+    (Welch 1947). The interval then misses with probability ``P(|T_nu| > z sqrt(s))``. ROC AUC is treated alike: its
+    variance is a sum of one part per class, each a mean over that class's rows (DeLong et al. 1988). One class:
+    :func:`min_test_rows`' formula; a class of one row adds no spread at all (returns 1).
+
+    Returns (miss probability, s, nu).
+    """
+    from scipy import stats
+
+    c = np.asarray([v for v in counts if v > 0], dtype=float)
+    if len(c) == 0 or (c < 2).any():
+        return 1.0, 0.0, 0.0
+    a = 1.0 / c
+    shrink = float(np.sum(a * (c - 1) / c) / np.sum(a))
+    df = float(np.sum(a) ** 2 / np.sum(a ** 2 / (c - 1)))
+    z = stats.norm.ppf(1.0 - (1.0 - level) / 2.0)
+    return float(2.0 * stats.t.sf(z * np.sqrt(shrink), df)), shrink, df
+
+
+def min_class_rows(n, level):
+    """Fewest test rows of one class, beside ``n`` minus that many in another, for a per-class measure (balanced
+    accuracy, ROC AUC) at ``level``: the smallest ``c`` for which :func:`class_interval_miss` of ``(c, n - c)`` is at
+    most ``MAX_MISS_RATIO`` times ``1 - level`` (``n`` when none is). Two classes of 16 (32 rows) are not enough at
+    98.3%: the stratified bootstrap resamples each within its 16 rows, a variance shrunk by 15/16, where a mean over
+    32 rows is shrunk by 31/32.
     """
     n = max(int(n), 1)
-    tail = (1.0 - level) / 2.0
-    c = 1
-    while c < n and (1.0 - c / n) ** n >= tail:
-        c += 1
-    return c
+    for c in range(1, n // 2 + 1):
+        if class_interval_miss((c, n - c), level)[0] <= MAX_MISS_RATIO * (1.0 - level):
+            return c
+    return n
+
+
+def _class_word(k):
+    """A class name as the report spells it: a whole number read from a float column without its ".0"."""
+    try:
+        f = float(k)
+    except (TypeError, ValueError):
+        return str(k)
+    return str(int(f)) if np.isfinite(f) and f == int(f) and str(k).strip().endswith(".0") else str(k)
 
 
 def too_few_rows(res, metric, rows_word="test rows"):
     """Why the test rows of :func:`score_intervals`' ``res`` are too few to decide on ``metric`` ("" when they are not).
 
     The rule is :func:`min_test_rows` at the level of the verdict's intervals (simultaneous when there are several
-    measures) and, for balanced accuracy and ROC AUC, :func:`min_class_rows` for every class of the test rows.
+    measures) and, for balanced accuracy and ROC AUC, :func:`class_interval_miss` of the test rows' class counts at
+    that level: at most ``MAX_MISS_RATIO`` times ``1 - level``.
     """
     n = res.get("rows")
     if n is None:
@@ -406,14 +478,17 @@ def too_few_rows(res, metric, rows_word="test rows"):
                 f"most {MAX_MISS_RATIO:g} times as often as its level says, even for normally distributed scores")
     counts = res.get("class_rows") or {}
     if metric in PER_CLASS_METRICS and counts:
-        c = min_class_rows(n, level)
-        few = {k: v for k, v in counts.items() if v < c}
-        if few:
-            listed = ", ".join(f"{k} ({v})" for k, v in list(few.items())[:6])
-            more = f" and {len(few) - 6} more" if len(few) > 6 else ""
-            return (f"{len(few)} of the {len(counts)} classes have fewer than {c} of the n = {n:,} {rows_word} "
-                    f"({listed}{more}): each is missing from more than {100 * (1 - level) / 2:.2g}% of the bootstrap "
-                    f"resamples, so the {pct} interval's ends are set by resamples without it")
+        miss, shrink, df = class_interval_miss(list(counts.values()), level)
+        if miss > MAX_MISS_RATIO * (1.0 - level):
+            listed = ", ".join(f"{_class_word(k)} ({v})" for k, v in list(counts.items())[:6])
+            more = f" and {len(counts) - 6} more" if len(counts) > 6 else ""
+            how = ("a class of one row adds no spread at all" if df == 0 else
+                   f"variance {100 * shrink:.3g}% of the true one, {df:.3g} degrees of freedom (Welch-Satterthwaite)")
+            return (f"the classes' {rows_word} ({'smallest first: ' if len(counts) > 1 else ''}{listed}{more}) are "
+                    f"too few: the bootstrap resamples each class within its own rows, so a {pct} interval of a "
+                    f"mean over classes misses {100 * miss:.3g}% of the time even for normally distributed scores "
+                    f"with the same spread in every class ({how}), more than {MAX_MISS_RATIO:g} times the "
+                    f"{100 * (1 - level):.3g}% its level says")
     return ""
 
 
@@ -514,3 +589,53 @@ def largest_gain(difference, measure, baseline):
     if not (np.isfinite(best) and np.isfinite(baseline)) or baseline == 0:
         return np.nan
     return float(best / abs(baseline))
+
+
+#: What each shown, never deciding measure weighs, for the sentence that says it resolves a comparison.
+SHOWN_WORDS = {"log loss": "unbounded, it weighs most the rows where a model is confidently wrong",
+               "accuracy": "the share of rows classified right, which favours the larger classes"}
+
+
+def shown_split(res, other, deciding, rows_word="test rows"):
+    """(note, split): the shown measures that do not decide (classification: log loss, and accuracy beside balanced
+    accuracy) whose 95% interval of the difference (the model minus ``other``) excludes 0 by a material amount
+    (:func:`material_floor`) where no deciding measure already says the same -- a tie on the deciding measures beside
+    such a difference is no sign that "the simpler model may explain the data as well" (statsmodels anes96: Brier
+    score, ROC AUC and balanced accuracy tie with the GLM, and log loss 0.434 against 0.298, difference 0.136
+    [0.058, 0.221]). ("", False) when there is none, or when the rows are too few to decide on the measure
+    (:func:`too_few_rows`). ``split`` is True when a note is given: the comparison's tie must not be read as
+    "explains the data as well". Regression's MAE has its own rule (``_fit.mae_split``); R² is RMSE's ordering.
+    """
+    from ._blocks import fmt
+
+    diffs = res.get("differences", {}).get(other, {})
+    sim = res.get("simultaneous_differences", res.get("differences", {})).get(other, {})
+    name = next((k for k in res.get("scores", {}) if k != other and k not in res.get("differences", {})), None)
+    if name is None or other not in res.get("scores", {}):
+        return "", False
+    floors = {k: material_floor(res, name, other, k) for k in deciding if k in sim}
+    parts = []
+    for m in CLASSIFICATION_METRICS:
+        d = diffs.get(m)
+        if m in deciding or d is None or not np.isfinite(d[0]) or too_few_rows(res, m, rows_word):
+            continue
+        floor = material_floor(res, name, other, m)
+        won, lost = beats(d, m, floor), worse(d, m, floor)
+        if not (won or lost):
+            continue
+        if any(beats(sim[k], k, f) if won else worse(sim[k], k, f) for k, f in floors.items()):
+            continue  # the verdict already says so
+        side = "the model" if won else f"the {other}"
+        ours, theirs = res["scores"][name][m][0], res["scores"][other][m][0]
+        a, b = (ours, theirs) if won else (theirs, ours)
+        against = f"the {other}" if won else "the model"
+        parts.append(f"on {m} (shown, not deciding; {SHOWN_WORDS.get(m, '')}) {side} is better: {fmt(a)} against "
+                     f"{fmt(b)} for {against} (difference {fmt(d[0])} [{fmt(d[1])}, {fmt(d[2])}], "
+                     f"{int(round(100 * res['level']))}% interval, the model minus the {other})")
+    if not parts:
+        return "", False
+    tie = not any(beats(sim[k], k, f) or worse(sim[k], k, f) for k, f in floors.items())
+    if tie:
+        return (f" That holds on the deciding measures only: {'; and '.join(parts)}; so the tie is no sign that the "
+                f"model and the {other} explain the data equally well.", True)
+    return f" Besides, {'; and '.join(parts)}.", True

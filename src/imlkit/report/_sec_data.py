@@ -418,7 +418,8 @@ def section_data(ctx):
             f"Permuting such a feature (PFI, marginal SAGE) or moving it along a grid (ICE, PD) creates "
             f"combinations that do not occur in the data, and the model is judged there. "
             + _dependence_advice(X, high)))
-        blocks += ctx.guard("figure: extrapolation", lambda: _extrapolation_blocks(X, high.index[0], ctx.seed),
+        blocks += ctx.guard("figure: extrapolation",
+                            lambda: _extrapolation_blocks(X, high.index[0], ctx.seed, r2_all=float(high.iloc[0])),
                             kind="figure")
     else:
         blocks.append(text(f"No feature has an R² above {EXTRAPOLATION_R2} from the others: marginal and "
@@ -607,10 +608,17 @@ def _bins(z, k):
     return np.searchsorted(edges, z, side="right")
 
 
-def _extrapolation_blocks(X, feature, seed):
-    """The course's diagnostic for the most dependent feature: it against the column that carries
-    its dependence (a numeric partner: hexbins; a categorical: the feature per level), before and
-    after permuting it, with the share of permuted pairs that fall where the data have no points."""
+def _extrapolation_blocks(X, feature, seed, r2_all=None):
+    """The course's diagnostic for the most dependent feature: it against the single column most
+    associated with it (:func:`dependence_partner`; a numeric partner: hexbins; a categorical: the
+    feature per level), before and after permuting it, with the share of permuted pairs that fall
+    where the data have no points.
+
+    ``r2_all``: the feature's R² from all the other features (section 1's table). The caption sets the
+    partner's own share beside it, and when that share is below half of ``r2_all`` says the dependence is
+    joint: a two-column picture then understates how far the permuted rows leave the data (statsmodels
+    scotland: COUTAX_FEMALEUNEMP = COUTAX x UNEMPF, r² = 0.44 alone against R² = 0.99 from all the others).
+    """
     from .._extrapolation import permutation_extrapolation
     from ..plotting import draw_extrapolation
 
@@ -628,12 +636,14 @@ def _extrapolation_blocks(X, feature, seed):
         k = _categorical_bins(len(x), len(names))
         share = unsupported_share(x, x_perm, codes, k=k)
         strength = f"η² = {adj:.2f}, adjusted, from its {len(names)} level means"
+        alone = adj
     else:
         d = permutation_extrapolation(X[[feature, partner]], feature, partner=partner, random_state=seed)
         x, x_perm = d.x, d.x_permuted
         k = _numeric_bins(len(x))
         share = unsupported_share(x, x_perm, _bins(d.partner_values, k), k=k)
-        strength = f"Pearson r = {r:.2f}"
+        strength = f"Pearson r = {r:.2f}, r² = {r * r:.2f}"
+        alone = r * r
     where = (f"{share:.0%} of the permuted pairs fall where the data have almost no points (cells holding under "
              f"{UNSUPPORTED_FRACTION:.0%} of the rows independence would put there)")
     if share >= EXTRAPOLATION_SHARE:
@@ -650,8 +660,16 @@ def _extrapolation_blocks(X, feature, seed):
         else:
             draw_extrapolation(d, ax=ax[0])
             kind = "Two hexbin plots"
-        cap = (f"{feature} against {partner}, the column that carries most of its dependence ({strength}), before "
-               f"and after permuting {feature} ({len(x):,} rows): {verdict}")
+        joint = ""
+        if r2_all is not None and np.isfinite(r2_all):
+            strength += f", of the R² = {r2_all:.2f} from all the other features"
+            if alone < r2_all / 2:
+                joint = (f". The dependence is joint: {partner} alone explains {max(alone, 0.0):.2f} of {feature}'s "
+                         f"variance, less than half of the {r2_all:.2f} all the other features explain together, so "
+                         f"this two-column picture understates how far the permuted rows leave the data (permuting "
+                         f"{feature} breaks its relation to all of them at once)")
+        cap = (f"{feature} against {partner}, the single column most associated with it ({strength}), before "
+               f"and after permuting {feature} ({len(x):,} rows): {verdict}{joint}")
         return [figure_block(fig, f"{kind} of {cap}", caption=cap)]
 
 
