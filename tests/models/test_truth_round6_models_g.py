@@ -24,7 +24,8 @@ def test_dependent_feature_says_its_residual_spread():
     assert DEPENDENT_R2 <= r2 < COLLINEAR_R2  # the premise: between the two rules
     resid_sd = float(np.std(X["b"] - lin.predict(others)))
     (s,) = [t for t in m.interpret("b") if t.startswith("Increasing b")]
-    assert f"b depends on the other columns (R² {r2:.2f} from them): with them fixed it varies by about " in s
+    assert f"b depends on the other columns (R² {r2:.2f} from them on the {n} fitted rows): with them fixed it " \
+           "varies by about " in s
     units = float(s.split("varies by about ")[1].split(" units")[0])
     assert_allclose(units, resid_sd, rtol=5e-3)
     share = float(s.split("units, ")[1].split("%")[0])

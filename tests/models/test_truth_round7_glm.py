@@ -97,7 +97,9 @@ def test_model_covariance_keeps_the_models_intervals_and_warns_with_the_numbers(
     assert_allclose(s["std_error"], ref.bse, rtol=1e-7)
     hc3 = sm.OLS(y, exog).fit(cov_type="HC3")
     last = closing(m)
-    assert last.startswith("Intervals in brackets are 95% Wald intervals; they assume one variance for every row")
+    df = int(ols.df_resid)  # the gaussian family estimates the dispersion: t intervals (round 8)
+    assert last.startswith(f"Intervals in brackets are 95% Wald intervals from Student's t on {df} residual df, as the "
+                           f"dispersion is estimated; they assume one variance for every row")
     assert f"the HC3 standard error is {hc3.bse['income'] / ols.bse['income']:.3g} times the model's" in last
     assert "covariance='HC3' or 'auto' gives sandwich intervals" in last
 
@@ -150,7 +152,8 @@ def test_homoscedastic_data_keep_the_model_covariance_and_say_nothing():
     assert_allclose(m.heteroscedasticity_p_, het_breuschpagan(ols.resid, exog)[1], rtol=1e-6)
     assert m.heteroscedasticity_p_ > HETEROSCEDASTICITY_LEVEL and m.covariance_ == "model"
     assert_allclose(m.summary()["std_error"], sm.GLM(y, exog).fit().bse, rtol=1e-7)
-    assert closing(m) == "Intervals in brackets are 95% Wald intervals."
+    assert closing(m) == ("Intervals in brackets are 95% Wald intervals from Student's t on 297 residual df, as the "
+                          "dispersion is estimated.")
     assert np.isnan(m.hc3_se_ratio_).all()
 
 
@@ -198,7 +201,7 @@ def test_statecrime_product_term_sentence_carries_its_interval_and_says_the_slop
     sc = statecrime()
     m = GLM(interactions=[("murder", "poverty")]).fit(sc[["murder", "poverty", "urban"]], sc["violent"])
     assert m.covariance_ == "model"  # Breusch–Pagan does not reject here: the model's intervals, statsmodels'
-    ref = smf.glm("violent ~ murder*poverty + urban", sc).fit()
+    ref = smf.glm("violent ~ murder*poverty + urban", sc).fit(use_t=True)  # estimated dispersion: t (R's summary.glm)
     w, (lo, hi), p = ref.params["murder:poverty"], ref.conf_int().loc["murder:poverty"], ref.pvalues["murder:poverty"]
     assert lo < 0 < hi
     said = [s for s in m.interpret() if s.startswith("The product term murder:poverty")]
@@ -247,7 +250,7 @@ def test_categorical_moderator_product_terms_per_level():
     X = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n), "x": rng.normal(size=n)})
     y = X["x"] * (1 + (X["g"] == "b")) + rng.normal(size=n)
     m = GLM(interactions=[("g", "x")], covariance="model").fit(X, y)
-    ref = smf.glm("y ~ g*x", X.assign(y=y)).fit()
+    ref = smf.glm("y ~ g*x", X.assign(y=y)).fit(use_t=True)
     text = m.interpret()
     for lv, expect_zero in (("b", False), ("c", True)):
         t = f"g[T.{lv}]:x"

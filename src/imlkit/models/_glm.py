@@ -13,9 +13,13 @@ exponential     negative_inverse     inverse, log, identity (dispersion fixed at
 ==============  ===================  =========================================
 
 The design (dummy coding against a reference level, readable names such as
-``workingday[yes]``, product terms for interactions) comes from :mod:`._design`; the fit,
-standard errors, Wald statistics and intervals are statsmodels' own, so the numbers equal
-``statsmodels.api.GLM`` on the same design.
+``workingday[yes]``, product terms for interactions) comes from :mod:`._design`; the fit and
+standard errors are statsmodels' own, so the numbers equal ``statsmodels.api.GLM`` on the same
+design. The intervals and p-values use Student's t on the residual df where the dispersion is
+estimated (gaussian, gamma, ``dispersion="pearson"``), as R's ``summary.glm`` does -- statsmodels'
+``GLM(...).fit(use_t=True)``, and for the gaussian family with identity link ``OLS(...).fit()`` -- and
+the normal distribution where it is known (binomial, poisson, exponential: ``fit()``'s default) and
+for HC3 sandwich standard errors (as ``OLS(...).fit(cov_type="HC3")`` by default).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.utils.metaestimators import available_if
 
+from .._dependence import MIN_ROWS_PER_REGRESSOR, adjusted_r2
 from .._validation import ModelError, ValidationError, check_bool, check_choice, check_float, check_probability
 from ._design import INTERCEPT, collinear_partners, fit_design
 from ._family import FAMILY_LINKS, Family, _FamilyEstimator, _statsmodels_family, binomial_counts, is_two_columns
@@ -273,15 +278,18 @@ class GLM(_FamilyEstimator):
         ..."`` (R² above ``NEARLY_COLLINEAR_R2`` = 0.99, named first: a near dependency inflates the
         standard error whatever else the fit does) or the standard error itself.
     collinearity_ : DataFrame, index = design names
-        ``r_squared``: R² of each column from the other (non-constant, identified) columns,
-        ``1 − 1/(C⁻¹)_jj`` for their correlation matrix ``C`` (the variance inflation factor is
-        ``(C⁻¹)_jj``), NaN for the intercept; ``with``: the columns with the largest standardised
-        weights in that regression. From ``r_squared >= 0.9`` on a reading says that holding the
-        others fixed is outside the data. ``function_of``, ``function_r2``, ``function_how``: the
-        numeric feature that nearly fixes this one through a nonlinear function the linear R² misses
-        (popul and logpopul), its Spearman ρ² or spline R² (``pairwise_functional_r2``; on at most
-        ``FUNCTIONAL_ROWS`` = 1000 evenly spaced rows, ranks only beyond 100 numeric columns); from
-        0.9 on a reading says that holding that feature fixed is outside the data.
+        ``r_squared``: R² of each column from the other (non-constant, identified) columns, ``1 − 1/(C⁻¹)_jj`` for
+        their correlation matrix ``C`` (the variance inflation factor is ``(C⁻¹)_jj``), NaN for the intercept;
+        ``with``: the columns with the largest standardised weights in that regression. From ``r_squared >= 0.9`` on
+        a reading says that holding the others fixed is outside the data, and from 0.5 how little the column varies
+        with them fixed, naming the fitted rows the R² is from -- only when those rows are at least
+        ``MIN_ROWS_PER_REGRESSOR`` (= 5) per regressor (``attrs["judged"]``, with ``attrs["n_rows"]`` and
+        ``attrs["n_regressors"]``): on fewer an R² from a linear fit mostly measures the number of regressors, and
+        the closing line says that the dependence was not judged. ``function_of``, ``function_r2``,
+        ``function_how``: the numeric feature that nearly fixes this one through a nonlinear function the linear R²
+        misses (popul and logpopul), its Spearman ρ² or spline R² (``pairwise_functional_r2``; on at most
+        ``FUNCTIONAL_ROWS`` = 1000 evenly spaced rows, ranks only beyond 100 numeric columns); from 0.9 on a reading
+        says that holding that feature fixed is outside the data.
     event_ : str
         Binomial family only: what the odds are of, ``"<target> = <classes_[1]>"`` (an integral
         float label reads ``1``, not ``1.0``); for counts ``"a success per trial (NABOVE out of
@@ -309,10 +317,11 @@ class GLM(_FamilyEstimator):
         HC3 standard error / model-based standard error of each weight, computed when the HC3 covariance is used
         or the test rejects; NaN otherwise. Above 1, the model's intervals are too narrow by that factor.
     wald_coverage_ : float
-        The probability that a Wald interval covers its weight: ``confidence_level`` for a fixed dispersion;
-        with an estimated one 2·F_t(z; df_resid) − 1, below the nominal level on few rows (90.9% for a "95%"
-        interval on 7 residual df). NaN for a penalised fit and for HC3 intervals (whose coverage is the nominal
-        one on large samples only, with no exact figure).
+        The probability that a Wald interval covers its weight: ``confidence_level``, the intervals using the
+        normal quantile for a fixed dispersion and Student's t on the residual df for an estimated one (exactly so
+        for the gaussian family with identity link; normal quantiles there would cover 90.9% for "95%" on 7
+        residual df). NaN for a penalised fit and for HC3 intervals (whose coverage is the nominal one on large
+        samples only, with no exact figure).
     link_ : str
     family_ : Family
         The family with its link (:class:`imlkit.models._family.Family`), what prediction inverts.
@@ -323,7 +332,9 @@ class GLM(_FamilyEstimator):
     ``g(E[y | x]) = β₀ + Σ_j β_j x_j``. Categorical features enter as dummies ``x_j[l]`` against
     their first level. For log and logit links ``exp(β_j)`` is the factor by which the mean (log)
     or the odds (logit) change for a unit increase of ``x_j``; an interval for it is
-    ``exp`` of the Wald interval ``β_j ± z_{1-α/2} SE_j``. An interaction ``a:b`` makes the
+    ``exp`` of the Wald interval ``β_j ± q SE_j``, ``q`` the ``1 − α/2`` quantile of the normal distribution
+    for a fixed dispersion or HC3 standard errors, of Student's t on the residual df for an estimated
+    dispersion (R's ``summary.glm``; statsmodels' ``use_t=True``). An interaction ``a:b`` makes the
     effect of ``b`` depend on ``a``: its effect at level ``l`` of ``a`` is ``β_b + β_{a[l]:b}``
     with variance ``cᵀ Cov(β) c``.
 
@@ -552,11 +563,18 @@ class GLM(_FamilyEstimator):
         ``R²_j = 1 − 1/(C⁻¹)_jj`` for the correlation matrix ``C`` (the variance inflation factor is
         ``(C⁻¹)_jj``); the regression of column j on the others has standardised weights
         ``−(C⁻¹)_jk / (C⁻¹)_jj``.
+
+        ``attrs``: ``n_rows`` (the fitted rows), ``n_regressors`` (the other columns each is regressed on) and
+        ``judged`` -- False below the project's rows-per-regressor rule (:func:`imlkit._dependence.adjusted_r2`,
+        ``MIN_ROWS_PER_REGRESSOR`` = 5 rows per regressor), where an R² from a linear fit mostly measures the number of
+        regressors (about d / (n − 1) for unrelated columns); the readings then say nothing of a column's linear
+        dependence on the others.
         """
         names = list(self.design_.names)
         r2 = np.full(len(names), np.nan)
         partners = [[] for _ in names]
         cols = [j for j in self._kept if self._sd[j] > 0]
+        n_rows, n_reg = int(D.shape[0]), max(len(cols) - 1, 0)
         if len(cols) >= 2:
             C = np.corrcoef(D[:, cols], rowvar=False)
             Ci = np.linalg.pinv(C)
@@ -567,7 +585,14 @@ class GLM(_FamilyEstimator):
                 b[a] = 0.0
                 order = np.argsort(-np.abs(b))
                 partners[j] = [names[cols[k]] for k in order[:3] if abs(b[k]) >= 0.25 * np.abs(b).max() > 0]
-        return pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+        out = pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+        # the project's rule for an R² from few rows (the data section's and PFI's): adjusted_r2 refuses (NaN) below
+        # MIN_ROWS_PER_REGRESSOR rows per regressor
+        probe = pd.Series(np.where(np.isfinite(r2), r2, 0.0))
+        probe.attrs.update(n_rows=n_rows, n_regressors=n_reg)
+        judged = n_reg == 0 or bool(adjusted_r2(probe).notna().any())
+        out.attrs.update(n_rows=n_rows, n_regressors=n_reg, judged=judged)
+        return out
 
     def _set_dispersion(self, result, fam, n_trials):
         """``pearson_dispersion_``, ``overdispersion_p_`` and ``dispersion_`` (see the class docstring)."""
@@ -711,28 +736,68 @@ class GLM(_FamilyEstimator):
                 + " (covariance='HC3' or 'auto' gives sandwich intervals)")
 
     def _set_coverage(self):
-        """``wald_coverage_``: with an estimated dispersion (gaussian, gamma, dispersion='pearson') the Wald interval's
-        normal quantile ignores the estimate's own error, and on df residual degrees of freedom it covers a t(df)
-        estimate with probability 2·F_t(z; df) − 1 (exactly so for the gaussian family with identity link): below
-        the nominal level on few rows (copper, 13 rows and 6 terms: 90.9% for '95%')."""
+        """``wald_coverage_``: with an estimated dispersion (gaussian, gamma, dispersion='pearson') the intervals use
+        Student's t on the residual df (:meth:`_t_df`), which covers with the nominal probability (exactly for the
+        gaussian family with identity link) where the normal quantile would not (copper, 13 rows and 6 terms: 90.9%
+        for '95%'); with a fixed dispersion the normal quantile's level is its own."""
         r = self.result_
         self.wald_coverage_ = np.nan if r is None else float(self.confidence_level)
         if self.covariance_ == "HC3":
             self.wald_coverage_ = np.nan  # nominal on large samples only: no exact figure to give
             return
-        if r is None or (self.family_.scale_known and self.dispersion == "family") or not r.df_resid > 0:
-            return
-        self.wald_coverage_ = float(2 * stats.t.cdf(self._z(), float(r.df_resid)) - 1)
+        df = self._t_df()
+        if df is not None:
+            # the level of the t quantile in use: 2·F_t(q; df) − 1 (the confidence level, to rounding)
+            self.wald_coverage_ = float(2 * stats.t.cdf(self._quantile(), df) - 1)
+
+    def _t_df(self):
+        """The residual df of the Student t the intervals and p-values use, or None for the normal distribution.
+
+        t(df_resid) where the dispersion is estimated (gaussian, gamma, ``dispersion="pearson"``) and the
+        covariance is the model's: the estimate's own error widens the intervals, as in R's ``summary.glm`` and
+        statsmodels' ``OLS(...).fit()`` / ``GLM(...).fit(use_t=True)``. Normal where the dispersion is known
+        (binomial, poisson, exponential) and for HC3 sandwich standard errors, whose large-sample justification
+        is normal (statsmodels' ``OLS(...).fit(cov_type="HC3")`` default, ``use_t=False``)."""
+        r = getattr(self, "result_", None)
+        if r is None or getattr(self, "covariance_", "model") != "model":
+            return None
+        if self.family_.scale_known and self.dispersion == "family":
+            return None
+        df = float(r.df_resid)
+        return df if df > 0 else None
+
+    def _quantile(self):
+        """The ``(1 + confidence_level) / 2`` quantile of the reference distribution (:meth:`_t_df`)."""
+        q = 0.5 + self.confidence_level / 2
+        df = self._t_df()
+        return float(stats.norm.ppf(q) if df is None else stats.t.ppf(q, df))
+
+    def _p_value(self, stat):
+        """Two-sided p-value(s) of Wald statistic(s) against the reference distribution (:meth:`_t_df`)."""
+        df = self._t_df()
+        a = np.abs(np.asarray(stat, dtype=float))
+        return 2 * (stats.norm.sf(a) if df is None else stats.t.sf(a, df))
+
+    def _quantile_words(self):
+        """The closing line's words on the reference distribution: ' from Student's t on 14 residual df (the
+        dispersion is estimated)' when the intervals use it, '' for the normal one."""
+        df = self._t_df()
+        if df is None:
+            return ""
+        why = "" if self.dispersion == "pearson" else ", as the dispersion is estimated"
+        return f" from Student's t on {df:,.0f} residual df{why}"
 
     def coverage_words(self, slack=0.01):
         """'with the dispersion estimated on 7 residual df their coverage is 90.9%, not 95% (...)' when the
-        intervals' real coverage (``wald_coverage_``) falls short of the nominal level by more than ``slack``."""
+        intervals' real coverage (``wald_coverage_``) falls short of the nominal level by more than ``slack``;
+        "" otherwise -- which is every fit now that an estimated dispersion gives t intervals (kept for callers)."""
         self._check_fitted()
         cover = getattr(self, "wald_coverage_", np.nan)
         if not np.isfinite(cover) or cover >= self.confidence_level - slack:
             return ""
         df = float(self.result_.df_resid)
-        factor = float(stats.t.ppf(0.5 + self.confidence_level / 2, df) / self._z())
+        q = 0.5 + self.confidence_level / 2
+        factor = float(stats.t.ppf(q, df) / stats.norm.ppf(q))
         exact = self.family == "gaussian" and self.link_ == "identity" and self.dispersion == "family"
         return (f"with the dispersion estimated on {df:,.0f} residual df their coverage is {'' if exact else 'about '}"
                 f"{100 * cover:.1f}%, not {100 * self.confidence_level:g}% (t({df:,.0f}) intervals, {factor:.3g} "
@@ -919,8 +984,6 @@ class GLM(_FamilyEstimator):
         return super().score(X, y, sample_weight=sample_weight)
 
     # -- inference
-    def _z(self):
-        return stats.norm.ppf(0.5 + self.confidence_level / 2)
 
     def summary(self):
         """The weights with standard errors, Wald intervals, statistics and p-values.
@@ -938,10 +1001,15 @@ class GLM(_FamilyEstimator):
 
         Notes
         -----
-        statsmodels' Wald inference: ``statistic = weight / std_error`` (z), two-sided normal
-        p-value, interval ``weight ± z_{(1+level)/2} · std_error``; the standard errors use the
-        estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential -- or, when
-        ``covariance_`` is "HC3" (``attrs["covariance"]``), the HC3 sandwich, with the model's standard error
+        Wald inference: ``statistic = weight / std_error``, interval ``weight ± q · std_error`` and a two-sided
+        p-value, from Student's t on the residual df where the dispersion is estimated (gaussian, gamma,
+        ``dispersion="pearson"``: R's ``summary.glm``, statsmodels' ``GLM(...).fit(use_t=True)`` and, for the
+        gaussian family with identity link, ``OLS(...).fit()``), from the normal distribution where it is known
+        (binomial, poisson, exponential: statsmodels' ``GLM(...).fit()``) and for HC3 standard errors (as
+        statsmodels' ``OLS(...).fit(cov_type="HC3")``, whose default is normal). ``attrs["reference"]`` says which
+        (``"t"`` or ``"normal"``) and ``attrs["df"]`` the t's degrees of freedom (NaN for the normal). The standard
+        errors use the estimated dispersion for gaussian and gamma, 1 for binomial, poisson and exponential -- or,
+        when ``covariance_`` is "HC3" (``attrs["covariance"]``), the HC3 sandwich, with the model's standard error
         beside in a column ``model_std_error`` (after ``std_error``).
         """
         self._check_fitted()
@@ -952,16 +1020,16 @@ class GLM(_FamilyEstimator):
             out = pd.DataFrame({"weight": self.coef_.to_numpy(), "std_error": nan, "ci_low": nan, "ci_high": nan,
                                 "statistic": nan, "p_value": nan}, index=idx)
         else:
-            # Wald inference from the covariance in use (statsmodels' own numbers for the model's; HC3's with the
-            # same normal quantile and p-values, as statsmodels' OLS(...).fit(cov_type="HC3") gives them)
+            # Wald inference from the covariance in use, against t(df_resid) for an estimated dispersion (statsmodels'
+            # use_t=True, R's summary.glm), else the normal (statsmodels' default; HC3 as OLS(...).fit(cov_type="HC3"))
             full = self._full
             w = self.coef_.to_numpy()
             se = full(np.sqrt(np.clip(np.diag(self._cov), 0, None)))
             with np.errstate(invalid="ignore", divide="ignore"):
                 stat = w / se
-            z = self._z()
+            z = self._quantile()
             out = pd.DataFrame({"weight": w, "std_error": se, "ci_low": w - z * se, "ci_high": w + z * se,
-                                "statistic": stat, "p_value": 2 * stats.norm.sf(np.abs(stat))}, index=idx)
+                                "statistic": stat, "p_value": self._p_value(stat)}, index=idx)
             if self.covariance_ == "HC3":
                 out.insert(2, "model_std_error", full(r.bse))
         note = self.not_estimable_.to_numpy().copy()
@@ -982,6 +1050,9 @@ class GLM(_FamilyEstimator):
         out.attrs["confidence_level"] = self.confidence_level
         out.attrs["dispersion"] = self.dispersion_
         out.attrs["covariance"] = self.covariance_
+        df = self._t_df()
+        out.attrs["reference"] = "normal" if df is None else "t"
+        out.attrs["df"] = np.nan if df is None else df
         return out
 
     def plot(self, ax=None, exp=None, intercept=False, color="C0"):
@@ -1049,6 +1120,8 @@ class GLM(_FamilyEstimator):
         Returns
         -------
         (estimate, std_error, ci_low, ci_high)
+            The interval at ``confidence_level`` from the same reference distribution as :meth:`summary` (Student's
+            t on the residual df for an estimated dispersion, else normal).
         """
         self._check_fitted()
         if isinstance(c, dict):
@@ -1064,7 +1137,7 @@ class GLM(_FamilyEstimator):
             return est, np.nan, np.nan, np.nan
         k = self._kept
         se = float(np.sqrt(max(c[k] @ self._cov @ c[k], 0.0)))
-        z = self._z()
+        z = self._quantile()
         return est, se, est - z * se, est + z * se
 
     # -- sentences
@@ -1147,6 +1220,10 @@ class GLM(_FamilyEstimator):
         clause = self._polynomial_of_clause(col, name)
         if clause:
             return clause
+        if not self._dependence_judged():
+            # too few fitted rows per regressor for a linear R² to say anything (the closing line says so, once)
+            return self._functional_clause(col, name, np.nan)
+        rows = self._fitted_rows_words()
         if r2 < COLLINEAR_R2:
             return self._functional_clause(col, name, r2) or self._dependent_clause(col, name, r2)
         v = self.collinearity_["function_r2"].iloc[col] if "function_r2" in self.collinearity_ else np.nan
@@ -1156,7 +1233,7 @@ class GLM(_FamilyEstimator):
         if np.isfinite(v) and v >= EXACT_FUNCTION_R2 and 1 - v < (1 - r2) / 2:
             return self._functional_clause(col, name, r2)
         return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
-                f"from the other columns): holding the others fixed is outside the data")
+                f"from the other columns{rows}): holding the others fixed is outside the data")
 
     def _dependent_clause(self, col, name, r2):
         """'; Years depends on the other columns (R² 0.89 from them): with them fixed it varies by 1.59 units, 33% of
@@ -1168,8 +1245,40 @@ class GLM(_FamilyEstimator):
         share = float(np.sqrt(max(0.0, 1.0 - r2)))
         sd = float(self._sd[col])
         units = "" if self._binary[col] or not np.isfinite(sd) else f"about {_fmt(share * sd)} units, "
-        return (f"; {name} depends on the other columns (R² {r2:.2f} from them): with them fixed it varies by {units}"
-                f"{100 * share:.0f}% of its standard deviation, the variation this weight is estimated from")
+        return (f"; {name} depends on the other columns (R² {r2:.2f} from them{self._fitted_rows_words()}): with them "
+                f"fixed it varies by {units}{100 * share:.0f}% of its standard deviation, the variation this weight is "
+                f"estimated from")
+
+    def _dependence_judged(self):
+        """Whether the fitted rows are enough for the columns' linear R² (``collinearity_.attrs["judged"]``)."""
+        return bool(self.collinearity_.attrs.get("judged", True))
+
+    def _fitted_rows_words(self):
+        """' on the 263 fitted rows': the rows a column's R² from the others comes from (the report's data section
+        judges the dependence on all rows, so the two can differ)."""
+        n = self.collinearity_.attrs.get("n_rows")
+        return f" on the {n:,} fitted rows" if n else ""
+
+    def _undersized_words(self):
+        """The closing line's words when the columns' dependence is not judged (``collinearity_.attrs["judged"]``
+        False) and some read column would have had a dependence clause (R² at ``DEPENDENT_R2`` from the others):
+        '; the dependence between the columns is not judged: 10 fitted rows for 4 regressors (fewer than 5 rows per
+        regressor), where an R² from a linear fit mostly measures the number of regressors (...)'."""
+        tab = self.collinearity_
+        if self._dependence_judged():
+            return ""
+        names = np.asarray(self.design_.names, dtype=object)
+        r2 = tab["r_squared"].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            would = self.estimable_.to_numpy() & (names != INTERCEPT) & (r2 >= DEPENDENT_R2)
+        if not would.any():
+            return ""
+        n, d = int(tab.attrs["n_rows"]), int(tab.attrs["n_regressors"])
+        return (f"; the dependence between the columns is not judged: {n:,} fitted rows for {d:,} regressors (fewer "
+                f"than {MIN_ROWS_PER_REGRESSOR} rows per regressor), where an R² from a linear fit mostly measures the "
+                f"number of regressors (unrelated columns reach about d / (n − 1) = {d / (n - 1):.2f}), so no reading "
+                f"says how much a column varies with the others fixed; judge it on more rows (the report's data "
+                f"section uses all rows)")
 
     def _polynomial_of_clause(self, col, name):
         """'; but INCOMESQ = INCOME² exactly in these data: it cannot change while INCOME stays fixed' (this column
@@ -1208,7 +1317,8 @@ class GLM(_FamilyEstimator):
             what = f"{other} is {'' if exact else 'nearly '}a function of {name} (R² {num} on a spline of {name})"
         # whose R² it is: the sentence is about name (Weekly: "Year is nearly a function of Volume ..., which the
         # linear R² of 0.72 ..." read as Year's 0.71, where 0.72 is Volume's)
-        lin = (f", which {name}'s linear R² of {r2:.2f} from the other columns misses" if r2 < COLLINEAR_R2 else
+        lin = ("" if not np.isfinite(r2) else  # not judged on these rows
+               f", which {name}'s linear R² of {r2:.2f} from the other columns misses" if r2 < COLLINEAR_R2 else
                f" (linear R² {r2:.2f} from the other columns)")
         if exact:
             return (f"; but {what}{lin}: {name} (almost) cannot change while {other} stays fixed, so holding {other} "
@@ -1358,7 +1468,7 @@ class GLM(_FamilyEstimator):
             vals = np.exp([est, lo, hi]) if shown else np.array([est, lo, hi])
             e, l_, h_ = _fmt_all(*vals, none)[:3]
             nums = f"{e} [{l_}, {h_}]" + (" on the log scale" if expo and not shown else "")
-            p = float(2 * stats.norm.sf(abs(est / se)))
+            p = float(self._p_value(est / se))
             if lo <= 0 <= hi:
                 verdict = (f"not distinguishable from {none:g} (p {p_is(p)}): the data allow the {kind}s above to be "
                            f"{same}")
@@ -1474,23 +1584,22 @@ class GLM(_FamilyEstimator):
         Returns
         -------
         list of str
-            For example ``"Increasing stress by one unit multiplies the expected y by 1.12
-            [1.07, 1.18], all other features fixed."``; for an interaction ``("workingday", "temp")``
-            the effect of temp at each level of workingday, with intervals. Numbers carry the
-            significant digits (3 at least) that tell the estimate and the ends of its interval
-            apart; a numeric feature whose unit is tiny against its spread (the factor per unit
-            would print as "1 [1, 1]") is read per a power of ten at most its SD, named in the
-            sentence. An interval that holds no change says "(not distinguishable from 0)" (or
-            "from 1" for factors). A feature in an interaction is read at 0 of a numeric partner
-            only where 0 is inside the partner's data; otherwise at the partner's quartiles (one
-            partner) or with a note that 0 is outside the data (several). A feature whose column
-            has R² ≥ 0.9 from the other columns says it is collinear with them; one that another
-            feature fixes through a (nearly) exact function says so first (ρ² or spline R² ≥ 0.999).
-            A feature of which another is an exact polynomial (INCOMESQ = INCOME²) is read by the
-            slope of both weights together at its quartiles, with intervals (holding the other fixed
-            is impossible); the other's sentence says it cannot change alone. Weights that are
-            not estimable get no sentence: the last line names them with the cause
-            (``not_estimable_``).
+            For example ``"Increasing stress by one unit multiplies the expected y by 1.12 [1.07, 1.18], all other
+            features fixed."``; for an interaction ``("workingday", "temp")`` the effect of temp at each level of
+            workingday, with intervals. Numbers carry the significant digits (3 at least) that tell the estimate and
+            the ends of its interval apart; a numeric feature whose unit is tiny against its spread (the factor per
+            unit would print as "1 [1, 1]") is read per a power of ten at most its SD, named in the sentence. An
+            interval that holds no change says "(not distinguishable from 0)" (or "from 1" for factors); the
+            intervals are :meth:`summary`'s (Student's t on the residual df for an estimated dispersion, as the
+            closing line says). A feature in an interaction is read at 0 of a numeric partner only where 0 is inside
+            the partner's data; otherwise at the partner's quartiles (one partner) or with a note that 0 is outside
+            the data (several). A feature whose column has R² ≥ 0.9 from the other columns on the fitted rows says
+            it is collinear with them (not below 5 rows per regressor, ``collinearity_.attrs["judged"]``); one that
+            another feature fixes through a (nearly) exact function says so first (ρ² or spline R² ≥ 0.999). A
+            feature of which another is an exact polynomial (INCOMESQ = INCOME²) is read by the slope of both
+            weights together at its quartiles, with intervals (holding the other fixed is impossible); the other's
+            sentence says it cannot change alone. Weights that are not estimable get no sentence: the last line
+            names them with the cause (``not_estimable_``).
         """
         self._check_fitted()
         spec = self.design_
@@ -1583,8 +1692,10 @@ class GLM(_FamilyEstimator):
             return sentences
         if sentences:
             cover = self.coverage_words()
-            sentences.append(f"Intervals in brackets are {level} Wald intervals{self._covariance_words()}"
-                             f"{self._dispersion_words()}{'; ' + cover if cover else ''}.")
+            sentences.append(f"Intervals in brackets are {level} Wald intervals{self._quantile_words()}"
+                             f"{self._covariance_words()}"
+                             f"{self._dispersion_words()}{'; ' + cover if cover else ''}"
+                             f"{self._undersized_words()}.")
         bad = asked & ~self.estimable_.to_numpy()
         if bad.any():
             by_cause = {}
