@@ -157,8 +157,8 @@ def test_a_collinear_feature_says_so_and_an_interval_through_zero_says_not_disti
     assert_allclose(m.collinearity_.loc["CRBI", "r_squared"], r2, rtol=1e-8)
     assert m.collinearity_.loc["CRBI", "with"][0] == "CRuns"
     (sentence, *_) = m.interpret("CRBI")
-    assert f"but CRBI is collinear with CRuns (R² {r2:.2f} from the other columns on the {n} fitted rows): holding " \
-           "the others fixed is outside the data" in sentence
+    assert (f"but CRBI is collinear with CRuns (R² {r2:.2f} from it, as from the other columns on the {n} fitted "
+            "rows): holding the others fixed is outside the data") in sentence
     s = m.summary().loc["CRBI"]
     assert ("not distinguishable from 0" in sentence) == (s.ci_low <= 0 <= s.ci_high)
     walks = m.interpret("Walks")[0]

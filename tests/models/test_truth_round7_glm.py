@@ -74,7 +74,11 @@ def test_engel_reading_says_why_with_the_test_and_the_ratio():
     X, y, m, ols, hc3, lm, p = _engel_fits()
     text = m.interpret()
     lo, hi = hc3.conf_int().loc["income"]
-    assert f"changes the expected foodexp by {hc3.params['income']:.3g} [{lo:.3g}, {hi:.3g}]" in text[1]
+    # income's SD is 276 (Belgian francs): read per 100 units, one unit being under 1% of it (UNIT_SHARE_OF_SD)
+    step = 10.0 ** np.floor(np.log10(X["income"].std()))
+    assert step == 100
+    assert (f"Increasing income by 100 units changes the expected foodexp by {step * hc3.params['income']:.3g} "
+            f"[{step * lo:.3g}, {step * hi:.3g}]") in text[1]
     last = closing(m)
     assert "HC3 sandwich standard errors" in last and "Breusch–Pagan" in last
     assert f"rejects at the {HETEROSCEDASTICITY_LEVEL:g} level" in last

@@ -51,6 +51,8 @@ NEARLY_COLLINEAR_R2 = 0.99
 #: A numeric column whose observed range is below 1/this is not read per one unit: a unit step more than
 #: twice the range leaves the data from every observed value (DEGREE, a share from 0.16 to 0.31).
 UNIT_BEYOND_RANGE = 2.0
+#: A numeric column whose one unit is less than this share of its SD is read per the power of ten at most its SD.
+UNIT_SHARE_OF_SD = 0.01
 #: exp() of a weight or its interval beyond 10^±15 is not printed (a meaningless number).
 MAX_EXP_LOG = np.log(1e15)
 
@@ -113,6 +115,40 @@ def _label(v):
 def _names(items, k=4):
     items = list(items)
     return ", ".join(items[:k]) + (f" and {len(items) - k} more" if len(items) > k else "")
+
+
+#: Columns named as carrying a column's dependence: at most this many, fewer once they carry ``PARTNER_SHARE`` of it.
+MAX_PARTNERS = 3
+PARTNER_SHARE = 0.9
+
+
+def _forward_partners(C, a, allowed, full):
+    """The columns (positions in ``C``) that carry most of column ``a``'s R² ``full`` from the ``allowed`` others,
+    and their own R²: forward selection, each step adding the column with the largest squared partial correlation
+    with ``a`` given those chosen (R²_{S+k} = R²_S + (1 − R²_S)·r²_{ak·S}), until ``MAX_PARTNERS`` are named or they
+    carry ``PARTNER_SHARE`` of ``full``. ``C``: correlation matrix of the design's columns."""
+    allowed = allowed.copy()
+    allowed[a] = False
+    chosen, got = [], 0.0
+    while len(chosen) < MAX_PARTNERS and allowed.any() and not (chosen and got >= PARTNER_SHARE * full):
+        if chosen:
+            S = np.array(chosen)
+            A = np.linalg.pinv(C[np.ix_(S, S)])
+            CS = C[S]                                           # (|S|, p)
+            cov = C[a] - C[a, S] @ A @ CS                       # partial covariances with a given S
+            var = 1.0 - np.einsum("ip,ij,jp->p", CS, A, CS)     # residual variances given S
+            var_a = 1.0 - float(C[a, S] @ A @ C[S, a])
+        else:
+            cov, var, var_a = C[a].copy(), np.ones(C.shape[0]), 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pr2 = np.where(allowed & (var > 1e-12), cov ** 2 / (var * max(var_a, 1e-12)), -1.0)
+        k = int(np.argmax(pr2))
+        if pr2[k] <= 0:
+            break
+        chosen.append(k)
+        allowed[k] = False
+        got = got + (1.0 - got) * float(min(pr2[k], 1.0))
+    return chosen, float(min(got, 1.0)) if chosen else np.nan
 
 
 def _polynomial_words(g, f, p):
@@ -558,11 +594,21 @@ class GLM(_FamilyEstimator):
 
     def _collinearity(self, D):
         """R² of each design column from the other (non-constant, kept) columns, and the columns that
-        carry the most of it (largest standardised regression weights).
+        carry most of it; the same from the columns of the other features only.
 
         ``R²_j = 1 − 1/(C⁻¹)_jj`` for the correlation matrix ``C`` (the variance inflation factor is
-        ``(C⁻¹)_jj``); the regression of column j on the others has standardised weights
-        ``−(C⁻¹)_jk / (C⁻¹)_jj``.
+        ``(C⁻¹)_jj``): ``r_squared``. The columns named with it (``with``, their own R² ``with_r2``) are
+        chosen by forward selection on R² (:func:`_forward_partners`), not by the size of the
+        regression weights: weights of a collinear block are large and cancel (Hitters: Hits on
+        everything gave CHits +2.09, CAtBat −1.18, CRuns −0.80, which explain R² 0.19 of Hits,
+        while AtBat alone explains 0.93).
+
+        A level of a categorical feature is also judged from the columns of the *other* features
+        (``features_r2``, ``features_with``, ``features_with_r2``): the dummies of one factor exclude
+        each other, so they predict each other by construction (ISLP Wage: Advanced Degree had R²
+        0.63 from the other columns, 0.585 of it from the other education levels, 0.094 from the other
+        features). The reading speaks of the other features; the variance inflation that a rare
+        reference level causes stays in ``r_squared``. Other columns: ``features_* = `` the plain ones.
 
         ``attrs``: ``n_rows`` (the fitted rows), ``n_regressors`` (the other columns each is regressed on) and
         ``judged`` -- False below the project's rows-per-regressor rule (:func:`imlkit._dependence.adjusted_r2`,
@@ -571,21 +617,47 @@ class GLM(_FamilyEstimator):
         dependence on the others.
         """
         names = list(self.design_.names)
-        r2 = np.full(len(names), np.nan)
-        partners = [[] for _ in names]
+        p = len(names)
+        r2, fr2 = np.full(p, np.nan), np.full(p, np.nan)
+        partners, part_r2 = [[] for _ in names], np.full(p, np.nan)
+        fpartners, fpart_r2 = [[] for _ in names], np.full(p, np.nan)
         cols = [j for j in self._kept if self._sd[j] > 0]
         n_rows, n_reg = int(D.shape[0]), max(len(cols) - 1, 0)
         if len(cols) >= 2:
             C = np.corrcoef(D[:, cols], rowvar=False)
             Ci = np.linalg.pinv(C)
             d = np.diag(Ci)
+            pos = {j: a for a, j in enumerate(cols)}
             for a, j in enumerate(cols):
                 r2[j] = float(np.clip(1 - 1 / d[a], 0, 1)) if d[a] > 0 else np.nan
-                b = -Ci[a] / d[a]
-                b[a] = 0.0
-                order = np.argsort(-np.abs(b))
-                partners[j] = [names[cols[k]] for k in order[:3] if abs(b[k]) >= 0.25 * np.abs(b).max() > 0]
-        out = pd.DataFrame({"r_squared": r2, "with": partners}, index=pd.Index(names, name="term"))
+                fr2[j] = r2[j]
+                if r2[j] >= DEPENDENT_R2:
+                    partners[j], part_r2[j] = _forward_partners(C, a, np.ones(len(cols), dtype=bool), r2[j])
+                    partners[j] = [names[cols[k]] for k in partners[j]]
+                fpartners[j], fpart_r2[j] = partners[j], part_r2[j]
+            for f, block in self.design_.blocks.items():
+                if not (isinstance(f, str) and f in self.design_.categorical):
+                    continue
+                inside = [pos[b] for b in block if b in pos]
+                if len(inside) < 2:
+                    continue
+                others = np.ones(len(cols), dtype=bool)
+                others[inside] = False
+                if not others.any():
+                    for b in inside:
+                        fr2[cols[b]], fpartners[cols[b]], fpart_r2[cols[b]] = 0.0, [], np.nan
+                    continue
+                Coo = np.linalg.pinv(C[np.ix_(others, others)])
+                for b in inside:
+                    c = C[others, b]
+                    fr2[cols[b]] = float(np.clip(c @ Coo @ c, 0, 1))
+                    fpartners[cols[b]], fpart_r2[cols[b]] = [], np.nan
+                    if fr2[cols[b]] >= DEPENDENT_R2:
+                        found, val = _forward_partners(C, b, others, fr2[cols[b]])
+                        fpartners[cols[b]], fpart_r2[cols[b]] = [names[cols[k]] for k in found], val
+        out = pd.DataFrame({"r_squared": r2, "with": partners, "with_r2": part_r2, "features_r2": fr2,
+                            "features_with": fpartners, "features_with_r2": fpart_r2},
+                           index=pd.Index(names, name="term"))
         # the project's rule for an R² from few rows (the data section's and PFI's): adjusted_r2 refuses (NaN) below
         # MIN_ROWS_PER_REGRESSOR rows per regressor
         probe = pd.Series(np.where(np.isfinite(r2), r2, 0.0))
@@ -1194,15 +1266,21 @@ class GLM(_FamilyEstimator):
 
     def _step(self, col, est, lo, hi):
         """The round step a numeric column is read per: 1, or the power of ten at most its SD when one
-        unit is tiny against the column's spread (the factor per unit prints as 1 [1, 1] or is
-        astronomically large) or more than twice its observed range (one unit more is outside the
-        data from every row: a share from 0.16 to 0.31)."""
+        unit is under ``UNIT_SHARE_OF_SD`` of its SD, when the factor per unit would print as 1 [1, 1] or
+        astronomically large, or when one unit is more than twice its observed range (one unit more is
+        outside the data from every row: a share from 0.16 to 0.31)."""
         _, _, expo = self._scale_words()
         spread = float(self._spread[col])
         beyond = 0 < spread and UNIT_BEYOND_RANGE * spread < 1.0  # x + 1 is outside the data for every row
-        if self.penalized_ or not (beyond or self._collides(est, lo, hi, expo) or self._unreadable(est, lo, hi, expo)):
-            return 1.0
         sd = float(self._sd[col])
+        # one unit a sliver of the column's spread: read per the power of ten at most its SD, whatever the numbers
+        # print as -- ISLP College's F.Undergrad (SD 4,850) read "x 0.998 [0.997, 0.999] per unit", which looks like no
+        # effect, beside Outstate (SD 4,023) "x 1.69 per 1,000", 3x weaker (review rev8 r1-7): the column's scale
+        # decides, the same for every column
+        tiny = np.isfinite(sd) and sd * UNIT_SHARE_OF_SD > 1.0
+        if self.penalized_ or not (beyond or tiny or self._collides(est, lo, hi, expo)
+                                   or self._unreadable(est, lo, hi, expo)):
+            return 1.0
         if not np.isfinite(sd) or sd <= 0 or self._binary[col]:  # a 0/1 column has one step: 0 to 1
             return 1.0
         return float(10.0 ** np.floor(np.log10(sd)))
@@ -1213,7 +1291,9 @@ class GLM(_FamilyEstimator):
         R² at ``COLLINEAR_R2``) -- looked at first: a linear R² of 0.93 says "collinear" of INCOMESQ = INCOME², where
         holding INCOME fixed is impossible, not merely rare; else '; Lag2 is collinear with ... (R² 0.99 ...)' when
         the column's linear R² from the others is at ``COLLINEAR_R2``."""
-        r2 = self.collinearity_["r_squared"].iloc[col]
+        tab = self.collinearity_
+        # a level of a factor is read against the other features, not its own factor's other levels (review rev8)
+        r2 = tab["features_r2"].iloc[col] if "features_r2" in tab else tab["r_squared"].iloc[col]
         name = self.design_.names[col]
         if not np.isfinite(r2):
             return ""
@@ -1232,8 +1312,29 @@ class GLM(_FamilyEstimator):
         # pair (CRBI = CRuns + noise: both 0.99) keeps the linear words
         if np.isfinite(v) and v >= EXACT_FUNCTION_R2 and 1 - v < (1 - r2) / 2:
             return self._functional_clause(col, name, r2)
-        return (f"; but {name} is collinear with {_names(self.collinearity_['with'].iloc[col], 3)} (R² {r2:.2f} "
-                f"from the other columns{rows}): holding the others fixed is outside the data")
+        return (f"; but {name} is collinear with {self._partner_words(col, r2, rows)}: holding the others fixed is "
+                f"outside the data")
+
+    def _partner_words(self, col, r2, rows=""):
+        """'AtBat (R² 0.93 from it; 0.97 from the other columns on the 184 fitted rows)': the columns that carry most of
+        a column's R² (see :meth:`_collinearity`), with their own R² when they carry less than all of it; ``rows``:
+        :meth:`_fitted_rows_words`."""
+        tab = self.collinearity_
+        feats = "features_with" in tab
+        who = list(tab["features_with"].iloc[col] if feats else tab["with"].iloc[col])
+        own = float(tab["features_with_r2"].iloc[col]) if feats else np.nan
+        others = "the other features' columns" if self._is_level(col) else "the other columns"
+        if not who:
+            return f"the other columns (R² {r2:.2f} from {others}{rows})"
+        them = "it" if len(who) == 1 else "them"
+        if not np.isfinite(own) or f"{own:.2f}" == f"{r2:.2f}":
+            return f"{_names(who, 3)} (R² {r2:.2f} from {them}, as from {others}{rows})"
+        return f"{_names(who, 3)} (R² {own:.2f} from {them}; {r2:.2f} from {others}{rows})"
+
+    def _is_level(self, col):
+        """Whether design column ``col`` is a level (dummy) of a categorical feature."""
+        return any(isinstance(f, str) and f in self.design_.categorical and col in block
+                   for f, block in self.design_.blocks.items())
 
     def _dependent_clause(self, col, name, r2):
         """'; Years depends on the other columns (R² 0.89 from them): with them fixed it varies by 1.59 units, 33% of
