@@ -103,3 +103,11 @@ def test_section_one_tables_agree_on_missing_cells():
     rows, _ = _decision_rows(ds)
     cell = {r[0]: r[-1] for r in rows}["x3"]
     assert cell.startswith(f"{len(BAD)} (")
+
+
+def test_regression_refusal_names_a_value_that_is_not_a_number():
+    # mostly text: the refusal shows a value that is not a number and the share that is, not '130.0'
+    df, _ = _frame()
+    df["y"] = ["130.0" if i % 2 else "high" for i in range(N)]
+    with pytest.raises(ReportInputError, match=r"e\.g\. 'high'; 50% of its 120 values read as numbers"):
+        load_dataset(df, target="y", task="regression")

@@ -605,9 +605,16 @@ def _resolve_task(y, task, target):
     numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
     if task == "regression":
         if not numeric:
-            example = y.dropna().iloc[0] if y.notna().any() else None
-            raise ReportInputError(f"Regression target {target!r} is not numeric (dtype {y.dtype}, e.g. {example!r}); "
-                                   f"use '--task classification' or a numeric column.")
+            given = y.dropna()
+            example = given.iloc[0] if len(given) else None
+            parsed = pd.to_numeric(given.astype(str).str.strip(), errors="coerce") if len(given) else given
+            share = ""
+            if len(given) and parsed.notna().any() and parsed.isna().any():  # partly numbers: how much, what not
+                example = given[parsed.isna().to_numpy()].iloc[0]
+                share = (f"; {parsed.notna().mean():.0%} of its {len(given):,} values read as numbers, and text is "
+                         f"read as numbers only when at least 95% of its values are")
+            raise ReportInputError(f"Regression target {target!r} is not numeric (dtype {y.dtype}, e.g. {example!r}"
+                                   f"{share}); use '--task classification' or a numeric column.")
         return task
     if task == "classification":
         return task
