@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, complete_rows, integer_codes, prepare_columns
+from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, _apply, _decide, complete_rows, integer_codes, prepare_columns
 from .._validation import ValidationError
 from ._labels import class_text
 
@@ -326,6 +326,13 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     categorical = tuple(str(c) for c in (categorical or ()))
     if categorical:
         table = _categorical(table if test is not None else table.copy(), categorical, target, features, as_given)
+    if target in table.columns:  # the target's numbers are read as the features' are, before the task is guessed
+        parsed = _target_numbers(table[target], target)
+        if parsed is not None:
+            table = table.copy() if table is raw else table
+            table[target] = parsed[0]
+    else:
+        parsed = None
     given = [c for c in table.columns if c != target] if not prepare else list(as_given)
     try:  # prepare_columns checks the columns (duplicated names, the target, the features) ...
         prep = prepare_columns(table, target=target, features=features, max_levels=MAX_LEVELS, min_count=MIN_COUNT,
@@ -336,7 +343,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
         raise ReportInputError(_input_wording(str(exc))) from None
     reason = task_reason(table[target], target) if task == "auto" else ""
     task = _resolve_task(table[target], task, target)
-    n_target = int(raw[target].notna().sum())
+    n_target = int(table[target].iloc[:n_train_rows].notna().sum())
     if n_target < MIN_ROWS:
         raise ReportInputError(f"The data has {n_target} complete row(s); the report needs at least {MIN_ROWS} "
                                f"(rows whose target {target!r} is not missing).")
@@ -354,7 +361,15 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
         if test is not None:
             where = f" ({n_train_rows - n_target:,} of the data, {len(table) - n_train_rows - n_test_target:,} of " \
                     f"the test data)"
-        notes.append(f"{prep.dropped_target_rows:,} row(s) with a missing target {target!r} were dropped{where}.")
+        n_text = parsed[1] if parsed is not None else 0
+        if n_text:
+            rest = prep.dropped_target_rows - n_text
+            notes.append(f"{prep.dropped_target_rows:,} row(s) were dropped{where}: in {n_text:,} the target "
+                         f"{target!r} is text that is not a number (e.g. {parsed[2]!r}), read as missing as it is "
+                         f"in a feature (the column's other values are numbers)"
+                         + (f"; in {rest:,} it is missing" if rest else "") + ".")
+        else:
+            notes.append(f"{prep.dropped_target_rows:,} row(s) with a missing target {target!r} were dropped{where}.")
     if not prepare:
         notes.append("Column preparation is off (prepare=False / --no-prepare): every column is used as given; "
                      "text columns become categoricals whose levels are their own values.")
@@ -372,6 +387,13 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
             raise ReportInputError(f"Target {target!r} has a single class ({y.iloc[0]!r}); classification needs "
                                    f"two or more.")
     decisions = prep.decisions
+    if parsed is not None:  # the target's row says it was read as numbers, as a feature's does
+        decisions = decisions.copy()
+        at = decisions["column"].astype(str) == target
+        extra = (f"; {parsed[1]:,} value(s) that are not numbers (e.g. {parsed[2]!r}) are treated as missing"
+                 if parsed[1] else "")
+        decisions.loc[at, "action"] = "read as numbers" + extra + "; " + decisions.loc[at, "action"].astype(str)
+        decisions.loc[at, "reason"] = decisions.loc[at, "reason"].astype(str) + "; text that holds numbers"
     if categorical:
         decisions = decisions.copy()
         named = decisions["column"].astype(str).isin(categorical)
@@ -381,13 +403,53 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
     order_column, why, way = found if found else (None, "", None)
     values = None
     if order_column is not None:
-        values = _order_values(raw.iloc[:n_train_rows], order_column, raw[target].iloc[:n_train_rows].notna())
+        values = _order_values(raw.iloc[:n_train_rows], order_column,
+                               table[target].iloc[:n_train_rows].notna().to_numpy())
     return Dataset(X=prep.X, y=y, task=task, source=source, target=target, raw=raw,
                    dropped_rows=prep.dropped_target_rows, notes=notes, decisions=decisions,
-                   n_rows=prep.n_rows, missing=prep.missing, prepared=prep,
+                   n_rows=prep.n_rows, missing=_parsed_missing(prep, table), prepared=prep,
                    n_train=n_target if test is not None else None, test_source=test_source, prepare=bool(prepare),
                    order=why, order_column=order_column, order_way=way, order_values=values,
                    categorical=categorical, task_reason=reason)
+
+
+def _target_numbers(y, target):
+    """``(numbers, n_not_numbers, example)`` when the target ``y`` is text that holds numbers, else None.
+
+    The features' rule (:func:`imlkit._columns.prepare_columns`: text of which at least 95% of the given values
+    read as numbers, such as ISLP Auto.data's horsepower with '?' in 5 of 397 rows) applied to the target, so that
+    '?' is a missing target (its row dropped and counted) and not a class, and '130.0' is the number 130.
+
+    Examples
+    --------
+    >>> v, bad, example = _target_numbers(pd.Series(["1.5", "2", "?"] + ["3"] * 20), "y")
+    >>> v.isna().sum(), bad, example
+    (1, 1, '?')
+    >>> _target_numbers(pd.Series(["a", "b"] * 10), "y") is None
+    True
+    """
+    if pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype) \
+            or isinstance(y.dtype, pd.CategoricalDtype) or pd.api.types.is_datetime64_any_dtype(y.dtype) \
+            or pd.api.types.is_timedelta64_dtype(y.dtype) or not y.notna().any():
+        return None
+    step = _decide(y.reset_index(drop=True), target, set(), max_levels=MAX_LEVELS, min_count=MIN_COUNT,
+                   max_missing=1.0)
+    if step.how != "number" or step.reason != "text that holds numbers":
+        return None
+    numbers = _apply(step, y)[target]
+    bad = y[y.notna() & numbers.isna()]
+    return numbers, int(len(bad)), (str(bad.iloc[0]) if len(bad) else None)
+
+
+def _parsed_missing(prep, table):
+    """Missing cells per column read, counted after each column's number parsing: a text column read as numbers
+    counts its values that are not numbers ('?') as missing, as the prepared features do (section 1's two tables
+    then give one count)."""
+    missing = prep.missing.copy()
+    for step in prep.steps:
+        if step.how == "number" and step.reason == "text that holds numbers" and step.column in table.columns:
+            missing[step.column] = int(_apply(step, table[step.column])[step.column].isna().sum())
+    return missing
 
 
 #: Fewest distinct values of a numeric column whose order over the rows is read as the rows' order (a 0/1 column
@@ -543,9 +605,16 @@ def _resolve_task(y, task, target):
     numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
     if task == "regression":
         if not numeric:
-            example = y.dropna().iloc[0] if y.notna().any() else None
-            raise ReportInputError(f"Regression target {target!r} is not numeric (dtype {y.dtype}, e.g. {example!r}); "
-                                   f"use '--task classification' or a numeric column.")
+            given = y.dropna()
+            example = given.iloc[0] if len(given) else None
+            parsed = pd.to_numeric(given.astype(str).str.strip(), errors="coerce") if len(given) else given
+            share = ""
+            if len(given) and parsed.notna().any() and parsed.isna().any():  # partly numbers: how much, what not
+                example = given[parsed.isna().to_numpy()].iloc[0]
+                share = (f"; {parsed.notna().mean():.0%} of its {len(given):,} values read as numbers, and text is "
+                         f"read as numbers only when at least 95% of its values are")
+            raise ReportInputError(f"Regression target {target!r} is not numeric (dtype {y.dtype}, e.g. {example!r}"
+                                   f"{share}); use '--task classification' or a numeric column.")
         return task
     if task == "classification":
         return task

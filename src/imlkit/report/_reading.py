@@ -528,12 +528,20 @@ def reading_blocks(ctx):
                if OTHERS in [str(f) for f in r.feature_names] and len(r.feature_names) > 1]
     if grouped:
         r = ctx.importance.compared()[grouped[0]]
-        n = len(r.groups.get(OTHERS, ())) if getattr(r, "groups", None) else 0
-        held = f" ({n:,} features held together)" if n else ""
+        members = [str(f) for f in r.groups.get(OTHERS, ())] if getattr(r, "groups", None) else []
+        n = len(members)
         who = cl.name_list([cl.label(k) for k in grouped])
-        blocks.append(text(f"The group '{OTHERS}'{held}, which {who} also scored under the feature budget, is not "
-                           f"one feature: the reading below compares single features, and each share of a method's "
-                           f"largest is of its largest single feature; the group's values are in the table above."))
+        if n == 1:  # one feature under the group's name is that feature, not a group (OJ: 16 features, budget 15)
+            blocks.append(text(f"The entry '{OTHERS}', which {who} also scored under the feature budget, is one "
+                               f"feature, {members[0]}: its values in the table above are {members[0]}'s alone. The "
+                               f"reading below compares the features ranked first by the screen and so does not "
+                               f"read {members[0]}; each share of a method's largest is of its largest among them."))
+        else:
+            held = f" ({n:,} features held together)" if n else ""
+            blocks.append(text(f"The group '{OTHERS}'{held}, which {who} also scored under the feature budget, is "
+                               f"not one feature: the reading below compares single features, and each share of a "
+                               f"method's largest is of its largest single feature; the group's values are in the "
+                               f"table above."))
     for para in reading_claims(ctx):
         sentences = [" ".join(c.text() for c in item) for item in para.items]
         if para.title:

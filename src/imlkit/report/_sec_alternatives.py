@@ -249,7 +249,7 @@ def _glm_blocks(ctx, tg, perf):
         glm.event_ = f"{ctx.data.target} = {cls}"
     top, top_words = top_features(ctx, 4)
     read = [f for f in top if f in guarded_inputs(pipe)]
-    sentences = glm_readings(glm, read) + _code_notes(ctx, read)
+    sentences = code_caveats(ctx, glm_readings(glm, read), read)
     lead = "Not estimable, so not read: "
     by_cause = {}
     for f in read:
@@ -292,6 +292,37 @@ def _code_notes(ctx, features):
     change = "" if fitted_outside(ctx) else "; --categorical {} gives each value a weight of its own"
     return [f"{f} may be a code (values {', '.join(map(str, codes[f]))}; section 1): its weight is a slope per unit, "
             f"which assumes its numbers are amounts{change.format(f)}." for f in features if f in codes]
+
+
+def code_caveats(ctx, sentences, features):
+    """``sentences`` with the caveat of each feature read that may be an integer code (section 1's rule,
+    :func:`imlkit._columns.integer_codes`) in the first sentence that reads a per-unit weight of it, where the
+    number is: "Increasing StoreID by one unit multiplies the odds ... by 0.854 [0.759, 0.961], all other features
+    fixed; but StoreID may be a code (values 1, 2, 3, 4, 7; section 1): its per-unit weight has no meaning if the
+    numbers name groups; pass --categorical StoreID ...". A closing line two sentences later (OJ, review r1 rev8)
+    left the number read as a finding. A code feature without such a sentence gets :func:`_code_notes`' line."""
+    import re
+
+    from .._columns import integer_codes
+    from ._shared import fitted_outside
+
+    codes = dict(integer_codes(ctx.data.X, ctx.data.decisions))
+    out = list(sentences)
+    outside = fitted_outside(ctx)
+    for f in features:
+        if f not in codes:
+            continue
+        unit = re.compile(rf"(^|\s)[Ii]ncreasing {re.escape(f)} by ")
+        at = next((i for i, x in enumerate(out) if unit.search(x)), None)
+        if at is None:
+            out += _code_notes(ctx, [f])
+            continue
+        advice = (" (the fitted model takes its columns as given, so --categorical cannot change it here)" if outside
+                  else f"; pass --categorical {f} to give each value a weight of its own")
+        body = out[at][:-1] if out[at].endswith(".") else out[at]
+        out[at] = (f"{body}; but {f} may be a code (values {', '.join(map(str, codes[f]))}; section 1): its per-unit "
+                   f"weight has no meaning if the numbers name groups{advice}.")
+    return out
 
 
 def overdispersion_note(glm):

@@ -111,7 +111,14 @@ def section_local(ctx):
             budget = ctx.params.max_features
             if budget is not None and X.shape[1] > budget:
                 # The permutation estimator evaluates every prefix of every ordering: its cost grows with p
-                # (2,308 genes: hours). Beyond the feature budget the section says so instead.
+                # (2,308 genes: hours). Beyond the feature budget the section says so instead, and section 7 lists
+                # no SHAP step or rows as used (the step was opened to try TreeSHAP; a "(not run" record also
+                # keeps its rows out of the rows table): OJ's "SHAP of the chosen rows rows=3" and "SHAP test rows
+                # 300 of 321" beside 5b's "Not computed" (review r1 rev8).
+                entry.step = (f"SHAP (not run: no exact TreeSHAP for this model, and the permutation estimator is "
+                              f"over the feature budget: {X.shape[1]:,} features, budget {budget})")
+                entry.parameters.clear()
+                getattr(ctx, "row_use", {}).pop(("shap", "test"), None)
                 return Section("local", TITLE, [text(
                     f"Not computed: this model's SHAP values need the permutation estimator (no exact TreeSHAP for "
                     f"its output), whose cost grows with the number of features, and the table has "
