@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._columns import CODE_MAX_VALUES, CODE_MIN_VALUES, _apply, _decide, complete_rows, integer_codes, prepare_columns
 from .._validation import ValidationError
+from ..models._target import MAX_CLASSES
 from ._labels import class_text
 
 __all__ = ["ReportInputError", "Dataset", "read_table", "sniff_csv", "load_dataset", "MIN_ROWS", "time_order",
@@ -261,7 +262,7 @@ def load_dataset(data=None, *, dataset="bike", target=None, task="auto", feature
         Target column (default: the shipped data set's target; required otherwise).
     task : {"auto", "regression", "classification"}
         ``"auto"``: classification for text, boolean or categorical targets and for integer
-        targets with at most 10 distinct values; regression otherwise.
+        targets with at most ``MAX_CLASSES`` (10) distinct values; regression otherwise.
     features : sequence of str or None
         Columns used as features (default: all but the target). A listed column is never set
         aside by the preparation.
@@ -621,7 +622,7 @@ def _resolve_task(y, task, target):
     if not numeric:
         return "classification"
     values = y.dropna()
-    if len(values) and np.all(values == np.round(values)) and values.nunique() <= 10:
+    if len(values) and np.all(values == np.round(values)) and values.nunique() <= MAX_CLASSES:
         return "classification"
     return "regression"
 
@@ -643,11 +644,11 @@ def task_reason(y, target):
     values = y.dropna()
     k = int(values.nunique())
     whole = bool(len(values)) and bool(np.all(values == np.round(values)))
-    if whole and k <= 10:
+    if whole and k <= MAX_CLASSES:
         shown = ", ".join(f"{v:g}" for v in np.unique(values.to_numpy(dtype=float)))
         return (f"{start} has {k:,} distinct integer values ({shown}): read as classes (use --task regression to "
                 f"treat it as a number).")
     if whole:
-        return (f"{start} has {k:,} distinct integer values, more than 10: read as a regression target (use --task "
-                f"classification to read its values as classes).")
+        return (f"{start} has {k:,} distinct integer values, more than {MAX_CLASSES}: read as a regression target (use "
+                f"--task classification to read its values as classes).")
     return f"{start} has {k:,} distinct values, not all whole numbers: read as a regression target."
