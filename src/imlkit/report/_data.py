@@ -424,7 +424,7 @@ def _target_numbers(y, target):
     Examples
     --------
     >>> v, bad, example = _target_numbers(pd.Series(["1.5", "2", "?"] + ["3"] * 20), "y")
-    >>> v.isna().sum(), bad, example
+    >>> int(v.isna().sum()), bad, example
     (1, 1, '?')
     >>> _target_numbers(pd.Series(["a", "b"] * 10), "y") is None
     True
