@@ -1142,6 +1142,11 @@ def _r_interactions(c):
     if unsettled:
         s += (f" Above {t} on all rows or in one half but not in both, so not distinguishable from {t} at {on}: "
               f"{name_list(unsettled)}.")
+    beyond = [_h_item(f, h, hv) for f, h, hv in zip(n.get("beyond", ()), n.get("beyond_h2", ()),
+                                                      n.get("beyond_halves", ()))]
+    if beyond:
+        s += (f" Above 1 on all rows or in a half, so no share of the prediction's variance and not read as a strong "
+              f"interaction: {name_list(beyond)}.")
     if n.get("probability"):
         # a logistic regression pipeline on Credit (Student): H² of 0.65-0.72 for a model additive in the log-odds
         s += (" These are interactions of the predicted probability: a model additive in the log-odds (a logistic "
@@ -1394,6 +1399,12 @@ def _c_interactions(c):
     for f, h, hv in zip(n.get("unsettled", ()), n.get("unsettled_h2", ()), n.get("unsettled_halves", ())):
         if hv is None or min(hv) > H_INTERACTION or max(h, *hv) <= H_INTERACTION:
             bad.append(f"{f}: H² {h}, halves {hv} is not 'not distinguishable from {H_INTERACTION}'")
+    for f, h, hv in zip(c.features, n["h2"], halves):
+        if max((h, *(hv or ()))) > 1:
+            bad.append(f"{f}: H² {h}, halves {hv} above 1 (no share) listed as a strong interaction")
+    for f, h, hv in zip(n.get("beyond", ()), n.get("beyond_h2", ()), n.get("beyond_halves", ())):
+        if not max((h, *(hv or ()))) > 1:
+            bad.append(f"{f}: H² {h}, halves {hv} said to be above 1")
     return bad
 
 

@@ -16,7 +16,7 @@ from .._display import snap_zero
 from . import _claims as cl
 from ._blocks import bullets, heading, text
 from ._labels import OTHERS
-from ._ranking import H_SE_Z, _y_fit, _y_of, h_clears, most_important, single_features
+from ._ranking import H_SE_Z, _y_fit, _y_of, h_beyond_share, h_clears, most_important, single_features
 from ._scores import largest_gain as _gain
 from ._shared import split_is_ordered, undecided_words
 
@@ -79,12 +79,15 @@ def h_verdict(f, h_overall, h_halves=None):
 
     "strong": above ``H_INTERACTION`` in both halves of the rows (on all rows when the halves did not run);
     "weak": at or below it on all rows and in each half; "unsettled": above it on all rows or in one half, not in
-    both -- not distinguishable from the threshold at these rows; None: no H² for ``f``.
+    both -- not distinguishable from the threshold at these rows; "beyond": above 1 on all rows or in a half
+    (:func:`~imlkit.report._ranking.h_beyond_share`), no share of the prediction's variance; None: no H² for ``f``.
     """
     h = np.nan if h_overall is None or h_overall.get(f) is None else float(h_overall[f])
     halves = None if not h_halves or f not in h_halves else tuple(float(v) for v in h_halves[f])
     if not np.isfinite(h):
         return None, h, halves
+    if h_beyond_share(h, halves):
+        return "beyond", h, halves
     if halves is None or not all(np.isfinite(halves)):
         return ("strong" if h > cl.H_INTERACTION else "weak"), h, None
     if min(halves) > cl.H_INTERACTION:
@@ -409,7 +412,8 @@ def _interactions_claim(ctx, h, h_halves):
     # above it in both halves, but within H_SE_Z bootstrap SEs of it on all rows: not shown to be strong
     strong = sorted((f for f, v in verdicts.items() if v[0] == "strong"), key=lambda f: -verdicts[f][1])
     unsettled = sorted((f for f, v in verdicts.items() if v[0] == "unsettled"), key=lambda f: -verdicts[f][1])
-    if not strong and not unsettled:
+    beyond = sorted((f for f, v in verdicts.items() if v[0] == "beyond"), key=lambda f: -verdicts[f][1])
+    if not strong and not unsettled and not beyond:
         return None
     # the strong ones (both halves above) whose own bootstrap SE does not tell them from the threshold (fair's children:
     # H² 0.235, SE 0.137, halves 0.11 and 0.694): (feature, H², SE), for the sentence to say so (_claims renders it)
@@ -423,7 +427,9 @@ def _interactions_claim(ctx, h, h_halves):
         close_halves=tuple(verdicts[f][2] for f in close),
         h2=tuple(verdicts[f][1] for f in strong), halves=tuple(verdicts[f][2] for f in strong),
         unsettled=tuple(unsettled), unsettled_h2=tuple(verdicts[f][1] for f in unsettled),
-        unsettled_halves=tuple(verdicts[f][2] for f in unsettled), n_rows=getattr(ctx.effects, "h_rows", None),
+        unsettled_halves=tuple(verdicts[f][2] for f in unsettled), beyond=tuple(beyond),
+        beyond_h2=tuple(verdicts[f][1] for f in beyond), beyond_halves=tuple(verdicts[f][2] for f in beyond),
+        n_rows=getattr(ctx.effects, "h_rows", None),
         threshold=cl.H_INTERACTION, probability=getattr(ctx, "task", None) == "classification"))
 
 

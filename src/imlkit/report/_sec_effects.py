@@ -9,7 +9,7 @@ from ..effects._explain import MATERIAL_EFFECT_SHARE, pct_beside, row_effect_wor
 from ._blocks import Section, frame_table, heading, pre, table, text
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
-from ._ranking import H_SE_Z, h_clears, screen_ranking, top_features
+from ._ranking import H_SE_Z, H_SHARE_MAX, h_beyond_share, h_clears, screen_ranking, top_features
 from ._shared import classes_by_rows, effect_output, most_frequent_words, tied_at_cutoff_words
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
@@ -364,9 +364,11 @@ def halves_words(h_overall, h_halves, n, n1, n2, se=None, pair_halves=None):
     spread = max(gaps)
     pair_gaps = [abs(a - b) for a, b in (pair_halves or {}).values() if np.isfinite(a) and np.isfinite(b)]
     pair_spread = max(pair_gaps) if pair_gaps else None
-    above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION]
+    # above 1 on all rows or in a half: no share of the prediction's variance, so neither strong nor unsettled
+    beyond = [f for f, (a, b) in h_halves.items() if h_beyond_share(h_overall.get(f, np.nan), (a, b))]
+    above = [f for f, (a, b) in h_halves.items() if a > H_INTERACTION and b > H_INTERACTION and f not in beyond]
     # above the threshold on all rows or in one half, but not in both halves
-    unsettled = [f for f, (a, b) in h_halves.items() if f not in above
+    unsettled = [f for f, (a, b) in h_halves.items() if f not in above and f not in beyond
                  and max(a, b, h_overall.get(f, 0.0)) > H_INTERACTION]
     s = (f"How far these numbers move with the rows: the H-statistic on each half of the {n:,} rows on its own ({n1:,} "
          f"and {n2:,} rows, a seeded split) gives the last two columns; "
@@ -389,7 +391,24 @@ def halves_words(h_overall, h_halves, n, n1, n2, se=None, pair_halves=None):
               f"from that threshold at {n:,} rows: "
               + "; ".join(f"{f} (H² {h_overall.get(f, np.nan):.3g}; halves {h_halves[f][0]:.3g} and "
                           f"{h_halves[f][1]:.3g})" for f in unsettled))
+    if beyond:
+        s += f". {beyond_share_words(beyond, h_overall, h_halves)}"
     return s + "."
+
+
+def beyond_share_words(features, h_overall, h_halves=None):
+    """The sentence on features whose H² is above ``H_SHARE_MAX`` on all rows or in a half (no share, no strong
+    interaction), with their numbers; shared by section 4 and the reading."""
+    h_halves = h_halves or {}
+
+    def item(f):
+        hv = h_halves.get(f)
+        return (f"{f} (H² {h_overall.get(f, np.nan):.3g}" + (f"; halves {hv[0]:.3g} and {hv[1]:.3g})" if hv else ")"))
+    one = len(features) == 1
+    return (f"Above {H_SHARE_MAX:g} on all rows or in a half, so no share of the prediction's variance (the part the "
+            f"additive PDs leave is larger than the centred prediction itself, which barely varies there), and not "
+            f"read as {'a strong interaction' if one else 'strong interactions'}: "
+            + "; ".join(item(f) for f in features))
 
 
 def _hstat_figure(h, pairs):
