@@ -13,6 +13,7 @@ bounded whatever ``n_repeats × n`` is.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,9 +153,21 @@ def cfi(model, X, y, *, sampler="auto", X_fit=None, loss=None, features=None, n_
         normal: exact only for Gaussian data, continuous draws even for integer columns.
     X_fit : DataFrame or array, optional
         Data the sampler learns the dependence from (default: ``X`` itself, the values are
-        then permuted within groups).
+        then permuted within groups). Features only, same columns as ``X`` (the training rows'
+        features, say: nothing of ``y`` enters the sampler). Rows of ``X`` then draw from the
+        fitted rows of their group, with replacement. Give it when ``X`` is small, best as other
+        rows than ``X``'s: a row of ``X`` among the fitted rows helps cut its own leaf and can
+        draw its own value back, which shrinks CFI towards 0 (by about 1/leaf size, more with
+        few rows: the 2-row leaves of 10 rows gave an independent feature a sixteenth of its
+        PFI), while other rows' draws are honest (for a feature independent of the others CFI
+        then equals PFI in expectation, whatever the leaf size). Below
+        :data:`imlkit.samplers.MIN_LEAF_ROWS` rows per leaf (fewer than 40 fitted rows) with
+        ``X``'s rows among the fitted ones the result carries a warning saying so.
 
-    Other parameters, returns: as :func:`pfi` (``method="cfi"``).
+    Other parameters, returns: as :func:`pfi` (``method="cfi"``); ``extra`` holds
+    ``sampler_rows``, the rows the sampler was fitted on, and for the subgroup sampler
+    ``sampler_leaf_rows``, the fewest rows its leaves hold, and ``sampler_shrinks``, whether
+    the warning on small leaves was given.
 
     Notes
     -----
@@ -270,6 +283,20 @@ def _perturbation_importance(model, X, y, options, *, refit_of=None):
 
     # before the perturbations: its own temporaries (an n × q array) then never add to theirs
     warns = _dependence_warnings(X, groups) if method == "pfi" and refit_of is None else ()
+    extra = {}
+    if method == "cfi":
+        extra = {"sampler_rows": len(sampler_obj.X_fit_)} if hasattr(sampler_obj, "X_fit_") else {}
+        leaves = getattr(sampler_obj, "small_leaves_note", None)
+        if leaves is not None:
+            # leaves of fewer than MIN_LEAF_ROWS rows shrink CFI towards 0 (imlkit.samplers.MIN_LEAF_ROWS says why)
+            extra["sampler_leaf_rows"] = sampler_obj.leaf_rows()
+            # only where X's rows draw from their own leaves: rows that are not fitted rows draw honestly
+            in_sample = options.X_fit is None or bool((sampler_obj._fitted_positions(X) >= 0).any())
+            note = leaves("CFI") if in_sample else None
+            extra["sampler_shrinks"] = note is not None   # what a reading may not call negligible or below 0
+            if note is not None and refit_of is None:   # PIMP's null refits: its observed CFI said it once
+                warns = tuple(warns) + (note,)
+                warnings.warn(note, stacklevel=3)
     tree_engine = predictor.tree_engine
     if tree_engine is not None and refit_of is None:
         # the engine's hit rate: trees it need not walk because they never split on the feature
@@ -308,7 +335,7 @@ def _perturbation_importance(model, X, y, options, *, refit_of=None):
         method=method, feature_names=tuple(groups), importance=mean, std=std, ci_low=low,
         ci_high=high, loss=loss_obj.name, repeats=reps, quantiles=repeat_quantiles(reps),
         baseline_loss=base_risk, observation_importance=obs, groups=dict(groups), params=params,
-        warnings=warns)
+        warnings=warns, extra=extra)
 
 
 def _chunk(items, rows_per_item, max_rows, n_jobs):

@@ -40,6 +40,7 @@ from .._options import (
 from .._parallel import parallel_map, progress_bar
 from .._timing import Timer
 from .._validation import ValidationError, check_int
+from ..samplers import _MIN_CROSS_FIT_ROWS
 from ._result import ImportanceResult
 from ._sage_value import (
     BACKGROUND,
@@ -340,7 +341,16 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     sampler : str or Sampler, optional
         Conditional sampler; default ``"auto"``, the distribution-free subgroup sampler
         (:class:`imlkit.samplers.SubgroupSampler`; ``"gaussian"`` is exact only for Gaussian
-        data). Conditional removal only.
+        data). Conditional removal only. A name is fitted on ``X``; a fitted Sampler is used as
+        it is, so the dependence can be learnt from more rows than ``X`` (``cfi``'s ``X_fit``):
+        fit it on a frame of the same features whose first rows are ``X``'s (then the rest, the
+        training rows' features, say; no target enters it), and rows of ``X`` draw as rows of
+        that data do (cross-fitted from 20 fitted rows on, see Notes) at the cost of fitting on
+        ``X`` alone. Below 20 fitted rows the rows of ``X`` among them draw from their own
+        leaves of fewer than :data:`imlkit.samplers.MIN_LEAF_ROWS` rows, which shrinks the
+        values towards 0 and can take them below it: the result then carries a warning saying
+        so. ``extra`` holds ``sampler_rows`` (fitted rows), ``sampler_leaf_rows`` (the fewest
+        rows of a leaf its draws come from) and ``sampler_shrinks`` (whether it warned).
     n_background : int, default 128
         B: background rows (marginal) or conditional draws per prediction.
     tolerance : float, default 0.05
@@ -512,6 +522,20 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
                      loss_empty_rows=game.risk_empty(game.rows_empty_pred()),
                      loss_empty_background=game.risk_empty(game.background_empty_pred), default_plot="bar")
         warns = []
+        leaves = getattr(game.sampler, "small_leaves_note", None)
+        if leaves is not None:
+            # leaves of fewer than MIN_LEAF_ROWS rows shrink conditional SAGE towards 0 (and past it): see
+            # imlkit.samplers.MIN_LEAF_ROWS; rows of the sampler's data draw from its cross-fitted halves' trees
+            n_fit = len(game.sampler.X_fit_)
+            cross = n_fit >= _MIN_CROSS_FIT_ROWS   # rows of the sampler's data then draw cross-fitted: honest
+            extra.update(sampler_rows=n_fit, sampler_leaf_rows=game.sampler.leaf_rows(cross))
+            in_sample = not cross and (game.sampler_fit_on_X or
+                                       bool((game.sampler._fitted_positions(game.X) >= 0).any()))
+            note = leaves("conditional SAGE") if in_sample else None
+            extra["sampler_shrinks"] = note is not None   # what a reading may not call negligible or below 0
+            if note is not None:
+                warns.append(note)
+                warnings.warn(note, stacklevel=2)
         constant = _constant_model(game, np.random.default_rng(draw_seed))
         if constant is not None:
             # Every f_S is the model's one prediction: v(S) = 0 for every coalition, φ = 0 exactly;

@@ -60,7 +60,13 @@ class SageGame:
         self.vote = vote
         self.max_rows = max_rows
         # The sampler was fitted on X itself: draws can be taken as row indices of X and the
-        # hybrid rows built from X's arrays (the lean path of _conditional).
+        # hybrid rows built from X's arrays (the lean path of _conditional). So they can when X's
+        # rows are the first rows of the sampler's data (the features of more rows after them,
+        # e.g. the report's training rows): the arrays then hold those further rows after X's.
+        self._more_rows = None
+        if not sampler_fit_on_X and removal == "conditional":
+            self._more_rows = _rows_after(sampler, X)
+            sampler_fit_on_X = self._more_rows is not None
         self.sampler_fit_on_X = sampler_fit_on_X
         cols = list(X.columns)
         # Column membership of each player: (m, p) bool, used to expand player masks.
@@ -172,17 +178,19 @@ class SageGame:
     # ------------------------------------------------------------------ data layout
     def _prepare_arrays(self):
         """Column arrays for fast hybrid rows; one 2-D array when all columns share a dtype."""
-        X, bg = self.X, self.background
+        X, bg, more = self.X, self.background, self._more_rows
+        # the rows a drawn index may point to: X's, then the sampler's further rows (indices n, n + 1, ...)
+        src = X if more is None else pd.concat([X, more], ignore_index=True)
         dtypes = set(X.dtypes) | set(bg.dtypes)
         self._homogeneous = (len(dtypes) == 1 and not isinstance(next(iter(dtypes)), pd.CategoricalDtype)
                              and next(iter(dtypes)).kind in "biufc")
         if self._homogeneous:
-            self._xa = X.to_numpy()
+            self._xa = src.to_numpy()
             self._ba = bg.to_numpy()
             return
         self._xcols, self._bcols, self._cats = [], [], []
         for c in X.columns:
-            s, b = X[c], bg[c]
+            s, b = src[c], bg[c]
             if isinstance(s.dtype, pd.CategoricalDtype):
                 # Codes of the background under X's categories, so both index one dtype.
                 self._xcols.append(s.cat.codes.to_numpy())
@@ -401,3 +409,16 @@ class SageGame:
 
 
 # ---------------------------------------------------------------------- construction
+
+
+def _rows_after(sampler, X):
+    """The sampler's fitted rows after X's when X is the first ``len(X)`` rows of its data (same columns and
+    dtypes, same values), else None: those rows then draw by index as rows of X do (:meth:`SageGame._conditional`)."""
+    fit = getattr(sampler, "X_fit_", None)
+    if fit is None or len(fit) <= len(X) or list(fit.columns) != list(X.columns) or \
+            list(fit.dtypes) != list(X.dtypes):
+        return None
+    head = fit.iloc[:len(X)].reset_index(drop=True)
+    if not head.equals(X.reset_index(drop=True)):
+        return None
+    return fit.iloc[len(X):].reset_index(drop=True)
