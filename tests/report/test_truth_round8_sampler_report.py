@@ -133,8 +133,6 @@ def test_the_small_leaves_warning_reaches_section_3s_caveats():
     assert "only more rows" in said[0] and "no target needed" not in said[0]
 
 
-@pytest.mark.xfail(strict=True, reason="needs the proposed change to report/_claims.py (Evidence.shrunk, read from "
-                                       "extra['sampler_shrinks']): the reading is in a file samp8 does not own")
 def test_a_shrunk_cfi_is_never_read_as_negligible_or_below_0():
     from imlkit.report import _claims as cl
 

@@ -260,6 +260,10 @@ class Evidence:
     #: SAGE: where its prediction without any feature came from ("rows": the mean over the rows it used;
     #: "background": over its background rows); "" for the other methods.
     empty: str = ""
+    #: CFI / conditional SAGE whose rows drew from their own leaves of fewer than imlkit.samplers.MIN_LEAF_ROWS rows
+    #: (``extra["sampler_shrinks"]``; the result's warning says so): shrunk towards 0 and possibly below it, so the
+    #: value is never read as negligible, small beside the largest or below 0 (an interval above 0 still is).
+    shrunk: bool = False
 
     @property
     def readable(self):
@@ -333,7 +337,7 @@ class Evidence:
     def below_null(self):
         """The whole interval lies below the null value (the loss is lower without the feature); never an interval
         of width 0 (:attr:`zero_width`)."""
-        return self.has_interval and self.high < 0 and not self.zero_width
+        return self.has_interval and self.high < 0 and not self.zero_width and not self.shrunk
 
     def practical(self):
         """Large enough to matter: a share of the method's largest and of what the features explain."""
@@ -347,7 +351,7 @@ class Evidence:
         """The interval's upper end lies between 0 and ``NEGLIGIBLE_SHARE`` of the method's largest (the
         interval may reach below 0: the value is then not told apart from 0, and at most small)."""
         return (self.has_interval and self.largest > 0 and 0 <= self.high
-                and self.high <= NEGLIGIBLE_SHARE * self.largest)
+                and self.high <= NEGLIGIBLE_SHARE * self.largest and not self.shrunk)
 
     def negligible(self):
         """Small beside the largest *and* in absolute terms: the interval's upper end below ``LOSS_SHARE``
@@ -561,7 +565,8 @@ def evidence(result, y=None, y_fit=None):
                         rank=int(rank[j]), explained=explained, largest_feature=top,
                         largest_below=top_below, marginal_low=float(m_low[j]), marginal_high=float(m_high[j]),
                         family=0 if fam is None else fam[0], family_level=math.nan if fam is None else fam[2],
-                        empty=str(extra.get("empty", "")), **conv)
+                        empty=str(extra.get("empty", "")), shrunk=bool(extra.get("sampler_shrinks", False)),
+                        **conv)
             for j, f in enumerate(names)}
 
 

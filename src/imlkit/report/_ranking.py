@@ -251,7 +251,7 @@ def _marginal_only_words(ctx, ranked, results):
     # (conditional) do not find it important" beside the reading's "SAGE (conditional) did not converge ... not read")
     read = {m for m, e in cl.evidence_by_method(
         {m: results[m] for m in results if m in cl.CONDITIONAL}, _y_of(ctx), _y_fit(ctx)).items()
-        if all(x.readable for x in e.values())}
+        if all(x.readable and not x.shrunk for x in e.values())}
     conditional = [m for m in results if m in cl.CONDITIONAL and m in read]
     if not conditional:
         return ""
