@@ -104,3 +104,23 @@ def test_importance_table_shows_the_top_rows_and_collapses_the_rest(tmp_path):
     # the top rows are the largest PFI: the three real signals lead
     first = re.findall(r"<tr><td>([^<]+)</td>", open_part)[:3]
     assert sorted(first) == ["f11", "f3", "f7"]
+
+
+def test_one_feature_over_the_budget_makes_no_group_of_one():
+    """Review rev8 (ISLP OJ, 16 features, budget 15): the group 'all other features' held one feature -- the same cost
+    as scoring it alone, under a name that hid it. At budget + 1 features the grouping methods score every feature;
+    PFI and CFI (no group) are budgeted from budget + 1 on, as before."""
+    from imlkit.report._sec_importance import pimp_entries
+
+    df = _table(p=20).iloc[:, list(range(11)) + [20]]      # f0..f10 and y (f3, f7 in it)
+    ctx = prepare_context(ReportConfig(data=df, target="y", quick=True, model=Ridge(), max_features=10,
+                                       methods=("pfi", "sage")))
+    assert budgeted_features(ctx) is None
+    assert len(budgeted_features(ctx, group=False)) == 10
+    assert pimp_entries(ctx) == (11, False)
+    df12 = _table(p=20).iloc[:, list(range(12)) + [20]]
+    ctx12 = prepare_context(ReportConfig(data=df12, target="y", quick=True, model=Ridge(), max_features=10,
+                                         methods=("pfi", "sage")))
+    groups = budgeted_features(ctx12)
+    assert len(groups) == 11 and len(groups[OTHERS]) == 2
+    assert pimp_entries(ctx12) == (11, True)

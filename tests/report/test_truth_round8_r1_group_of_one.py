@@ -23,7 +23,9 @@ def _plain(ctx):
 
 
 @pytest.mark.filterwarnings("ignore")
-def test_a_group_of_one_feature_is_named_as_that_feature():
+def test_one_feature_over_the_budget_is_scored_as_itself_not_as_a_group():
+    """The budget no longer forms a group of one (report._ranking.budgeted_features): at p = budget + 1 SAGE scores
+    every feature by its own name, and the reading names no group."""
     from imlkit.report._sec_importance import compute_importance
 
     ctx = prepare_context(ReportConfig(data=_table(), target="y", quick=True, model=Ridge(), max_features=3,
@@ -31,9 +33,7 @@ def test_a_group_of_one_feature_is_named_as_that_feature():
     for m in ("pfi", "sage"):
         compute_importance(ctx, m)
     sage = ctx.importance.sage_marginal
-    members = sage.groups["all other features"]
-    assert len(members) == 1  # the premise: p = budget + 1
+    assert list(sage.feature_names) == ["x0", "x1", "x2", "x3"]
+    assert "all other features" not in sage.groups
     plain = _plain(ctx)
-    assert "is not one feature" not in plain and "1 features" not in plain
-    assert (f"The entry 'all other features', which SAGE (marginal) also scored under the feature budget, is one "
-            f"feature, {members[0]}: its values in the table above are {members[0]}'s alone.") in plain
+    assert "all other features" not in plain and "1 features" not in plain

@@ -279,7 +279,7 @@ def pimp_entries(ctx):
     """How many entries PIMP would test: every feature, or within the feature budget its top features + one group."""
     budget = ctx.params.max_features
     p = len(ctx.X_test.columns)
-    return (budget + 1, True) if budget is not None and p > budget else (p, False)
+    return (budget + 1, True) if budget is not None and p > budget + 1 else (p, False)
 
 
 def pimp_cannot_reject(ctx):
@@ -382,7 +382,9 @@ def compute_importance(ctx, method):
     params = getattr(ctx.params, method).to_dict()
     budget = ctx.params.max_features
     every = method in NO_GROUP and ctx.params.every_feature
-    if method in BUDGETED and budget is not None and len(ctx.X_test.columns) > budget and not every:
+    # a grouping method is budgeted from budget + 2 features on (see budgeted_features)
+    if (method in BUDGETED and budget is not None and not every
+            and len(ctx.X_test.columns) > budget + (0 if method in NO_GROUP else 1)):
         screen_ranking(ctx)  # its own step, before this method's
         group = "" if method in NO_GROUP else f" + '{OTHERS}'"
         params["features"] = f"the {budget} ranked first by the screen{group}"
