@@ -63,3 +63,17 @@ def test_a_step_records_its_cpu_seconds():
             pass
     (entry,) = ctx.log
     assert entry.cpu_seconds >= 0.05 and entry.seconds >= 0.05
+
+
+def test_section_7_says_quick_leaves_methods_out_by_measured_time():
+    """'The same command gives the same numbers' holds for the seed's part; under --quick which refit methods run rests
+    on a measured fit time, and section 7 says so."""
+    from imlkit.report import ReportConfig
+    from imlkit.report._build import prepare_context
+    from imlkit.report._sec_provenance import seed_text
+
+    df = pd.DataFrame({"a": range(60), "b": [v % 7 for v in range(60)]}).assign(y=lambda d: d.a * 0.5 + d.b)
+    quick = prepare_context(ReportConfig(data=df, target="y", quick=True, progress=False))
+    full = prepare_context(ReportConfig(data=df, target="y", progress=False))
+    assert "decided from the model's measured fit time" in seed_text(quick)
+    assert "measured fit time" not in seed_text(full)

@@ -151,6 +151,11 @@ def seed_text(ctx):
                 "every method (random_state)", "every row subsample"]
     s = (f"Seed {cfg.seed}: {', '.join(derived[:-1])} and {derived[-1]} derive from it; the same command gives the "
          f"same numbers (for any --n-jobs and with or without --scheduler).")
+    if getattr(cfg, "quick", False):
+        # which refit methods --quick runs rests on a measured time, not on the seed (review rev8 r3-1)
+        s += (" Which refit methods --quick runs is decided from the model's measured fit time (the smaller of its "
+              "wall and CPU seconds), not from the seed: a model whose refits come near the budget may have one left "
+              "out on one run and not on another (section 3 says when one is).")
     if not_derived:
         s += " Not from the seed: " + "; ".join(not_derived) + "."
     return s
