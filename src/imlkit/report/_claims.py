@@ -882,9 +882,16 @@ def _r_disagreement(c):
 
 def _r_dependence(c):
     f, n = c.features[0], c.numbers
-    with_ = ("" if not n.get("partner") else
-             f", most with {n['partner']} (η² = {num(n['partner_eta2'])}, adjusted, from its levels)"
-             if "partner_eta2" in n else f", most with {n['partner']} (|r| = {num(n['partner_r'])})")
+    assoc = ("" if not n.get("partner") else
+             f"η² = {num(n['partner_eta2'])}, adjusted, from its levels" if "partner_eta2" in n
+             else f"|r| = {num(n['partner_r'])}")
+    if not n.get("partner"):
+        with_ = ""
+    elif n.get("joint"):
+        with_ = (f"; the single column most associated with it, {n['partner']} ({assoc}), explains "
+                 f"{num(n['partner_r2'])} of its variance alone, less than half of that R²: the dependence is joint")
+    else:
+        with_ = f", most with {n['partner']} ({assoc})"
     head = (f"{f} is strongly dependent on the other features (R² = {num(n['r2'])} >= {n['threshold']}{with_})")
     marginal = [label(m) for m in n.get("high", ()) if m in MARGINAL]
     conditional = [label(m) for m in n.get("low", ()) if m in CONDITIONAL]
@@ -1309,6 +1316,8 @@ def _c_dependence(c):
         bad.append(f"|r| = {n['partner_r']}")
     if n.get("partner") and "partner_eta2" in n and not n["partner_eta2"] <= 1 + 1e-12:
         bad.append(f"η² = {n['partner_eta2']}")
+    if "joint" in n and n["joint"] != (n["partner_r2"] < n["r2"] / 2):
+        bad.append(f"joint = {n['joint']} with the partner's {n['partner_r2']} of R² {n['r2']}")
     return bad
 
 

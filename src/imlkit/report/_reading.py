@@ -132,6 +132,12 @@ def _reasons(f, high, low, r2, h_overall, X, ev=None, h_halves=None, h_se=None):
             nums.update(partner=best[0], partner_eta2=float(min(1.0, best[1])))
         elif partner := _partner(X, f):   # a numeric partner: its |r|, as before (computed only when needed)
             nums.update(partner=partner[0], partner_r=partner[1])
+        # the partner is the single column most associated with f, not necessarily the carrier of its dependence:
+        # when it explains less than half of the R² from all the others, the dependence is joint (statsmodels
+        # scotland: COUTAX_FEMALEUNEMP, r² 0.44 of COUTAX's R² 0.99; review rev8) -- section 1's rule, said here too
+        own = nums.get("partner_eta2", nums.get("partner_r", np.nan) ** 2 if "partner_r" in nums else np.nan)
+        if np.isfinite(own):
+            nums.update(partner_r2=float(own), joint=bool(own < dep / 2))
         # the low side's values entirely below 0: the sentence explains a negative value differently from a small one
         below = tuple((m, float(ev[m][f].estimate), float(ev[m][f].low), float(ev[m][f].high))
                       for m in nums["low"] if ev is not None and m in ev and f in ev[m] and ev[m][f].below_null())
