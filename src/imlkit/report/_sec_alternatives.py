@@ -942,7 +942,7 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._fit import mae_split
-    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals, shown_split
     from ._shared import (
         beats_baseline,
         beyond_training_note,
@@ -999,7 +999,9 @@ def paired_comparison(ctx):
             beaten = beats_baseline(to_base.get(other, {}), ms) if other in to_base else True
             mae, model_ahead = mae_split(res, other, ms, ctx.eval_rows,
                                          tie_favours_simpler(ctx) and not failed and bool(beaten))
-            simpler = tie_favours_simpler(ctx) and not failed and not model_ahead
+            # nor a tie beside a shown measure that resolves the two (anes96: the GAM's log loss better)
+            shown, split = shown_split(res, other, ms, ctx.eval_rows)
+            simpler = tie_favours_simpler(ctx) and not failed and not model_ahead and not split
             blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
                            simpler=simpler and bool(beaten), rows_word=ctx.eval_rows,
                            shown="section 6's table shows both scores")
@@ -1009,8 +1011,8 @@ def paired_comparison(ctx):
                 why += beyond_training_note(ctx, outputs[other], f"the {other}", base_out, f"the {base} baseline",
                                             labels)
             beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels, res)
-            if failed or mae or why or beyond:
-                blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
+            if failed or mae or shown or why or beyond:
+                blk = {**blk, "text": f"{blk['text']}{why}{mae}{shown}{beyond}{' ' + failed if failed else ''}"}
             blocks.append(blk)
     return blocks
 
