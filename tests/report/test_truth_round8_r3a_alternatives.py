@@ -77,3 +77,52 @@ def test_section_6_keeps_the_simpler_model_verdict_when_log_loss_does_not_separa
     said = " ".join(b.get("text", "") for b in paired_comparison(ctx))
     assert "The simpler model may explain the data as well" in said
     assert "shown, not deciding" not in said
+
+
+# --- the GLM's coefficient caption names the t distribution its intervals use ----------------------------------------
+
+
+def _said(path):
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", " ", open(path, encoding="utf-8").read()))
+
+
+def test_the_glm_caption_names_students_t_and_its_residual_df(tmp_path):
+    """A gaussian GLM's intervals use t(df_resid) (glm8); the caption said "95% Wald intervals", which reads as
+    normal quantiles. The df is statsmodels OLS's df_resid on the same training rows, and the table's interval is its
+    t interval."""
+    import re
+
+    import statsmodels.api as sm
+
+    from imlkit.report import build_report
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    train = X.assign(y=2 * X["a"] + X["b"] + rng.normal(size=30))
+    Xt = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    test = Xt.assign(y=2 * Xt["a"] + Xt["b"] + rng.normal(size=30))
+    said = _said(build_report(data=train, test_data=test, target="y", quick=True, methods=["models"],
+                              out=str(tmp_path / "r"), progress=False))
+    ols = sm.OLS(train["y"], sm.add_constant(train[["a", "b", "c"]])).fit()
+    assert ols.df_resid == 26
+    assert ("Coefficients with 95% Wald intervals from Student's t on 26 residual df (the dispersion is estimated)"
+            in said)
+    lo, hi = ols.conf_int().loc["a"]
+    row = re.search(r"\ba\s+([-\d.e]+)\s+([-\d.e]+)\s+([-\d.e]+)\s+([-\d.e]+)", said.split("Student's t on 26")[1])
+    assert row is not None
+    np.testing.assert_allclose([float(row.group(3)), float(row.group(4))], [lo, hi], rtol=2e-3)
+
+
+def test_a_binomial_glm_caption_says_no_t():
+    from imlkit import models
+    from imlkit.report._sec_alternatives import _t_words
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = (rng.uniform(size=200) < 1 / (1 + np.exp(-X["a"]))).astype(int)
+    assert _t_words(models.GLM(family="binomial").fit(X, y).summary()) == ""
+    g = models.GLM(family="gaussian").fit(X, X["a"] + rng.normal(size=200))
+    assert _t_words(g.summary()) == " from Student's t on 197 residual df (the dispersion is estimated)"

@@ -229,11 +229,11 @@ def _glm_blocks(ctx, tg, perf):
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
         if not tg.one_vs_rest:
             ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
+    summary = glm.summary()
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
-               else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
-                                                               if over else "")
-               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else "")
-               + (_hc3_caption(glm) if not alpha else ""))
+               else "Coefficients with 95% Wald intervals" + _t_words(summary)
+               + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})" if over else "")
+               + _hc3_caption(glm))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if not tg.one_vs_rest:
         blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
@@ -243,7 +243,7 @@ def _glm_blocks(ctx, tg, perf):
         blocks.append(text(overdispersion_note(glm)))
     if fam == "binomial":  # before the table: it speaks of "the weights ... below" (wine, class 1 vs the rest)
         blocks += _separation_warning(pipe, X)
-    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
+    blocks.append(frame_table(_glm_table(summary), caption=caption))
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
@@ -265,6 +265,17 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def _t_words(summary):
+    """" from Student's t on 14 residual df (the dispersion is estimated)" when the GLM's intervals and p-values use
+    the t distribution (``summary.attrs["reference"]``: a gaussian or gamma GLM, or a quasi-family one, whose
+    dispersion is estimated), "" for the normal one: a caption of "Wald intervals" alone reads as normal quantiles
+    (copper, 13 rows and 6 terms: t(7) intervals 1.21 times as wide as the normal ones)."""
+    if summary.attrs.get("reference") != "t":
+        return ""
+    df = float(summary.attrs.get("df", np.nan))
+    return f" from Student's t on {df:,.0f} residual df (the dispersion is estimated)" if np.isfinite(df) else ""
 
 
 def _hc3_caption(glm):
