@@ -30,3 +30,67 @@ def test_a_tie_that_is_no_sign_of_the_simpler_model_names_the_measures_it_rests_
     assert said.endswith("Neither is shown to fit these rows better on Brier score, ROC AUC and balanced accuracy.")
     one = compare_models(res, "model", "GLM (binomial)", d, ["Brier score"], "", simpler=False)["text"]
     assert one.endswith("neither is shown to fit these rows better on Brier score.")
+
+
+# --- "describe noise" only when every deciding measure was judged ----------------------------------------------------
+
+
+def _many_classes(k=200, per=3, hit=0.2, seed=0):
+    """k classes with ``per`` test rows each (too few to judge ROC AUC or balanced accuracy) and a model that puts 0.5
+    on one class, the right one for a share ``hit`` of the rows (a wrong one for the others): it ranks the true class
+    above chance, and its summed Brier score (about 0.2 x 0.25 + 0.8 x 1.25 = 1.05) is worse than the class
+    frequencies' (1 - 1/k = 0.995)."""
+    rng = np.random.default_rng(seed)
+    labels = [str(c) for c in range(k)]
+    yi = np.repeat(np.arange(k), per)
+    n = len(yi)
+    guess = np.where(rng.uniform(size=n) < hit, yi, (yi + rng.integers(1, k, n)) % k)  # else a wrong class
+    proba = np.full((n, k), 0.5 / (k - 1))
+    proba[np.arange(n), guess] = 0.5
+    y = np.array(labels)[yi]
+    model = {"pred": np.array(labels)[guess], "proba": proba}
+    base = {"pred": np.full(n, labels[0]), "proba": np.full((n, k), 1 / k)}
+    return y, labels, {"model": model, "class frequencies (majority class)": base}
+
+
+def _section2(y, labels, outputs):
+    from types import SimpleNamespace
+
+    from imlkit.report._context import ModelCheck
+    from imlkit.report._fit import MeanBaseline
+    from imlkit.report._sec_model import _verdict
+
+    deciding = deciding_metrics("classification")
+    res = score_intervals(outputs, y, "classification", 0, labels=labels, reference="model", simultaneous=deciding)
+    ctx = SimpleNamespace(model_label="model", model_check=ModelCheck(), alerts=[], eval_rows="test rows", y_test=y,
+                          task="classification", evaluation="split",
+                          config=SimpleNamespace(model="gbm", model_file=None))
+    said = " ".join(b["text"] for b in _verdict(ctx, res, {"class frequencies (majority class)": MeanBaseline()},
+                                                deciding, others=None))
+    return res, ctx, said
+
+
+def test_no_noise_verdict_from_the_brier_score_alone_when_roc_auc_and_balanced_accuracy_are_not_judged():
+    y, labels, outputs = _many_classes()
+    res, ctx, said = _section2(y, labels, outputs)
+    base = "class frequencies (majority class)"
+    d = res["simultaneous_differences"][base]
+    # the premise of the finding: the Brier score judged and wholly on the baseline's side, the other two not judged,
+    # and ROC AUC's own interval above 0.5
+    assert set(ctx.model_check.undecided) == {"ROC AUC", "balanced accuracy"}
+    assert list(ctx.model_check.decision) == ["Brier score"] and d["Brier score"][1] > 0
+    assert res["scores"]["model"]["ROC AUC"][1] > 0.5
+    assert "describe noise" not in said
+    assert ("On Brier score, the only measure these rows can judge, the model is worse than the baseline even at the "
+            "end of its interval most in the model's favour; ROC AUC and balanced accuracy were not judged (too few "
+            "test rows to decide on them)") in said
+    assert "read the importance and effect explanations below as what the model does" in said
+
+
+def test_the_noise_verdict_stays_when_every_deciding_measure_is_judged():
+    # 10 classes of 60 test rows, a model that always puts its 0.5 on a wrong class: every measure judged, every
+    # interval on the baseline's side
+    y, labels, outputs = _many_classes(k=10, per=60, hit=0.0, seed=1)
+    res, ctx, said = _section2(y, labels, outputs)
+    assert ctx.model_check.undecided == {}
+    assert "describe noise (what a model that predicts worse than the baseline does)" in said

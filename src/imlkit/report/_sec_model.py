@@ -9,7 +9,8 @@ unbounded). When the model beats the baseline on none of them -- each interval o
 difference (simultaneous over the measures) includes 0 or favours the baseline -- the report
 opens with a warning that the model "could not be shown to beat" the baseline; it says the
 importance and effects describe noise only when even the favourable end of every interval
-gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule). A column
+gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule) and the rows
+could judge every deciding measure. A column
 that alone predicts the test target almost perfectly is flagged as a possible leak.
 """
 from __future__ import annotations
@@ -395,8 +396,11 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
 
     It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
     when even the end of every interval most in the model's favour improves on the baseline by less
-    than that share of the baseline's score. Otherwise the rows cannot show an improvement, which is
-    not evidence that there is none (few test rows, a heavy-tailed target).
+    than that share of the baseline's score, and every deciding measure was judged (``check.undecided``
+    empty): a measure the rows cannot judge may show what the judged ones do not, and then the
+    message says which were judged and which were not, with no noise verdict. Otherwise the rows
+    cannot show an improvement, which is not evidence that there is none (few test rows, a
+    heavy-tailed target).
     """
     from ._claims import NOISE_GAIN
     from ._scores import largest_gain as _gain
@@ -404,7 +408,12 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
     y = getattr(ctx, "y_test", None)
     rows = f"the {len(y):,} {ctx.eval_rows}" if y is not None else f"the {ctx.eval_rows}"
     gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
-    noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    small = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    # "noise" only from every deciding measure: one the rows cannot judge may show what the judged ones do not
+    # (1,000 classes: the summed Brier score worse than the class frequencies', ROC AUC 0.61 [0.60, 0.62] against 0.5
+    # not judged -- miscalibration over many classes, not noise)
+    unjudged = [m for m in getattr(check, "undecided", None) or {} if m not in check.decision]
+    noise = small and not unjudged
     msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
     # the same three cases as the reading's claim (_claims._r_no_better): a model that scores exactly as the baseline
     # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
@@ -430,6 +439,16 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
         msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                 f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
                 f"describe noise (what the model does), not a relationship in the data.")
+    elif small:
+        many, several = len(gains) > 1, len(unjudged) > 1
+        end = f"even at the end of {'each interval' if many else 'its interval'} most in the model's favour"
+        side = (f"is worse than the baseline {end}" if all(g < 0 for g in gains.values()) else
+                f"improves on the baseline by less than {100 * NOISE_GAIN:g}% of the baseline's score {end}")
+        msg += (f"On {_join(list(gains))}, the only measure{'s' if many else ''} these rows can judge, the model "
+                f"{side}; {_join(unjudged)} {'were' if several else 'was'} not judged (too few {ctx.eval_rows} to "
+                f"decide on {'them' if several else 'it'}) and may show what {'these do' if many else 'it does'} "
+                f"not, so these rows do not show that the model learned nothing: read the importance and effect "
+                f"explanations below as what the model does, not as relationships the data confirm.")
     else:
         best = {m: g for m, g in gains.items() if np.isfinite(g) and g >= NOISE_GAIN}
         allow = "; ".join(f"{m} up to {100 * g:.0f}% better than the baseline" for m, g in best.items())
