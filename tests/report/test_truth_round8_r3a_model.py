@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from imlkit.report._scores import deciding_metrics, score_intervals
 from imlkit.report._shared import compare_models
@@ -94,3 +95,41 @@ def test_the_noise_verdict_stays_when_every_deciding_measure_is_judged():
     res, ctx, said = _section2(y, labels, outputs)
     assert ctx.model_check.undecided == {}
     assert "describe noise (what a model that predicts worse than the baseline does)" in said
+
+
+# --- a ridge-penalised GLM baseline is named so wherever the report prints its name --------------------------------
+
+
+def test_a_wide_tables_ridge_glm_baseline_is_named_with_its_penalty(tmp_path):
+    """100 training rows and 300 columns: the GLM baseline is refitted with ridge alpha = 1 (fixed); section 2's table
+    and sentence called it "GLM (gaussian)" and only section 7's notes said it was penalised (rev8 r3-5)."""
+    import html
+    import re
+
+    from imlkit import models
+    from imlkit.report import build_report
+    from imlkit.report._fit import guarded_pipeline
+
+    rng = np.random.default_rng(0)
+    cols = [f"x{j}" for j in range(300)]
+
+    def table(n):
+        X = pd.DataFrame(rng.normal(size=(n, 300)), columns=cols)
+        return X.assign(y=X["x0"] - X["x1"] + rng.normal(size=n))
+
+    train, test = table(100), table(60)
+    path = build_report(data=train, test_data=test, target="y", quick=True, methods=["pfi"],
+                        out=str(tmp_path / "r"), progress=False)
+    said = html.unescape(re.sub(r"<[^>]+>", " ", open(path, encoding="utf-8").read()))
+    name = "GLM (gaussian, ridge α = 1)"
+    assert re.search(r"GLM \(gaussian\)", said) is None  # never the bare name of the ordinary GLM
+    row = re.search(re.escape(name) + r"\s+([-\d.e]+) \[", said)
+    assert row is not None
+    # the row is the ridge fit's test RMSE: imlkit's GLM with alpha = 1 on the same rows
+    ridge = guarded_pipeline(models.GLM(family="gaussian", alpha=1.0)).fit(train[cols], train["y"])
+    rmse = float(np.sqrt(np.mean((test["y"].to_numpy() - ridge.predict(test[cols])) ** 2)))
+    np.testing.assert_allclose(float(row.group(1)), rmse, rtol=1e-3)
+    assert re.search(r"(improves test RMSE over|beats the model on test RMSE|not distinguishable on test RMSE)[^.]*"
+                     + re.escape(name), said) or re.search(re.escape(name) + r"[^.]*(beats|not distinguishable)", said)
+    assert f"baseline: {name}" in said  # section 7's step table
+    assert f"The {name} baseline has more terms than the 100 training rows" in said
