@@ -17,7 +17,7 @@ from ._data import ReportInputError
 
 __all__ = ["make_model", "load_model_file", "split", "split_rows", "ordered_split", "rare_classes", "set_aside_rare",
            "model_columns", "performance", "baseline_models", "mae_split", "refit_learner", "guarded_pipeline",
-           "guarded_inputs"]
+           "guarded_inputs", "ridge_baseline_name", "RIDGE_BASELINE_ALPHA"]
 
 
 def mae_split(res, other, deciding, rows_word="test rows", simpler_possible=True):
@@ -800,6 +800,21 @@ MULTINOMIAL_C = 1.0
 #: The multiclass baseline's name: an L2-penalised fit, unlike imlkit's unpenalised two-class "GLM (binomial)", and
 #: named so (rev8 r2 finding 9: "GLM (multinomial logit)" read as the same kind of fit).
 MULTINOMIAL_BASELINE = f"GLM (multinomial logit, L2-penalised, C = {MULTINOMIAL_C:g})"
+
+
+#: The fixed ridge penalty (imlkit's GLM ``alpha`` on standardised columns) of section 2's GLM baseline when its
+#: design has as many terms as training rows or more (the unpenalised fit is not defined).
+RIDGE_BASELINE_ALPHA = 1.0
+
+
+def ridge_baseline_name(name, alpha=RIDGE_BASELINE_ALPHA):
+    """The name of a GLM baseline fitted with a ridge penalty: "GLM (gaussian)" -> "GLM (gaussian, ridge α = 1)".
+
+    One rule for every place that prints the baseline's name (section 2's table and sentences, the reading, section
+    7), so that a penalised fit is never read as the ordinary GLM."""
+    if name.endswith(")"):
+        return f"{name[:-1]}, ridge α = {alpha:g})"
+    return f"{name} (ridge α = {alpha:g})"
 
 
 def baseline_models(task, X, y, seed=0):

@@ -229,11 +229,11 @@ def _glm_blocks(ctx, tg, perf):
         perf[f"GLM ({fam}{', ridge' if alpha else ''})"] = tg.score(ctx, pipe)
         if not tg.one_vs_rest:
             ctx.alternative_models[f"GLM ({fam}{', ridge' if alpha else ''})"] = pipe
+    summary = glm.summary()
     caption = (f"Ridge-penalised weights (alpha={alpha:.3g} on standardised columns; no intervals)" if alpha
-               else "Coefficients with 95% Wald intervals" + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})"
-                                                               if over else "")
-               + (f"; {glm.coverage_words()}" if not alpha and glm.coverage_words() else "")
-               + (_hc3_caption(glm) if not alpha else ""))
+               else "Coefficients with 95% Wald intervals" + _t_words(summary)
+               + (f" (quasi-{fam}: dispersion {glm.dispersion_:.3g})" if over else "")
+               + _hc3_caption(glm))
     blocks = [heading(f"GLM ({fam} family, {glm.link_} link{', ridge penalty' if alpha else ''})")]
     if not tg.one_vs_rest:
         blocks += no_skill_note(ctx, perf[f"GLM ({fam}{', ridge' if alpha else ''})"], "this GLM")
@@ -243,7 +243,7 @@ def _glm_blocks(ctx, tg, perf):
         blocks.append(text(overdispersion_note(glm)))
     if fam == "binomial":  # before the table: it speaks of "the weights ... below" (wine, class 1 vs the rest)
         blocks += _separation_warning(pipe, X)
-    blocks.append(frame_table(_glm_table(glm.summary()), caption=caption))
+    blocks.append(frame_table(_glm_table(summary), caption=caption))
     if tg.one_vs_rest:  # y is 0/1 named "target is c": the modelled event is the class itself
         cls = tg.cls[:-2] if tg.cls.endswith(".0") and tg.cls[:-2].lstrip("-").isdigit() else tg.cls  # 1.0 -> 1
         glm.event_ = f"{ctx.data.target} = {cls}"
@@ -265,6 +265,17 @@ def _glm_blocks(ctx, tg, perf):
                  f"Reading the weights of the features {_ranked_by(ctx)} that this GLM uses ({top_words})")
         blocks.append(bullets(sentences, title=title))
     return blocks
+
+
+def _t_words(summary):
+    """" from Student's t on 14 residual df (the dispersion is estimated)" when the GLM's intervals and p-values use
+    the t distribution (``summary.attrs["reference"]``: a gaussian or gamma GLM, or a quasi-family one, whose
+    dispersion is estimated), "" for the normal one: a caption of "Wald intervals" alone reads as normal quantiles
+    (copper, 13 rows and 6 terms: t(7) intervals 1.21 times as wide as the normal ones)."""
+    if summary.attrs.get("reference") != "t":
+        return ""
+    df = float(summary.attrs.get("df", np.nan))
+    return f" from Student's t on {df:,.0f} residual df (the dispersion is estimated)" if np.isfinite(df) else ""
 
 
 def _hc3_caption(glm):
@@ -942,7 +953,7 @@ def paired_comparison(ctx):
     the GLM (paired bootstrap intervals of the difference, simultaneous over the deciding measures, the same
     resamples for every model), so that "GAM beats the model" is said when its interval shows it."""
     from ._fit import mae_split
-    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals
+    from ._scores import class_labels, deciding_metrics, model_outputs, score_intervals, shown_split
     from ._shared import (
         beats_baseline,
         beyond_training_note,
@@ -999,7 +1010,9 @@ def paired_comparison(ctx):
             beaten = beats_baseline(to_base.get(other, {}), ms) if other in to_base else True
             mae, model_ahead = mae_split(res, other, ms, ctx.eval_rows,
                                          tie_favours_simpler(ctx) and not failed and bool(beaten))
-            simpler = tie_favours_simpler(ctx) and not failed and not model_ahead
+            # nor a tie beside a shown measure that resolves the two (anes96: the GAM's log loss better)
+            shown, split = shown_split(res, other, ms, ctx.eval_rows)
+            simpler = tie_favours_simpler(ctx) and not failed and not model_ahead and not split
             blk = _compare(res, name, other, d, ms, _level_note(res, deciding, short=True), word,
                            simpler=simpler and bool(beaten), rows_word=ctx.eval_rows,
                            shown="section 6's table shows both scores")
@@ -1009,8 +1022,8 @@ def paired_comparison(ctx):
                 why += beyond_training_note(ctx, outputs[other], f"the {other}", base_out, f"the {base} baseline",
                                             labels)
             beyond = comparison_beyond_note(ctx, d, ms, name, other, outputs, labels, res)
-            if failed or mae or why or beyond:
-                blk = {**blk, "text": f"{blk['text']}{why}{mae}{beyond}{' ' + failed if failed else ''}"}
+            if failed or mae or shown or why or beyond:
+                blk = {**blk, "text": f"{blk['text']}{why}{mae}{shown}{beyond}{' ' + failed if failed else ''}"}
             blocks.append(blk)
     return blocks
 

@@ -9,7 +9,8 @@ unbounded). When the model beats the baseline on none of them -- each interval o
 difference (simultaneous over the measures) includes 0 or favours the baseline -- the report
 opens with a warning that the model "could not be shown to beat" the baseline; it says the
 importance and effects describe noise only when even the favourable end of every interval
-gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule). A column
+gains less than ``_claims.NOISE_GAIN`` of the baseline's score (the reading's rule) and the rows
+could judge every deciding measure. A column
 that alone predicts the test target almost perfectly is flagged as a possible leak.
 """
 from __future__ import annotations
@@ -20,7 +21,17 @@ import pandas as pd
 from .._dtypes import has_levels
 from ._blocks import Section, fmt, table, text, warning
 from ._figures import draw_performance, figure_block, new_figure, report_style
-from ._fit import FAMILY_FOLDS, MeanBaseline, baseline_models, family_choice, family_note, is_count, mae_split
+from ._fit import (
+    FAMILY_FOLDS,
+    RIDGE_BASELINE_ALPHA,
+    MeanBaseline,
+    baseline_models,
+    family_choice,
+    family_note,
+    is_count,
+    mae_split,
+    ridge_baseline_name,
+)
 from ._scores import (
     BRIER_NOTE,
     CLASSIFICATION_METRICS,
@@ -65,20 +76,25 @@ LEAK_MIN_ROWS = {"regression": 20, "classification": 50}
 
 
 def _fit_baseline(ctx, name, est):
-    """Fit one baseline; a GLM with more terms than training rows is refitted with a ridge penalty
-    (imlkit's GLM ``alpha``) rather than lost, and the report says so."""
+    """Fit one baseline: (its name, the fitted estimator). A GLM with more terms than training rows is refitted with
+    a ridge penalty (imlkit's GLM ``alpha`` = :data:`~imlkit.report._fit.RIDGE_BASELINE_ALPHA`) rather than lost, and
+    its name says so (:func:`~imlkit.report._fit.ridge_baseline_name`: "GLM (gaussian, ridge α = 1)") wherever the
+    report prints it -- section 2's table and sentences, the reading, section 7 -- not in section 7's notes alone
+    (rev8 r3-5: a 500 x 2,000 table's "improves test RMSE over GLM (gaussian)" was over a fixed-penalty ridge fit)."""
     from .._validation import ValidationError
 
     X, y = ctx.rows("baselines", "train")
     try:
-        return est.fit(X, y)
+        return name, est.fit(X, y)
     except ValidationError as exc:
         if "more rows than model terms" not in str(exc) or "glm" not in getattr(est, "named_steps", {}):
             raise
-    est.set_params(glm__alpha=1.0)
+    est.set_params(glm__alpha=RIDGE_BASELINE_ALPHA)
+    name = ridge_baseline_name(name, RIDGE_BASELINE_ALPHA)
     ctx.notes.append(f"The {name} baseline has more terms than the {len(X):,} training rows; it was "
-                     f"fitted with a ridge penalty (alpha = 1 on standardised columns), so it has no intervals.")
-    return est.fit(X, y)
+                     f"fitted with a ridge penalty (alpha = {RIDGE_BASELINE_ALPHA:g} on standardised columns, fixed, "
+                     f"not chosen by cross-validation), so it has no intervals.")
+    return name, est.fit(X, y)
 
 
 def _fit_baselines(ctx):
@@ -97,8 +113,11 @@ def _fit_baselines(ctx):
                                f"beats the GLM."))
             continue
         def fit(name=name, est=est):
-            with ctx.step(f"baseline: {name}", estimator=type(est).__name__):
-                fitted[name] = _fit_baseline(ctx, name, est)
+            with ctx.step(f"baseline: {name}", estimator=type(est).__name__) as entry:
+                said, fitted_est = _fit_baseline(ctx, name, est)
+                if said != name:  # section 7's step table names the fit it timed
+                    entry.step, entry.parameters["alpha"] = f"baseline: {said}", RIDGE_BASELINE_ALPHA
+                fitted[said] = fitted_est
             return []
 
         blocks += ctx.guard(f"baseline {name}", fit)
@@ -395,8 +414,11 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
 
     It says "describe noise" only by the reading's rule (:data:`~imlkit.report._claims.NOISE_GAIN`):
     when even the end of every interval most in the model's favour improves on the baseline by less
-    than that share of the baseline's score. Otherwise the rows cannot show an improvement, which is
-    not evidence that there is none (few test rows, a heavy-tailed target).
+    than that share of the baseline's score, and every deciding measure was judged (``check.undecided``
+    empty): a measure the rows cannot judge may show what the judged ones do not, and then the
+    message says which were judged and which were not, with no noise verdict. Otherwise the rows
+    cannot show an improvement, which is not evidence that there is none (few test rows, a
+    heavy-tailed target).
     """
     from ._claims import NOISE_GAIN
     from ._scores import largest_gain as _gain
@@ -404,7 +426,12 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
     y = getattr(ctx, "y_test", None)
     rows = f"the {len(y):,} {ctx.eval_rows}" if y is not None else f"the {ctx.eval_rows}"
     gains = {m: _gain(d["difference"], m, float(d["baseline"])) for m, d in check.decision.items()}
-    noise = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    small = bool(gains) and all(np.isfinite(g) and g < NOISE_GAIN for g in gains.values())
+    # "noise" only from every deciding measure: one the rows cannot judge may show what the judged ones do not
+    # (1,000 classes: the summed Brier score worse than the class frequencies', ROC AUC 0.61 [0.60, 0.62] against 0.5
+    # not judged -- miscalibration over many classes, not noise)
+    unjudged = [m for m in getattr(check, "undecided", None) or {} if m not in check.decision]
+    noise = small and not unjudged
     msg = f"The model could not be shown to beat the {base} baseline on {rows}: {detail}. "
     # the same three cases as the reading's claim (_claims._r_no_better): a model that scores exactly as the baseline
     # describes nothing, not noise (linnerud: a boosted model of 10 rows predicting the mean for every row)
@@ -430,6 +457,16 @@ def _no_better_message(ctx, base, detail, check, others, pred=None):
         msg += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                 f"{100 * NOISE_GAIN:g}% of the baseline's score, so its importance and effect explanations below "
                 f"describe noise (what the model does), not a relationship in the data.")
+    elif small:
+        many, several = len(gains) > 1, len(unjudged) > 1
+        end = f"even at the end of {'each interval' if many else 'its interval'} most in the model's favour"
+        side = (f"is worse than the baseline {end}" if all(g < 0 for g in gains.values()) else
+                f"improves on the baseline by less than {100 * NOISE_GAIN:g}% of the baseline's score {end}")
+        msg += (f"On {_join(list(gains))}, the only measure{'s' if many else ''} these rows can judge, the model "
+                f"{side}; {_join(unjudged)} {'were' if several else 'was'} not judged (too few {ctx.eval_rows} to "
+                f"decide on {'them' if several else 'it'}) and may show what {'these do' if many else 'it does'} "
+                f"not, so these rows do not show that the model learned nothing: read the importance and effect "
+                f"explanations below as what the model does, not as relationships the data confirm.")
     else:
         best = {m: g for m, g in gains.items() if np.isfinite(g) and g >= NOISE_GAIN}
         allow = "; ".join(f"{m} up to {100 * g:.0f}% better than the baseline" for m, g in best.items())

@@ -554,8 +554,10 @@ def _immaterial(res, name, other, ms, d):
 def _comparison(res, name, other, d, deciding, note, word, simpler):
     from ._scores import material_floor
 
+    # scoped to the measures decided on: a shown measure that does not decide may separate the two (anes96's log
+    # loss, a regression's MAE), so "neither fits better" unqualified says more than these intervals do
     tie = ("the simpler model may explain the data as well" if simpler
-           else "neither is shown to fit these rows better")
+           else f"neither is shown to fit these rows better on {join_words(list(deciding))}")
     # a difference counts only when it is also material: at least MATERIAL_SHARE of the larger gain over a constant on
     # that measure (Weekly with its leak: two perfect classifiers, "the tree beats the model" on a Brier score of
     # 9.46e-10, an interval that excluded 0 only because both scores are deterministic)
