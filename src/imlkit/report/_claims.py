@@ -749,6 +749,11 @@ def _r_no_better(c):
             s += (f"Even the end of each interval most in the model's favour improves on the baseline by less than "
                   f"{pct(n['small_gain'])} of the baseline's score, so the importances below describe noise (how the "
                   f"model reacts to features that do not help it predict), not structure in the data.")
+    elif n.get("unjudged") and lost and len(lost) == len(n["differences"]):
+        u = n["unjudged"]
+        s += (f"{name_list(u)} {'were' if len(u) > 1 else 'was'} not judged (too few {rows_word}) and may show what "
+              f"{name_list(lost)} does not, so this is no sign that the model learned nothing: read the importances "
+              f"below as what the model does, not as structure the data confirm.")
     else:
         which = "The other intervals" if lost else "The intervals"
         s += (f"{which} also allow a real improvement, so this says these {rows_word} cannot show one, not that "
@@ -1277,6 +1282,8 @@ def _c_no_better(c):
     bad = [] if n.get("baseline") else ["no baseline named"]
     if n.get("noise") and not (n.get("differences") and n.get("small_gain") == NOISE_GAIN):
         bad.append("'describe noise' without the differences that show the gain is small")
+    if n.get("noise") and n.get("unjudged"):
+        bad.append("'describe noise' while a deciding measure was not judged")
     return bad
 
 

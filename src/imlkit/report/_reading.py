@@ -381,7 +381,11 @@ def _no_better_numbers(ctx):
     decision = getattr(check, "decision", None) or {}
     nums["differences"] = {m: tuple(float(v) for v in d["difference"]) for m, d in decision.items()}
     gains = [_gain(d["difference"], m, float(d["baseline"])) for m, d in decision.items()]
-    nums["noise"] = bool(gains) and all(np.isfinite(g) and g < cl.NOISE_GAIN for g in gains)
+    # a deciding measure these rows could not judge may show what the judged ones do not (1,000 classes: the Brier
+    # score worse, ROC AUC 0.61 [0.60, 0.62] not judged): then no "noise" (section 2's rule, review rev8 r3-8)
+    nums["unjudged"] = [m for m in (getattr(check, "undecided", None) or {}) if m not in decision]
+    nums["noise"] = (bool(gains) and all(np.isfinite(g) and g < cl.NOISE_GAIN for g in gains)
+                     and not nums["unjudged"])
     # Other models of section 2 (the GLM) that beat the same baseline: {name: (measures,)}, recorded by section 2's
     # verdict (ModelCheck.others_beating_baseline); read with getattr for contexts built without it.
     nums["others"] = dict(getattr(check, "others_beating_baseline", None) or {})
