@@ -505,9 +505,10 @@ def _exact_words(exact, high):
                       for f, r2, p, a in exact)
     more = int((high >= EXACT_R2).sum()) - MAX_LISTED
     one = len(exact) == 1
+    rest = f"; {more:,} more features have R² >= {EXACT_R2}, not checked one by one" if more > 0 else ""
     return (f"{names}{' are' if not one else ' is'} (nearly) exact linear function{'s' if not one else ''} of several "
             f"other columns together (R² >= {EXACT_R2} from all the others, while no single column carries the "
-            f"relation){f'; {more:,} more features have R² >= {EXACT_R2}, not checked one by one' if more > 0 else ''}. Given the others, such "
+            f"relation){rest}. Given the others, such "
             f"a feature's value is (nearly) fixed, so its exact CFI is 0 for an exact relation (near 0 for a near "
             f"exact one). CFI's default sampler (sampler='auto': the feature permuted within the leaves of a tree on "
             f"the other columns) cannot follow a relation spread over several columns: it moves the feature off the "
