@@ -262,7 +262,9 @@ class GLM(_FamilyEstimator):
         columns. For binomial counts ``n``, the means and the SDs are over trials (as on the data
         expanded to 0/1 rows). This is the way to fit a GLM with as many terms as rows or more, and it keeps
         the weights finite under separation. Such a fit has no standard errors: :meth:`summary`
-        has NaN intervals and the sentences say "penalised fit, no interval".
+        has NaN intervals and the sentences say "penalised fit, no interval". With at least as many terms as
+        rows the penalty, not the data, sets the weights: ``estimable_`` is False for all of them and
+        :meth:`interpret` names them in its closing line, "(set by the penalty: 63 rows for 301 terms)".
     dispersion : {"family", "pearson"}, default "family"
         The dispersion φ the standard errors use. "family": the family's own (1 for poisson,
         binomial and exponential; estimated for gaussian and gamma), statsmodels' default.
@@ -305,8 +307,12 @@ class GLM(_FamilyEstimator):
         e^39 ≈ 10^17, which is what (quasi-)separation produces. The intercept is judged at the
         centre of the design (the standard error of the prediction at the column means, the
         intercept of the centred design): its own standard error only says how far 0 of the
-        columns lies from the data (Year = 0). :meth:`summary` has a column ``estimable`` and
-        :meth:`interpret` gives such a weight no sentence, only the closing line with its cause.
+        columns lies from the data (Year = 0). A ridge-penalised fit (``alpha > 0``) has no standard
+        errors; there every weight is False when the design has at least as many terms as rows (the
+        penalty, not the data, sets them: ``"set by the penalty: 63 rows for 301 terms"``), and so is
+        a weight in an exact linear dependency; the others are the data's weights, shrunk. :meth:`summary` has a
+        column ``estimable`` and :meth:`interpret` gives such a weight no sentence, only the closing line with
+        its cause.
     not_estimable_ : Series of str, shape (n_terms,)
         Why a weight is not estimable ("" when it is): ``"collinear with a, b"`` (the columns
         sharing its null-space direction of the design), ``"separation: 12% of the fitted
@@ -946,7 +952,21 @@ class GLM(_FamilyEstimator):
         names = list(self.design_.names)
         ok = np.ones(p, dtype=bool)
         why = [""] * p
-        if result is None:  # penalised: every weight is determined by the penalty
+        if result is None:
+            # Penalised: the penalty makes every weight finite and unique, but it is the data that must determine
+            # a weight for it to be read. With at least as many terms as rows no weight is determined by the data
+            # (every column is a linear combination of the others on these rows: Khan, 63 rows for 301 terms,
+            # had "estimable yes" for all 301); with more rows, the weights in an exact dependency are not either.
+            # The others are the unpenalised fit's, shrunk: the data determine them.
+            n = D.shape[0]
+            if n <= p:
+                return np.zeros(p, dtype=bool), [f"set by the penalty: {n} rows for {p} terms"] * p
+            partners = collinear_partners(D, names)
+            for j, name in enumerate(names):
+                if name in partners:
+                    ok[j] = False
+                    why[j] = ("set by the penalty: " + (f"collinear with {_names(partners[name])}"
+                                                        if partners[name] else "a constant 0 column"))
             return ok, why
         # an exact dependency among the columns: a weight in it is not identified
         partners = collinear_partners(D, names)
@@ -1790,8 +1810,7 @@ class GLM(_FamilyEstimator):
             if sentences:
                 sentences.append(f"The weights are from a ridge-penalised fit (alpha={self.alpha:g}); they are "
                                  f"shrunk towards 0 and have no intervals.")
-            return sentences
-        if sentences:
+        elif sentences:
             cover = self.coverage_words()
             sentences.append(f"Intervals in brackets are {level} Wald intervals{self._quantile_words()}"
                              f"{self._covariance_words()}"

@@ -26,6 +26,11 @@ MAX_LISTED = 10
 #: columns) are named as near copies in the dependence advice: CFI and LOCO of either measure only what it adds
 #: beyond the other.
 NEAR_COPY_R2 = 0.9
+#: R² from the other features from which a feature is called a (near) exact linear function of them: its value given
+#: the others is (nearly) a point, its exact CFI 0 (or near it), and CFI's default subgroup sampler cannot follow the
+#: relation when it is spread over several columns (make_classification's redundant columns: CFI 0.207 where the
+#: Gaussian sampler, exact for a linear relation, gives 0.0000).
+EXACT_R2 = 0.999
 #: A cell of the extrapolation figure is "where the data have no points" when it holds fewer than
 #: this share of the rows independence would put there (see :func:`unsupported_share`).
 UNSUPPORTED_FRACTION = 0.1
@@ -452,10 +457,16 @@ def _dependence_advice(X, high):
     cannot show the pair matters. The near copies are named with their r, and grouping them is the way to measure
     the pair."""
     pairs = near_copies(X, high)
-    words = ("ALE and the conditional methods (CFI, conditional SAGE) stay within the data, and LOCO refits without "
+    exact = exact_joint(X, high)
+    words = ("ALE and the conditional methods (CFI, conditional SAGE) stay within the data"
+             + (f" (CFI's default sampler not for the {len(exact)} feature{'s' if len(exact) > 1 else ''} named next)"
+                if exact else "")
+             + ", and LOCO refits without "
              "the feature; but CFI and LOCO of a single feature then measure only what it adds beyond the features it "
              "depends on, which can be near 0 for each of two features that replace each other even when together they "
              "carry the model.")
+    if exact:
+        words += " " + _exact_words(exact, high)
     if not pairs:
         return words + (" Score such features as one group (the API's features={'name': [columns]}) to measure them "
                         "together.")
@@ -469,6 +480,41 @@ def _dependence_advice(X, high):
     return (words + f" Near copies here: {named}. CFI or LOCO of either of a pair says how much it adds beyond the "
             f"other, not how much the pair matters; score the pair as one group to measure that (the API's "
             f"features={{'{f} + {partner}': ['{f}', '{partner}']}} for cfi, loco or sage).")
+
+
+def exact_joint(X, r2):
+    """The features of ``r2`` (R² from the others; at most ``MAX_LISTED``, largest first) that are (near) exact linear
+    functions of several other columns: R² >= ``EXACT_R2`` while the single column most associated with them
+    (:func:`dependence_partner`) explains less than ``EXACT_R2`` of their variance (a relation no one column carries;
+    a near copy of one column is named by :func:`near_copies`). ``[(feature, R², partner, its adjusted R²)]``."""
+    out = []
+    for f in r2[r2 >= EXACT_R2].sort_values(ascending=False).index[:MAX_LISTED]:
+        found = dependence_partner(X, f)
+        alone = max(float(found[1]), 0.0) if found is not None else 0.0
+        if alone < EXACT_R2:
+            out.append((f, float(r2[f]), None if found is None else found[0], alone))
+    return out
+
+
+def _exact_words(exact, high):
+    """Section 1's sentence on the features of :func:`exact_joint`: their exact CFI is (near) 0, and CFI's default
+    sampler cannot follow their relation (cls100: "ALE and the conditional methods (CFI, conditional SAGE) stay within
+    the data" of x9, R² = 1.00 from 11 columns, whose CFI was 0.207 with the default sampler and 0.0000 with the
+    Gaussian one)."""
+    names = ", ".join(f"{f} (R² = {r2:.4f}{f'; {p} alone explains {a:.2f}' if p is not None else ''})"
+                      for f, r2, p, a in exact)
+    more = int((high >= EXACT_R2).sum()) - MAX_LISTED
+    one = len(exact) == 1
+    rest = f"; {more:,} more features have R² >= {EXACT_R2}, not checked one by one" if more > 0 else ""
+    return (f"{names}{' are' if not one else ' is'} (nearly) exact linear function{'s' if not one else ''} of several "
+            f"other columns together (R² >= {EXACT_R2} from all the others, while no single column carries the "
+            f"relation){rest}. Given the others, such "
+            f"a feature's value is (nearly) fixed, so its exact CFI is 0 for an exact relation (near 0 for a near "
+            f"exact one). CFI's default sampler (sampler='auto': the feature permuted within the leaves of a tree on "
+            f"the other columns) cannot follow a relation spread over several columns: it moves the feature off the "
+            f"relation, and its CFI for {'these features' if not one else 'this feature'} then measures that "
+            f"extrapolation, not a unique contribution. The API's imlkit.importance.cfi(..., sampler='gaussian') "
+            f"follows a linear relation exactly.")
 
 
 def _too_few_rows(r2):
@@ -663,11 +709,19 @@ def _extrapolation_blocks(X, feature, seed, r2_all=None):
         joint = ""
         if r2_all is not None and np.isfinite(r2_all):
             strength += f", of the R² = {r2_all:.2f} from all the other features"
-            if alone < r2_all / 2:
+            if alone < r2_all / 2 or (r2_all >= EXACT_R2 and alone < EXACT_R2):
+                # a (near) exact relation over several columns (cls100's x0, R² 1.00 from 11 columns, r = 0.45 with
+                # its partner, read as "little extrapolation against x10"): every permuted value off the relation
+                # leaves the data, which no two-column view shows
+                than = (f"less than half of the {r2_all:.2f}" if alone < r2_all / 2 else
+                        f"against the {r2_all:.4f}")
+                exact = (f"; as {feature} is a (nearly) exact linear function of them, a permuted value leaves the "
+                         f"data whenever it is off that relation, which a two-column view cannot show"
+                         if r2_all >= EXACT_R2 else "")
                 joint = (f". The dependence is joint: {partner} alone explains {max(alone, 0.0):.2f} of {feature}'s "
-                         f"variance, less than half of the {r2_all:.2f} all the other features explain together, so "
+                         f"variance, {than} all the other features explain together, so "
                          f"this two-column picture understates how far the permuted rows leave the data (permuting "
-                         f"{feature} breaks its relation to all of them at once)")
+                         f"{feature} breaks its relation to all of them at once){exact}")
         cap = (f"{feature} against {partner}, the single column most associated with it ({strength}), before "
                f"and after permuting {feature} ({len(x):,} rows): {verdict}{joint}")
         return [figure_block(fig, f"{kind} of {cap}", caption=cap)]
