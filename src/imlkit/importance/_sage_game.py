@@ -18,6 +18,15 @@ __all__ = ["SageGame"]
 _CHUNK_ROWS = 1 << 19
 
 
+def variance_groups(b):
+    """G, the groups of B/G background rows whose means estimate a B-row mean's variance: the largest
+    divisor of B up to 8 (B itself, groups of one row, when no divisor from 2 to 8 exists)."""
+    for g in range(min(8, b), 1, -1):
+        if b % g == 0:
+            return g
+    return b
+
+
 class SageGame:
     """v(S) for coalitions of players over (a subset of) the evaluation rows.
 
@@ -135,11 +144,14 @@ class SageGame:
         ``loss`` (q,) is L(y_i, f̂_S(x_i)) minus ``corr`` (q,), and ``f̂_S`` (q[, k]) the mean prediction
         over the B rows. A squared loss (squared error; Brier over the classes) of a B-row mean is biased
         upward by the mean's variance (Jensen): E (y − f̂)² = (y − f)² + Var f̂, with f the mean over every
-        row of X. Drawn without replacement from the n rows, Var f̂ = (1 − B/n) σ²/B, of which
-        corr = (1 − B/n) s²/B (s² the B predictions' variance, divisor B − 1) is an unbiased estimate;
-        the corrected loss is then unbiased for the loss of f_S over every row of X, and -- the same
-        predictions giving the same correction -- a feature the model does not use still changes
-        nothing. Other losses are not corrected (``corr`` 0): their bias is O(1/B).
+        row of X. Drawn without replacement from the n rows, Var f̂ = (1 − B/n) σ²/B. With the B rows in
+        G groups of B/G (:func:`variance_groups`) and s²_G the variance of the G group means (divisor
+        G − 1), E s²_G = σ² G/B (the groups' covariance −σ²/n cancels the finite-population term), so
+        corr = (1 − B/n) s²_G/G is an unbiased estimate of Var f̂ and the corrected loss is unbiased for
+        the loss of f_S over every row of X; the same predictions giving the same correction, a feature
+        the model does not use still changes nothing. (G groups, not B rows: the tree engine then adds
+        G counts per leaf instead of keeping every row's score.) Other losses are not corrected (``corr``
+        0): their bias is O(1/B).
         """
         rows = np.asarray(rows, dtype=np.intp)
         b, n = self.fresh_background, len(self.X)
@@ -148,10 +160,11 @@ class SageGame:
         if not square:
             pred = self.coalition_predictions(rows, masks, None, keys=keys, backgrounds=backgrounds)
             return self.pointwise_loss(rows, pred), pred, np.zeros(len(rows))
-        each = self.coalition_predictions(rows, masks, None, keys=keys, backgrounds=backgrounds, each=True)
-        pred = each.mean(axis=1)
-        var = each.var(axis=1, ddof=1)
-        corr = (1.0 - b / n) / b * (var.reshape(len(rows), -1).sum(axis=1))
+        g = variance_groups(b)
+        grouped = self.coalition_predictions(rows, masks, None, keys=keys, backgrounds=backgrounds, groups=g)
+        pred = grouped.mean(axis=1)
+        var = grouped.var(axis=1, ddof=1)
+        corr = (1.0 - b / n) / g * (var.reshape(len(rows), -1).sum(axis=1))
         return self.pointwise_loss(rows, pred) - corr, pred, corr
 
     def risks_empty(self, preds):
@@ -317,7 +330,7 @@ class SageGame:
         limit = self.max_rows or min(DEFAULT_MAX_ROWS, _CHUNK_ROWS)
         return max(1, limit // max(self.n_draws, 1))
 
-    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None, backgrounds=None, each=False):
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None, backgrounds=None, groups=0):
         """f_S(x_i) for pairs (row i, coalition S).
 
         Parameters
@@ -334,8 +347,9 @@ class SageGame:
         backgrounds : ndarray of int, shape (n_keys, B), optional
             Marginal removal: each sample's background rows of X (:meth:`draw_backgrounds`),
             the pair's indexed by ``keys``; None: the fixed ``background``.
-        each : bool
-            With ``backgrounds``: every background row's prediction, (q, B[, k]), not their mean.
+        groups : int
+            With ``backgrounds``: the mean predictions of G = ``groups`` consecutive groups of B/G
+            background rows, (q, G[, k]), not the mean of all B (0).
 
         Returns
         -------
@@ -355,23 +369,23 @@ class SageGame:
         if backgrounds is not None:  # the empty coalition too is its pair's background (marginal SAGE's samples)
             empty = np.zeros_like(empty)
         mid = np.flatnonzero(~(full | empty))
-        shape = (q, np.shape(backgrounds)[1]) if each else (q,)
+        shape = (q, groups) if groups else (q,)
         out = np.empty(shape + self.empty_pred.shape, dtype=np.result_type(self.full_pred, self.empty_pred))
-        out[full] = self.full_pred[rows[full]][:, None] if each else self.full_pred[rows[full]]
+        out[full] = self.full_pred[rows[full]][:, None] if groups else self.full_pred[rows[full]]
         out[empty] = self.empty_pred
         if len(mid):
             colmask = masks[mid].astype(np.uint8) @ self.player_columns.astype(np.uint8) > 0
             if self.removal == "marginal":
                 bg = None if backgrounds is None else np.asarray(backgrounds)[np.asarray(keys)[mid]]
-                out[mid] = self._marginal(rows[mid], colmask, bg, each)
+                out[mid] = self._marginal(rows[mid], colmask, bg, groups)
             else:
                 common = None if noise is None or keys is None else (np.asarray(keys)[mid], noise)
                 out[mid] = self._conditional(rows[mid], colmask | fixed, rng, common)
         return out
 
-    def _marginal(self, rows, colmask, backgrounds=None, each=False):
+    def _marginal(self, rows, colmask, backgrounds=None, groups=0):
         """f_S of pairs (q,) completed by the fixed background, or by each pair's ``backgrounds`` (q, B) rows of X
-        (``each``: the B predictions of every pair, not their mean)."""
+        (``groups``: the mean of each of that many consecutive groups of them, (q, groups))."""
         B = len(self.background) if backgrounds is None else backgrounds.shape[1]
         step = self._rows_per_chunk()
         parts = []
@@ -385,7 +399,8 @@ class SageGame:
                 frame = self._frame_from_arrays([src.reshape(-1, src.shape[-1])])
             pred = self.predictor.predict(frame, context="coalitions completed by background rows")
             pred = pred.reshape((-1, B) + pred.shape[1:])
-            parts.append(pred if each else self._average(pred))
+            parts.append(pred.reshape((len(pred), groups, B // groups) + pred.shape[2:]).mean(axis=2) if groups
+                         else self._average(pred))
         return np.concatenate(parts, axis=0)
 
     def _conditional(self, rows, colmask, rng, common=None):

@@ -31,7 +31,7 @@ import numpy as np
 from .._model import Predictor
 from .._numba import njit
 from .._trees._kernels import _go_left
-from .._trees._shap_kernels import _walk_coalition
+from .._trees._shap_kernels import _popcount, _walk_coalition
 from ._sage_game import SageGame
 
 __all__ = ["tree_game"]
@@ -78,6 +78,72 @@ def row_bits(X, feature, kind, thr, missing_left, cat_left, cat_known, bitsets):
 
 
 @njit(cache=True, nogil=True)
+def _walk_groups(x, m, bbits, full, gmask, sets, nodes, val, root, out_col, feature, kind, thr, left, right,
+                 missing_left, cat_left, cat_known, bitsets, value, n_out):
+    """One tree, one row: val[g] = Σ_{b in group g} tree(x_S, b_S̄), the groups' bitsets ``gmask`` (G, W).
+
+    :func:`imlkit._trees._shap_kernels._walk_coalition` whose leaves add their value times the count
+    of each group's rows reaching them (a popcount per group and word) instead of one total.
+    """
+    n_words = full.shape[0]
+    n_groups = gmask.shape[0]
+    for g in range(n_groups):
+        if out_col >= 0:
+            val[g, out_col] = 0.0
+        else:
+            for c in range(n_out):
+                val[g, c] = 0.0
+    nodes[0] = root
+    for k in range(n_words):
+        sets[0, k] = full[k]
+    top = 1
+    while top > 0:
+        top -= 1
+        nd = nodes[top]
+        if kind[nd] < 0:
+            for g in range(n_groups):
+                cnt = 0
+                for k in range(n_words):
+                    cnt += _popcount(sets[top, k] & gmask[g, k])
+                if cnt == 0:
+                    continue
+                if out_col >= 0:
+                    val[g, out_col] += value[nd, 0] * cnt
+                else:
+                    for c in range(n_out):
+                        val[g, c] += value[nd, c] * cnt
+            continue
+        f = feature[nd]
+        if m[f]:
+            go = _go_left(x[f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
+            nodes[top] = left[nd] if go else right[nd]
+            top += 1
+            continue
+        any_l = False
+        any_r = False
+        for k in range(n_words):
+            s = sets[top, k]
+            lw = s & bbits[nd, k]
+            rw = s & ~bbits[nd, k]
+            sets[top, k] = lw
+            sets[top + 1, k] = rw
+            any_l = any_l or lw != 0
+            any_r = any_r or rw != 0
+        if any_l and any_r:
+            nodes[top] = left[nd]
+            nodes[top + 1] = right[nd]
+            top += 2
+        elif any_l:
+            nodes[top] = left[nd]
+            top += 1
+        else:
+            for k in range(n_words):
+                sets[top, k] = sets[top + 1, k]
+            nodes[top] = right[nd]
+            top += 1
+
+
+@njit(cache=True, nogil=True)
 def _transpose64(a):
     """In place: bit c of a[r] becomes bit r of a[c] (a 64 x 64 bit matrix, uint64[64])."""
     j = 32
@@ -94,8 +160,9 @@ def _transpose64(a):
 
 
 @njit(cache=True, nogil=True)
-def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, uses, per_b, roots, feature, kind, thr, left,
-                             right, missing_left, cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
+def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, n_groups, uses, per_b, roots, feature, kind,
+                             thr, left, right, missing_left, cat_left, cat_known, bitsets, value, tree_out, n_out,
+                             max_depth):
     """Raw scores of the hybrid rows (x_{rows[i], S_i}, z_S̄_i), z over query i's own background rows.
 
     As :func:`imlkit._trees._shap_kernels.coalition_kernel`, but every sample (``keys[i]``; a
@@ -106,19 +173,23 @@ def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, uses, per_
     fixed background. Then, tree by tree, the sample's queries are walked, a tree's share of
     query i−1 kept when query i has the same row and its coalition differs only in columns the
     tree never splits on. Each query adds the trees' shares in tree order: (q, B, n_out) with
-    ``per_b``, else (q, 1, n_out), without the intercept and link.
+    ``per_b``, else (q, G, n_out), the sums over G = ``n_groups`` consecutive groups of B/G rows
+    (1: all B), without the intercept and link.
     """
     q, p = M.shape
     nb = idx.shape[1]
     n_trees = roots.shape[0]
-    nbo = nb if per_b else 1
+    nbo = nb if per_b else n_groups
     out = np.zeros((q, nbo, n_out))
     if q == 0 or nb == 0:
         return out
     n_words = (nb + 63) // 64
     full = np.zeros(n_words, dtype=np.uint64)
+    gmask = np.zeros((n_groups, n_words), dtype=np.uint64)
+    size = nb // n_groups
     for b in range(nb):
         full[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+        gmask[b // size, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     same_row = np.zeros(q, dtype=np.uint8)
     start = np.zeros(q + 1, dtype=np.int64)
     for i in range(1, q):
@@ -171,7 +242,10 @@ def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, uses, per_
                         if uses[t, changed[k]]:
                             walk = True
                             break
-                if walk:
+                if walk and n_groups > 1 and not per_b:
+                    _walk_groups(X[rows[i]], M[i], bbits, full, gmask, sets, nodes, val, root, out_col, feature,
+                                 kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
+                elif walk:
                     _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val, root, out_col, per_b, feature,
                                     kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
                 for b in range(nbo):
@@ -261,12 +335,12 @@ class _TreeGame:
         """As :meth:`SageGame.background_losses`, with this game's f_S."""
         return SageGame.background_losses(self, rows, masks, keys, backgrounds)
 
-    def _means(self, rows, masks, keys=None, backgrounds=None, each=False):
+    def _means(self, rows, masks, keys=None, backgrounds=None, groups=0):
         """f_S for query rows (q,) and player masks (q, m): (q, n_out) before reshaping.
 
         ``keys`` (q,) and ``backgrounds`` (n_keys, B): each query's own background rows of X
-        (:func:`sampled_coalition_kernel`); None: the fixed background. ``each``: every background
-        row's prediction, (q, B, n_out), not their mean.
+        (:func:`sampled_coalition_kernel`); None: the fixed background. ``groups``: the mean
+        predictions of that many consecutive groups of the B rows, (q, groups, n_out).
         """
         from .._trees._shap_kernels import coalition_kernel
 
@@ -275,7 +349,7 @@ class _TreeGame:
         if backgrounds is not None:
             idx = np.ascontiguousarray(backgrounds, dtype=np.int64)
         p_enc = self._Xe.shape[1]
-        per_b = self._per_b or each
+        per_b = self._per_b
         step = max(1, _PER_B_ROWS // nb) if per_b else _MEAN_QUERIES
         step = max(1, min(step, _MASK_CELLS // p_enc))
         members = self._game.player_columns.astype(np.uint8)
@@ -290,18 +364,24 @@ class _TreeGame:
                                        *tm.kernel_args)
             else:
                 raw = sampled_coalition_kernel(self._Xe, rows[s:s + step], M, keys[s:s + step], idx, self._rowbits,
-                                               self._n_nodes, self._uses, per_b, *tm.kernel_args)
+                                               self._n_nodes, max(1, groups), self._uses, per_b, *tm.kernel_args)
             if per_b:
                 q, _, k = raw.shape
                 pred = np.asarray(tm.finish(raw.reshape(q * nb, k) + base, self._kind), dtype=float)
                 pred = pred.reshape((q, nb) + pred.shape[1:])
-                parts.append(pred if each else pred.mean(axis=1))
+                parts.append(pred.reshape((q, groups, nb // groups) + pred.shape[2:]).mean(axis=2) if groups
+                             else pred.mean(axis=1))
+            elif groups:
+                q, _, k = raw.shape
+                pred = np.asarray(tm.finish(raw.reshape(q * groups, k) / (nb // groups) + base, self._kind),
+                                  dtype=float)
+                parts.append(pred.reshape((q, groups) + pred.shape[1:]))
             else:
                 raw = raw[:, 0, :] / nb + base
                 parts.append(np.asarray(tm.finish(raw, self._kind), dtype=float))
         return np.concatenate(parts, axis=0)
 
-    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None, backgrounds=None, each=False):
+    def coalition_predictions(self, rows, masks, rng, keys=None, noise=None, backgrounds=None, groups=0):
         """f_S(x_i) for pairs (row i, coalition S): :meth:`SageGame.coalition_predictions` from the trees."""
         g = self._game
         rows = np.asarray(rows, dtype=np.int64)
@@ -309,9 +389,9 @@ class _TreeGame:
         full = masks.all(axis=1)
         empty = ~masks.any(axis=1) if backgrounds is None else np.zeros(len(rows), dtype=bool)
         mid = np.flatnonzero(~(full | empty))
-        shape = (len(rows), np.shape(backgrounds)[1]) if each else (len(rows),)
+        shape = (len(rows), groups) if groups else (len(rows),)
         out = np.empty(shape + g.empty_pred.shape, dtype=float)
-        out[full] = g.full_pred[rows[full]][:, None] if each else g.full_pred[rows[full]]
+        out[full] = g.full_pred[rows[full]][:, None] if groups else g.full_pred[rows[full]]
         out[empty] = g.empty_pred
         if len(mid):
             # The queries of one row side by side (stable: an ordering's coalitions stay in their
@@ -322,7 +402,7 @@ class _TreeGame:
             else:  # (a sample's coalitions side by side: the same row and background)
                 keys = np.asarray(keys, dtype=np.int64)
                 order = mid[np.argsort(keys[mid], kind="stable")]
-                pred = self._means(rows[order], masks[order], keys[order], np.asarray(backgrounds), each)
+                pred = self._means(rows[order], masks[order], keys[order], np.asarray(backgrounds), groups)
             out[order] = pred.reshape((len(order),) + shape[1:] + g.empty_pred.shape)
         return out
 
