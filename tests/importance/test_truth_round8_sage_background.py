@@ -159,6 +159,26 @@ def test_same_numbers_for_any_n_jobs_and_engine():
         assert_allclose(a.std, c.std, rtol=1e-9, atol=1e-12)
 
 
+def test_variance_groups_of_any_size():
+    """B = 11 (no divisor from 2 to 8: groups of one row) and B = 12 (6 groups of 2): the trees and the predict
+    path give the same corrected values."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from imlkit.importance._sage_game import variance_groups
+
+    assert [variance_groups(b) for b in (2, 7, 11, 12, 16, 64)] == [2, 7, 11, 6, 8, 8]
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 4))
+    y = X[:, 0] - X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=200)
+    model = HistGradientBoostingRegressor(max_iter=15, random_state=0).fit(X, y)
+    for b in (11, 12):
+        kw = dict(n_background=b, max_permutations=64, batch_size=32, random_state=1)
+        a = imlkit.sage(model, X, y, engine="trees", **kw)
+        c = imlkit.sage(model, X, y, engine="predict", **kw)
+        assert a.info["engine"] == "trees"
+        assert_allclose(a.importance, c.importance, rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("kw", [dict(exact=True), dict(background="given")])
 def test_fixed_background_where_documented(kw):
     """exact=True and a background the caller gives keep one fixed background (no draws per ordering)."""

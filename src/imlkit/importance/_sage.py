@@ -508,10 +508,11 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     f(x_S, z_S̄) over all rows z). A loss of a B-row mean is biased for it by the loss's curvature
     times the mean's variance (Jensen): for squared error and a linear model by κ β_j (Σβ)_j,
     κ = (n − B)/(B (n − 1)), Σ the covariance of X, about φ_j/B. For squared error and the Brier
-    score each loss is therefore corrected by the unbiased estimate of that variance, (1 − B/n)
-    s²/B (s² of the B predictions), which makes φ̂ unbiased for the all-rows game; other losses
-    keep the O(1/B) bias. When X has at most B rows every row is the background and nothing is
-    drawn; ``exact=True`` and an explicit ``background`` keep one fixed background.
+    score each loss is therefore corrected by an unbiased estimate of that variance, (1 − B/n)
+    s²_G/G from the means of G ≤ 8 groups of B/G of the rows (:meth:`SageGame.background_losses`),
+    which makes φ̂ unbiased for the all-rows game; other losses keep the O(1/B) bias. When X has
+    at most B rows every row is the background and nothing is drawn; ``exact=True`` and an
+    explicit ``background`` keep one fixed background.
 
     Each sample's f̂_∅ = 1/B Σ_b f(b) is the mean prediction over its own background rows (predicted
     with its coalitions): it is the one f̂_∅ under which a feature the model does not use is a null
@@ -523,10 +524,9 @@ def sage(model, X, y, *, loss=None, features=None, removal="marginal", sampler=N
     exactly to the mean of V over the orderings, the loss of the backgrounds' mean predictions
     minus the model's (``v_all``, ``loss_empty``; for squared error and Brier, corrected as above,
     an unbiased estimate of the rows' total R(f̂_∅) − R(f) with f̂_∅ the mean over every row, which
-    ``loss_empty_rows`` gives beside it). An explicit
-    ``background`` is the reference distribution the caller chose: marginal removal keeps its mean
-    prediction for f̂_∅, and φ is then the mean over rows of loss SHAP on it (:func:`imlkit.shap`,
-    ``output="loss"``).
+    ``loss_empty_rows`` gives beside it). An explicit ``background`` is the reference distribution
+    the caller chose: marginal removal keeps its mean prediction for f̂_∅, and φ is then the mean
+    over rows of loss SHAP on it (:func:`imlkit.shap`, ``output="loss"``).
 
     A constant model. When the predictions on every row agree to a relative 1e-12 (of the
     target's sd or the largest absolute prediction; of 1 for probabilities) and so do the predictions of
