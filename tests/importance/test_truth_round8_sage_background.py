@@ -187,3 +187,21 @@ def test_fixed_background_where_documented(kw):
         kw = dict(background=X[:32], max_permutations=64)
     r = imlkit.sage(_model, X, y, n_background=16, random_state=0, **kw)
     assert not r.extra["background_per_ordering"]
+
+
+def test_brier_correction_on_the_trees():
+    """Brier of three classes (corrected over the classes): a boosted model (one score per background row) and a
+    forest (the kernel's group counts) give the predict path's values, which sum to v_all."""
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = np.digitize(X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300), [-1, 1])
+    for model in (HistGradientBoostingClassifier(max_iter=10, random_state=0).fit(X, y),
+                  RandomForestClassifier(n_estimators=20, max_depth=4, random_state=0).fit(X, y)):
+        kw = dict(loss="brier", n_background=24, max_permutations=64, batch_size=32, random_state=2)
+        a = imlkit.sage(model, X, y, engine="trees", **kw)
+        c = imlkit.sage(model, X, y, engine="predict", **kw)
+        assert a.info["engine"] == "trees" and a.extra["background_per_ordering"]
+        assert_allclose(a.importance, c.importance, rtol=1e-9, atol=1e-12)
+        assert_allclose(a.importance.sum(), a.extra["v_all"], rtol=1e-9)
