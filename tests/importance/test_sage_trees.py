@@ -48,7 +48,9 @@ def _same(model, X, y, rtol=1e-10, **kw):
     scale = np.max(np.abs(slow.importance))
     assert_allclose(fast.importance, slow.importance, rtol=rtol, atol=rtol * scale)
     assert_allclose(fast.std, slow.std, rtol=rtol, atol=rtol * scale)
-    assert_allclose(fast.extra["v_all"], slow.extra["v_all"], rtol=1e-12)
+    # v_all is the mean of the orderings' backgrounds' v(N), each f_∅ from the engine's own f_S (round 8):
+    # the two paths agree on it as on the values
+    assert_allclose(fast.extra["v_all"], slow.extra["v_all"], rtol=rtol)
     return fast, slow
 
 

@@ -133,7 +133,9 @@ def test_the_rules_sentence_gives_marginal_sages_background_total_beside_the_row
     y = 3 * X["a"] + X["b"] + rng.normal(size=300)
     model = LinearRegression().fit(X, y)
     pfi = ik.pfi(model, X, y, n_repeats=5, random_state=0)
-    sage = ik.sage(model, X, y, removal="marginal", n_background=8, random_state=0)
+    # one fixed background of 8 rows: an explicit one (a background drawn from X is drawn afresh for every ordering
+    # since round 8, and its values sum to the mean over the orderings' backgrounds: extra["empty"] "backgrounds")
+    sage = ik.sage(model, X, y, removal="marginal", background=X.iloc[:8], max_permutations=512, random_state=0)
     assert sage.extra["empty"] == "background"
     ctx = SimpleNamespace(importance=ImportanceOutputs(pfi=pfi, sage_marginal=sage),
                           effects=EffectsOutputs(h_overall=None), data_outputs=DataOutputs(dependence_r2=None),

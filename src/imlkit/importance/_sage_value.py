@@ -4,8 +4,10 @@ A *game* holds everything v(S) needs: the model (as a Predictor), the evaluation
 their targets, the loss, the players (single columns or groups of columns) and the way the
 dropped features are removed:
 
-* marginal removal: f_S(x_S) = 1/B Σ_b f(x_S, z_b,-S), with z_1..z_B rows of a fixed
-  background sample of X (Covert et al.'s "marginal imputer");
+* marginal removal: f_S(x_S) = 1/B Σ_b f(x_S, z_b,-S), with z_1..z_B rows of a background
+  sample of X (Covert et al.'s "marginal imputer"): one fixed sample for v(S) and the exact
+  values, a fresh one for every sample of the permutation estimator
+  (:meth:`SageGame.background_per_sample`);
 * conditional removal: f_S(x_S) = 1/B Σ_b f(x_S, x̃_b,-S), x̃_b,-S ~ P(X_-S | X_S = x_S),
   drawn by a conditional sampler of :mod:`imlkit.samplers`.
 
