@@ -164,10 +164,10 @@ def cfi(model, X, y, *, sampler="auto", X_fit=None, loss=None, features=None, n_
         :data:`imlkit.samplers.MIN_LEAF_ROWS` rows per leaf (fewer than 40 fitted rows) with
         ``X``'s rows among the fitted ones the result carries a warning saying so.
 
-    Other parameters, returns: as :func:`pfi` (``method="cfi"``); ``extra`` holds
-    ``sampler_rows``, the rows the sampler was fitted on, and for the subgroup sampler
-    ``sampler_leaf_rows``, the fewest rows its leaves hold, and ``sampler_shrinks``, whether
-    the warning on small leaves was given.
+    Other parameters, returns: as :func:`pfi` (``method="cfi"``); ``extra`` holds more (below).
+        ``sampler_rows``: the rows the sampler was fitted on; for the subgroup sampler also
+        ``sampler_leaf_rows``, the fewest rows its leaves hold, and ``sampler_shrinks``, whether
+        the warning on small leaves was given.
 
     Notes
     -----

@@ -208,15 +208,11 @@ def single_features(results):
 H_SE_Z = 1.645
 
 
-#: Friedman's H² of a feature is a share of the centred prediction's variance only up to this value: above it the
-#: part the additive PDs leave is larger than the centred prediction itself (a class whose probability barely varies;
-#: 1,000 classes: x16's H² 8.97, halves 8.98 and 0.193), so it is no share and no strong interaction (review rev8).
-H_SHARE_MAX = 1.0
 
 
 def h_beyond_share(h2, halves=None):
-    """Whether a feature's H² on all rows or in either half of them is above ``H_SHARE_MAX`` (no share)."""
-    return any(v is not None and np.isfinite(v) and v > H_SHARE_MAX for v in (h2, *(halves or ())))
+    """Whether a feature's H² on all rows or in either half of them is above ``_claims.H_SHARE_MAX`` (no share)."""
+    return any(v is not None and np.isfinite(v) and v > cl.H_SHARE_MAX for v in (h2, *(halves or ())))
 
 
 def h_clears(h2, se, threshold):

@@ -7,9 +7,10 @@ from .. import effects as eff
 from .._display import ZERO_RTOL
 from ..effects._explain import MATERIAL_EFFECT_SHARE, pct_beside, row_effect_words, row_effects
 from ._blocks import Section, frame_table, heading, pre, table, text
+from ._claims import H_SHARE_MAX
 from ._figures import figure_block, new_figure, report_style
 from ._labels import class_label
-from ._ranking import H_SE_Z, H_SHARE_MAX, h_beyond_share, h_clears, screen_ranking, top_features
+from ._ranking import H_SE_Z, h_beyond_share, h_clears, screen_ranking, top_features
 from ._shared import classes_by_rows, effect_output, most_frequent_words, tied_at_cutoff_words
 
 #: REPID's regions differ materially when the regional curves' root-mean-square difference from
@@ -405,8 +406,8 @@ def beyond_share_words(features, h_overall, h_halves=None):
         hv = h_halves.get(f)
         return (f"{f} (H² {h_overall.get(f, np.nan):.3g}" + (f"; halves {hv[0]:.3g} and {hv[1]:.3g})" if hv else ")"))
     one = len(features) == 1
-    return (f"Above {H_SHARE_MAX:g} on all rows or in a half, so no share of the prediction's variance (the part the "
-            f"additive PDs leave is larger than the centred prediction itself, which barely varies there), and not "
+    return (f"Above {H_SHARE_MAX:g} on all rows or in a half, so no share of the prediction's variance (a share is at "
+            f"most 1: the part the additive PDs leave is larger than the centred prediction itself), and not "
             f"read as {'a strong interaction' if one else 'strong interactions'}: "
             + "; ".join(item(f) for f in features))
 
