@@ -250,7 +250,8 @@ def test_the_one_feature_reading_says_what_its_value_is(checked_reading):
     assert "exactly what the features explain together" not in text  # the old wording
     rules = next(c for c in claims if c.kind == "rules").text()
     assert "SAGE (conditional)'s values sum to it exactly" in rules
-    assert "not that of the background rows or conditional draws" in rules
+    assert ("SAGE (conditional)'s intervals cover the sampling of feature orderings and of its conditional draws, "
+            "not that of the sampler's fit to these rows") in rules
 
 
 def test_rules_say_marginal_sums_to_its_backgrounds_total_with_the_numbers():
@@ -262,6 +263,33 @@ def test_rules_say_marginal_sums_to_its_backgrounds_total_with_the_numbers():
     assert "its values sum to the loss of that sample's mean prediction minus the model's" in text
     assert "(here 2.37 over 32 background rows against 2.24)" in text
     assert cl.check(c) == []
+
+
+def test_rules_say_what_marginal_sums_to_with_a_background_per_ordering():
+    """sage8: marginal SAGE draws a fresh background per ordering; its values sum to the mean over the orderings of
+    their backgrounds' totals, corrected for squared error and Brier -- not "that sample's" total."""
+    c = cl.Claim("rules", methods=("sage_marginal",), numbers=dict(
+        important_share=cl.IMPORTANT_SHARE, negligible_share=cl.NEGLIGIBLE_SHARE, loss_share=cl.LOSS_SHARE,
+        sage_totals={"sage_marginal": (2.31, 2.24, 32, "backgrounds", True)}))
+    text = c.text()
+    assert ("each ordering takes the prediction without any feature from its own 32 background rows, drawn afresh"
+            in text)
+    assert ("corrected for the variance of a 32-row mean so that it estimates this total without bias (here 2.31 "
+            "against 2.24)") in text
+    assert "that sample's mean prediction" not in text
+    assert "SAGE (marginal)'s intervals cover the sampling of feature orderings and of the background rows" in text
+    assert cl.check(c) == []
+
+
+def test_marginal_sage_records_a_background_per_ordering_and_its_sum():
+    model, X, y = _engel()
+    X2 = X.assign(noise=np.random.default_rng(0).normal(size=len(X)))
+    from sklearn.linear_model import LinearRegression
+
+    m2 = LinearRegression().fit(X2, y)
+    r = ik.sage(m2, X2, y, loss="squared_error", n_background=16, random_state=0)
+    assert r.extra["empty"] == "backgrounds" and r.extra["background_per_ordering"]
+    assert_allclose(r.importance.sum(), r.extra["v_all"], rtol=1e-9)
 
 
 def test_an_explicit_background_one_feature_is_not_called_free_of_sampling():

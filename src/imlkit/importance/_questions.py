@@ -149,7 +149,8 @@ def explain_method(method, warnings=(), params=None):
         # still average background rows or conditional draws (sage7): only one feature samples nothing at all
         exact = ("computed exactly over every coalition, as here" if params.get("exact")
                  else "computed exactly over every coalition")
-        lines += ["", "Its interval covers the Monte-Carlo sampling of feature orderings on the rows given, not the "
+        lines += ["", "Its interval covers the Monte-Carlo sampling of feature orderings (and, for marginal SAGE, of "
+                      "the background rows each ordering draws) on the rows given, not the "
                       "sampling of the data. With one feature (a single ordering and no coalition between none and "
                       "all: the value is exactly v(N) on these rows) nothing is sampled; " + exact + ", no ordering "
                       "is sampled, but the coalitions still average a sample of background rows or conditional "

@@ -25,7 +25,8 @@ The rules (stated in the report, above the claims):
   ``R2_WEAK``; a dependence story (and "the model takes it from correlated features") only when it
   is at least ``R2_STRONG``, with that R² and the correlated features in the sentence;
 - PFI/CFI intervals are the spread over permutations: they cover permutation noise only, not the
-  sampling of the data; SAGE's cover the sampling of orderings (not of its background rows); LOCO/LOFO's are tests
+  sampling of the data; SAGE's cover the sampling of orderings and of its background rows or conditional draws (not
+  of the conditional sampler's fit); LOCO/LOFO's are tests
   over the test rows (given the refitted models);
 - every verdict on an interval ("above 0", "below 0", "negligible", a first place) reads it at the
   Bonferroni level over the m entries the method reports, ``1 - (1 - level)/m``, when the method's
@@ -640,10 +641,16 @@ def _r_rules(c):
     if perm:
         covers.append(f"{' and '.join(perm)} intervals are the spread over permutations: they cover permutation "
                       f"noise only, not the sampling of the data.")
-    if present & {"sage_marginal", "sage_conditional"}:
-        covers.append("SAGE's intervals cover the sampling of feature orderings only, not that of the background "
-                      "rows or conditional draws its coalitions of several features average over, which moves how "
-                      "the total is split among the features.")
+    # marginal SAGE draws its background afresh for every ordering (sage8), so its intervals cover those rows' sampling
+    # too; conditional SAGE's draws are taken per ordering as well, but the sampler's fit to these rows is one
+    if "sage_marginal" in present:
+        covers.append(f"{label('sage_marginal')}'s intervals cover the sampling of feature orderings and of the "
+                      f"background rows its coalitions of several features average over: each ordering draws its own "
+                      f"(every row when there are no more rows than the background's size).")
+    if "sage_conditional" in present:
+        covers.append(f"{label('sage_conditional')}'s intervals cover the sampling of feature orderings and of its "
+                      f"conditional draws, not that of the sampler's fit to these rows, which moves how the total is "
+                      f"split among the features.")
     refit = [label(m) for m in REFIT if m in present]
     if refit:
         covers.append(f"{' and '.join(refit)} intervals come from a test over {n.get('refit_rows', 'the test rows')}.")
@@ -701,6 +708,17 @@ def _sage_total_words(present, n):
                if own and not math.isclose(own[0], own[1], rel_tol=1e-9, abs_tol=0.0) else "")
         head = (f"{label('sage_marginal')}'s for a single feature too" if parts else
                 f"{label('sage_marginal')}'s values sum to it exactly for a single feature")
+        if own and len(own) > 3 and own[3] == "backgrounds":
+            # a fresh background per ordering (sage8): the sum is the mean over the orderings of their backgrounds'
+            # totals, corrected (squared error, Brier) for the variance of a B-row mean
+            fixed = (f", corrected for the variance of a {own[2]:,}-row mean so that it estimates this total without "
+                     f"bias" if own[4] else "")
+            parts.append(f"{head}; with several features each ordering takes the prediction without any feature from "
+                         f"its own {own[2]:,} background rows, drawn afresh (so that a feature the model does not use "
+                         f"gets exactly 0), and its values sum to the mean over the orderings of the loss of their "
+                         f"background's mean prediction minus the model's{fixed} (here {num(own[0])} against "
+                         f"{num(own[1])})")
+            return out + ": " + "; ".join(parts)
         parts.append(f"{head}; with several features it takes the prediction without any feature from its background "
                      f"rows (so that a feature the model does not use gets exactly 0), and its values sum to the loss "
                      f"of that sample's mean prediction minus the model's, which differs from this total by the "

@@ -479,8 +479,9 @@ def reading_claims(ctx):
             rules["families"] = families
         # marginal SAGE of several features sums to its background sample's total, not the rows': the rules
         # sentence gives both numbers (sage7)
-        totals = {m: (float(r.extra["v_all"]), cl.sage_total(r.extra), int(r.info["background_rows"]))
-                  for m, r in results.items() if m in ev and r.extra.get("empty") == "background"
+        totals = {m: (float(r.extra["v_all"]), cl.sage_total(r.extra), int(r.info["background_rows"]),
+                      r.extra["empty"], r.loss in ("squared_error", "brier"))
+                  for m, r in results.items() if m in ev and r.extra.get("empty") in ("background", "backgrounds")
                   and "loss_empty_rows" in r.extra and r.info.get("background_rows")}
         if totals:
             rules["sage_totals"] = totals
