@@ -12,6 +12,7 @@ import numpy as np
 from .._validation import ModelError, ValidationError
 from ..local import shap
 from ._blocks import Section, collapse_ranked, table, text
+from ._claims import evidence
 from ._figures import figure_block, new_figure, report_style
 from ._fit import MANY_CLASSES
 from ._labels import class_label
@@ -207,11 +208,21 @@ def _beside(ctx, swarm):
     imp = swarm.importance()
     results = ctx.importance.compared() if hasattr(ctx, "importance") else {}
     heads = ["feature", "mean |SHAP| (prediction)"]
-    cols = []
+    cols, budgeted = [], []
+    p = len(imp.feature_names)
     for key, r in results.items():
         if key in ("pfi", "sage_marginal"):
-            heads.append(f"{'PFI' if key == 'pfi' else 'SAGE (marginal)'}")
-            cols.append(dict(zip(r.feature_names, r.importance)))
+            name = "PFI" if key == "pfi" else "SAGE (marginal)"
+            # a SAGE section 3 does not read (short of convergence by more than the reading allows) is shown as such,
+            # not as a value beside the others (review rev8 r3-6: Caravan's SAGE column beside "did not converge ...
+            # not read here"); the reading's own rule, Evidence.readable
+            if not all(e.readable for e in evidence(r).values()):
+                name += " (did not converge; not read)"
+            heads.append(name)
+            scored = {f: v for f, v in zip(r.feature_names, r.importance) if f in set(imp.feature_names)}
+            cols.append(scored)
+            if len(scored) < p:
+                budgeted.append((name.split(" (did")[0], len(scored)))
     order = np.argsort(-imp.importance, kind="stable")
     rows = []
     for j in order:
@@ -223,7 +234,12 @@ def _beside(ctx, swarm):
     over = f"over {len(swarm.values):,} {ctx.eval_rows}"
     beside = heads[2:]
     # the first 20 open, the rest behind a summary line, as section 3's table (wide: 2,000 rows, most of them 0)
+    # blank cells say why (Caravan: 70 of 85 rows blank, the 5th by mean |SHAP| among them, under no word)
+    blank = ""
+    if budgeted:
+        blank = "; blank: not scored -- " + "; ".join(
+            f"{name} scored {k:,} of the {p:,} features (the feature budget, section 3)" for name, k in budgeted)
     return collapse_ranked(table(heads, rows, caption=f"How much each feature moves the predictions (mean |SHAP| "
                                                       f"{over}, no target needed)"
-                                 + (f" beside how much it lowers the loss ({', '.join(beside)}; section 3)"
+                                 + (f" beside how much it lowers the loss ({', '.join(beside)}; section 3{blank})"
                                     if beside else "")))
