@@ -42,6 +42,9 @@ def test_section_data_on_a_wide_table_is_bounded_and_says_ridge():
     html = " ".join(str(b.get("text", "")) for b in sec["blocks"])
     assert ctx.data_outputs.dependence_r2.attrs["ridge"] == RIDGE
     assert "ridge-penalised" in html
+    # review rev8 r3-11: no "so they still rank how well each feature is explained" beside the rule's "on so few rows
+    # an R² mostly measures the number of regressors" (at least as many columns as rows: the rule always fires)
+    assert "mostly measures the number of regressors" in html and "still rank" not in html
     # a ridge R² of 40 rows x 300 columns ranks but calls no feature predictable: pure noise reaches 0.98 there
     r2 = dependence_r2(df.drop(columns="y"))
     assert "Marginal methods will extrapolate" not in html
