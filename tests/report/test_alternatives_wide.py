@@ -73,6 +73,8 @@ def test_wide_regression_gets_a_ridge_glm_and_a_reduced_gam_in_seconds():
     assert len(gam) == 1 and "at least 241 coefficients" in gam[0] and f"at most {n_gam // 2:,}" in gam[0]
     k = int(gam[0].split("GAM of the ")[1].split(" ")[0])
     assert 1 <= k and 2 * (1 + 3 * k) <= n_gam < 2 * (1 + 3 * (k + 1))
+    # the sentence says why it has k terms: the next one would not fit the rows (review rev8 r3-11c)
+    assert "would need more coefficients than the rows carry (2 rows per coefficient))" in gam[0]
     tables = [b for b in sec["blocks"] if b["kind"] == "table"]
     caps = [t.get("caption") or "" for t in tables]
     assert any(c.startswith("Ridge-penalised weights (alpha=") for c in caps)

@@ -467,10 +467,17 @@ def _gam_plan(ctx, X):
     cost = dict(need)
     chosen, used = [], 1
     ranked = top_features(ctx, X.shape[1])[0]
+    # why the GAM has as many terms as it has (Caravan: "GAM of the 9 features ..." under a reason that explained
+    # neither 9 nor the limit of 10; review rev8 r3-11c)
+    stop = "no further feature is ranked"
     for f in ranked:
         if f not in cost or cost[f] == 0:
             continue
-        if 2 * (used + cost[f]) > n or len(chosen) >= limit:
+        if len(chosen) >= limit:
+            stop = f"at most {limit} terms"
+            break
+        if 2 * (used + cost[f]) > n:
+            stop = f"the next one, {f}, would need more coefficients than the rows carry (2 rows per coefficient)"
             break
         chosen.append(f)
         used += cost[f]
@@ -481,7 +488,8 @@ def _gam_plan(ctx, X):
 
     terms = {f: ("spline" if is_numeric(X[f]) and X[f].nunique() >= 4 else
                  "linear" if is_numeric(X[f]) else "factor") for f in chosen}
-    return terms, (f"GAM of the {len(chosen)} feature{'s' if len(chosen) > 1 else ''} {_ranked_by(ctx)} only: {why}.")
+    return terms, (f"GAM of the {len(chosen)} feature{'s' if len(chosen) > 1 else ''} {_ranked_by(ctx)} only "
+                   f"({stop}): {why}.")
 
 
 def _gam_blocks(ctx, tg, perf):

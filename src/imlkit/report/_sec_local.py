@@ -216,7 +216,7 @@ def _beside(ctx, swarm):
             # a SAGE section 3 does not read (short of convergence by more than the reading allows) is shown as such,
             # not as a value beside the others (review rev8 r3-6: Caravan's SAGE column beside "did not converge ...
             # not read here"); the reading's own rule, Evidence.readable
-            if not all(e.readable for e in evidence(r).values()):
+            if key == "sage_marginal" and hasattr(r, "params") and not all(e.readable for e in evidence(r).values()):
                 name += " (did not converge; not read)"
             heads.append(name)
             scored = {f: v for f, v in zip(r.feature_names, r.importance) if f in set(imp.feature_names)}
