@@ -377,12 +377,24 @@ def background_bits(bdir):
 
 
 @njit(cache=True, nogil=True)
-def _walk_coalition(x, m, bbits, full, sets, nodes, val, root, out_col, per_b, feature, kind, thr, left, right,
+def ones_mask(n_words):
+    """One group holding every bit of ``n_words`` words: :func:`_walk_coalition`'s sum over all background rows."""
+    out = np.empty((1, n_words), dtype=np.uint64)
+    for k in range(n_words):
+        out[0, k] = ~np.uint64(0)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _walk_coalition(x, m, bbits, full, gmask, sets, nodes, val, root, out_col, per_b, feature, kind, thr, left, right,
                     missing_left, cat_left, cat_known, bitsets, value, n_out):
-    """One tree, one row: val = Σ_b tree(x_S, b_S̄) (``per_b``: val[b] = tree(x_S, b_S̄)).
+    """One tree, one row: val[g] = Σ_{b in group g} tree(x_S, b_S̄) for the groups' bitsets ``gmask`` (G, W) -- one
+    group of every bit (``ones_mask``) for the sum over all background rows -- or, with ``per_b``,
+    val[b] = tree(x_S, b_S̄).
 
     The background rows reaching a node are a bitset (``sets[k]``, W words); ``m[f]`` is 1 for
-    the columns of S. ``nodes``/``sets`` are the stack.
+    the columns of S. ``nodes``/``sets`` are the stack. A leaf adds its value times the count of
+    each group's rows reaching it (a popcount per group and word).
     """
     n_words = full.shape[0]
     # A tree of one output (out_col >= 0) writes that column only: the others stay 0 from the
@@ -415,14 +427,17 @@ def _walk_coalition(x, m, bbits, full, sets, nodes, val, root, out_col, per_b, f
                             for c in range(n_out):
                                 val[b, c] += value[nd, c]
             else:
-                cnt = 0
-                for k in range(n_words):
-                    cnt += _popcount(sets[top, k])
-                if out_col >= 0:
-                    val[0, out_col] += value[nd, 0] * cnt
-                else:
-                    for c in range(n_out):
-                        val[0, c] += value[nd, c] * cnt
+                for g in range(gmask.shape[0]):
+                    cnt = 0
+                    for k in range(n_words):
+                        cnt += _popcount(sets[top, k] & gmask[g, k])
+                    if cnt == 0:
+                        continue
+                    if out_col >= 0:
+                        val[g, out_col] += value[nd, 0] * cnt
+                    else:
+                        for c in range(n_out):
+                            val[g, c] += value[nd, c] * cnt
             continue
         f = feature[nd]
         if m[f]:
@@ -529,6 +544,7 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
     cap = 2 * (max_depth + 3)
     nodes = np.empty(cap, dtype=np.int64)
     sets = np.empty((cap, n_words), dtype=np.uint64)
+    ones = ones_mask(n_words)   # one group of every background row: the sum over all of them
     val = np.zeros((nbo, n_out))
     # Every tree has one output (a boosted multi-class model: one tree per class): each adds to
     # its own column only, into a class-major array (a tree's adds are contiguous over queries
@@ -554,11 +570,12 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
                         walk = True
                         break
             if walk and one:
-                _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val1, root, 0, per_b, feature, kind,
-                                thr, left, right, missing_left, cat_left, cat_known, bitsets, value, 1)
+                _walk_coalition(X[rows[i]], M[i], bbits, full, ones, sets, nodes, val1, root, 0, per_b, feature,
+                                kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, 1)
             elif walk:
-                _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val, root, out_col, per_b, feature, kind,
-                                thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
+                _walk_coalition(X[rows[i]], M[i], bbits, full, ones, sets, nodes, val, root, out_col, per_b,
+                                feature, kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value,
+                                n_out)
             if one:
                 for b in range(nbo):
                     acc[out_col, i, b] += val1[b, 0]

@@ -31,7 +31,7 @@ import numpy as np
 from .._model import Predictor
 from .._numba import njit
 from .._trees._kernels import _go_left
-from .._trees._shap_kernels import _popcount, _walk_coalition
+from .._trees._shap_kernels import _walk_coalition
 from ._sage_game import SageGame
 
 __all__ = ["tree_game"]
@@ -75,72 +75,6 @@ def row_bits(X, feature, kind, thr, missing_left, cat_left, cat_known, bitsets):
                 if _go_left(X[r, f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets):
                     out[r, w] |= bit
     return out
-
-
-@njit(cache=True, nogil=True)
-def _walk_groups(x, m, bbits, full, gmask, sets, nodes, val, root, out_col, feature, kind, thr, left, right,
-                 missing_left, cat_left, cat_known, bitsets, value, n_out):
-    """One tree, one row: val[g] = Σ_{b in group g} tree(x_S, b_S̄), the groups' bitsets ``gmask`` (G, W).
-
-    :func:`imlkit._trees._shap_kernels._walk_coalition` whose leaves add their value times the count
-    of each group's rows reaching them (a popcount per group and word) instead of one total.
-    """
-    n_words = full.shape[0]
-    n_groups = gmask.shape[0]
-    for g in range(n_groups):
-        if out_col >= 0:
-            val[g, out_col] = 0.0
-        else:
-            for c in range(n_out):
-                val[g, c] = 0.0
-    nodes[0] = root
-    for k in range(n_words):
-        sets[0, k] = full[k]
-    top = 1
-    while top > 0:
-        top -= 1
-        nd = nodes[top]
-        if kind[nd] < 0:
-            for g in range(n_groups):
-                cnt = 0
-                for k in range(n_words):
-                    cnt += _popcount(sets[top, k] & gmask[g, k])
-                if cnt == 0:
-                    continue
-                if out_col >= 0:
-                    val[g, out_col] += value[nd, 0] * cnt
-                else:
-                    for c in range(n_out):
-                        val[g, c] += value[nd, c] * cnt
-            continue
-        f = feature[nd]
-        if m[f]:
-            go = _go_left(x[f], nd, kind, thr, missing_left, cat_left, cat_known, bitsets)
-            nodes[top] = left[nd] if go else right[nd]
-            top += 1
-            continue
-        any_l = False
-        any_r = False
-        for k in range(n_words):
-            s = sets[top, k]
-            lw = s & bbits[nd, k]
-            rw = s & ~bbits[nd, k]
-            sets[top, k] = lw
-            sets[top + 1, k] = rw
-            any_l = any_l or lw != 0
-            any_r = any_r or rw != 0
-        if any_l and any_r:
-            nodes[top] = left[nd]
-            nodes[top + 1] = right[nd]
-            top += 2
-        elif any_l:
-            nodes[top] = left[nd]
-            top += 1
-        else:
-            for k in range(n_words):
-                sets[top, k] = sets[top + 1, k]
-            nodes[top] = right[nd]
-            top += 1
 
 
 @njit(cache=True, nogil=True)
@@ -242,12 +176,10 @@ def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, n_groups, 
                         if uses[t, changed[k]]:
                             walk = True
                             break
-                if walk and n_groups > 1 and not per_b:
-                    _walk_groups(X[rows[i]], M[i], bbits, full, gmask, sets, nodes, val, root, out_col, feature,
-                                 kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
-                elif walk:
-                    _walk_coalition(X[rows[i]], M[i], bbits, full, sets, nodes, val, root, out_col, per_b, feature,
-                                    kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value, n_out)
+                if walk:
+                    _walk_coalition(X[rows[i]], M[i], bbits, full, gmask, sets, nodes, val, root, out_col, per_b,
+                                    feature, kind, thr, left, right, missing_left, cat_left, cat_known, bitsets, value,
+                                    n_out)
                 for b in range(nbo):
                     if out_col >= 0:  # (val's other columns are stale: the walk zeroes out_col only)
                         out[i, b, out_col] += val[b, out_col]
