@@ -10,7 +10,7 @@ from .._dtypes import has_levels
 from .._options import CONFIDENCE_LEVEL, ENGINE, MAX_ROWS, OUTPUT, PROGRESS, SAMPLE_WEIGHT, Option, Spec, integer
 from .._timing import Timer
 from .._validation import ValidationError, check_int, check_X, resolve_feature
-from ._grid import check_sample_weight, make_predictor, observed_levels, resolve_output
+from ._grid import MIN_BAND_ROWS, check_sample_weight, make_predictor, observed_levels, resolve_output
 from ._result import EffectResult
 
 __all__ = ["ale"]
@@ -207,13 +207,6 @@ def _by_class(fn, d, *args):
     return tuple(np.stack(p, axis=-1) for p in zip(*parts))
 
 
-#: Fewest rows an interval needs for the ALE band through it: the band is NaN at and beyond (in the order of the
-#: accumulation) an interval with fewer. A one-row interval has no spread to estimate (it added a variance of 0, a
-#: band as if its local difference were exact); at 2 to 4 rows the standard deviation rests on 1 to 3 degrees of
-#: freedom, uncertain by about 1/sqrt(2·df) = 71% to 41% of itself, the t quantile that would hold the level under
-#: normality is 12.7 to 3.18 (95%), and whether the local differences are near normal -- what a t band assumes --
-#: cannot be seen in so few. From 5 rows (4 df, relative error 35%, t 2.78) the band is given.
-MIN_BAND_ROWS = 5
 
 
 def _band_half_widths(std, cnt, level):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._display import num, pct
+from ._grid import MIN_BAND_ROWS
 
 __all__ = ["num", "pct", "explain_effect", "explain_hstat", "explain_regional", "explain_heterogeneity",
            "MONOTONE_TOLERANCE", "SMALL_EFFECT_SHARE", "ROUNDING", "FEW_H_ROWS", "SMALL_JOINT_PD",
@@ -259,7 +260,6 @@ def _band_gap_words(r, grid, half):
     sentence; None where it is given at every grid point."""
     if r.method != "ale" or np.isfinite(half).all():
         return None
-    from ._ale import MIN_BAND_ROWS
 
     cnt = np.asarray(r.extra.get("bin_count", []), dtype=int)
     first = int(np.flatnonzero(~np.isfinite(half))[0])
@@ -347,7 +347,6 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
     if half is not None:
         width = float(max(half[hi], half[lo]))
         if not np.isfinite(width):
-            from ._ale import MIN_BAND_ROWS
 
             return [f"Which of {a} and {b} gives the larger {what} is not tested: the band is not given at these "
                     f"levels (a pair of neighbouring levels before them holds fewer than {MIN_BAND_ROWS} rows)."]
@@ -371,7 +370,6 @@ def _step_se(r, avg, ind):
         d = np.diff(ind, axis=1)
         return np.std(d, axis=0, ddof=1) / np.sqrt(d.shape[0])
     if r.method == "ale" and not r.categorical:
-        from ._ale import MIN_BAND_ROWS
 
         sd = np.asarray(r.extra.get("bin_std", []), dtype=float)
         cnt = np.asarray(r.extra.get("bin_count", []), dtype=float)
@@ -407,7 +405,6 @@ def _shape_lines(r, grid, avg, size, what, step_se=None):
         parts = ([f"{int(noisy.sum())} of the {larger} larger steps are within {SETTLED_Z:g} standard errors of 0"]
                  if noisy.any() else [])
         if unknown.any():
-            from ._ale import MIN_BAND_ROWS
 
             parts.append(f"{int(unknown.sum())} {'' if parts else f'of the {larger} larger steps '}have no "
                          f"standard error (an ALE interval of fewer than {MIN_BAND_ROWS} rows)")

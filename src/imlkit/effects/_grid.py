@@ -17,6 +17,15 @@ from .._dtypes import has_levels
 from .._model import Predictor, check_fitted
 from .._validation import ValidationError, check_choice, check_int
 
+#: Fewest rows an interval needs for the ALE band through it (here, below the ALE and its explanation, which both
+#: read it): the band is NaN at and beyond (in the order of the
+#: accumulation) an interval with fewer. A one-row interval has no spread to estimate (it added a variance of 0, a
+#: band as if its local difference were exact); at 2 to 4 rows the standard deviation rests on 1 to 3 degrees of
+#: freedom, uncertain by about 1/sqrt(2·df) = 71% to 41% of itself, the t quantile that would hold the level under
+#: normality is 12.7 to 3.18 (95%), and whether the local differences are near normal -- what a t band assumes --
+#: cannot be seen in so few. From 5 rows (4 df, relative error 35%, t 2.78) the band is given.
+MIN_BAND_ROWS = 5
+
 __all__ = ["observed_levels", "make_grid", "resolve_output", "predict_replaced", "ice_matrix",
            "check_sample_weight", "subsample_rows", "make_predictor", "output_precision"]
 
