@@ -89,8 +89,8 @@ def _add_data_options(p):
                    help="give up when the scheduler does not answer within this time (default 10)")
     g.add_argument("--quick", action="store_true",
                    help="fewer repeats, refits and rows: a report in under a minute on tables of tens of features; "
-                        "LOCO, LOFO or PIMP is left out (the report says why) when its fits would take over 2 "
-                        "minutes at the model's own fit time")
+                        "LOCO, LOFO or PIMP is left out (the report says why) when its fits would take over 30 s "
+                        "at the model's own fit time")
     g.add_argument("--max-rows", type=int, default=None, metavar="N",
                    help="row budgets of the steps from one number: the largest becomes N, the others scale in "
                         "proportion (default 50,000; --quick 20,000); larger data are subsampled with the seed "
