@@ -470,6 +470,34 @@ def _walk_coalition(x, m, bbits, full, gmask, sets, nodes, val, root, out_col, p
 
 
 @njit(cache=True, nogil=True)
+def coalition_changes(rows, keys, M):
+    """The columns in which query i's coalition differs from query i−1's, as a flat list
+    ``changed[start[i]:start[i+1]]``, for the queries that repeat the previous query's row and key (``same_row[i]``
+    1); ``same_row[i]`` 0: another row (or another sample's background), walk every tree. (A (q, p) table would not
+    fit wide data.) Returns ``(same_row, start, changed)``."""
+    q, p = M.shape
+    same_row = np.zeros(q, dtype=np.uint8)
+    start = np.zeros(q + 1, dtype=np.int64)
+    for i in range(1, q):
+        k = 0
+        if rows[i] == rows[i - 1] and keys[i] == keys[i - 1]:
+            same_row[i] = 1
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    k += 1
+        start[i + 1] = start[i] + k
+    changed = np.empty(start[q], dtype=np.int64)
+    for i in range(1, q):
+        k = start[i]
+        if same_row[i]:
+            for j in range(p):
+                if M[i, j] != M[i - 1, j]:
+                    changed[k] = j
+                    k += 1
+    return same_row, start, changed
+
+
+@njit(cache=True, nogil=True)
 def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, thr, left, right, missing_left,
                      cat_left, cat_known, bitsets, value, tree_out, n_out, max_depth):
     """Raw scores of the hybrid rows (x_{rows[i], S_i}, b_S̄_i) summed over the background rows b.
@@ -521,26 +549,7 @@ def coalition_kernel(X, rows, M, bbits, nb, uses, per_b, roots, feature, kind, t
     full = np.zeros(n_words, dtype=np.uint64)
     for b in range(nb):
         full[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    # Columns in which query i's coalition differs from query i−1's, as a flat list: changed[start[i]:start[i+1]];
-    # same_row[i] = 0: another row, walk every tree. (A (q, p) table would not fit wide data.)
-    same_row = np.zeros(q, dtype=np.uint8)
-    start = np.zeros(q + 1, dtype=np.int64)
-    for i in range(1, q):
-        k = 0
-        if rows[i] == rows[i - 1]:
-            same_row[i] = 1
-            for j in range(p):
-                if M[i, j] != M[i - 1, j]:
-                    k += 1
-        start[i + 1] = start[i] + k
-    changed = np.empty(start[q], dtype=np.int64)
-    for i in range(1, q):
-        k = start[i]
-        if same_row[i]:
-            for j in range(p):
-                if M[i, j] != M[i - 1, j]:
-                    changed[k] = j
-                    k += 1
+    same_row, start, changed = coalition_changes(rows, np.zeros(q, dtype=np.int64), M)
     cap = 2 * (max_depth + 3)
     nodes = np.empty(cap, dtype=np.int64)
     sets = np.empty((cap, n_words), dtype=np.uint64)

@@ -347,7 +347,6 @@ def _unsettled_levels(r, grid, avg, ind, lo, hi, what):
     if half is not None:
         width = float(max(half[hi], half[lo]))
         if not np.isfinite(width):
-
             return [f"Which of {a} and {b} gives the larger {what} is not tested: the band is not given at these "
                     f"levels (a pair of neighbouring levels before them holds fewer than {MIN_BAND_ROWS} rows)."]
         if diff <= width:

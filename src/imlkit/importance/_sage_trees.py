@@ -31,7 +31,7 @@ import numpy as np
 from .._model import Predictor
 from .._numba import njit
 from .._trees._kernels import _go_left
-from .._trees._shap_kernels import _walk_coalition
+from .._trees._shap_kernels import _walk_coalition, coalition_changes
 from ._sage_game import SageGame
 
 __all__ = ["tree_game"]
@@ -124,24 +124,7 @@ def sampled_coalition_kernel(X, rows, M, keys, idx, rowbits, n_nodes, n_groups, 
     for b in range(nb):
         full[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
         gmask[b // size, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    same_row = np.zeros(q, dtype=np.uint8)
-    start = np.zeros(q + 1, dtype=np.int64)
-    for i in range(1, q):
-        k = 0
-        if rows[i] == rows[i - 1] and keys[i] == keys[i - 1]:
-            same_row[i] = 1
-            for j in range(p):
-                if M[i, j] != M[i - 1, j]:
-                    k += 1
-        start[i + 1] = start[i] + k
-    changed = np.empty(start[q], dtype=np.int64)
-    for i in range(1, q):
-        k = start[i]
-        if same_row[i]:
-            for j in range(p):
-                if M[i, j] != M[i - 1, j]:
-                    changed[k] = j
-                    k += 1
+    same_row, start, changed = coalition_changes(rows, keys, M)
     cap = 2 * (max_depth + 3)
     nodes = np.empty(cap, dtype=np.int64)
     sets = np.empty((cap, n_words), dtype=np.uint64)
